@@ -1,0 +1,69 @@
+/**
+ * What every command gets: the caller's directory, environment, resolved root and data dir
+ * (computed once, lazily), output streams, and a way to reach the server.
+ * @module
+ */
+
+import { resolveDataDir, type ResolvedRoot, resolveRoot } from "../config/gateway_paths.ts";
+import { connectToServer, type ServerConnection } from "../client/server_connection.ts";
+
+/** Output sinks, swappable in tests. */
+export interface CliOutput {
+  out(text: string): void;
+  err(text: string): void;
+  /** Whether stdout is a terminal (enables streaming and progress). */
+  isTty: boolean;
+}
+
+/** The context of one CLI invocation. */
+export class CliContext {
+  readonly cwd: string;
+  readonly env: Record<string, string | undefined>;
+  readonly output: CliOutput;
+  /** `--root` given before or after the command. */
+  rootFlag: string | null = null;
+  autostart = true;
+  #root: ResolvedRoot | null = null;
+  #dataDir: string | null = null;
+
+  constructor(
+    options: { cwd: string; env: Record<string, string | undefined>; output: CliOutput },
+  ) {
+    this.cwd = options.cwd;
+    this.env = options.env;
+    this.output = options.output;
+  }
+
+  /** The root, resolved on first use (SPEC §1). */
+  get root(): ResolvedRoot {
+    this.#root ??= resolveRoot({ flag: this.rootFlag ?? undefined, env: this.env, cwd: this.cwd });
+    return this.#root;
+  }
+
+  /** The data dir, resolved on first use. */
+  get dataDir(): string {
+    this.#dataDir ??= resolveDataDir({ env: this.env, os: Deno.build.os, cwd: this.cwd });
+    return this.#dataDir;
+  }
+
+  /** Connects to the server for this root, starting one when allowed. */
+  connect(): Promise<ServerConnection> {
+    return connectToServer({
+      rootDir: this.root.dir,
+      rootFlag: this.root.dir,
+      dataDir: this.dataDir,
+      autostart: this.autostart,
+      ...(this.output.isTty ? { progress: (line: string) => this.output.err(`${line}\n`) } : {}),
+    });
+  }
+
+  /** Runs `fn` with a connection, closing it afterwards. */
+  async withClient<T>(fn: (connection: ServerConnection) => Promise<T>): Promise<T> {
+    const connection = await this.connect();
+    try {
+      return await fn(connection);
+    } finally {
+      await connection.client.close();
+    }
+  }
+}

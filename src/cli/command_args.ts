@@ -1,0 +1,90 @@
+/**
+ * Parses one command's arguments with `node:util` parseArgs (strict: an unknown flag is a
+ * usage error), plus the Deno-style `--allow-X[=values]` permission flags runs accept.
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import type { PermissionSet } from "../config/gateway_config.ts";
+import { UsageError } from "./usage_error.ts";
+
+/** Flag declarations for one command. */
+export interface FlagSpec {
+  booleans?: readonly string[];
+  strings?: readonly string[];
+  /** String flags that may repeat (`--var a=1 --var b=2`). */
+  lists?: readonly string[];
+  /** Accept `--allow-net[=…]` and friends. */
+  permissions?: boolean;
+}
+
+/** Parsed arguments. */
+export interface ParsedArgs {
+  flags: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  /** Everything after `--`, verbatim. */
+  rest: string[];
+  permissions: PermissionSet | undefined;
+}
+
+const PERMISSION_FLAG = /^--allow-(net|read|write|env|run|ffi|sys)(?:=(.*))?$/;
+
+/** Parses `args` against `spec`; throws {@linkcode UsageError} with `usage` on a mistake. */
+export function parseCommandArgs(
+  args: readonly string[],
+  spec: FlagSpec,
+  usage: string,
+): ParsedArgs {
+  const dashDash = args.indexOf("--");
+  const head = dashDash >= 0 ? args.slice(0, dashDash) : [...args];
+  const rest = dashDash >= 0 ? args.slice(dashDash + 1) : [];
+  let permissions: PermissionSet | undefined;
+  const remaining: string[] = [];
+  for (const arg of head) {
+    const match = spec.permissions ? PERMISSION_FLAG.exec(arg) : null;
+    if (!match) {
+      remaining.push(arg);
+      continue;
+    }
+    permissions ??= {};
+    const name = match[1] as keyof PermissionSet;
+    const values = match[2];
+    if (values === undefined || values === "") permissions[name] = true;
+    else {
+      const existing = permissions[name];
+      const list = Array.isArray(existing) ? existing : [];
+      permissions[name] = [...list, ...values.split(",").filter((v) => v !== "")];
+    }
+  }
+  const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {
+    help: { type: "boolean" },
+  };
+  for (const b of spec.booleans ?? []) options[b] = { type: "boolean" };
+  for (const s of spec.strings ?? []) options[s] = { type: "string" };
+  for (const l of spec.lists ?? []) options[l] = { type: "string", multiple: true };
+  try {
+    const parsed = parseArgs({ args: remaining, options, strict: true, allowPositionals: true });
+    return {
+      flags: parsed.values as ParsedArgs["flags"],
+      positionals: parsed.positionals,
+      rest,
+      permissions,
+    };
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/\. To specify.*$/s, ""), usage);
+  }
+}
+
+/** Reads an integer flag, refusing anything else with a usage error naming the flag. */
+export function intFlag(
+  value: string | boolean | string[] | undefined,
+  name: string,
+  usage: string,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) {
+    throw new UsageError(`--${name} takes a whole number, not "${String(value)}"`, usage);
+  }
+  return n;
+}

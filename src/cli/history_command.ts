@@ -1,0 +1,165 @@
+/**
+ * `gateway history`: recent runs; `show ID` one run in full; `rerun ID` runs its source again;
+ * `save ID NAME` promotes a run that worked to a named script (SPEC §9).
+ * @module
+ */
+
+import { join } from "node:path";
+import type { CliContext } from "./cli_context.ts";
+import { intFlag, parseCommandArgs } from "./command_args.ts";
+import { submitRun } from "./submit_run.ts";
+import { UsageError } from "./usage_error.ts";
+
+/** Usage text of `gateway history`. */
+export const HISTORY_USAGE = `Usage: gateway history [--limit N] [--failed] [--json]
+       gateway history show ID [--json]
+       gateway history rerun ID [--json]
+       gateway history save ID NAME
+
+Every run is recorded (source, output, tool calls). IDs may be abbreviated to 6+ characters.`;
+
+interface StoredRun {
+  runId: string;
+  startedAt: number;
+  durationMs: number;
+  source: string;
+  args: string[];
+  status: string;
+  errorKind: string | null;
+  errorMessage: string | null;
+  stdout: string;
+  stderr: string;
+  result: string | null;
+  cwd: string;
+  client: string;
+  name: string | null;
+  toolCalls: Array<
+    { namespace: string; tool: string; durationMs: number; ok: boolean; errorKind: string | null }
+  >;
+}
+
+/** Runs `gateway history`. */
+export async function historyCommand(args: string[], context: CliContext): Promise<number> {
+  const parsed = parseCommandArgs(
+    args,
+    { booleans: ["json", "failed"], strings: ["limit"] },
+    HISTORY_USAGE,
+  );
+  if (parsed.flags.help) {
+    context.output.out(`${HISTORY_USAGE}\n`);
+    return 0;
+  }
+  const [verb, id, name] = parsed.positionals;
+  const out = context.output.out;
+  if (verb === undefined) {
+    const limit = intFlag(parsed.flags.limit, "limit", HISTORY_USAGE) ?? 20;
+    return await context.withClient(async ({ client }) => {
+      const answer = await client.request<
+        {
+          runs: Array<
+            {
+              runId: string;
+              startedAt: number;
+              durationMs: number;
+              status: string;
+              errorKind: string | null;
+              toolCalls: number;
+              preview: string;
+              name: string | null;
+            }
+          >;
+        }
+      >(
+        "history.list",
+        { limit, ...(parsed.flags.failed ? { failed: true } : {}) },
+      );
+      if (parsed.flags.json) {
+        out(`${JSON.stringify(answer, null, 2)}\n`);
+        return 0;
+      }
+      for (const run of answer.runs) {
+        const when = new Date(run.startedAt).toISOString().replace("T", " ").slice(0, 19);
+        const status = run.status === "ok" ? "ok" : `failed ${run.errorKind ?? ""}`;
+        out(
+          `${run.runId}  ${when}  ${String(run.durationMs).padStart(6)} ms  ${status.padEnd(24)} ${
+            run.name ?? run.preview
+          }\n`,
+        );
+      }
+      if (answer.runs.length === 0) out("no runs recorded yet\n");
+      return 0;
+    });
+  }
+  if (!id) throw new UsageError(`history ${verb} needs a run ID`, HISTORY_USAGE);
+  if (verb !== "show" && verb !== "rerun" && verb !== "save") {
+    throw new UsageError(`Unknown history command "${verb}"`, HISTORY_USAGE);
+  }
+  const run = await context.withClient(({ client }) =>
+    client.request<StoredRun>("history.get", { id })
+  );
+  if (verb === "show") {
+    if (parsed.flags.json) {
+      out(`${JSON.stringify(run, null, 2)}\n`);
+      return 0;
+    }
+    out(
+      `run ${run.runId}${run.name ? ` (script ${run.name})` : ""}: ${run.status}${
+        run.errorKind ? ` ${run.errorKind}: ${run.errorMessage}` : ""
+      }\n`,
+    );
+    out(
+      `started ${
+        new Date(run.startedAt).toISOString()
+      }, ${run.durationMs} ms, client ${run.client}, cwd ${run.cwd}\n`,
+    );
+    out(`--- source\n${run.source}\n`);
+    if (run.args.length) out(`--- args\n${run.args.join(" ")}\n`);
+    if (run.toolCalls.length) {
+      out(`--- tool calls (${run.toolCalls.length})\n`);
+      for (const c of run.toolCalls) {
+        out(`${c.namespace}.${c.tool} ${c.durationMs} ms ${c.ok ? "ok" : c.errorKind}\n`);
+      }
+    }
+    if (run.stdout) out(`--- stdout\n${run.stdout}${run.stdout.endsWith("\n") ? "" : "\n"}`);
+    if (run.stderr) out(`--- stderr\n${run.stderr}${run.stderr.endsWith("\n") ? "" : "\n"}`);
+    if (run.result !== null) out(`--- result\n${run.result}\n`);
+    return 0;
+  }
+  if (verb === "rerun") {
+    return await submitRun(context, "exec", { source: run.source }, {
+      json: parsed.flags.json === true,
+      check: undefined,
+      timeoutMs: undefined,
+      yieldAfterMs: undefined,
+      permissions: undefined,
+      args: run.args,
+      stdin: "",
+    });
+  }
+  if (!name) throw new UsageError("history save needs a NAME for the script", HISTORY_USAGE);
+  if (run.status !== "ok") {
+    throw new UsageError(
+      `Run ${run.runId} failed (${run.errorKind}): only a run that worked can be saved`,
+      HISTORY_USAGE,
+    );
+  }
+  if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(name)) {
+    throw new UsageError(
+      `Invalid script name "${name}": use letters, digits, _ and - (and / for folders)`,
+      HISTORY_USAGE,
+    );
+  }
+  const file = join(context.root.dir, "scripts", `${name}.ts`);
+  const header = `/**\n * Saved from run ${run.runId}.\n * @example gateway run ${name}\n */\n`;
+  await Deno.mkdir(join(file, ".."), { recursive: true });
+  try {
+    await Deno.writeTextFile(file, header + run.source + "\n", { createNew: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.AlreadyExists) {
+      throw new UsageError(`Script "${file}" exists already: pick another NAME`, HISTORY_USAGE);
+    }
+    throw error;
+  }
+  out(`saved run ${run.runId} as ${file}\n`);
+  return 0;
+}

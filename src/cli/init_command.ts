@@ -1,0 +1,92 @@
+/**
+ * `gateway init`: makes `.gateway/{tools,scripts,workflows}` in the current directory with a
+ * sample of each, so a project gets its own root in one step.
+ * @module
+ */
+
+import { join } from "node:path";
+import type { CliContext } from "./cli_context.ts";
+import { parseCommandArgs } from "./command_args.ts";
+import { scriptTemplate } from "./scripts_command.ts";
+
+/** Usage text of `gateway init`. */
+export const INIT_USAGE = `Usage: gateway init
+
+Creates .gateway/ here with tools/, scripts/ and workflows/ (a sample in each) and a
+gateway.json. Commands run below this directory then use it as their root.`;
+
+const SAMPLE_TOOL = `/**
+ * Sample tool module: every exported function with 0 or 1 parameter is a tool.
+ * @module
+ */
+
+/** Arguments of {@linkcode greet}. */
+export interface GreetArgs {
+  /** Who to greet. */
+  name: string;
+  /** Shout it. @default false */
+  loud?: boolean;
+}
+
+/** Greets someone; scripts call it as \`await tools.hello.greet({ name: "Ada" })\`. */
+export function greet(args: GreetArgs): { message: string } {
+  const message = \`Hello, \${args.name}!\`;
+  return { message: args.loud ? message.toUpperCase() : message };
+}
+`;
+
+const SAMPLE_WORKFLOW =
+  `description: A sample workflow: plan, then implement in a loop, then review.
+steps:
+  - title: Plan
+    prompt: |
+      Read the task and write a short plan. This is step {{step}} of {{totalSteps}}.
+  - title: Implement
+    loop: { min: 1, max: 3 }
+    prompt: |
+      Implement the next part of the plan (pass {{loop}} of at most {{max}}).
+      {{#if (gte loop min)}}When everything is done: gateway workflow step --end-loop "done".{{/if}}
+  - title: Review
+    prompt: Review the change and summarise it.
+`;
+
+const SAMPLE_CONFIG = `{
+  // gateway.json: see the README for every key.
+  "mcpServers": {},
+  "exec": { "timeoutMs": 120000 }
+}
+`;
+
+/** Runs `gateway init`. */
+export async function initCommand(args: string[], context: CliContext): Promise<number> {
+  const parsed = parseCommandArgs(args, {}, INIT_USAGE);
+  if (parsed.flags.help) {
+    context.output.out(`${INIT_USAGE}\n`);
+    return 0;
+  }
+  const root = join(context.cwd, ".gateway");
+  const files: Array<[string, string]> = [
+    [join(root, "tools", "hello.ts"), SAMPLE_TOOL],
+    [
+      join(root, "scripts", "hello.ts"),
+      scriptTemplate("hello").replace("tools.kv.set", "tools.hello.greet").replace(
+        "{ key: `greeted:${who}`, value: new Date().toISOString() }",
+        "{ name: who }",
+      ),
+    ],
+    [join(root, "workflows", "sample.yaml"), SAMPLE_WORKFLOW],
+    [join(root, "gateway.json"), SAMPLE_CONFIG],
+  ];
+  for (const [file, text] of files) {
+    await Deno.mkdir(join(file, ".."), { recursive: true });
+    try {
+      await Deno.writeTextFile(file, text, { createNew: true });
+      context.output.out(`created ${file}\n`);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      context.output.out(`kept ${file} (exists)\n`);
+    }
+  }
+  context.output.out(`root ready: try gateway exec 'await tools.hello.greet({ name: "Ada" })'\n`);
+  return 0;
+}

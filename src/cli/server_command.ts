@@ -1,0 +1,57 @@
+/**
+ * `gateway server`: run the server in the foreground until SIGTERM/SIGINT.
+ * @module
+ */
+
+import { loadConfig } from "../config/config_loader.ts";
+import { createLogger, parseLogLevel } from "../logger.ts";
+import { startGatewayServer } from "../server/gateway_server.ts";
+import type { CliContext } from "./cli_context.ts";
+import { parseCommandArgs } from "./command_args.ts";
+
+/** Usage text of `gateway server`. */
+export const SERVER_USAGE = `Usage: gateway server [--root DIR] [--log-file FILE] [--verbose]
+
+Runs the gateway in the foreground (loopback only, token required). Logs are JSON lines on
+stderr at warn level; --verbose (or GATEWAY_LOG=info|debug) shows more.`;
+
+/** Runs `gateway server`. */
+export async function serverCommand(args: string[], context: CliContext): Promise<number> {
+  const parsed = parseCommandArgs(
+    args,
+    { booleans: ["verbose"], strings: ["log-file"] },
+    SERVER_USAGE,
+  );
+  if (parsed.flags.help) {
+    context.output.out(`${SERVER_USAGE}\n`);
+    return 0;
+  }
+  const loaded = await loadConfig(context.root.configFile, context.env);
+  const logFile = typeof parsed.flags["log-file"] === "string" ? parsed.flags["log-file"] : null;
+  const file = logFile
+    ? await Deno.open(logFile, { append: true, create: true, mode: 0o600 })
+    : null;
+  const encoder = new TextEncoder();
+  let secrets: readonly string[] = loaded.secrets;
+  const log = createLogger({
+    level: parsed.flags.verbose ? "info" : parseLogLevel(context.env.GATEWAY_LOG),
+    secrets: () => secrets,
+    ...(file ? { write: (line: string) => file.writeSync(encoder.encode(line + "\n")) } : {}),
+  });
+  for (const warning of loaded.warnings) log.warn(warning);
+  const server = await startGatewayServer({
+    paths: { root: context.root, dataDir: context.dataDir },
+    loaded,
+    log,
+    handleSignals: true,
+  });
+  secrets = server.core.secrets();
+  if (context.output.isTty) {
+    context.output.err(
+      `gateway listening on http://127.0.0.1:${server.port} (root ${context.root.dir})\n`,
+    );
+  }
+  await server.finished;
+  file?.close();
+  return 0;
+}

@@ -1,0 +1,126 @@
+/**
+ * Finds the running server for a data dir and root, or starts one in the background and waits
+ * until it answers (SPEC §1: one command does the main job on a fresh checkout).
+ * @module
+ */
+
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readServerState, type ServerState } from "../config/server_state.ts";
+import { readToken } from "../config/token_file.ts";
+import { GatewayClient } from "./gateway_client.ts";
+
+/** Where the CLI looks for (or starts) a server. */
+export interface ConnectOptions {
+  rootDir: string;
+  /** Passed as `--root` when a server is started, so it serves the same root. */
+  rootFlag: string | null;
+  dataDir: string;
+  autostart: boolean;
+  /** Called with progress lines while a server starts (shown on a TTY). */
+  progress?: (line: string) => void;
+  /** How long to wait for a started server. @default 30000 */
+  startTimeoutMs?: number;
+}
+
+/** A usable connection and what it connected to. */
+export interface ServerConnection {
+  client: GatewayClient;
+  state: ServerState;
+  token: string;
+  started: boolean;
+}
+
+/** No server runs and autostart is off, or the running one serves another root. */
+export class NoServerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "NoServerError";
+  }
+}
+
+async function healthy(state: ServerState): Promise<boolean> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${state.port}/health`, {
+      signal: AbortSignal.timeout(2000),
+    });
+    await response.body?.cancel();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}
+
+/** The server that runs for `dataDir`, if it is alive and answering. */
+export async function findServer(dataDir: string): Promise<ServerState | null> {
+  const found = await readServerState(dataDir);
+  if (!found || found.stale) return null;
+  return (await healthy(found.state)) ? found.state : null;
+}
+
+/** Starts `gateway server` detached, logging to the data dir. */
+export function spawnBackgroundServer(
+  options: { rootFlag: string | null; dataDir: string },
+): number {
+  const main = fileURLToPath(new URL("../main.ts", import.meta.url));
+  const args = [
+    "run",
+    "--allow-all",
+    "--no-prompt",
+    "--quiet",
+    main,
+    "server",
+    "--log-file",
+    join(options.dataDir, "server.log"),
+    ...(options.rootFlag ? ["--root", options.rootFlag] : []),
+  ];
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env: { GATEWAY_DATA_DIR: options.dataDir },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  child.unref();
+  return child.pid;
+}
+
+/** Connects to the server, starting one first when allowed and needed. */
+export async function connectToServer(options: ConnectOptions): Promise<ServerConnection> {
+  let state = await findServer(options.dataDir);
+  let started = false;
+  if (state === null) {
+    if (!options.autostart) {
+      throw new NoServerError(
+        `No gateway is running for data dir "${options.dataDir}": start one with gateway start (or drop --no-autostart)`,
+      );
+    }
+    options.progress?.("starting the gateway server…");
+    await Deno.mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+    const pid = spawnBackgroundServer({ rootFlag: options.rootFlag, dataDir: options.dataDir });
+    const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+    while (state === null) {
+      if (Date.now() > deadline) {
+        throw new NoServerError(
+          `The gateway server (pid ${pid}) did not answer within ${
+            (options.startTimeoutMs ?? 30_000) / 1000
+          } s: see ${join(options.dataDir, "server.log")}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 40));
+      state = await findServer(options.dataDir);
+    }
+    started = true;
+    options.progress?.(`gateway server ready on port ${state.port}`);
+  }
+  if (state.root !== options.rootDir) {
+    throw new NoServerError(
+      `The gateway running for data dir "${options.dataDir}" serves root "${state.root}", not "${options.rootDir}": ` +
+        `stop it with gateway stop, or use another GATEWAY_DATA_DIR`,
+    );
+  }
+  const token = await readToken(options.dataDir);
+  const client = await GatewayClient.connect({ host: "127.0.0.1", port: state.port, token });
+  return { client, state, token, started };
+}

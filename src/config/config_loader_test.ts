@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { ConfigError, parseConfigText } from "./config_loader.ts";
+
+Deno.test("parseConfigText() fills defaults for an empty object", () => {
+  const loaded = parseConfigText("{}", { file: "gateway.json", env: {} });
+  assert.deepEqual(loaded.config.port, 9420);
+  assert.deepEqual(loaded.config.exec.timeoutMs, 120_000);
+});
+
+Deno.test("parseConfigText() accepts comments and trailing commas", () => {
+  const text = `{
+    // the port
+    "port": 0, /* any */
+  }`;
+  assert.deepEqual(parseConfigText(text, { file: "g.json", env: {} }).config.port, 0);
+});
+
+Deno.test("parseConfigText() names the file, key and line of an unknown key", () => {
+  const text = `{\n  "exec": {\n    "timeoutMs": 5,\n    "bogus": 1\n  }\n}`;
+  assert.throws(
+    () => parseConfigText(text, { file: "/r/gateway.json", env: {} }),
+    /"\/r\/gateway.json".*unknown key "exec.bogus" \(line 4\)/,
+  );
+});
+
+Deno.test("parseConfigText() names the key path and expectation of a bad type", () => {
+  const text = `{"exec": {"timeoutMs": "soon"}}`;
+  assert.throws(
+    () => parseConfigText(text, { file: "g.json", env: {} }),
+    /"exec.timeoutMs" \(line 1\): Invalid input: expected number/,
+  );
+});
+
+Deno.test("parseConfigText() reports malformed JSON with its line", () => {
+  assert.throws(
+    () => parseConfigText(`{\n"port": 1,,\n}`, { file: "g.json", env: {} }),
+    /Invalid JSON in "g.json" at line 2/,
+  );
+});
+
+Deno.test("parseConfigText() expands ${env:NAME} and remembers the value as a secret", () => {
+  const text =
+    `{"mcpServers": {"r": {"url": "https://h/mcp", "headers": {"A": "Bearer \${env:TOK}"}}}}`;
+  const loaded = parseConfigText(text, { file: "g.json", env: { TOK: "s3cret" } });
+  const server = loaded.config.mcpServers.r;
+  assert.deepEqual(server && "headers" in server ? server.headers.A : undefined, "Bearer s3cret");
+  assert.deepEqual(loaded.secrets, ["s3cret"]);
+});
+
+Deno.test("parseConfigText() refuses a missing environment variable by key path", () => {
+  const text = `{"mcpServers": {"r": {"command": "x", "env": {"K": "\${env:NOPE_X}"}}}}`;
+  assert.throws(
+    () => parseConfigText(text, { file: "g.json", env: {} }),
+    (e: unknown) =>
+      e instanceof ConfigError && /"mcpServers.r.env.K" uses \$\{env:NOPE_X\}/.test(e.message),
+  );
+});

@@ -1,0 +1,105 @@
+/**
+ * The `gateway.json` contract (SPEC §2) as a zod schema, with its defaults. Everything that
+ * reads configuration takes a {@linkcode GatewayConfig} built here; nothing else parses it.
+ * @module
+ */
+
+import { z } from "zod";
+
+/** Grants a run or a tool module may hold; `true` = unrestricted, a list = only those. */
+export const permissionSetSchema = z.strictObject({
+  net: z.union([z.boolean(), z.array(z.string())]).optional(),
+  read: z.union([z.boolean(), z.array(z.string())]).optional(),
+  write: z.union([z.boolean(), z.array(z.string())]).optional(),
+  env: z.union([z.boolean(), z.array(z.string())]).optional(),
+  run: z.union([z.boolean(), z.array(z.string())]).optional(),
+  ffi: z.union([z.boolean(), z.array(z.string())]).optional(),
+  sys: z.union([z.boolean(), z.array(z.string())]).optional(),
+});
+
+/** A set of Deno permissions, as config, RPC and CLI flags express them. */
+export type PermissionSet = z.infer<typeof permissionSetSchema>;
+
+const stdioServerSchema = z.strictObject({
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+  disabled: z.boolean().default(false),
+  /** How long to wait for `initialize` before the namespace is `failed`. */
+  startTimeoutMs: z.number().int().positive().default(10_000),
+});
+
+const httpServerSchema = z.strictObject({
+  url: z.url(),
+  headers: z.record(z.string(), z.string()).default({}),
+  /** "auto" tries streamable HTTP, then falls back to SSE for old servers. */
+  transport: z.enum(["auto", "streamable-http", "sse"]).default("auto"),
+  disabled: z.boolean().default(false),
+  startTimeoutMs: z.number().int().positive().default(10_000),
+});
+
+/** One `mcpServers` entry: stdio (`command`) or remote (`url`). */
+export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema]);
+
+/** One upstream MCP server's settings. */
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+
+/** `exec` settings: the limits every run gets unless a caller asks for less. */
+export const execConfigSchema = z.strictObject({
+  timeoutMs: z.number().int().positive().default(120_000),
+  callTimeoutMs: z.number().int().positive().default(60_000),
+  callMaxMs: z.number().int().positive().default(600_000),
+  maxOutputBytes: z.number().int().positive().default(65_536),
+  maxToolCalls: z.number().int().positive().default(1000),
+  maxConcurrentCalls: z.number().int().positive().default(16),
+  typecheck: z.boolean().default(true),
+  maxMemoryMb: z.number().int().positive().default(512),
+  maxSourceBytes: z.number().int().positive().default(262_144),
+  yieldAfterMs: z.number().int().nonnegative().default(0),
+  permissions: permissionSetSchema.default({}),
+  maxPermissions: permissionSetSchema.default({}),
+  /** Pre-started runner processes kept for the default (empty) permission set. */
+  poolSize: z.number().int().nonnegative().default(2),
+});
+
+/** Run limits and grants. */
+export type ExecConfig = z.infer<typeof execConfigSchema>;
+
+const policyRuleSchema = z.strictObject({
+  match: z.string().min(1),
+  when: z.string().optional(),
+  action: z.enum(["allow", "deny", "ask"]),
+});
+
+/** One tool module's settings under `tools.<name>`. */
+export const toolModuleConfigSchema = z.strictObject({
+  /** Deno permissions of the module's tool host; absent = all (the user wrote the module). */
+  permissions: permissionSetSchema.optional(),
+  /** Free-form settings handed to the module as JSON in `GATEWAY_TOOL_SETTINGS`. */
+  settings: z.record(z.string(), z.unknown()).default({}),
+  disabled: z.boolean().default(false),
+});
+
+/** Settings of one tool module. */
+export type ToolModuleConfig = z.infer<typeof toolModuleConfigSchema>;
+
+/** The whole `gateway.json`, unknown keys refused at every level. */
+export const gatewayConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  port: z.number().int().min(0).max(65535).default(9420),
+  host: z.string().default("127.0.0.1"),
+  mcpServers: z.record(z.string(), mcpServerSchema).default({}),
+  exec: execConfigSchema.default(execConfigSchema.parse({})),
+  policy: z.array(policyRuleSchema).default([]),
+  history: z.strictObject({
+    maxRuns: z.number().int().positive().default(10_000),
+    maxAgeDays: z.number().positive().default(30),
+    redact: z.array(z.string()).default([]),
+    maxOutputBytes: z.number().int().positive().default(1_048_576),
+  }).default({ maxRuns: 10_000, maxAgeDays: 30, redact: [], maxOutputBytes: 1_048_576 }),
+  tools: z.record(z.string(), toolModuleConfigSchema).default({}),
+});
+
+/** The validated configuration with every default filled in. */
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;

@@ -1,0 +1,101 @@
+/**
+ * Where the gateway's root (tools, scripts, workflows, gateway.json) and data dir (database,
+ * token, server.json) are, resolved once per process from flags and environment (SPEC §1).
+ * @module
+ */
+
+import { existsSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** How the root was found; shown by `gateway status` so a surprise is explainable. */
+export type RootSource = "flag" | "env" | "project" | "home" | "lootbox" | "bundled";
+
+/** The resolved root: a directory and the config file in it (if any). */
+export interface ResolvedRoot {
+  dir: string;
+  source: RootSource;
+  /** `gateway.json`, or `lootbox.config.json` for a lootbox root; null when there is none. */
+  configFile: string | null;
+}
+
+/** The gateway's installation directory: the bundled default root. */
+export function installationDir(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function configFileIn(dir: string): string | null {
+  for (const name of ["gateway.json", "gateway.jsonc", "lootbox.config.json"]) {
+    const path = join(dir, name);
+    if (existsSync(path)) return path;
+  }
+  return null;
+}
+
+/**
+ * Finds the root, first hit wins: `--root`, `$GATEWAY_ROOT`, `.gateway/` walking up from `cwd`,
+ * `~/.gateway/`, a `.lootbox/` walking up (migration), then the installation directory.
+ */
+export function resolveRoot(
+  options: { flag?: string | undefined; env: Record<string, string | undefined>; cwd: string },
+): ResolvedRoot {
+  if (options.flag) {
+    const dir = resolve(options.cwd, options.flag);
+    if (!isDir(dir)) throw new Error(`Root "${dir}" given by --root is not a directory`);
+    return { dir, source: "flag", configFile: configFileIn(dir) };
+  }
+  const fromEnv = options.env.GATEWAY_ROOT;
+  if (fromEnv) {
+    const dir = resolve(options.cwd, fromEnv);
+    if (!isDir(dir)) throw new Error(`Root "${dir}" given by $GATEWAY_ROOT is not a directory`);
+    return { dir, source: "env", configFile: configFileIn(dir) };
+  }
+  const home = options.env.HOME ?? options.env.USERPROFILE;
+  const homeRoot = home ? join(home, ".gateway") : null;
+  for (let dir = resolve(options.cwd);; dir = dirname(dir)) {
+    const candidate = join(dir, ".gateway");
+    if (candidate !== homeRoot && isDir(candidate)) {
+      return { dir: candidate, source: "project", configFile: configFileIn(candidate) };
+    }
+    if (dirname(dir) === dir) break;
+  }
+  if (homeRoot && isDir(homeRoot)) {
+    return { dir: homeRoot, source: "home", configFile: configFileIn(homeRoot) };
+  }
+  for (let dir = resolve(options.cwd);; dir = dirname(dir)) {
+    const candidate = join(dir, ".lootbox");
+    if (isDir(candidate)) {
+      const config = existsSync(join(dir, "lootbox.config.json"))
+        ? join(dir, "lootbox.config.json")
+        : configFileIn(candidate);
+      return { dir: candidate, source: "lootbox", configFile: config };
+    }
+    if (dirname(dir) === dir) break;
+  }
+  const bundled = installationDir();
+  return { dir: bundled, source: "bundled", configFile: configFileIn(bundled) };
+}
+
+/**
+ * The data dir: `$GATEWAY_DATA_DIR`, else `$XDG_DATA_HOME/gateway`, else
+ * `~/.local/share/gateway` (macOS: `~/Library/Application Support/gateway`).
+ */
+export function resolveDataDir(
+  options: { env: Record<string, string | undefined>; os: typeof Deno.build.os; cwd: string },
+): string {
+  const { env } = options;
+  if (env.GATEWAY_DATA_DIR) return resolve(options.cwd, env.GATEWAY_DATA_DIR);
+  if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "gateway");
+  const home = env.HOME ?? env.USERPROFILE;
+  if (!home) throw new Error("Cannot find a data dir: set $GATEWAY_DATA_DIR or $HOME");
+  if (options.os === "darwin") return join(home, "Library", "Application Support", "gateway");
+  return join(home, ".local", "share", "gateway");
+}

@@ -1,0 +1,75 @@
+/**
+ * Translates a {@linkcode PermissionSet} into Deno command-line flags, so runs and tool hosts
+ * get exactly the grants config and callers asked for, and checks one set against a ceiling.
+ * @module
+ */
+
+import type { PermissionSet } from "./gateway_config.ts";
+
+/** The permission names a {@linkcode PermissionSet} can hold, in flag order. */
+export const PERMISSION_NAMES = ["net", "read", "write", "env", "run", "ffi", "sys"] as const;
+
+/** One of {@linkcode PERMISSION_NAMES}. */
+export type PermissionName = typeof PERMISSION_NAMES[number];
+
+/**
+ * Flags for `deno run`. Absent or `false` grants nothing; `true` grants all; a list grants those
+ * values only (an empty list grants nothing).
+ *
+ * @example
+ * ```ts
+ * import { permissionFlags } from "./permission_flags.ts";
+ * permissionFlags({ net: ["example.com"], read: true }); // ["--allow-net=example.com", "--allow-read"]
+ * ```
+ */
+export function permissionFlags(set: PermissionSet): string[] {
+  const flags: string[] = [];
+  for (const name of PERMISSION_NAMES) {
+    const grant = set[name];
+    if (grant === true) flags.push(`--allow-${name}`);
+    else if (Array.isArray(grant) && grant.length > 0) {
+      flags.push(`--allow-${name}=${grant.join(",")}`);
+    }
+  }
+  return flags;
+}
+
+/** Whether a set grants nothing at all (the default sandbox). */
+export function isEmptyPermissionSet(set: PermissionSet): boolean {
+  return permissionFlags(set).length === 0;
+}
+
+/**
+ * Lists what `requested` asks for beyond `ceiling`, one message per excess, e.g.
+ * `net "example.com" is beyond exec.maxPermissions.net`. Empty when within bounds.
+ */
+export function permissionsBeyond(requested: PermissionSet, ceiling: PermissionSet): string[] {
+  const excess: string[] = [];
+  for (const name of PERMISSION_NAMES) {
+    const want = requested[name];
+    const max = ceiling[name];
+    if (want === undefined || want === false) continue;
+    if (Array.isArray(want) && want.length === 0) continue;
+    if (max === true) continue;
+    if (want === true) {
+      excess.push(`${name} (unrestricted) is beyond exec.maxPermissions.${name}`);
+      continue;
+    }
+    const allowed = Array.isArray(max) ? max : [];
+    for (const value of want) {
+      if (!allowed.some((a) => grantCovers(name, a, value))) {
+        excess.push(`${name} "${value}" is beyond exec.maxPermissions.${name}`);
+      }
+    }
+  }
+  return excess;
+}
+
+/** Whether one allowed value covers a requested one: paths by prefix, others by equality. */
+function grantCovers(name: PermissionName, allowed: string, requested: string): boolean {
+  if (name === "read" || name === "write" || name === "ffi") {
+    const base = allowed.endsWith("/") ? allowed : `${allowed}/`;
+    return requested === allowed || requested.startsWith(base);
+  }
+  return requested === allowed;
+}

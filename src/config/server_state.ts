@@ -1,0 +1,76 @@
+/**
+ * `server.json` in the data dir: how clients find the running server (pid, port, root,
+ * version). Written atomically; a file whose pid is dead is stale and never trusted.
+ * @module
+ */
+
+import { join } from "node:path";
+
+/** What a running server publishes about itself. */
+export interface ServerState {
+  pid: number;
+  host: string;
+  port: number;
+  root: string;
+  dataDir: string;
+  version: string;
+  startedAt: string;
+}
+
+/** Path of `server.json` in a data dir. */
+export function serverStatePath(dataDir: string): string {
+  return join(dataDir, "server.json");
+}
+
+/** Writes `server.json` via a temp file and rename, so readers never see half a file. */
+export async function writeServerState(dataDir: string, state: ServerState): Promise<void> {
+  const path = serverStatePath(dataDir);
+  const temp = `${path}.${state.pid}.tmp`;
+  await Deno.writeTextFile(temp, JSON.stringify(state, null, 2) + "\n", { mode: 0o600 });
+  await Deno.rename(temp, path);
+}
+
+/** Whether a process with this pid exists. */
+export function pidAlive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch (error) {
+    return !(error instanceof Deno.errors.NotFound) &&
+      !(error instanceof Error && /ESRCH|No such process/.test(error.message));
+  }
+}
+
+/**
+ * Reads `server.json`. Returns null when absent; `stale: true` when its pid is dead (the
+ * server crashed or was killed), so callers start a new one instead of trusting it.
+ */
+export async function readServerState(
+  dataDir: string,
+): Promise<{ state: ServerState; stale: boolean } | null> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(serverStatePath(dataDir));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+  let state: ServerState;
+  try {
+    state = JSON.parse(text) as ServerState;
+  } catch {
+    return {
+      state: { pid: 0, host: "", port: 0, root: "", dataDir, version: "", startedAt: "" },
+      stale: true,
+    };
+  }
+  return { state, stale: typeof state.pid !== "number" || !pidAlive(state.pid) };
+}
+
+/** Removes `server.json` if it still names `pid` (never another server's file). */
+export async function removeServerState(dataDir: string, pid: number): Promise<void> {
+  const current = await readServerState(dataDir);
+  if (current && current.state.pid === pid) {
+    await Deno.remove(serverStatePath(dataDir)).catch(() => undefined);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Bounded capture of a run's stdout or stderr: keeps the head up to a cap, counts the rest,
+ * so a 100 MB flood costs the gateway no more than the cap (RELIABILITY SBX-09).
+ * @module
+ */
+
+/** Collects one stream's bytes up to `capBytes`, drains and counts everything past it. */
+export class OutputCapture {
+  #chunks: Uint8Array[] = [];
+  #kept = 0;
+  #total = 0;
+  readonly #cap: number;
+  readonly #decoder = new TextDecoder();
+  readonly #onText: ((text: string) => void) | undefined;
+
+  constructor(capBytes: number, options: { onText?: (text: string) => void } = {}) {
+    this.#cap = capBytes;
+    this.#onText = options.onText;
+  }
+
+  /** Adds a chunk; bytes beyond the cap are counted, not kept. */
+  push(chunk: Uint8Array): void {
+    this.#total += chunk.length;
+    const room = this.#cap - this.#kept;
+    if (room > 0) {
+      const part = chunk.length <= room ? chunk : chunk.slice(0, room);
+      this.#chunks.push(part);
+      this.#kept += part.length;
+      if (this.#onText) this.#onText(this.#decoder.decode(part, { stream: true }));
+    }
+  }
+
+  /** Bytes seen in total, kept or not. */
+  get totalBytes(): number {
+    return this.#total;
+  }
+
+  /** The kept head decoded as UTF-8 (a cut multi-byte character becomes U+FFFD). */
+  text(): string {
+    const all = new Uint8Array(this.#kept);
+    let at = 0;
+    for (const c of this.#chunks) {
+      all.set(c, at);
+      at += c.length;
+    }
+    return new TextDecoder().decode(all);
+  }
+
+  /** Reads a stream to its end into this capture. */
+  async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
+    for await (const chunk of stream) this.push(chunk);
+  }
+}
+
+/** Cuts text to at most `maxBytes` of UTF-8 and reports whether it did. */
+export function headBytes(text: string, maxBytes: number): { text: string; cut: boolean } {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= maxBytes) return { text, cut: false };
+  const head = new TextDecoder().decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, "");
+  return { text: head, cut: true };
+}

@@ -1,0 +1,217 @@
+/**
+ * The runner: the entry point of a script's subprocess. It connects to the gateway's channel,
+ * proves itself with the run token read from stdin, installs the script globals and imports
+ * the script. It imports nothing but the wire protocol.
+ * @module
+ */
+
+import type {
+  ChannelError,
+  GatewayToRunner,
+  RunMessage,
+  RunnerToGateway,
+  ScriptFailure,
+} from "../../protocol/channel_messages.ts";
+import { installScriptGlobals } from "./script_globals.ts";
+
+const socketPath = Deno.args[0];
+if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Reads the first line of stdin (the run token) without buffering past it. */
+async function readToken(): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  const buf = new Uint8Array(128);
+  for (;;) {
+    const n = await Deno.stdin.read(buf);
+    if (n === null) break;
+    chunks.push(buf.slice(0, n));
+    if (buf.subarray(0, n).includes(10)) break;
+  }
+  const text = decoder.decode(concat(chunks));
+  return text.split("\n")[0]?.trim() ?? "";
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const size = chunks.reduce((sum, c) => sum + c.length, 0);
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+const token = await readToken();
+const conn = await Deno.connect({ transport: "unix", path: socketPath });
+
+let writing: Promise<unknown> = Promise.resolve();
+/** Sends one message; writes are chained so lines never interleave. */
+function send(message: RunnerToGateway): Promise<void> {
+  const bytes = encoder.encode(JSON.stringify(message) + "\n");
+  const next = writing.then(async () => {
+    let offset = 0;
+    while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
+  });
+  writing = next.catch(() => undefined);
+  return next;
+}
+
+const pending = new Map<
+  number,
+  { resolve: (value: unknown) => void; reject: (error: unknown) => void }
+>();
+let nextId = 1;
+let topLevelDone = false;
+
+/** Keeps the process alive only while the script or its calls still need the channel. */
+function updateRef(): void {
+  if (!topLevelDone || pending.size > 0) conn.ref();
+  else conn.unref();
+}
+
+async function readMessages(onMessage: (message: GatewayToRunner) => void): Promise<void> {
+  let buffered = "";
+  const buf = new Uint8Array(64 * 1024);
+  for (;;) {
+    let n: number | null;
+    try {
+      n = await conn.read(buf);
+    } catch {
+      n = null;
+    }
+    if (n === null) break;
+    buffered += decoder.decode(buf.subarray(0, n), { stream: true });
+    let newline = buffered.indexOf("\n");
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (line.trim() !== "") onMessage(JSON.parse(line) as GatewayToRunner);
+      newline = buffered.indexOf("\n");
+    }
+  }
+  for (const entry of pending.values()) {
+    entry.reject(new Error("The gateway closed the run's channel"));
+  }
+  pending.clear();
+}
+
+const runMessage = new Promise<RunMessage>((resolve, reject) => {
+  readMessages((message) => {
+    if (message.t === "run") resolve(message);
+    else if (message.t === "refused") reject(new Error(message.message));
+    else if (message.t === "reply") {
+      const entry = pending.get(message.id);
+      if (!entry) return;
+      pending.delete(message.id);
+      updateRef();
+      if (message.ok) entry.resolve(message.value);
+      else entry.reject({ channelError: message.error, raw: message.raw });
+    }
+  });
+});
+
+await send({ t: "hello", token });
+const run = await runMessage;
+
+/** Sends a request and resolves with the gateway's reply. */
+function request(
+  message: { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean } | {
+    t: "resources";
+    namespace: string;
+    op: "list" | "read";
+    uri?: string;
+  },
+): Promise<unknown> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, { resolve, reject });
+    updateRef();
+    send({ ...message, id } as RunnerToGateway).catch(reject);
+  });
+}
+
+const globals = installScriptGlobals(run, {
+  request,
+  send,
+});
+
+/** Turns whatever the script threw into a report the gateway can classify. */
+function describeFailure(error: unknown): ScriptFailure {
+  const toolError = globals.asToolError(error);
+  if (toolError) {
+    const located = locate(toolError.stack ?? "", run.scriptPath);
+    return {
+      name: "ToolError",
+      message: toolError.message,
+      ...located,
+      tool: {
+        kind: toolError.kind,
+        message: toolError.message,
+        namespace: toolError.namespace,
+        tool: toolError.tool,
+      } satisfies ChannelError,
+    };
+  }
+  if (error instanceof Error) {
+    const stack = error.stack ?? "";
+    return { name: error.name, message: error.message, stack, ...locate(stack, run.scriptPath) };
+  }
+  return { name: "Error", message: `Uncaught ${safeString(error)}` };
+}
+
+function safeString(value: unknown): string {
+  try {
+    return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Finds the first stack frame in the script file: its line and column. */
+function locate(stack: string, scriptPath: string): { line?: number; column?: number } {
+  const marker = `${scriptPath}:`;
+  for (const frame of stack.split("\n")) {
+    const at = frame.indexOf(marker);
+    if (at < 0) continue;
+    const match = /^(\d+):(\d+)/.exec(frame.slice(at + marker.length));
+    if (match) return { line: Number(match[1]), column: Number(match[2]) };
+  }
+  return {};
+}
+
+let failing = false;
+async function fail(error: unknown): Promise<never> {
+  if (!failing) {
+    failing = true;
+    await send({ t: "failed", error: describeFailure(error) }).catch(() => undefined);
+  }
+  Deno.exit(1);
+}
+
+globalThis.addEventListener("error", (event) => {
+  event.preventDefault();
+  fail(event.error);
+});
+globalThis.addEventListener("unhandledrejection", (event) => {
+  // A rejected promise nobody awaited: reported as a warning, never dropped (SPEC §8).
+  event.preventDefault();
+  const failure = describeFailure(event.reason);
+  const where = failure.line ? ` (line ${failure.line})` : "";
+  send({
+    t: "warning",
+    message: `Unhandled promise rejection${where}: ${failure.name}: ${failure.message}`,
+  }).catch(() => undefined);
+});
+
+try {
+  await import(new URL(`file://${run.scriptPath}`).href);
+} catch (error) {
+  await fail(error);
+}
+await writing;
+topLevelDone = true;
+updateRef();

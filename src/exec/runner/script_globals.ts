@@ -1,0 +1,237 @@
+/**
+ * The globals a script sees (SPEC §4): `tools`, `stdin()`, `args`, `ToolError`, `attach`,
+ * `resources`, `search`, `describe`, and the hook that receives a snippet's last expression.
+ * Runs inside the script's subprocess; talks to the gateway only through `request`/`send`.
+ * @module
+ */
+
+import type {
+  ChannelError,
+  DiscoveryEntry,
+  RunMessage,
+  RunnerToGateway,
+} from "../../protocol/channel_messages.ts";
+
+/** The channel operations the globals need from the runner. */
+export interface ChannelPort {
+  request(
+    message:
+      | { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean }
+      | { t: "resources"; namespace: string; op: "list" | "read"; uri?: string },
+  ): Promise<unknown>;
+  send(message: RunnerToGateway): Promise<void>;
+}
+
+/** A failed tool call as scripts catch it: `err.kind`, `err.namespace`, `err.tool`, `err.raw`. */
+class ToolError extends Error {
+  readonly namespace: string;
+  readonly tool: string;
+  readonly kind: string;
+  readonly raw: unknown;
+  constructor(error: ChannelError, raw: unknown) {
+    super(error.message);
+    this.name = "ToolError";
+    this.namespace = error.namespace ?? "";
+    this.tool = error.tool ?? "";
+    this.kind = error.kind;
+    this.raw = raw;
+  }
+}
+
+function isChannelRejection(value: unknown): value is { channelError: ChannelError; raw: unknown } {
+  return typeof value === "object" && value !== null && "channelError" in value;
+}
+
+/** What the runner needs back from installing the globals. */
+export interface InstalledGlobals {
+  asToolError(error: unknown): ToolError | null;
+}
+
+/** Defines the script globals on `globalThis` for one run. */
+export function installScriptGlobals(run: RunMessage, port: ChannelPort): InstalledGlobals {
+  async function call(namespace: string, tool: string, args: unknown, raw: boolean) {
+    try {
+      return await port.request({ t: "call", namespace, tool, args, raw });
+    } catch (error) {
+      if (isChannelRejection(error)) throw new ToolError(error.channelError, error.raw);
+      throw error;
+    }
+  }
+
+  function toolFunction(namespace: string, tool: string) {
+    const fn = (args?: unknown) => call(namespace, tool, args, false);
+    fn.raw = (args?: unknown) => call(namespace, tool, args, true);
+    return fn;
+  }
+
+  // Known names are plain properties built from the catalogue. The Proxy only catches misses,
+  // so `tools.kv.nope()` reaches the gateway and fails as UnknownTool with the nearest names
+  // instead of a bare "is not a function".
+  function withMisses<T extends object>(target: T, onMiss: (key: string) => unknown): T {
+    return new Proxy(target, {
+      get(obj, key, receiver) {
+        if (typeof key !== "string" || key in obj || key === "then") {
+          return Reflect.get(obj, key, receiver);
+        }
+        return onMiss(key);
+      },
+    });
+  }
+
+  const tools: Record<string, unknown> = {};
+  for (const [identifier, ns] of Object.entries(run.toolMap)) {
+    const members: Record<string, unknown> = {};
+    for (const [toolIdentifier, original] of Object.entries(ns.tools)) {
+      const fn = toolFunction(ns.name, original);
+      members[toolIdentifier] = fn;
+      if (original !== toolIdentifier) members[original] = fn;
+    }
+    const object = withMisses(members, (key) => toolFunction(ns.name, key));
+    tools[identifier] = object;
+    if (ns.name !== identifier) tools[ns.name] = object;
+  }
+  const toolsGlobal = withMisses(
+    tools,
+    (namespace) => withMisses({}, (tool) => toolFunction(namespace, tool)),
+  );
+
+  const stdinText = run.stdin;
+  const stdin = () => ({
+    text: () => stdinText.trim(),
+    json: () => {
+      const text = stdinText.trim();
+      if (text === "") return null;
+      try {
+        return JSON.parse(text);
+      } catch {
+        return null;
+      }
+    },
+    lines: () => stdinText.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== ""),
+    raw: () => new TextEncoder().encode(stdinText),
+  });
+
+  function attach(block: unknown): void {
+    port.send({ t: "attach", block: normaliseAttachment(block) }).catch(() => undefined);
+  }
+
+  const resources = {
+    list: (namespace: string) => port.request({ t: "resources", namespace, op: "list" }),
+    read: async (namespace: string, uri: string) => {
+      const value = await port.request({ t: "resources", namespace, op: "read", uri });
+      return decodeBlobs(value);
+    },
+  };
+
+  const entries: DiscoveryEntry[] = run.discovery?.entries ?? [];
+  function search(
+    query: string,
+    options: { namespace?: string; limit?: number; offset?: number } = {},
+  ) {
+    const words = query.toLowerCase().split(/[\s._-]+/).filter((w) => w !== "");
+    const scored = entries
+      .filter((e) => !options.namespace || e.namespace === options.namespace)
+      .map((e) => {
+        const hay = `${e.path} ${e.description} ${e.params.join(" ")}`.toLowerCase();
+        const score = words.length === 0 ? 1 : words.reduce(
+          (s, w) => s + (e.name.toLowerCase().includes(w) ? 3 : 0) + (hay.includes(w) ? 1 : 0),
+          0,
+        );
+        return { e, score };
+      })
+      .filter((x) => x.score > 0)
+      .sort((a, b) => b.score - a.score || (a.e.path < b.e.path ? -1 : 1));
+    const offset = options.offset ?? 0;
+    const limit = options.limit ?? 10;
+    const page = scored.slice(offset, offset + limit).map(({ e }) => ({
+      path: e.path,
+      kind: e.kind,
+      signature: e.signature,
+      description: e.description,
+    }));
+    const next = offset + limit < scored.length ? offset + limit : null;
+    return { results: page, total: scored.length, next };
+  }
+  function describe(path: string): string {
+    const found = entries.find((e) => e.path === path || e.path === `tools.${path}`);
+    if (!found) throw new Error(`describe(): no tool or script at "${path}": try search()`);
+    return found.declaration;
+  }
+
+  let reported = false;
+  function resultHook(value: unknown): void {
+    if (value === undefined || reported) return;
+    reported = true;
+    port.send({ t: "result", value: toJsonSafe(value) }).catch(() => undefined);
+  }
+
+  const define = (name: string, value: unknown) =>
+    Object.defineProperty(globalThis, name, { value, writable: false, configurable: false });
+  define("tools", toolsGlobal);
+  define("stdin", stdin);
+  define("args", Object.freeze([...run.args]));
+  define("ToolError", ToolError);
+  define("attach", attach);
+  define("resources", resources);
+  define("search", search);
+  define("describe", describe);
+  define(run.resultHook, resultHook);
+  // `Deno.args` of a pre-started runner are the runner's own; the script's arguments replace
+  // them so `Deno.args` and `args` agree (SPEC §4).
+  Object.defineProperty(Deno, "args", { value: Object.freeze([...run.args]), configurable: true });
+
+  return { asToolError: (error) => (error instanceof ToolError ? error : null) };
+}
+
+/** Accepts an MCP content block or `{data, mimeType}` and returns a content block. */
+function normaliseAttachment(block: unknown): unknown {
+  if (typeof block !== "object" || block === null) {
+    throw new TypeError("attach() takes a content block or {data, mimeType}");
+  }
+  const record = block as Record<string, unknown>;
+  if (typeof record.type === "string") return record;
+  const mimeType = typeof record.mimeType === "string" ? record.mimeType : "";
+  if (mimeType === "") throw new TypeError("attach({data, mimeType}) needs a mimeType string");
+  const data = record.data instanceof Uint8Array ? toBase64(record.data) : record.data;
+  if (typeof data !== "string") {
+    throw new TypeError("attach({data}) needs data as a base64 string or a Uint8Array");
+  }
+  const type = mimeType.startsWith("image/")
+    ? "image"
+    : mimeType.startsWith("audio/")
+    ? "audio"
+    : null;
+  if (type) return { type, data, mimeType };
+  return { type: "resource", resource: { uri: "attachment://data", mimeType, blob: data } };
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function decodeBlobs(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const record = value as { contents?: Array<Record<string, unknown>> };
+  if (!Array.isArray(record.contents)) return value;
+  return {
+    ...record,
+    contents: record.contents.map((c) =>
+      typeof c.blob === "string"
+        ? { ...c, blob: Uint8Array.from(atob(c.blob), (ch) => ch.charCodeAt(0)) }
+        : c
+    ),
+  };
+}
+
+function toJsonSafe(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+    return text === undefined ? String(value) : JSON.parse(text);
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,191 @@
+import assert from "node:assert/strict";
+import { loadDenoLibTypes } from "./deno_lib_types.ts";
+import { ScriptChecker } from "./script_checker.ts";
+import { type PreparedScript, prepareScript } from "./script_transform.ts";
+
+const SAMPLE_GLOBALS = [
+  "declare const tools: { kv: { get(args: { key: string }): Promise<unknown> } };",
+  "declare function stdin(): { text(): string };",
+  "declare const args: string[];",
+].join("\n");
+
+/** One warm checker for the whole file: building it is the slow part (see the bench). */
+const checkerReady: Promise<ScriptChecker> = (async () => {
+  const cacheDir = await Deno.makeTempDir({ prefix: "gateway-checker-test-" });
+  try {
+    const denoTypes = await loadDenoLibTypes({ cacheDir });
+    return await ScriptChecker.create({ denoTypes, globals: SAMPLE_GLOBALS });
+  } finally {
+    await Deno.remove(cacheDir, { recursive: true });
+  }
+})();
+
+/** Runs `body` with the shared checker, restoring the sample globals afterwards. */
+async function withChecker(body: (checker: ScriptChecker) => void | Promise<void>) {
+  const checker = await checkerReady;
+  try {
+    await body(checker);
+  } finally {
+    checker.setGlobals(SAMPLE_GLOBALS);
+  }
+}
+
+function prepared(result: Awaited<ReturnType<typeof prepareScript>>): PreparedScript {
+  if (result.kind !== "Prepared") throw new Error(`Expected a prepared script: ${result.message}`);
+  return result;
+}
+
+Deno.test("ScriptChecker.check() points a wrong tool argument at the script's own line", async () => {
+  await withChecker((checker) => {
+    const diagnostics = checker.check([
+      "const key = 'a';",
+      "console.log(key);",
+      "const value = await tools.kv.get({ key: 42 });",
+      "console.log(value);",
+    ].join("\n"));
+    assert.equal(diagnostics.length, 1);
+    const [diagnostic] = diagnostics;
+    assert.equal(diagnostic?.line, 3);
+    assert.equal(diagnostic?.column, 36);
+    assert.equal(diagnostic?.code, 2322);
+    assert.match(diagnostic?.message ?? "", /Type 'number' is not assignable to type 'string'/);
+  });
+});
+
+Deno.test("ScriptChecker.check() answers no diagnostics for a valid script", async () => {
+  await withChecker((checker) => {
+    const diagnostics = checker.check([
+      "const input = stdin().text();",
+      "const value = await tools.kv.get({ key: input || args[0] || 'default' });",
+      "console.log(JSON.stringify(value));",
+    ].join("\n"));
+    assert.deepEqual(diagnostics, []);
+  });
+});
+
+Deno.test("ScriptChecker.check() knows Deno's runtime APIs and web globals", async () => {
+  await withChecker((checker) => {
+    assert.deepEqual(
+      checker.check([
+        "const text = await Deno.readTextFile('/tmp/x');",
+        "const response = await fetch(new URL('https://example.com'));",
+        "const body: string = await response.text();",
+        "console.log(text.length, body, Deno.args, Deno.pid, crypto.randomUUID());",
+        "setTimeout(() => {}, 1); performance.now(); structuredClone({ a: 1 });",
+        "new TextEncoder().encode('x'); await new Promise((r) => queueMicrotask(() => r(1)));",
+        "await new Promise((resolve) => setTimeout(resolve, 1));",
+        "clearInterval(setInterval(() => {}, 10)); clearImmediate(setImmediate(() => {}));",
+        "console.log(process.env.HOME, Buffer.from('x').toString('base64'), global.Deno);",
+      ].join("\n")),
+      [],
+    );
+    const wrong = checker.check("Deno.readTextFileSync(42);");
+    assert.equal(wrong.length, 1);
+    assert.equal(wrong[0]?.code, 2345);
+    assert.deepEqual([wrong[0]?.line, wrong[0]?.column], [1, 23]);
+    const unknown = checker.check("Deno.readTextFileFast('x');");
+    assert.match(unknown[0]?.message ?? "", /Property 'readTextFileFast' does not exist/);
+  });
+});
+
+Deno.test("ScriptChecker.check() allows top-level await and module-local names", async () => {
+  await withChecker((checker) => {
+    assert.deepEqual(
+      checker.check([
+        "const args = ['shadowing the global is fine in a module'];",
+        "for await (const chunk of [Promise.resolve(1)]) console.log(chunk, args);",
+        "await Promise.all([tools.kv.get({ key: 'a' })]);",
+        "export {};",
+      ].join("\n")),
+      [],
+    );
+  });
+});
+
+Deno.test("ScriptChecker.check() is lenient where model-written scripts commonly are", async () => {
+  await withChecker((checker) => {
+    assert.deepEqual(
+      checker.check([
+        "function show(row) { return String(row.name); }",
+        "try { show({ name: 1 }); } catch (e) { console.error(e.message); }",
+        "import { helper } from './helper.ts';",
+        "import lib from 'npm:left-pad';",
+        "console.log(helper, lib);",
+      ].join("\n")),
+      [],
+    );
+  });
+});
+
+Deno.test("ScriptChecker.check() keeps strict null checks", async () => {
+  await withChecker((checker) => {
+    const diagnostics = checker.check("const home: string = Deno.env.get('HOME');");
+    assert.equal(diagnostics.length, 1);
+    assert.equal(diagnostics[0]?.code, 2322);
+  });
+});
+
+Deno.test("ScriptChecker.check() picks up new globals after setGlobals()", async () => {
+  await withChecker((checker) => {
+    const script = "const entry = await tools.fs.read({ path: 'a.txt' });\nconsole.log(entry);";
+    const before = checker.check(script);
+    assert.equal(before.length, 1);
+    assert.match(before[0]?.message ?? "", /Property 'fs' does not exist/);
+
+    checker.setGlobals(
+      SAMPLE_GLOBALS.replace(
+        "declare const tools: {",
+        "declare const tools: { fs: { read(args: { path: string }): Promise<string> };",
+      ),
+    );
+    assert.deepEqual(checker.check(script), []);
+    const wrongArgument = checker.check("await tools.fs.read({ file: 'a.txt' });");
+    assert.equal(wrongArgument.length, 1);
+    assert.match(wrongArgument[0]?.message ?? "", /'file' does not exist/);
+
+    checker.setGlobals(SAMPLE_GLOBALS);
+    assert.equal(checker.check(script).length, 1);
+  });
+});
+
+Deno.test("ScriptChecker.check() reports a syntax error alone, at its own position", async () => {
+  await withChecker((checker) => {
+    const diagnostics = checker.check("const ok: number = 'no';\nconst = 2;\n");
+    assert.ok(diagnostics.length > 0);
+    assert.ok(diagnostics.every((diagnostic) => diagnostic.line === 2 && diagnostic.code === 1134));
+    assert.equal(diagnostics[0]?.column, 7);
+    assert.equal(diagnostics[0]?.message, "Variable declaration expected.");
+  });
+});
+
+Deno.test("ScriptChecker.check() maps errors in a captured last expression to the source", async () => {
+  await withChecker(async (checker) => {
+    const source = "const key = 7;\n  await tools.kv.get({ key });\n";
+    const script = prepared(await prepareScript(source, { inline: true }));
+    assert.equal(script.lastExpression, true);
+    const diagnostics = checker.check(script);
+    assert.equal(diagnostics.length, 1);
+    // `key` is at line 2, column 24 of the source (not of the rewritten code).
+    assert.deepEqual([diagnostics[0]?.line, diagnostics[0]?.column], [2, 24]);
+
+    const fine = prepared(
+      await prepareScript("await tools.kv.get({ key: 'x' })", { inline: true }),
+    );
+    assert.deepEqual(checker.check(fine), []);
+    const renamed = prepared(
+      await prepareScript("1 + 1", { inline: true, resultFunction: "__other" }),
+    );
+    assert.deepEqual(checker.check(renamed), []);
+  });
+});
+
+Deno.test("ScriptChecker.globalsDiagnostics() reports errors inside the globals text", async () => {
+  await withChecker((checker) => {
+    assert.deepEqual(checker.globalsDiagnostics(), []);
+    checker.setGlobals("declare const tools: {\n  kv: { get(): Promise<Missing> };\n};");
+    const diagnostics = checker.globalsDiagnostics();
+    assert.equal(diagnostics.length, 1);
+    assert.deepEqual([diagnostics[0]?.line, diagnostics[0]?.column], [2, 24]);
+    assert.match(diagnostics[0]?.message ?? "", /Cannot find name 'Missing'/);
+  });
+});

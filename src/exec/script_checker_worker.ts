@@ -1,0 +1,249 @@
+/**
+ * Runs the warm `ScriptChecker` in a Deno Web Worker, so type checks never block the server's
+ * event loop; owns the message protocol and restarts a worker that hangs or dies.
+ * @module
+ */
+
+import type { Diagnostic } from "../protocol/run_document.ts";
+import type {
+  PreparedScript,
+  PrepareScriptOptions,
+  PrepareScriptResult,
+} from "./script_transform.ts";
+
+/** Options of {@linkcode ScriptCheckerWorker.start}. */
+export interface ScriptCheckerWorkerOptions {
+  /** Directory for the cached `deno types` output (the data dir's cache directory). */
+  cacheDir: string;
+  /**
+   * Declarations of the script globals to start with.
+   * @default {""}
+   */
+  globals?: string;
+  /**
+   * The `deno` executable asked for `deno types` on a cache miss.
+   * @default {Deno.execPath()}
+   */
+  denoPath?: string;
+  /**
+   * How long one check may take before the worker is presumed stuck, terminated and restarted.
+   * @default {10000}
+   */
+  checkTimeoutMs?: number;
+}
+
+/** A request sent to the checker worker (`script_checker_worker_entry.ts`). */
+export type CheckerRequest =
+  | { id: number; op: "init"; cacheDir: string; globals: string; denoPath?: string }
+  | { id: number; op: "setGlobals"; globals: string }
+  | { id: number; op: "prepare"; source: string; options: PrepareScriptOptions }
+  | { id: number; op: "check"; script: string | PreparedScript }
+  | { id: number; op: "globalsDiagnostics" };
+
+/** The worker's answer to one {@linkcode CheckerRequest}, matched by `id`. */
+export type CheckerResponse =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; name: string; message: string };
+
+type Operation =
+  | { op: "init"; cacheDir: string; globals: string; denoPath?: string }
+  | { op: "setGlobals"; globals: string }
+  | { op: "prepare"; source: string; options: PrepareScriptOptions }
+  | { op: "check"; script: string | PreparedScript }
+  | { op: "globalsDiagnostics" };
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+
+/**
+ * The server's handle on a warm script checker running in a Web Worker. `start()` spawns the
+ * worker and warms it up (loads TypeScript and Deno's declarations, checks a small script) in
+ * the background; calls made meanwhile wait for that. A check that takes longer than
+ * `checkTimeoutMs`, or a worker that crashes, rejects the calls in flight; the next call starts
+ * a fresh worker with the latest globals.
+ *
+ * @example Check a script off the event loop
+ * ```ts ignore
+ * const checker = ScriptCheckerWorker.start({ cacheDir, globals });
+ * const diagnostics = await checker.check("await tools.kv.get({ key: 1 })");
+ * await checker.close();
+ * ```
+ */
+export class ScriptCheckerWorker {
+  #options: ScriptCheckerWorkerOptions;
+  #globals: string;
+  #worker: Worker | null = null;
+  #ready: Promise<void> | null = null;
+  #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #closed = false;
+
+  private constructor(options: ScriptCheckerWorkerOptions) {
+    this.#options = options;
+    this.#globals = options.globals ?? "";
+  }
+
+  /** Spawns the worker and starts its warm-up; await {@linkcode ready} to know it is done. */
+  static start(options: ScriptCheckerWorkerOptions): ScriptCheckerWorker {
+    const checker = new ScriptCheckerWorker(options);
+    checker.#spawn();
+    return checker;
+  }
+
+  /**
+   * Resolves when the worker has loaded TypeScript and Deno's declarations and checked a first
+   * script; rejects with the reason when it could not (for example `deno types` failed). Such
+   * a failure is final for this handle: checks reject with it, while `prepare()` still works.
+   */
+  ready(): Promise<void> {
+    if (this.#closed) return Promise.reject(closedError());
+    return this.#ready ?? this.#spawn();
+  }
+
+  /**
+   * Replaces the script globals' declarations (the rendered types of every namespace). The
+   * text is kept for a worker started later; a failed warm-up is not reported here but by
+   * `check()`.
+   */
+  async setGlobals(dtsText: string): Promise<void> {
+    this.#globals = dtsText;
+    const ready = this.#ready;
+    if (this.#closed || ready === null) return;
+    try {
+      await ready;
+    } catch {
+      return;
+    }
+    // A worker started meanwhile was given these globals with its init.
+    if (this.#ready !== ready) return;
+    await this.#send({ op: "setGlobals", globals: dtsText }, this.#timeoutMs());
+  }
+
+  /**
+   * `prepareScript()` in the worker, so the server need not load TypeScript itself. Answered
+   * at once, even while the checker warms up or when its warm-up failed.
+   */
+  async prepare(source: string, options: PrepareScriptOptions): Promise<PrepareScriptResult> {
+    if (this.#closed) throw closedError();
+    if (this.#worker === null) this.#spawn();
+    const operation: Operation = { op: "prepare", source, options };
+    return await this.#send(operation, this.#timeoutMs()) as PrepareScriptResult;
+  }
+
+  /**
+   * `ScriptChecker.check()` in the worker: errors at the script's own lines. `timeoutMs`
+   * (default: the `checkTimeoutMs` option) bounds this one check, e.g. by the run's deadline;
+   * past it the worker is restarted and the check rejects.
+   */
+  async check(
+    script: string | PreparedScript,
+    options: { timeoutMs?: number } = {},
+  ): Promise<Diagnostic[]> {
+    return await this.#call({ op: "check", script }, options.timeoutMs) as Diagnostic[];
+  }
+
+  /** `ScriptChecker.globalsDiagnostics()` in the worker: errors in the globals text itself. */
+  async globalsDiagnostics(): Promise<Diagnostic[]> {
+    return await this.#call({ op: "globalsDiagnostics" }) as Diagnostic[];
+  }
+
+  /** Terminates the worker; calls in flight and later calls reject. */
+  close(): Promise<void> {
+    this.#closed = true;
+    this.#stop(closedError());
+    return Promise.resolve();
+  }
+
+  async #call(operation: Operation, timeoutMs?: number): Promise<unknown> {
+    if (this.#closed) throw closedError();
+    await this.ready();
+    return await this.#send(operation, timeoutMs ?? this.#timeoutMs());
+  }
+
+  #timeoutMs(): number {
+    return this.#options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  }
+
+  #spawn(): Promise<void> {
+    const worker = new Worker(new URL("./script_checker_worker_entry.ts", import.meta.url), {
+      type: "module",
+    });
+    this.#worker = worker;
+    worker.onmessage = (event: MessageEvent<CheckerResponse>) => this.#settle(event.data);
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      if (this.#worker !== worker) return;
+      this.#stop(new Error(`Script checker worker crashed: ${event.message}`));
+    };
+    worker.onmessageerror = () => {
+      if (this.#worker !== worker) return;
+      this.#stop(new Error("Script checker worker crashed: a message could not be read"));
+    };
+    const init: Operation = {
+      op: "init",
+      cacheDir: this.#options.cacheDir,
+      globals: this.#globals,
+      ...(this.#options.denoPath === undefined ? {} : { denoPath: this.#options.denoPath }),
+    };
+    const ready = this.#send(init, null).then(() => {});
+    // Nobody may be waiting yet: a failure then is reported by the next call instead.
+    ready.catch(() => {});
+    this.#ready = ready;
+    return ready;
+  }
+
+  #send(operation: Operation, timeoutMs: number | null): Promise<unknown> {
+    const worker = this.#worker;
+    if (worker === null) return Promise.reject(new Error("Script checker worker is not running"));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = timeoutMs === null ? undefined : setTimeout(() => {
+        this.#stop(
+          new Error(
+            `Script check timed out: no answer from the checker worker within ${timeoutMs} ms`,
+          ),
+        );
+      }, timeoutMs);
+      this.#pending.set(id, { resolve, reject, timer });
+      const request: CheckerRequest = { id, ...operation };
+      worker.postMessage(request);
+    });
+  }
+
+  #settle(response: CheckerResponse): void {
+    const pending = this.#pending.get(response.id);
+    if (pending === undefined) return;
+    this.#pending.delete(response.id);
+    clearTimeout(pending.timer);
+    if (response.ok) {
+      pending.resolve(response.value);
+    } else {
+      const error = response.name === "RangeError"
+        ? new RangeError(response.message)
+        : new Error(response.message);
+      pending.reject(error);
+    }
+  }
+
+  /** Terminates the current worker and rejects everything waiting on it. */
+  #stop(reason: Error): void {
+    this.#worker?.terminate();
+    this.#worker = null;
+    this.#ready = null;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const entry of pending) {
+      clearTimeout(entry.timer);
+      entry.reject(reason);
+    }
+  }
+}
+
+function closedError(): Error {
+  return new Error("Script checker worker is closed");
+}

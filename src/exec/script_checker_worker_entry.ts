@@ -1,0 +1,73 @@
+/**
+ * The Web Worker side of `ScriptCheckerWorker`: holds one warm `ScriptChecker` and answers
+ * requests one at a time, in the order they came. Loaded only with `new Worker(…)`.
+ * @module
+ */
+
+import { loadDenoLibTypes } from "./deno_lib_types.ts";
+import { ScriptChecker } from "./script_checker.ts";
+import type { CheckerRequest, CheckerResponse } from "./script_checker_worker.ts";
+import { prepareScript } from "./script_transform.ts";
+
+/** The parts of the worker's global scope this module uses. */
+interface WorkerScope {
+  postMessage(message: CheckerResponse): void;
+  addEventListener(type: "message", listener: (event: MessageEvent<CheckerRequest>) => void): void;
+}
+
+/**
+ * Serves checker requests on the worker's message port. Checker requests are chained so an
+ * `init` that is still loading finishes before the checks sent behind it run.
+ */
+function serveChecker(scope: WorkerScope): void {
+  let checker: ScriptChecker | null = null;
+  let queue: Promise<void> = Promise.resolve();
+
+  async function answer(request: CheckerRequest): Promise<unknown> {
+    if (request.op === "init") {
+      const denoTypes = await loadDenoLibTypes({
+        cacheDir: request.cacheDir,
+        ...(request.denoPath === undefined ? {} : { denoPath: request.denoPath }),
+      });
+      checker?.dispose();
+      checker = await ScriptChecker.create({ denoTypes, globals: request.globals });
+      checker.warmUp();
+      return null;
+    }
+    if (request.op === "prepare") return await prepareScript(request.source, request.options);
+    if (checker === null) throw new Error("Script checker is not initialised: send init first");
+    switch (request.op) {
+      case "setGlobals":
+        checker.setGlobals(request.globals);
+        return null;
+      case "check":
+        return checker.check(request.script);
+      case "globalsDiagnostics":
+        return checker.globalsDiagnostics();
+    }
+  }
+
+  async function reply(request: CheckerRequest): Promise<void> {
+    try {
+      scope.postMessage({ id: request.id, ok: true, value: await answer(request) });
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      const cause = failure.cause instanceof Error ? `: ${failure.cause.message}` : "";
+      scope.postMessage({
+        id: request.id,
+        ok: false,
+        name: failure.name,
+        message: `${failure.message}${cause}`,
+      });
+    }
+  }
+
+  scope.addEventListener("message", (event) => {
+    const request = event.data;
+    // Preparing touches no checker state, so it never waits behind a warm-up.
+    if (request.op === "prepare") void reply(request);
+    else queue = queue.then(() => reply(request));
+  });
+}
+
+serveChecker(globalThis as unknown as WorkerScope);

@@ -1,0 +1,631 @@
+/**
+ * Runs one script end to end: limits, sandbox, channel, output capture, classification of how
+ * it ended, and the history write before the answer (SPEC §4, §5, §8, §9). Longer than 300
+ * lines because a run's life is one state machine; splitting it would scatter its invariants.
+ * @module
+ */
+
+import { join } from "node:path";
+import type { ExecConfig, PermissionSet } from "../config/gateway_config.ts";
+import { isEmptyPermissionSet } from "../config/permission_flags.ts";
+import type { DiscoveryData, RunnerToGateway, ToolMap } from "../protocol/channel_messages.ts";
+import {
+  type Attachment,
+  type Diagnostic,
+  type FailureKind,
+  isFailureKind,
+  type RunDocument,
+  type RunError,
+} from "../protocol/run_document.ts";
+import { ToolCallError } from "../namespaces/namespace.ts";
+import { headBytes, OutputCapture } from "./output_capture.ts";
+import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
+import type { RunChannelServer } from "./run_channel_server.ts";
+import { decidePermissions } from "./run_permissions.ts";
+import { RunnerPool } from "./runner_pool.ts";
+import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
+
+/** One tool call a run made, as history stores it. */
+export interface ToolCallRecord {
+  namespace: string;
+  tool: string;
+  startedAt: number;
+  durationMs: number;
+  ok: boolean;
+  errorKind: string | null;
+}
+
+/** What a caller asks for. Limits absent here come from `exec` config. */
+export interface RunRequest {
+  source: string;
+  /** Inline snippets report their last expression as `result`; named scripts do not. */
+  inline: boolean;
+  /** The named script's name, for history. */
+  name?: string;
+  args: string[];
+  stdin: string;
+  cwd: string;
+  client: string;
+  permissions?: PermissionSet;
+  timeoutMs?: number;
+  check?: boolean;
+  maxOutputBytes?: number;
+  maxMemoryMb?: number;
+  maxToolCalls?: number;
+  callTimeoutMs?: number;
+  /** Live output, for `run.output` notifications and TTY streaming. */
+  onOutput?: (stream: "stdout" | "stderr", text: string) => void;
+}
+
+/** Everything history needs about a finished run beyond its document. */
+export interface FinishedRun {
+  document: RunDocument;
+  request: RunRequest;
+  startedAt: number;
+  /** Full (history-capped) stdout and stderr. */
+  stdout: string;
+  stderr: string;
+  toolCalls: ToolCallRecord[];
+}
+
+/** A run in flight. */
+export interface RunHandle {
+  runId: string;
+  done: Promise<RunDocument>;
+  /** Stops the run: the process group is killed and the run ends `Cancelled`. */
+  cancel(reason?: string): void;
+  /** Stdout captured so far (for yielded runs). */
+  stdoutSoFar(): string;
+}
+
+/** A call from a script, as the router receives it. */
+export interface ScriptToolCall {
+  runId: string;
+  namespace: string;
+  tool: string;
+  args: unknown;
+  raw: boolean;
+  signal: AbortSignal;
+  callTimeoutMs: number;
+}
+
+/** What the runner needs from the rest of the gateway; injected so it imports nothing upstream. */
+export interface ScriptRunnerDeps {
+  channel: RunChannelServer;
+  runsDir: string;
+  denoDir: string;
+  exec: () => ExecConfig;
+  /** Resolves with the value to hand the script (unwrapped, or the envelope when `raw`). */
+  callTool(call: ScriptToolCall): Promise<unknown>;
+  resources(
+    request: { namespace: string; op: "list" | "read"; uri?: string },
+  ): Promise<unknown>;
+  toolMap(): ToolMap;
+  discovery(): DiscoveryData;
+  /** Parses the script and, for snippets, wraps its last expression (off the event loop). */
+  prepare(source: string, inline: boolean): Promise<PrepareScriptResult>;
+  /** Type-checks the prepared script; diagnostics point at the script's own lines. */
+  check(prepared: PreparedScript): Promise<Diagnostic[]>;
+  /** Writes the run to history; returns false when the write failed (the run still stands). */
+  record(run: FinishedRun): boolean;
+  log(message: string): void;
+}
+
+/** Name of the global a snippet's last expression is handed to. */
+export const RESULT_HOOK = "__gatewayResult";
+
+function newRunId(): string {
+  const time = Date.now().toString(36).padStart(9, "0");
+  const random = Array.from(
+    crypto.getRandomValues(new Uint8Array(6)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+  return `${time}${random}`;
+}
+
+/** Grace between TERM and KILL when a run is stopped. */
+const KILL_GRACE_MS = 500;
+
+/** Starts runs, with a pool of ready runners for the default sandbox. */
+export class ScriptRunner {
+  readonly #deps: ScriptRunnerDeps;
+  readonly #pool: RunnerPool;
+  readonly #active = new Map<string, RunHandle>();
+
+  constructor(deps: ScriptRunnerDeps) {
+    this.#deps = deps;
+    const exec = deps.exec();
+    this.#pool = new RunnerPool(
+      exec.poolSize,
+      () => this.#spawn({}, exec.maxMemoryMb, Deno.cwd()),
+      {
+        log: deps.log,
+      },
+    );
+  }
+
+  /** Pre-starts the pool. */
+  warm(): void {
+    this.#pool.fill();
+  }
+
+  /** Runs in flight, by id. */
+  active(runId: string): RunHandle | undefined {
+    return this.#active.get(runId);
+  }
+
+  /** Number of runs in flight. */
+  get activeCount(): number {
+    return this.#active.size;
+  }
+
+  #spawn(permissions: PermissionSet, maxMemoryMb: number, cwd: string): Promise<RunnerProcess> {
+    const env: Record<string, string> = {};
+    if (Array.isArray(permissions.env)) {
+      for (const name of permissions.env) {
+        const value = Deno.env.get(name);
+        if (value !== undefined) env[name] = value;
+      }
+    } else if (permissions.env === true) Object.assign(env, Deno.env.toObject());
+    if (permissions.run) env.PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+    return spawnRunner({
+      channel: this.#deps.channel,
+      runsDir: this.#deps.runsDir,
+      permissions,
+      maxMemoryMb,
+      cwd,
+      env,
+      denoDir: this.#deps.denoDir,
+    });
+  }
+
+  /** Starts a run; the handle's `done` resolves with its document, after history is written. */
+  start(request: RunRequest): RunHandle {
+    const runId = newRunId();
+    const controller = new AbortController();
+    let cancelReason: string | null = null;
+    let stdoutCapture: OutputCapture | null = null;
+    const handle: RunHandle = {
+      runId,
+      done: Promise.resolve() as unknown as Promise<RunDocument>,
+      cancel: (reason = "cancelled by request") => {
+        if (cancelReason === null) cancelReason = reason;
+        controller.abort();
+      },
+      stdoutSoFar: () => stdoutCapture?.text() ?? "",
+    };
+    this.#active.set(runId, handle);
+    handle.done = this.#execute(runId, request, {
+      signal: controller.signal,
+      cancelReason: () => cancelReason,
+      onCapture: (capture) => (stdoutCapture = capture),
+    }).finally(() => this.#active.delete(runId));
+    return handle;
+  }
+
+  async #execute(
+    runId: string,
+    request: RunRequest,
+    control: {
+      signal: AbortSignal;
+      cancelReason: () => string | null;
+      onCapture: (capture: OutputCapture) => void;
+    },
+  ): Promise<RunDocument> {
+    const startedAt = Date.now();
+    const exec = this.#deps.exec();
+    const maxOutputBytes = request.maxOutputBytes ?? exec.maxOutputBytes;
+    const historyCap = Math.max(maxOutputBytes, 1_048_576);
+    const toolCalls: ToolCallRecord[] = [];
+    const finish = (
+      partial: Partial<RunDocument> & { ok: boolean },
+      output: { stdout: string; stderr: string; stdoutTotal?: number } = { stdout: "", stderr: "" },
+    ): RunDocument => {
+      const cut = headBytes(output.stdout, maxOutputBytes);
+      const total = output.stdoutTotal ?? new TextEncoder().encode(output.stdout).length;
+      const truncated = cut.cut || total > new TextEncoder().encode(output.stdout).length;
+      const stdout = truncated
+        ? `[gateway: stdout truncated: ${
+          new TextEncoder().encode(cut.text).length
+        } of ${total} bytes kept; full text: gateway history show ${runId}]\n${cut.text}`
+        : output.stdout;
+      const document: RunDocument = {
+        runId,
+        ok: partial.ok,
+        stdout,
+        stderr: headBytes(output.stderr, maxOutputBytes).text,
+        exitCode: partial.exitCode ?? null,
+        durationMs: Date.now() - startedAt,
+        toolCalls: toolCalls.length,
+        stdoutTruncated: truncated,
+        warnings: partial.warnings ?? [],
+        attachments: partial.attachments ?? [],
+        ...(partial.result !== undefined ? { result: partial.result } : {}),
+        ...(partial.error ? { error: partial.error } : {}),
+      };
+      const saved = this.#deps.record({
+        document,
+        request,
+        startedAt,
+        stdout: output.stdout,
+        stderr: output.stderr,
+        toolCalls,
+      });
+      document.history = saved ? "saved" : "failed";
+      return document;
+    };
+    const failEarly = (error: RunError) => finish({ ok: false, error, exitCode: null });
+
+    if (new TextEncoder().encode(request.source).length > exec.maxSourceBytes) {
+      return failEarly({
+        kind: "ScriptError",
+        message: `Script is larger than exec.maxSourceBytes (${exec.maxSourceBytes} bytes): ` +
+          `shorten it or raise the limit in gateway.json`,
+      });
+    }
+    const decision = decidePermissions(request.permissions, {
+      defaults: exec.permissions,
+      ceiling: exec.maxPermissions,
+      cwd: request.cwd,
+    });
+    if (!decision.ok) return failEarly({ kind: "PermissionRefused", message: decision.message });
+    const prepared = await this.#deps.prepare(request.source, request.inline);
+    if (prepared.kind === "SyntaxError") {
+      return failEarly({
+        kind: "SyntaxError",
+        message: prepared.message,
+        line: prepared.line,
+        column: prepared.column,
+      });
+    }
+    if (request.check ?? exec.typecheck) {
+      let diagnostics: Diagnostic[];
+      try {
+        diagnostics = await this.#deps.check(prepared);
+      } catch (error) {
+        return failEarly({
+          kind: "CheckFailed",
+          message: `The type checker is unavailable (${
+            (error as Error).message
+          }): run with --no-check`,
+        });
+      }
+      if (diagnostics.length > 0) {
+        const first = diagnostics[0]!;
+        return failEarly({
+          kind: "CheckFailed",
+          message: `Type check failed (${diagnostics.length} error${
+            diagnostics.length === 1 ? "" : "s"
+          }); line ${first.line}:${first.column}: ${first.message}`,
+          line: first.line,
+          column: first.column,
+          diagnostics,
+        });
+      }
+    }
+    if (control.signal.aborted) {
+      return failEarly({ kind: "Cancelled", message: control.cancelReason() ?? "cancelled" });
+    }
+
+    const maxMemoryMb = request.maxMemoryMb ?? exec.maxMemoryMb;
+    const pooled = isEmptyPermissionSet(decision.permissions) && maxMemoryMb === exec.maxMemoryMb;
+    const runner = pooled
+      ? await this.#pool.take()
+      : await this.#spawn(decision.permissions, maxMemoryMb, request.cwd);
+    await Deno.writeTextFile(runner.scriptPath, prepared.code, { mode: 0o600 });
+
+    const stdout = new OutputCapture(historyCap, {
+      ...(request.onOutput ? { onText: (t: string) => request.onOutput!("stdout", t) } : {}),
+    });
+    const stderr = new OutputCapture(historyCap, {
+      ...(request.onOutput ? { onText: (t: string) => request.onOutput!("stderr", t) } : {}),
+    });
+    control.onCapture(stdout);
+    const drained = Promise.all([
+      stdout.drain(runner.child.stdout),
+      stderr.drain(runner.child.stderr),
+    ]);
+
+    let ending: { kind: FailureKind; message: string } | null = null;
+    const stop = (kind: FailureKind, message: string) => {
+      if (ending) return;
+      ending = { kind, message };
+      runner.kill(KILL_GRACE_MS);
+    };
+    const timeoutMs = request.timeoutMs ?? exec.timeoutMs;
+    const timer = setTimeout(
+      () => stop("Timeout", `Run exceeded its ${timeoutMs} ms timeout and was stopped`),
+      timeoutMs,
+    );
+    const onAbort = () => stop("Cancelled", control.cancelReason() ?? "cancelled by request");
+    control.signal.addEventListener("abort", onAbort);
+    const memoryWatch = watchMemory(runner.child.pid, maxMemoryMb, () =>
+      stop(
+        "MemoryLimit",
+        `Run exceeded its memory limit of ${maxMemoryMb} MB (resident) and was stopped`,
+      ));
+
+    const calls = new AbortController();
+    let result: unknown = undefined;
+    const warnings: string[] = [];
+    const attachments: Attachment[] = [];
+    let failure: Extract<RunnerToGateway, { t: "failed" }>["error"] | null = null;
+    let callCount = 0;
+    let inFlight = 0;
+    const queue: (() => void)[] = [];
+    const maxToolCalls = request.maxToolCalls ?? exec.maxToolCalls;
+    const callTimeoutMs = request.callTimeoutMs ?? exec.callTimeoutMs;
+
+    const connected = await Promise.race([
+      runner.connection,
+      runner.child.status.then(() => null),
+      new Promise<null>((r) => setTimeout(() => r(null), 15_000)),
+    ]);
+    if (connected) {
+      connected.onMessage((message) => {
+        switch (message.t) {
+          case "result":
+            result = message.value;
+            break;
+          case "warning":
+            warnings.push(message.message);
+            break;
+          case "attach":
+            attachments.push(message.block as Attachment);
+            break;
+          case "failed":
+            failure = message.error;
+            break;
+          case "resources":
+            this.#deps.resources(message).then(
+              (value) => connected.send({ t: "reply", id: message.id, ok: true, value }),
+              (error) =>
+                connected.send({
+                  t: "reply",
+                  id: message.id,
+                  ok: false,
+                  error: toChannelError(error, message.namespace, "resources"),
+                }),
+            );
+            break;
+          case "call": {
+            callCount++;
+            if (callCount > maxToolCalls) {
+              connected.send({
+                t: "reply",
+                id: message.id,
+                ok: false,
+                error: {
+                  kind: "ToolCallLimitExceeded",
+                  message:
+                    `Run exceeded exec.maxToolCalls (${maxToolCalls}) at ${message.namespace}.${message.tool}`,
+                  namespace: message.namespace,
+                  tool: message.tool,
+                },
+              });
+              return;
+            }
+            const go = () => {
+              inFlight++;
+              const callStarted = Date.now();
+              this.#deps.callTool({
+                runId,
+                namespace: message.namespace,
+                tool: message.tool,
+                args: message.args,
+                raw: message.raw,
+                signal: calls.signal,
+                callTimeoutMs,
+              }).then(
+                (value) => {
+                  toolCalls.push({
+                    namespace: message.namespace,
+                    tool: message.tool,
+                    startedAt: callStarted,
+                    durationMs: Date.now() - callStarted,
+                    ok: true,
+                    errorKind: null,
+                  });
+                  connected.send({ t: "reply", id: message.id, ok: true, value });
+                },
+                (error) => {
+                  const channelError = toChannelError(error, message.namespace, message.tool);
+                  toolCalls.push({
+                    namespace: message.namespace,
+                    tool: message.tool,
+                    startedAt: callStarted,
+                    durationMs: Date.now() - callStarted,
+                    ok: false,
+                    errorKind: channelError.kind,
+                  });
+                  connected.send({
+                    t: "reply",
+                    id: message.id,
+                    ok: false,
+                    error: channelError,
+                    ...(error instanceof ToolCallError && error.raw ? { raw: error.raw } : {}),
+                  });
+                },
+              ).finally(() => {
+                inFlight--;
+                queue.shift()?.();
+              });
+            };
+            // Calls past the per-run concurrency cap wait their turn; they do not fail.
+            if (inFlight < exec.maxConcurrentCalls) go();
+            else queue.push(go);
+            break;
+          }
+          default:
+            break;
+        }
+      });
+      connected.send({
+        t: "run",
+        runId,
+        scriptPath: runner.scriptPath,
+        args: request.args,
+        stdin: request.stdin,
+        toolMap: this.#deps.toolMap(),
+        resultHook: RESULT_HOOK,
+        ...(/\b(search|describe)\s*\(/.test(request.source)
+          ? { discovery: this.#deps.discovery() }
+          : {}),
+      });
+    } else if (!ending) {
+      stop("Crashed", "The runner did not connect to the gateway");
+    }
+
+    const status = await runner.child.status;
+    clearTimeout(timer);
+    memoryWatch.stop();
+    control.signal.removeEventListener("abort", onAbort);
+    calls.abort();
+    await runner.kill(0);
+    await Promise.race([drained, new Promise((r) => setTimeout(r, 1000))]);
+    if (connected) {
+      await Promise.race([connected.closed, new Promise((r) => setTimeout(r, 200))]);
+      connected.close();
+    }
+    Deno.remove(runner.dir, { recursive: true }).catch(() => undefined);
+
+    const output = { stdout: stdout.text(), stderr: stderr.text(), stdoutTotal: stdout.totalBytes };
+    const error = classify({
+      ending,
+      failure,
+      status,
+      stderr: output.stderr,
+      connected: connected !== null,
+    });
+    return finish({
+      ok: error === null,
+      exitCode: status.code,
+      warnings,
+      attachments,
+      ...(error === null && request.inline && result !== undefined ? { result } : {}),
+      ...(error ? { error } : {}),
+    }, output);
+  }
+
+  /** Cancels every run and ends the pool. */
+  async close(): Promise<void> {
+    const runs = [...this.#active.values()];
+    for (const run of runs) run.cancel("the gateway is shutting down");
+    await Promise.allSettled(runs.map((r) => r.done));
+    await this.#pool.close();
+  }
+}
+
+function toChannelError(error: unknown, namespace: string, tool: string) {
+  if (error instanceof ToolCallError) {
+    return { kind: error.kind, message: error.message, namespace, tool };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: "ToolError", message, namespace, tool };
+}
+
+/** Polls the runner's resident memory; the V8 heap flag alone misses ArrayBuffers (SBX-08). */
+function watchMemory(pid: number, limitMb: number, onExceeded: () => void): { stop(): void } {
+  if (Deno.build.os !== "linux") return { stop() {} };
+  const limitKb = limitMb * 1024;
+  const timer = setInterval(() => {
+    let text: string;
+    try {
+      text = Deno.readTextFileSync(`/proc/${pid}/status`);
+    } catch {
+      return;
+    }
+    const match = /VmRSS:\s+(\d+) kB/.exec(text);
+    if (match && Number(match[1]) > limitKb) onExceeded();
+  }, 100);
+  return { stop: () => clearInterval(timer) };
+}
+
+const PERMISSION_PATTERN = /Requires (\w+) access to ("[^"]*"|\S+)/;
+const REMOTE_IMPORT_PATTERN = /--no-remote is specified|--no-npm is specified|remote specifier/;
+
+/** Turns how the runner ended into a failure (or null for success). */
+function classify(input: {
+  ending: { kind: FailureKind; message: string } | null;
+  failure: Extract<RunnerToGateway, { t: "failed" }>["error"] | null;
+  status: Deno.CommandStatus;
+  stderr: string;
+  connected: boolean;
+}): RunError | null {
+  const { ending, failure, status } = input;
+  if (ending && ending.kind !== "Crashed") return { kind: ending.kind, message: ending.message };
+  if (
+    status.code === 133 || status.signal === "SIGTRAP" ||
+    /out of memory|Reached heap limit/i.test(input.stderr)
+  ) {
+    return {
+      kind: "MemoryLimit",
+      message: "Run exceeded its memory limit (JavaScript heap) and was stopped",
+    };
+  }
+  if (failure) {
+    const at = {
+      ...(failure.line !== undefined ? { line: failure.line } : {}),
+      ...(failure.column !== undefined ? { column: failure.column } : {}),
+    };
+    if (failure.tool) {
+      const kind = isFailureKind(failure.tool.kind) ? failure.tool.kind : "ToolError";
+      return {
+        kind,
+        message: failure.tool.message,
+        ...(failure.tool.namespace ? { namespace: failure.tool.namespace } : {}),
+        ...(failure.tool.tool ? { tool: failure.tool.tool } : {}),
+        ...at,
+      };
+    }
+    const permission = PERMISSION_PATTERN.exec(failure.message);
+    if (permission || failure.name === "NotCapable" || failure.name === "PermissionDenied") {
+      const name = permission?.[1] ?? "unknown";
+      const target = permission?.[2] ?? "";
+      return {
+        kind: "PermissionDenied",
+        message: `Permission denied: ${name} access to ${target} is not granted to this run; ` +
+          `ask for it with --allow-${name}${target ? `=${target.replace(/^"|"$/g, "")}` : ""}` +
+          ` (within exec.maxPermissions)`,
+        hint: name,
+        ...at,
+      };
+    }
+    if (REMOTE_IMPORT_PATTERN.test(failure.message)) {
+      return {
+        kind: "PermissionDenied",
+        message:
+          `Permission denied: remote and npm imports are off in the sandbox (${failure.message}); ` +
+          `grant network access (--allow-net) to import remote modules`,
+        hint: "import",
+        ...at,
+      };
+    }
+    return { kind: "ScriptError", message: `${failure.name}: ${failure.message}`, ...at };
+  }
+  if (ending) return { kind: ending.kind, message: ending.message };
+  if (status.success) return null;
+  if (status.signal) {
+    return {
+      kind: "Crashed",
+      message: `The runner was killed by ${status.signal}${tail(input.stderr)}`,
+    };
+  }
+  if (!input.connected) {
+    return {
+      kind: "Crashed",
+      message: `The runner exited with code ${status.code} before connecting${tail(input.stderr)}`,
+    };
+  }
+  return { kind: "ScriptError", message: `Script exited with code ${status.code}` };
+}
+
+function tail(stderr: string): string {
+  const last = stderr.trim().split("\n").slice(-3).join(" | ");
+  return last ? `: ${last}` : "";
+}
+
+/** Where runners keep their per-run directories, under the data dir's private run area. */
+export function runsDirIn(stateDir: string): string {
+  return join(stateDir, "runs");
+}

@@ -1,0 +1,69 @@
+/**
+ * Structured, quiet-by-default logging: one JSON object per line on stderr (or a file for the
+ * service), at `warn` and above unless `GATEWAY_LOG` asks for more. Secrets are masked.
+ * @module
+ */
+
+/** Severity, lowest first. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** What every component logs through; injected, never global. */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+  /** A logger whose lines carry `component`. */
+  child(component: string): Logger;
+}
+
+/** Parses `GATEWAY_LOG`; unknown values fall back to `warn` with a warning on the first line. */
+export function parseLogLevel(value: string | undefined): LogLevel {
+  return value === "debug" || value === "info" || value === "warn" || value === "error"
+    ? value
+    : "warn";
+}
+
+/** Creates a logger writing JSON lines through `write`, masking every secret in `secrets()`. */
+export function createLogger(options: {
+  level: LogLevel;
+  write?: (line: string) => void;
+  secrets?: () => readonly string[];
+  component?: string;
+}): Logger {
+  const write = options.write ?? ((line: string) => {
+    try {
+      Deno.stderr.writeSync(new TextEncoder().encode(line + "\n"));
+    } catch {
+      // stderr closed (detached server): nothing more to do with a log line
+    }
+  });
+  const secrets = options.secrets ?? (() => []);
+  const emit = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
+    if (ORDER[level] < ORDER[options.level]) return;
+    let line = JSON.stringify({
+      time: new Date().toISOString(),
+      level,
+      ...(options.component ? { component: options.component } : {}),
+      message,
+      ...fields,
+    });
+    for (const secret of secrets()) {
+      if (secret.length >= 4) line = line.replaceAll(secret, "[REDACTED]");
+    }
+    write(line);
+  };
+  return {
+    debug: (m, f) => emit("debug", m, f),
+    info: (m, f) => emit("info", m, f),
+    warn: (m, f) => emit("warn", m, f),
+    error: (m, f) => emit("error", m, f),
+    child: (component) =>
+      createLogger({
+        ...options,
+        component: options.component ? `${options.component}.${component}` : component,
+      }),
+  };
+}

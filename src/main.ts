@@ -1,0 +1,109 @@
+/**
+ * The CLI entry: global flags, then the command. The only place that calls `Deno.exit`:
+ * 0 success, 1 script failure, 2 usage error, 124 timeout (SPEC §8).
+ * @module
+ */
+
+import { CliContext } from "./cli/cli_context.ts";
+import { COMMANDS, mainUsage } from "./cli/commands.ts";
+import { UsageError } from "./cli/usage_error.ts";
+import { printError } from "./cli/print.ts";
+import { ConfigError } from "./config/config_loader.ts";
+import { NoServerError } from "./client/server_connection.ts";
+import { RpcError } from "./protocol/json_rpc.ts";
+import { GATEWAY_VERSION, ServerStartError } from "./server/gateway_server.ts";
+
+/** Runs the CLI with `argv` and returns the exit code. */
+export async function runCli(argv: string[], context: CliContext): Promise<number> {
+  const rest: string[] = [];
+  let commandName: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (commandName === undefined || !rest.includes("--")) {
+      if (arg === "--root") {
+        const value = argv[++i];
+        if (value === undefined) throw new UsageError("--root needs a directory", mainUsage());
+        context.rootFlag = value;
+        continue;
+      }
+      if (arg.startsWith("--root=")) {
+        context.rootFlag = arg.slice("--root=".length);
+        continue;
+      }
+      if (arg === "--no-autostart") {
+        context.autostart = false;
+        continue;
+      }
+    }
+    if (commandName === undefined && !arg.startsWith("-")) commandName = arg;
+    else rest.push(arg);
+  }
+  if (commandName === undefined) {
+    if (rest.includes("--version")) {
+      context.output.out(`gateway ${GATEWAY_VERSION} (deno ${Deno.version.deno})\n`);
+      return 0;
+    }
+    if (rest.includes("--llm-help")) return await COMMANDS.guide!.run([], context);
+    if (rest.length === 0 || rest.includes("--help") || rest.includes("-h")) {
+      context.output.out(`${mainUsage()}\n`);
+      return rest.length === 0 ? 2 : 0;
+    }
+    throw new UsageError(`Unknown option "${rest[0]}"`, mainUsage());
+  }
+  if (commandName === "help") {
+    context.output.out(`${mainUsage()}\n`);
+    return 0;
+  }
+  const command = COMMANDS[commandName];
+  if (command) return await command.run(rest, context);
+  if (commandName.endsWith(".ts")) return await COMMANDS.run!.run([commandName, ...rest], context);
+  throw new UsageError(`Unknown command "${commandName}"`, mainUsage());
+}
+
+/** Maps an error escaping a command to output and an exit code. */
+function report(error: unknown, context: CliContext): number {
+  if (error instanceof UsageError) {
+    printError(context.output, "Usage", error.message);
+    if (error.usage) context.output.err(`\n${error.usage}\n`);
+    return 2;
+  }
+  if (error instanceof ConfigError) {
+    printError(context.output, "Config", error.message);
+    return 2;
+  }
+  if (error instanceof RpcError) {
+    printError(context.output, String(error.data?.kind ?? "Gateway"), error.message);
+    return error.code === -32602 || error.code === -32601 ? 2 : 1;
+  }
+  if (error instanceof NoServerError || error instanceof ServerStartError) {
+    printError(context.output, "Server", error.message);
+    return 1;
+  }
+  printError(context.output, "Internal", error instanceof Error ? error.message : String(error));
+  return 1;
+}
+
+if (import.meta.main) {
+  const encoder = new TextEncoder();
+  const writeAll = (stream: typeof Deno.stdout, text: string) => {
+    const bytes = encoder.encode(text);
+    for (let at = 0; at < bytes.length;) at += stream.writeSync(bytes.subarray(at));
+  };
+  const env = Deno.env.toObject();
+  const context = new CliContext({
+    cwd: env.INIT_CWD ?? Deno.cwd(),
+    env,
+    output: {
+      out: (text) => writeAll(Deno.stdout, text),
+      err: (text) => writeAll(Deno.stderr, text),
+      isTty: Deno.stdout.isTerminal(),
+    },
+  });
+  let code: number;
+  try {
+    code = await runCli(Deno.args, context);
+  } catch (error) {
+    code = report(error, context);
+  }
+  Deno.exit(code);
+}

@@ -1,0 +1,417 @@
+/**
+ * Parent side of a tool host: runs one tool module in its own `deno run` subprocess (see
+ * `tool_host_main.ts`) with the module's permissions, enforces call deadlines, and restarts the
+ * process with back-off when it crashes or ignores an abort.
+ * @module
+ */
+
+import { pathToFileURL } from "node:url";
+import { dirname } from "node:path";
+import type { PermissionSet } from "../../config/gateway_config.ts";
+import { permissionFlags } from "../../config/permission_flags.ts";
+import { ToolCallError } from "../namespace.ts";
+import { describeExit, type ToolHostLogger, ToolHostProcess } from "./tool_host_process.ts";
+
+/** Where the host is in its life; mapped onto the namespace status by `LocalNamespace`. */
+export type ToolHostState =
+  | { state: "stopped" }
+  /** A process is importing the module; `lastFailure` is set when this is a restart. */
+  | { state: "starting"; lastFailure?: string }
+  | { state: "ready"; pid: number }
+  /** The last attempt failed; another starts at `retryAt` (ms since the epoch). */
+  | { state: "waiting"; reason: string; retryAt: number };
+
+/** Settings of a {@linkcode ToolHost}. */
+export interface ToolHostOptions {
+  /** Namespace name, used in messages. */
+  name: string;
+  /** Absolute path of the module. */
+  file: string;
+  /**
+   * The module as users see it, in messages.
+   * @default {"tools/<file name>"}
+   */
+  label?: string;
+  /** Deno permissions; undefined = `--allow-all` (the user wrote the module; SPEC §3). */
+  permissions?: PermissionSet | undefined;
+  /** Handed to the module as JSON in `GATEWAY_TOOL_SETTINGS`. */
+  settings?: Record<string, unknown>;
+  /** Handed to the module in `GATEWAY_DATA_DIR`. */
+  dataDir: string;
+  /**
+   * Working directory of the host (relative permission paths resolve against it).
+   * @default {the parent of the module's directory, i.e. the root}
+   */
+  cwd?: string;
+  /**
+   * A `deno.json` whose import map the module may use; null runs with `--no-config`.
+   * @default {null}
+   */
+  configPath?: string | null;
+  /** @default {10000} */
+  loadTimeoutMs?: number;
+  /** How long a call may ignore its abort signal before the host is restarted. @default {2000} */
+  abortGraceMs?: number;
+  /** Between SIGTERM and SIGKILL when stopping. @default {2000} */
+  killGraceMs?: number;
+  /** First restart delay, doubled after each failure in a row. @default {500} */
+  restartDelayMs?: number;
+  /** @default {30000} */
+  maxRestartDelayMs?: number;
+  /** Longest result message accepted from the host. @default {67108864} */
+  maxMessageLength?: number;
+  /** @default {console} */
+  logger?: ToolHostLogger;
+  /** Told about every state change. */
+  onStateChange?: (state: ToolHostState) => void;
+}
+
+/** Per-call limits. */
+export interface ToolHostCallOptions {
+  /** Deadline of the call; past it the call fails with `ToolTimeout`. */
+  timeoutMs: number;
+  /** Cancels the call (`Cancelled`). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs one tool module out of process. `start()` resolves once the module has been imported or
+ * rejects with `ToolModuleLoadError`; after a failure or crash the host keeps retrying with
+ * back-off (0.5 s doubling to 30 s) until `stop()`.
+ *
+ * @example
+ * ```ts ignore
+ * const host = new ToolHost({ name: "kv", file: "/root/tools/kv.ts", dataDir: "/data" });
+ * await host.start();
+ * const value = await host.call("get", { key: "a" }, { timeoutMs: 60_000 });
+ * await host.stop();
+ * ```
+ */
+export class ToolHost {
+  #options: ToolHostOptions;
+  #logger: ToolHostLogger;
+  #process: ToolHostProcess | undefined;
+  /** Every process not yet closed, including ones being killed; `stop()` waits for all. */
+  #alive = new Set<ToolHostProcess>();
+  #state: ToolHostState = { state: "stopped" };
+  #failuresInARow = 0;
+  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #stateWaiters: Array<() => void> = [];
+  #stopping = false;
+  #started: Promise<void> | undefined;
+  #nextCallId = 1;
+
+  constructor(options: ToolHostOptions) {
+    this.#options = options;
+    this.#logger = options.logger ?? console;
+  }
+
+  /** Current state. */
+  state(): ToolHostState {
+    return this.#state;
+  }
+
+  /** Process (and process group) id of the current host process, if one runs. */
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  /** The `deno` command line a host process is started with (logged at each spawn). */
+  command(): string[] {
+    const options = this.#options;
+    const flags = ["run", "--no-prompt"];
+    if (options.configPath === undefined || options.configPath === null) flags.push("--no-config");
+    else flags.push("--config", options.configPath, "--no-lock");
+    flags.push(...hostPermissionFlags(options.permissions, options.file));
+    return [
+      Deno.execPath(),
+      ...flags,
+      new URL("./tool_host_main.ts", import.meta.url).href,
+      pathToFileURL(options.file).href,
+    ];
+  }
+
+  /**
+   * Starts the first host process. Resolves when the module is imported; rejects with
+   * `ToolModuleLoadError` when that attempt fails (retries then continue in the background).
+   * Calling it again returns the same promise.
+   */
+  start(): Promise<void> {
+    this.#started ??= this.#launch(undefined);
+    return this.#started;
+  }
+
+  /**
+   * Calls `tool` with `args` (undefined = no argument). Resolves with the tool's return value;
+   * rejects with `ToolCallError`: `ToolError` (the tool threw, or the host died during the
+   * call), `ToolTimeout`, `Cancelled`, `NamespaceUnavailable` (host not running or restarted).
+   */
+  async call(tool: string, args: unknown, options: ToolHostCallOptions): Promise<unknown> {
+    const name = this.#options.name;
+    const started = Date.now();
+    if (options.signal?.aborted) {
+      throw new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`);
+    }
+    if (this.#state.state === "starting") {
+      await this.#waitWhileStarting(options.timeoutMs, options.signal);
+    }
+    const process = this.#process;
+    if (this.#state.state !== "ready" || process === undefined) {
+      throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage());
+    }
+    const remaining = options.timeoutMs - (Date.now() - started);
+    const id = this.#nextCallId++;
+    const answer = process.call(id, tool, args);
+    return await new Promise<unknown>((resolve, reject) => {
+      let done = false;
+      const finish = (settle: () => void) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        options.signal?.removeEventListener("abort", onAbort);
+        settle();
+      };
+      const giveUp = (error: ToolCallError) =>
+        finish(() => {
+          process.cancel(id);
+          this.#watchAbortGrace(process, id, tool, answer);
+          reject(error);
+        });
+      const timer = setTimeout(() =>
+        giveUp(
+          new ToolCallError(
+            "ToolTimeout",
+            `tool "${name}.${tool}" did not answer within ${options.timeoutMs} ms`,
+          ),
+        ), Math.max(0, remaining));
+      const onAbort = () =>
+        giveUp(new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`));
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      answer.then(
+        (result) =>
+          finish(() => {
+            if (result.ok) {
+              this.#failuresInARow = 0;
+              resolve(result.value);
+            } else {
+              reject(
+                new ToolCallError("ToolError", result.error.message, {
+                  cause: remoteError(result.error),
+                }),
+              );
+            }
+          }),
+        (error: unknown) =>
+          finish(() =>
+            reject(
+              error instanceof ToolCallError
+                ? error
+                : new ToolCallError("ToolError", String(error), { cause: error }),
+            )
+          ),
+      );
+    });
+  }
+
+  /**
+   * Stops the host: no more restarts; waits up to `drainMs` for calls in flight (default 0),
+   * then closes stdin, SIGTERMs the process group and SIGKILLs it after the kill grace.
+   */
+  async stop(options?: { drainMs?: number }): Promise<void> {
+    this.#stopping = true;
+    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    const current = this.#process;
+    if (current !== undefined && (options?.drainMs ?? 0) > 0) {
+      await current.drained(options?.drainMs ?? 0);
+    }
+    const message = `tool host for "${this.#options.name}" was stopped`;
+    const graceMs = this.#options.killGraceMs ?? 2_000;
+    await Promise.all([...this.#alive].map((process) => process.stop(graceMs, message)));
+    this.#process = undefined;
+    this.#setState({ state: "stopped" });
+  }
+
+  async #launch(lastFailure: string | undefined): Promise<void> {
+    if (this.#stopping) return;
+    const options = this.#options;
+    const command = this.command();
+    this.#logger.info(`starting tool host for "${options.name}": ${command.join(" ")}`);
+    let process: ToolHostProcess;
+    try {
+      process = new ToolHostProcess({
+        name: options.name,
+        label: this.#label(),
+        moduleUrl: pathToFileURL(options.file).href,
+        command,
+        cwd: options.cwd ?? dirname(dirname(options.file)),
+        env: {
+          GATEWAY_DATA_DIR: options.dataDir,
+          GATEWAY_TOOL_SETTINGS: JSON.stringify(options.settings ?? {}),
+          NO_COLOR: "1",
+          DENO_NO_UPDATE_CHECK: "1",
+        },
+        loadTimeoutMs: options.loadTimeoutMs ?? 10_000,
+        maxMessageLength: options.maxMessageLength ?? 64 * 1024 * 1024,
+        logger: this.#logger,
+      });
+    } catch (error) {
+      const reason = `Cannot start the tool host for "${options.name}": ${String(error)}`;
+      this.#scheduleRetry(reason);
+      throw new Error(reason, { cause: error });
+    }
+    this.#process = process;
+    this.#alive.add(process);
+    process.closed.then(() => this.#alive.delete(process));
+    this.#setState(
+      lastFailure === undefined ? { state: "starting" } : {
+        state: "starting",
+        lastFailure,
+      },
+    );
+    process.closed.then((status) => this.#onClosed(process, status));
+    try {
+      await process.ready;
+    } catch (error) {
+      if (this.#process === process && !this.#stopping) {
+        this.#logger.warn(error instanceof Error ? error.message : String(error));
+        this.#scheduleRetry(error instanceof Error ? error.message : String(error));
+      }
+      throw error;
+    }
+    if (this.#process === process && !this.#stopping) {
+      this.#setState({ state: "ready", pid: process.pid });
+    }
+  }
+
+  #onClosed(process: ToolHostProcess, status: Deno.CommandStatus): void {
+    if (this.#process !== process || this.#stopping || this.#state.state !== "ready") return;
+    // A crash after the module was ready: pending calls already failed with the exit status.
+    const reason = `tool host for "${this.#options.name}" ${describeExit(status)}`;
+    this.#logger.warn(reason);
+    this.#scheduleRetry(reason);
+  }
+
+  #scheduleRetry(reason: string): void {
+    if (this.#stopping) return;
+    const initial = this.#options.restartDelayMs ?? 500;
+    const max = this.#options.maxRestartDelayMs ?? 30_000;
+    const delay = Math.min(max, initial * 2 ** Math.min(this.#failuresInARow, 30));
+    this.#failuresInARow++;
+    this.#process = undefined;
+    this.#setState({ state: "waiting", reason, retryAt: Date.now() + delay });
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#launch(reason).catch(() => {}); // a failed retry schedules the next one
+    }, delay);
+  }
+
+  /** Kills a host whose call ignored its abort, failing its other calls, and starts a new one. */
+  #watchAbortGrace(
+    process: ToolHostProcess,
+    id: number,
+    tool: string,
+    answer: Promise<unknown>,
+  ): void {
+    const graceMs = this.#options.abortGraceMs ?? 2_000;
+    const timer = setTimeout(() => {
+      if (!process.isPending(id) || this.#process !== process || this.#stopping) return;
+      const reason = `tool host for "${this.#options.name}" restarted: call "${tool}" ignored ` +
+        `its abort signal for ${graceMs} ms`;
+      this.#logger.warn(reason);
+      process.retire(reason);
+      this.#process = undefined;
+      this.#setState({ state: "starting", lastFailure: reason });
+      process.stop(this.#options.killGraceMs ?? 2_000, reason)
+        .then(() => this.#launch(reason))
+        .catch(() => {});
+    }, graceMs);
+    answer.then(() => clearTimeout(timer), () => clearTimeout(timer));
+  }
+
+  async #waitWhileStarting(timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      signal?.addEventListener("abort", done, { once: true });
+      this.#stateWaiters.push(done);
+      function done() {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      }
+    });
+    if (signal?.aborted) {
+      throw new ToolCallError("Cancelled", `call to "${this.#options.name}" was cancelled`);
+    }
+  }
+
+  #unavailableMessage(): string {
+    const name = this.#options.name;
+    const state = this.#state;
+    switch (state.state) {
+      case "waiting": {
+        const seconds = Math.max(0, (state.retryAt - Date.now()) / 1000).toFixed(1);
+        return `tool host for "${name}" is not running: ${state.reason} (retrying in ${seconds} s)`;
+      }
+      case "starting":
+        return `tool host for "${name}" is still starting`;
+      case "stopped":
+        return `tool host for "${name}" is stopped`;
+      default:
+        return `tool host for "${name}" is not running`;
+    }
+  }
+
+  #label(): string {
+    return this.#options.label ?? `tools/${this.#options.file.split(/[\\/]/).at(-1) ?? ""}`;
+  }
+
+  #setState(state: ToolHostState): void {
+    this.#state = state;
+    const waiters = this.#stateWaiters;
+    this.#stateWaiters = [];
+    for (const waiter of waiters) waiter();
+    try {
+      this.#options.onStateChange?.(state);
+    } catch (error) {
+      this.#logger.error(`tool host state listener failed: ${String(error)}`);
+    }
+  }
+}
+
+/**
+ * Deno flags for a tool host. Undefined permissions mean `--allow-all`. Otherwise the configured
+ * grants, plus what hosting needs: reading the module's own directory (dynamic import checks
+ * read access for local files), the two `GATEWAY_*` variables, and imports from the hosts the
+ * module may reach anyway (`net`).
+ */
+export function hostPermissionFlags(
+  permissions: PermissionSet | undefined,
+  file: string,
+): string[] {
+  if (permissions === undefined) return ["--allow-all"];
+  const set: PermissionSet = { ...permissions };
+  const moduleDir = dirname(file);
+  if (set.read !== true) set.read = [...(Array.isArray(set.read) ? set.read : []), moduleDir];
+  if (set.env !== true) {
+    set.env = [
+      ...(Array.isArray(set.env) ? set.env : []),
+      "GATEWAY_DATA_DIR",
+      "GATEWAY_TOOL_SETTINGS",
+    ];
+  }
+  const flags = permissionFlags(set);
+  if (set.net === true) flags.push("--allow-import");
+  else if (Array.isArray(set.net) && set.net.length > 0) {
+    flags.push(`--allow-import=${set.net.join(",")}`);
+  }
+  return flags;
+}
+
+/** Keeps the tool's own stack as the `cause` of the `ToolCallError`. */
+function remoteError(error: { message: string; name?: string; stack?: string }): Error {
+  const remote = new Error(error.message);
+  remote.name = error.name ?? "Error";
+  if (error.stack !== undefined) remote.stack = error.stack;
+  return remote;
+}

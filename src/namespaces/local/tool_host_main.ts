@@ -1,0 +1,163 @@
+/**
+ * Child side of a tool host: imports one tool module and serves calls to its exports over
+ * stdin/stdout (see `tool_host_protocol.ts`). Run by `ToolHost` as
+ * `deno run … tool_host_main.ts <module URL>`; this is an entry point, so it may `Deno.exit`.
+ *
+ * What a tool module sees:
+ * - `console.*` writes to stderr (the gateway logs it); stdout carries the protocol.
+ * - `GATEWAY_TOOL_SETTINGS` (JSON of `tools.<name>.settings`) and `GATEWAY_DATA_DIR` in the env.
+ * - `globalThis.gatewaySignal`: the `AbortSignal` of the call in progress (undefined outside a
+ *   call). It aborts when the call times out or the run is cancelled; a tool that ignores it for
+ *   2 s gets its host restarted. Tools take at most one parameter, so the signal is not an
+ *   argument; it follows the call through `await` (AsyncLocalStorage).
+ *
+ * @example A tool that honours cancellation
+ * ```ts ignore
+ * declare global {
+ *   var gatewaySignal: AbortSignal | undefined;
+ * }
+ *
+ * // Fetches a page as text.
+ * export async function page(args: { url: string }): Promise<string> {
+ *   const response = await fetch(args.url, { signal: globalThis.gatewaySignal });
+ *   return await response.text();
+ * }
+ * ```
+ * @module
+ */
+
+import { AsyncLocalStorage } from "node:async_hooks";
+import { Console } from "node:console";
+import process from "node:process";
+import {
+  type CallMessage,
+  encodeMessage,
+  type HostResponse,
+  parseRequest,
+  readLines,
+  type ResultMessage,
+  toWireError,
+} from "./tool_host_protocol.ts";
+
+/** Longest request line accepted from the gateway (arguments are JSON on one line). */
+const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
+
+/** Everything one call needs from the host. */
+interface HostContext {
+  loaded: Promise<Record<string, unknown>>;
+  controllers: Map<number, AbortController>;
+  calls: AsyncLocalStorage<AbortSignal>;
+}
+
+/** Writes one message in full before any other JavaScript runs, so messages never interleave. */
+function send(message: HostResponse): void {
+  let bytes = new TextEncoder().encode(encodeMessage(message));
+  while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
+}
+
+/** Points every stdout-writing console method at stderr, in place (modules may hold `console`). */
+function redirectConsole(): void {
+  const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr });
+  const target = console as unknown as Record<string, unknown>;
+  const source = stderrConsole as unknown as Record<string, unknown>;
+  for (const key of Object.keys(target)) {
+    const method = source[key];
+    if (typeof method === "function") target[key] = method.bind(stderrConsole);
+  }
+}
+
+/** Logs stray rejections and errors instead of letting them end the host (and every call). */
+function survivesStrayErrors(): void {
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    console.error("tool module: unhandled promise rejection:", event.reason);
+  });
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    console.error("tool module: uncaught error:", event.error);
+  });
+}
+
+async function handleCall(context: HostContext, message: CallMessage): Promise<void> {
+  const controller = new AbortController();
+  context.controllers.set(message.id, controller);
+  let result: ResultMessage;
+  try {
+    const module = await context.loaded;
+    const fn = module[message.tool];
+    if (typeof fn !== "function") {
+      throw new TypeError(`Cannot call "${message.tool}": the module exports no such function`);
+    }
+    const value: unknown = await context.calls.run(
+      controller.signal,
+      () => "args" in message ? fn(message.args) : fn(),
+    );
+    result = value === undefined
+      ? { type: "result", id: message.id, ok: true }
+      : { type: "result", id: message.id, ok: true, value };
+  } catch (thrown) {
+    result = { type: "result", id: message.id, ok: false, error: toWireError(thrown) };
+  } finally {
+    context.controllers.delete(message.id);
+  }
+  try {
+    send(result);
+  } catch (thrown) {
+    const reason = thrown instanceof Error ? thrown.message : String(thrown);
+    send({
+      type: "result",
+      id: message.id,
+      ok: false,
+      error: { message: `The result of "${message.tool}" cannot be sent as JSON: ${reason}` },
+    });
+  }
+}
+
+async function main(): Promise<void> {
+  const moduleUrl = Deno.args[0];
+  if (moduleUrl === undefined) {
+    console.error("usage: tool_host_main.ts <module URL>");
+    Deno.exit(2);
+  }
+  redirectConsole();
+  survivesStrayErrors();
+  const calls = new AsyncLocalStorage<AbortSignal>();
+  Object.defineProperty(globalThis, "gatewaySignal", {
+    get: () => calls.getStore(),
+    configurable: true,
+  });
+
+  const loaded = import(moduleUrl) as Promise<Record<string, unknown>>;
+  loaded.catch(() => {}); // reported below; calls never arrive before "ready"
+  const context: HostContext = { loaded, controllers: new Map(), calls };
+
+  // Read requests from the start: stdin closing (the gateway stopped or died) ends the host even
+  // while the module is still importing.
+  readLines(Deno.stdin.readable, (line) => {
+    const request = parseRequest(line);
+    if (request === undefined) {
+      console.error(`tool host: ignored a line that is not a request: ${line.slice(0, 200)}`);
+    } else if (request.type === "cancel") {
+      context.controllers.get(request.id)?.abort(
+        new DOMException("The gateway cancelled the call", "AbortError"),
+      );
+    } else {
+      void handleCall(context, request);
+    }
+  }, { maxLineLength: MAX_REQUEST_LENGTH }).finally(() => {
+    for (const controller of context.controllers.values()) controller.abort();
+    Deno.exit(0);
+  });
+
+  let module: Record<string, unknown>;
+  try {
+    module = await loaded;
+  } catch (thrown) {
+    send({ type: "load_error", error: toWireError(thrown) });
+    Deno.exit(1);
+  }
+  const exports = Object.keys(module).filter((key) => typeof module[key] === "function");
+  send({ type: "ready", exports });
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,340 @@
+/**
+ * One tool host subprocess: spawns `deno run tool_host_main.ts` in its own process group, waits
+ * for the module to import, matches call results to callers, and kills the whole group.
+ * Restarts and deadlines live in `tool_host.ts`; one instance never outlives its process.
+ * @module
+ */
+
+import { ToolCallError } from "../namespace.ts";
+import { ToolModuleLoadError } from "./tool_module_load_error.ts";
+import {
+  encodeMessage,
+  type HostRequest,
+  parseResponse,
+  readLines,
+  type ResultMessage,
+  type WireError,
+} from "./tool_host_protocol.ts";
+
+/** Where tool hosts report what they and their modules do; `console` fits. */
+export interface ToolHostLogger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** How to start one tool host process. */
+export interface ToolHostProcessOptions {
+  /** Namespace name, used in messages (`tool host for "kv" …`). */
+  name: string;
+  /** The module as users see it, e.g. `tools/kv.ts`. */
+  label: string;
+  /** `file:` URL of the module, to find its lines in stack traces. */
+  moduleUrl: string;
+  /** Executable and its arguments, e.g. `[Deno.execPath(), "run", …]`. */
+  command: string[];
+  cwd: string;
+  /** Added to the inherited environment. */
+  env: Record<string, string>;
+  /** Longest an import may take before the group is killed. */
+  loadTimeoutMs: number;
+  /** Longest stdout line (one message) accepted from the child. */
+  maxMessageLength: number;
+  logger: ToolHostLogger;
+}
+
+interface PendingCall {
+  resolve(result: ResultMessage): void;
+  reject(error: ToolCallError): void;
+}
+
+/** Stderr lines logged per window before the rest of the window is only counted. */
+const STDERR_LINES_PER_WINDOW = 200;
+const STDERR_WINDOW_MS = 10_000;
+/** Stderr lines kept to explain a failed import. */
+const STDERR_TAIL_LINES = 20;
+
+/**
+ * A running tool host. `ready` settles once: with the module's function exports, or with a
+ * {@linkcode ToolModuleLoadError} (import threw, hung past the timeout, or the process died).
+ */
+export class ToolHostProcess {
+  /** Process id, also the process group id (the child is started detached). */
+  readonly pid: number;
+  /** Function exports once imported; rejects with {@linkcode ToolModuleLoadError}. */
+  readonly ready: Promise<string[]>;
+  /** Settles when the process has exited and its pipes are drained; never rejects. */
+  readonly closed: Promise<Deno.CommandStatus>;
+  #options: ToolHostProcessOptions;
+  #child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #pending = new Map<number, PendingCall>();
+  #status: Deno.CommandStatus | undefined;
+  #retiredWith: ToolCallError | undefined;
+  #loadError: WireError | undefined;
+  #stderrTail: string[] = [];
+  #stderrWindow = { start: 0, logged: 0, suppressed: 0 };
+  #settleReady: { resolve(exports: string[]): void; reject(error: Error): void } | undefined;
+
+  constructor(options: ToolHostProcessOptions) {
+    this.#options = options;
+    const [executable, ...args] = options.command;
+    this.#child = new Deno.Command(executable ?? Deno.execPath(), {
+      args,
+      cwd: options.cwd,
+      env: options.env,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+    this.pid = this.#child.pid;
+    this.#writer = this.#child.stdin.getWriter();
+    this.ready = new Promise<string[]>((resolve, reject) => {
+      this.#settleReady = { resolve, reject };
+    });
+    this.ready.catch(() => {}); // observed by the owner; avoid an unhandled rejection otherwise
+    const loadTimer = setTimeout(() => {
+      this.#failLoad(`import did not finish within ${options.loadTimeoutMs} ms`, undefined);
+      this.#signalGroup("SIGKILL");
+    }, options.loadTimeoutMs);
+    this.ready.then(() => clearTimeout(loadTimer), () => clearTimeout(loadTimer));
+
+    const stdoutDone = readLines(this.#child.stdout, (line) => this.#onStdout(line), {
+      maxLineLength: options.maxMessageLength,
+      onOversized: (length) =>
+        options.logger.warn(
+          `tool host for "${options.name}" sent a line of ${length} characters, over the ` +
+            `${options.maxMessageLength} limit: dropped`,
+        ),
+    }).catch(() => {});
+    const stderrDone = readLines(this.#child.stderr, (line) => this.#onStderr(line), {
+      maxLineLength: 64 * 1024,
+    }).catch(() => {});
+    this.closed = this.#child.status.then(async (status) => {
+      this.#status = status;
+      this.#signalGroup("SIGKILL"); // descendants the module left behind in its group
+      await Promise.all([stdoutDone, stderrDone]);
+      this.#onExit(status);
+      return status;
+    });
+  }
+
+  /** True once the process has exited. */
+  get exited(): boolean {
+    return this.#status !== undefined;
+  }
+
+  /** Number of calls waiting for an answer. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Whether call `id` still waits for its answer. */
+  isPending(id: number): boolean {
+    return this.#pending.has(id);
+  }
+
+  /**
+   * Sends a call. Resolves with the child's answer (success or the tool's error); rejects with
+   * {@linkcode ToolCallError} when the process dies or is retired first.
+   */
+  call(id: number, tool: string, args: unknown): Promise<ResultMessage> {
+    const gone = this.#retiredWith ?? (this.#status === undefined ? undefined : this.#exitError());
+    if (gone !== undefined) return Promise.reject(gone);
+    let line: string;
+    try {
+      line = encodeMessage(
+        args === undefined ? { type: "call", id, tool } : { type: "call", id, tool, args },
+      );
+    } catch (thrown) {
+      const reason = thrown instanceof Error ? thrown.message : String(thrown);
+      return Promise.reject(
+        new ToolCallError(
+          "InvalidToolInput",
+          `Cannot send arguments to "${this.#options.name}.${tool}": not JSON: ${reason}`,
+        ),
+      );
+    }
+    const answer = new Promise<ResultMessage>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+    });
+    this.#write(line);
+    return answer;
+  }
+
+  /** Asks the child to abort call `id`'s signal; its answer, if any, is still delivered. */
+  cancel(id: number): void {
+    if (this.#pending.has(id)) this.#send({ type: "cancel", id });
+  }
+
+  /**
+   * Fails every pending and later call with `NamespaceUnavailable` and `message`; used before
+   * the owner kills this process on purpose (restart, reload, stop).
+   */
+  retire(message: string): void {
+    this.#retiredWith ??= new ToolCallError("NamespaceUnavailable", message);
+    this.#failPending(this.#retiredWith);
+  }
+
+  /** Resolves when no call is pending any more, or after `maxMs`. */
+  async drained(maxMs: number): Promise<void> {
+    const end = Date.now() + maxMs;
+    while (this.#pending.size > 0 && this.#status === undefined && Date.now() < end) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /**
+   * Ends the process: closes stdin, SIGTERMs the group, SIGKILLs it after `graceMs`. Pending
+   * calls fail with `message`. Resolves when the process is gone.
+   */
+  async stop(graceMs: number, message: string): Promise<void> {
+    this.retire(message);
+    this.#failLoad("the tool host was stopped while importing", undefined);
+    if (this.#status === undefined) {
+      await this.#writer.close().catch(() => {});
+      this.#signalGroup("SIGTERM");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), graceMs);
+      });
+      const outcome = await Promise.race([this.#child.status, timeout]);
+      clearTimeout(timer);
+      if (outcome === "timeout") this.#signalGroup("SIGKILL");
+    }
+    await this.closed;
+  }
+
+  /** Sends `signal` to the whole process group; a group already gone is not an error. */
+  #signalGroup(signal: Deno.Signal): void {
+    try {
+      Deno.kill(-this.pid, signal);
+    } catch {
+      // ESRCH: nothing left in the group.
+    }
+  }
+
+  #send(message: HostRequest): void {
+    this.#write(encodeMessage(message));
+  }
+
+  #write(line: string): void {
+    this.#writer.write(new TextEncoder().encode(line)).catch(() => {
+      // The process is gone; its exit fails the pending calls.
+    });
+  }
+
+  #onStdout(line: string): void {
+    const message = parseResponse(line.trim());
+    if (message === undefined) {
+      this.#options.logger.warn(
+        `tool host for "${this.#options.name}" wrote a line that is not a message: dropped: ` +
+          JSON.stringify(line.slice(0, 200)),
+      );
+      return;
+    }
+    if (message.type === "ready") {
+      this.#settleReady?.resolve(message.exports.filter((e): e is string => typeof e === "string"));
+      this.#settleReady = undefined;
+    } else if (message.type === "load_error") {
+      this.#loadError = message.error;
+    } else {
+      const pending = this.#pending.get(message.id);
+      if (pending === undefined) return; // answered after a timeout or cancel: dropped
+      this.#pending.delete(message.id);
+      pending.resolve(message);
+    }
+  }
+
+  #onStderr(line: string): void {
+    this.#stderrTail.push(line);
+    if (this.#stderrTail.length > STDERR_TAIL_LINES) this.#stderrTail.shift();
+    const now = Date.now();
+    const window = this.#stderrWindow;
+    if (now - window.start > STDERR_WINDOW_MS) {
+      if (window.suppressed > 0) {
+        this.#options.logger.warn(
+          `[${this.#options.label}] ${window.suppressed} stderr lines not logged (too many)`,
+        );
+      }
+      this.#stderrWindow = { start: now, logged: 0, suppressed: 0 };
+    }
+    if (this.#stderrWindow.logged >= STDERR_LINES_PER_WINDOW) {
+      this.#stderrWindow.suppressed++;
+      return;
+    }
+    this.#stderrWindow.logged++;
+    this.#options.logger.info(`[${this.#options.label}] ${line}`);
+  }
+
+  #onExit(status: Deno.CommandStatus): void {
+    if (this.#loadError !== undefined) {
+      const { reason, line } = describeLoadError(this.#loadError, this.#options.moduleUrl);
+      this.#failLoad(reason, line);
+    } else {
+      const hint = this.#stderrTail.findLast((l) => /error/i.test(l));
+      this.#failLoad(
+        `the tool host ${describeExit(status)} during import` +
+          (hint === undefined ? "" : `: ${stripAnsi(hint).trim()}`),
+        undefined,
+      );
+    }
+    this.#failPending(this.#retiredWith ?? this.#exitError());
+  }
+
+  #exitError(): ToolCallError {
+    const status = this.#status;
+    const how = status === undefined ? "exited" : describeExit(status);
+    return new ToolCallError(
+      "ToolError",
+      `tool host for "${this.#options.name}" ${how} during the call`,
+    );
+  }
+
+  #failLoad(reason: string, line: number | undefined): void {
+    if (this.#settleReady === undefined) return;
+    const error = new ToolModuleLoadError(
+      this.#options.label,
+      reason,
+      line === undefined ? undefined : { line },
+    );
+    this.#settleReady.reject(error);
+    this.#settleReady = undefined;
+  }
+
+  #failPending(error: ToolCallError): void {
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const call of pending) call.reject(error);
+  }
+}
+
+/** "exited with code 3" or "was killed by SIGKILL". */
+export function describeExit(status: Deno.CommandStatus): string {
+  return status.signal === null
+    ? `exited with code ${status.code}`
+    : `was killed by ${status.signal}`;
+}
+
+/** The first line of an import error and the module line it points at, if any. */
+function describeLoadError(
+  error: WireError,
+  moduleUrl: string,
+): { reason: string; line: number | undefined } {
+  const firstLine = stripAnsi(error.message.split("\n")[0] ?? "").trim();
+  const named = error.name === undefined || error.name === "Error" ||
+      /^[A-Za-z]*Error:/.test(firstLine)
+    ? firstLine
+    : `${error.name}: ${firstLine}`;
+  const escaped = moduleUrl.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const where = new RegExp(`${escaped}:(\\d+):\\d+`).exec(`${error.message}\n${error.stack ?? ""}`);
+  const line = where?.[1] === undefined ? undefined : Number(where[1]);
+  return { reason: `import failed: ${named}`, line };
+}
+
+function stripAnsi(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, "");
+}

@@ -1,0 +1,165 @@
+/**
+ * The newline-delimited JSON spoken between the gateway and a tool host over the host's
+ * stdin/stdout. Shared by both sides; imports nothing, so the child loads no dependencies.
+ * @module
+ */
+
+/** Parent → child: call an export with one argument (absent = call it with none). */
+export interface CallMessage {
+  type: "call";
+  id: number;
+  tool: string;
+  args?: unknown;
+}
+
+/** Parent → child: abort the signal of call `id` (the call still answers, late answers are dropped). */
+export interface CancelMessage {
+  type: "cancel";
+  id: number;
+}
+
+/** Everything the parent sends. */
+export type HostRequest = CallMessage | CancelMessage;
+
+/** An error as it crosses the pipe. */
+export interface WireError {
+  message: string;
+  name?: string;
+  stack?: string;
+}
+
+/** Child → parent: the module was imported; `exports` names its function exports. */
+export interface ReadyMessage {
+  type: "ready";
+  exports: string[];
+}
+
+/** Child → parent: importing the module failed; the child exits right after. */
+export interface LoadErrorMessage {
+  type: "load_error";
+  error: WireError;
+}
+
+/** Child → parent: the outcome of one call. `value` is absent when the tool returned undefined. */
+export type ResultMessage =
+  | { type: "result"; id: number; ok: true; value?: unknown }
+  | { type: "result"; id: number; ok: false; error: WireError };
+
+/** Everything the child sends. */
+export type HostResponse = ReadyMessage | LoadErrorMessage | ResultMessage;
+
+/**
+ * Frames one message. The leading newline ends any partial line a module wrote to stdout
+ * directly (`Deno.stdout.write` without a newline), so such noise never corrupts a message.
+ */
+export function encodeMessage(message: HostRequest | HostResponse): string {
+  return `\n${JSON.stringify(message)}\n`;
+}
+
+/** Parses one line from the child; undefined for noise (non-JSON or not a known message). */
+export function parseResponse(line: string): HostResponse | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || !("type" in value)) return undefined;
+  switch (value.type) {
+    case "ready":
+      return "exports" in value && Array.isArray(value.exports) ? value as ReadyMessage : undefined;
+    case "load_error":
+      return "error" in value && isWireError(value.error) ? value as LoadErrorMessage : undefined;
+    case "result":
+      if (!("id" in value) || typeof value.id !== "number" || !("ok" in value)) return undefined;
+      if (value.ok === true) return value as ResultMessage;
+      return value.ok === false && "error" in value && isWireError(value.error)
+        ? value as ResultMessage
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Parses one line from the parent; undefined when it is not a request. */
+export function parseRequest(line: string): HostRequest | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || !("type" in value)) return undefined;
+  if (!("id" in value) || typeof value.id !== "number") return undefined;
+  if (value.type === "cancel") return value as CancelMessage;
+  if (value.type === "call" && "tool" in value && typeof value.tool === "string") {
+    return value as CallMessage;
+  }
+  return undefined;
+}
+
+/** Turns anything thrown into a {@linkcode WireError}. */
+export function toWireError(thrown: unknown): WireError {
+  if (thrown instanceof Error) {
+    const error: WireError = { message: thrown.message, name: thrown.name };
+    if (thrown.stack !== undefined) error.stack = thrown.stack;
+    return error;
+  }
+  return { message: String(thrown) };
+}
+
+function isWireError(value: unknown): value is WireError {
+  return typeof value === "object" && value !== null && "message" in value &&
+    typeof value.message === "string";
+}
+
+/** Settings of {@linkcode readLines}. */
+export interface ReadLinesOptions {
+  /** Longest line kept, in UTF-16 code units; longer lines are dropped and reported. */
+  maxLineLength: number;
+  /** Told about each dropped over-long line. */
+  onOversized?: (length: number) => void;
+}
+
+/**
+ * Feeds each non-empty line of `stream` (UTF-8) to `onLine` until the stream ends. Memory stays
+ * bounded by `maxLineLength` whatever the peer writes.
+ */
+export async function readLines(
+  stream: ReadableStream<Uint8Array>,
+  onLine: (line: string) => void,
+  options: ReadLinesOptions,
+): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let dropped = 0; // > 0 while skipping the rest of an over-long line
+  const take = (piece: string, ended: boolean) => {
+    if (dropped > 0) {
+      dropped += piece.length;
+      if (ended) {
+        options.onOversized?.(dropped);
+        dropped = 0;
+      }
+      return;
+    }
+    buffer += piece;
+    if (ended) {
+      const line = buffer.endsWith("\r") ? buffer.slice(0, -1) : buffer;
+      buffer = "";
+      if (line.trim() !== "") onLine(line);
+    } else if (buffer.length > options.maxLineLength) {
+      dropped = buffer.length;
+      buffer = "";
+    }
+  };
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
+      take(text.slice(start, newline), true);
+      start = newline + 1;
+    }
+    take(text.slice(start), false);
+  }
+  take(decoder.decode(), true);
+}

@@ -1,0 +1,208 @@
+/**
+ * JSON Schema (as MCP tools declare inputs and outputs) → TypeScript declarations, through
+ * `json-schema-to-typescript` after a normalising pass of our own.
+ * @module
+ */
+
+import { compile } from "json-schema-to-typescript";
+import type { JsonSchema } from "../namespace.ts";
+
+/** One schema rendered: the name of its root type and the declarations that define it. */
+export interface RenderedSchema {
+  /** Name of the root type, declared in `declarations`. */
+  typeName: string;
+  /** `export interface …` / `export type …` text, meant for `declare namespace <ns> { … }`. */
+  declarations: string;
+}
+
+/**
+ * PascalCase type-name stem for a tool name: `get-sum` → `GetSum`, `read_file` → `ReadFile`,
+ * `3d` → `_3d`. Callers add a suffix (`Input`, `Output`) and make it unique.
+ */
+export function typeNameFor(name: string): string {
+  const stem = name.split(/[^A-Za-z0-9]+/).filter((part) => part !== "")
+    .map((part) => part[0]?.toUpperCase() + part.slice(1)).join("");
+  if (stem === "") return "Tool";
+  return /^[0-9]/.test(stem) ? `_${stem}` : stem;
+}
+
+/**
+ * Renders `schema` as TypeScript declarations with root type `typeName`. It handles `$ref` into
+ * `$defs`/`definitions` (named `<typeName><Def>`, so two tools' definitions never clash),
+ * `allOf`/`anyOf`/`oneOf`, `enum`, `const`, tuples (`prefixItems` and `items` arrays), nested
+ * objects as nested types, optional versus required properties, `additionalProperties`, and
+ * `description`/`default`/`format` as JSDoc.
+ *
+ * `json-schema-to-typescript` does most of the work; the pass before it makes up for what it
+ * lacks or gets wrong for upstream schemas: it ignores `prefixItems` and `default`/`format`,
+ * names types after `title`/`$id` (pydantic titles every property, so tools would collide), fails
+ * on external `$ref`s, and honours `tsType`/`tsEnumNames`, which would let an upstream inject
+ * arbitrary TypeScript. Rejects when the schema cannot be rendered (e.g. a dangling `$ref`).
+ *
+ * @example
+ * ```ts
+ * import { schemaToTypeScript } from "./schema_to_typescript.ts";
+ * const schema = { type: "object", properties: { message: { type: "string" } } };
+ * const { declarations } = await schemaToTypeScript(schema, { typeName: "EchoInput" });
+ * // "export interface EchoInput {\nmessage?: string\n}\n"
+ * ```
+ */
+export async function schemaToTypeScript(
+  schema: JsonSchema,
+  options: { typeName: string },
+): Promise<RenderedSchema> {
+  const normalized = normalizeRoot(schema, options.typeName);
+  const declarations = await compile(normalized as Parameters<typeof compile>[0], options.typeName, {
+    bannerComment: "",
+    format: false,
+    declareExternallyReferenced: true,
+    additionalProperties: false,
+    unreachableDefinitions: false,
+    strictIndexSignatures: false,
+    $refOptions: { resolve: { external: false } },
+  });
+  return { typeName: options.typeName, declarations: declarations.trim() };
+}
+
+type SchemaNode = JsonSchema | boolean;
+
+/** Keywords whose value is one subschema. */
+const SCHEMA_KEYWORDS = [
+  "additionalProperties",
+  "additionalItems",
+  "contains",
+  "not",
+  "if",
+  "then",
+  "else",
+  "propertyNames",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+];
+/** Keywords whose value is a list of subschemas. */
+const SCHEMA_LIST_KEYWORDS = ["allOf", "anyOf", "oneOf"];
+/** Keywords whose value maps names to subschemas. */
+const SCHEMA_MAP_KEYWORDS = [
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+];
+/** Keywords dropped: naming hints that would clash, and generator directives. */
+const DROPPED_KEYWORDS = [
+  "title",
+  "$id",
+  "$schema",
+  "$anchor",
+  "$comment",
+  "tsType",
+  "tsEnumNames",
+  "tsEnumName",
+];
+
+function normalizeRoot(schema: JsonSchema, typeName: string): JsonSchema {
+  const refs = new Map<string, string>();
+  for (const keyword of ["$defs", "definitions"]) {
+    const defs = schema[keyword];
+    if (!isObject(defs)) continue;
+    for (const key of Object.keys(defs)) {
+      const renamed = `${typeName}${typeNameFor(key)}`;
+      const pointer = key.replaceAll("~", "~0").replaceAll("/", "~1");
+      refs.set(`#/${keyword}/${pointer}`, `#/$defs/${renamed}`);
+      refs.set(`#/${keyword}/${encodeURIComponent(pointer)}`, `#/$defs/${renamed}`);
+    }
+  }
+  const root = normalizeNode(schema, { refs, renameDefs: true, typeName });
+  if (!isObject(root)) return {};
+  // The generator refuses a schema holding both; at the root they are merged into `$defs`.
+  if (isObject(root.definitions)) {
+    root.$defs = { ...root.definitions, ...(isObject(root.$defs) ? root.$defs : {}) };
+    delete root.definitions;
+  }
+  return root;
+}
+
+interface NormalizeContext {
+  refs: Map<string, string>;
+  renameDefs: boolean;
+  typeName: string;
+}
+
+function normalizeNode(node: unknown, context: NormalizeContext): SchemaNode {
+  if (typeof node === "boolean") return node;
+  if (!isObject(node)) return {};
+  const inner = { ...context, renameDefs: false };
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (DROPPED_KEYWORDS.includes(key) || (key === "id" && typeof value === "string")) continue;
+    if (SCHEMA_KEYWORDS.includes(key)) {
+      out[key] = normalizeNode(value, inner);
+    } else if (SCHEMA_LIST_KEYWORDS.includes(key) && Array.isArray(value)) {
+      out[key] = value.map((item) => normalizeNode(item, inner));
+    } else if (SCHEMA_MAP_KEYWORDS.includes(key) && isObject(value)) {
+      const rename = context.renameDefs && (key === "$defs" || key === "definitions");
+      out[key] = Object.fromEntries(
+        Object.entries(value).map((
+          [name, sub],
+        ) => [rename ? `${context.typeName}${typeNameFor(name)}` : name, normalizeNode(sub, inner)]),
+      );
+    } else if (key === "items") {
+      out.items = Array.isArray(value)
+        ? value.map((item) => normalizeNode(item, inner))
+        : normalizeNode(value, inner);
+    } else if (key === "dependencies" && isObject(value)) {
+      out.dependencies = Object.fromEntries(
+        Object.entries(value).map((
+          [name, dep],
+        ) => [name, Array.isArray(dep) ? dep : normalizeNode(dep, inner)]),
+      );
+    } else if (key !== "prefixItems" && key !== "$ref") {
+      out[key] = value;
+    }
+  }
+  // Draft 2020-12 tuples: prefixItems + items → the draft-07 items array + additionalItems.
+  if (Array.isArray(node.prefixItems)) {
+    out.items = node.prefixItems.map((item) => normalizeNode(item, inner));
+    if (node.items !== undefined && !Array.isArray(node.items)) {
+      out.additionalItems = normalizeNode(node.items, inner);
+    } else delete out.additionalItems;
+  }
+  if (typeof node.$ref === "string") {
+    const ref = context.refs.get(node.$ref) ?? node.$ref;
+    if (ref.startsWith("#")) out.$ref = ref;
+    else {
+      // Never fetched (no network at type time): the value is typed as unknown. Upstream
+      // `tsType` was dropped above, so this one is ours.
+      addDoc(out, `(unresolved reference "${ref}")`);
+      out.tsType = "unknown";
+    }
+  }
+  if (isOpenObject(out)) out.additionalProperties = true;
+  if (node.default !== undefined) addDoc(out, `@default ${shortJson(node.default)}`);
+  if (typeof node.format === "string") addDoc(out, `@format ${node.format}`);
+  return out;
+}
+
+/** An object schema that says nothing about its keys: any keys, so an index signature. */
+function isOpenObject(schema: JsonSchema): boolean {
+  const type = schema.type;
+  const isObjectType = type === "object" || (Array.isArray(type) && type.includes("object"));
+  return isObjectType &&
+    ["properties", "patternProperties", "additionalProperties", "allOf", "anyOf", "oneOf", "$ref"]
+      .every((key) => schema[key] === undefined);
+}
+
+function addDoc(schema: JsonSchema, line: string): void {
+  const description = typeof schema.description === "string" ? schema.description : "";
+  schema.description = description === "" ? line : `${description}\n${line}`;
+}
+
+function shortJson(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+function isObject(value: unknown): value is JsonSchema {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,282 @@
+/**
+ * The stdio transport for upstream MCP servers: one child process in its own process group,
+ * newline-delimited JSON-RPC on stdin/stdout, stderr drained into a capped tail.
+ * @module
+ */
+
+import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./mcp_sdk.ts";
+import { TailBuffer } from "./tail_buffer.ts";
+
+/** What to run and how to watch it. */
+export interface StdioProcessOptions {
+  command: string;
+  args: string[];
+  /** The child's whole environment (nothing is inherited beyond it). */
+  env: Record<string, string>;
+  cwd?: string;
+  /** Longest stdout line accepted as one message; longer lines are dropped. @default 16 MiB */
+  maxMessageBytes?: number;
+  /** Where stderr is kept; pass one to read it after the process is gone. @default a 64 KiB tail */
+  stderr?: TailBuffer;
+  /** Receives stderr lines (at most 20 a second, each cut at 500 characters). */
+  onStderrLine?: (line: string) => void;
+  /** Wait after closing stdin, and again after SIGTERM, before the next step. @default 2000 */
+  killGraceMs?: number;
+}
+
+const STDERR_LINES_PER_SECOND = 20;
+const STDERR_LINE_CHARS = 500;
+
+/**
+ * An SDK {@linkcode Transport} over a child process. It replaces the SDK's
+ * `StdioClientTransport` because the gateway needs what that one does not offer: the child runs
+ * in its own process group so `close()` leaves no grandchildren behind, stdout lines have a size
+ * cap, stderr is drained continuously into a bounded tail (a server that floods stderr never
+ * stalls), and the exit status is kept to explain a crash.
+ */
+export class StdioProcessTransport implements Transport {
+  /** Set by the SDK's `Protocol.connect`. */
+  onclose?: () => void;
+  /** Set by the SDK's `Protocol.connect`. */
+  onerror?: (error: Error) => void;
+  /** Set by the SDK's `Protocol.connect`. */
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+
+  readonly #options: StdioProcessOptions;
+  readonly #stderr: TailBuffer;
+  #child: Deno.ChildProcess | undefined;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #status: Deno.CommandStatus | undefined;
+  #finished: Promise<void> | undefined;
+  #closing: Promise<void> | undefined;
+  readonly #encoder = new TextEncoder();
+
+  constructor(options: StdioProcessOptions) {
+    this.#options = options;
+    this.#stderr = options.stderr ?? new TailBuffer();
+  }
+
+  /** Process id of the child (also its process group id), once started. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** How the child ended, once it has. */
+  get exitStatus(): Deno.CommandStatus | undefined {
+    return this.#status;
+  }
+
+  /** The kept end of the child's stderr. */
+  get stderr(): TailBuffer {
+    return this.#stderr;
+  }
+
+  /** Spawns the child; rejects when it cannot be spawned (missing command, bad cwd). */
+  start(): Promise<void> {
+    if (this.#child !== undefined) {
+      return Promise.reject(new Error(`Cannot start "${this.#options.command}": already started`));
+    }
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(this.#options.command, {
+        args: this.#options.args,
+        env: this.#options.env,
+        clearEnv: true,
+        ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+        // setsid(): the child leads a new process group, so stop() can signal every descendant.
+        detached: true,
+      }).spawn();
+    } catch (error) {
+      const detail = error instanceof Deno.errors.NotFound
+        ? "command not found"
+        : error instanceof Error
+        ? error.message
+        : String(error);
+      return Promise.reject(
+        new Error(`Cannot start "${this.#options.command}": ${detail}`, { cause: error }),
+      );
+    }
+    this.#child = child;
+    this.#writer = child.stdin.getWriter();
+    // The writer's own rejection is reported by send(); keep it from being "unhandled".
+    this.#writer.closed.catch(() => {});
+    const stdoutDone = this.#readStdout(child.stdout);
+    const stderrDone = this.#readStderr(child.stderr);
+    this.#finished = (async () => {
+      this.#status = await child.status;
+      // The leader is gone; anything left in its group is an orphan.
+      signalGroup(child.pid, "SIGKILL");
+      await Promise.all([stdoutDone, stderrDone]);
+      this.onclose?.();
+    })();
+    return Promise.resolve();
+  }
+
+  /** Writes one message as a line; rejects when the child's stdin is gone. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#writer === undefined || this.#status !== undefined || this.#closing !== undefined) {
+      throw new Error(`Cannot send to "${this.#options.command}": the process is not running`);
+    }
+    await this.#writer.write(this.#encoder.encode(`${JSON.stringify(message)}\n`));
+  }
+
+  /**
+   * Ends the child: closes stdin, waits `killGraceMs`, sends SIGTERM to the group, waits again,
+   * then SIGKILL. Resolves once the child is reaped and its pipes are drained; idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    const child = this.#child;
+    if (child === undefined || this.#finished === undefined) return;
+    const grace = this.#options.killGraceMs ?? 2000;
+    await this.#writer?.close().catch(() => {});
+    if (!(await settlesWithin(child.status, grace))) {
+      signalGroup(child.pid, "SIGTERM");
+      if (!(await settlesWithin(child.status, grace))) signalGroup(child.pid, "SIGKILL");
+    }
+    await this.#finished;
+  }
+
+  async #readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const max = this.#options.maxMessageBytes ?? 16 * 1024 * 1024;
+    let parts: Uint8Array[] = [];
+    let size = 0;
+    let dropping = false;
+    try {
+      for await (const chunk of stream) {
+        let start = 0;
+        while (start <= chunk.length) {
+          const newline = chunk.indexOf(10, start);
+          const end = newline === -1 ? chunk.length : newline;
+          const piece = chunk.subarray(start, end);
+          if (!dropping && size + piece.length > max) {
+            dropping = true;
+            parts = [];
+            size = 0;
+            this.onerror?.(
+              new Error(
+                `Dropped a message from "${this.#options.command}": longer than ${max} bytes`,
+              ),
+            );
+          }
+          if (!dropping && piece.length > 0) {
+            parts.push(piece);
+            size += piece.length;
+          }
+          if (newline === -1) break;
+          if (!dropping) this.#handleLine(concatBytes(parts, size));
+          dropping = false;
+          parts = [];
+          size = 0;
+          start = newline + 1;
+        }
+      }
+    } catch (error) {
+      this.onerror?.(new Error(`Cannot read stdout of "${this.#options.command}"`, { cause: error }));
+    }
+  }
+
+  #handleLine(bytes: Uint8Array): void {
+    const line = new TextDecoder().decode(bytes).trim();
+    if (line === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch {
+      const preview = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+      this.onerror?.(
+        new Error(
+          `Ignored a line on stdout of "${this.#options.command}" that is not JSON-RPC: ${
+            JSON.stringify(preview)
+          }`,
+        ),
+      );
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const decoder = new TextDecoder();
+    const onLine = this.#options.onStderrLine;
+    let partial = "";
+    let windowStart = 0;
+    let logged = 0;
+    let skipped = 0;
+    const log = (line: string) => {
+      if (onLine === undefined || line.trim() === "") return;
+      const now = Date.now();
+      if (now - windowStart >= 1000) {
+        if (skipped > 0) onLine(`(${skipped} stderr lines not logged)`);
+        windowStart = now;
+        logged = 0;
+        skipped = 0;
+      }
+      if (logged >= STDERR_LINES_PER_SECOND) {
+        skipped++;
+        return;
+      }
+      logged++;
+      onLine(line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line);
+    };
+    try {
+      for await (const chunk of stream) {
+        const text = decoder.decode(chunk, { stream: true });
+        this.#stderr.append(text);
+        if (onLine === undefined) continue;
+        const lines = (partial + text).split("\n");
+        partial = lines.pop() ?? "";
+        if (partial.length > STDERR_LINE_CHARS * 4) partial = partial.slice(0, STDERR_LINE_CHARS);
+        for (const line of lines) log(line);
+      }
+      log(partial);
+      if (skipped > 0) onLine?.(`(${skipped} stderr lines not logged)`);
+    } catch (error) {
+      this.onerror?.(new Error(`Cannot read stderr of "${this.#options.command}"`, { cause: error }));
+    }
+  }
+}
+
+/** Says how a child ended, for failure reasons: `exited with code 3`, `was killed by SIGKILL`. */
+export function describeExit(status: Deno.CommandStatus): string {
+  return status.signal !== null ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
+}
+
+/** Sends `signal` to the process group led by `pid`; a group already gone is fine. */
+function signalGroup(pid: number, signal: Deno.Signal): void {
+  try {
+    Deno.kill(-pid, signal);
+  } catch {
+    // ESRCH: nothing left to signal.
+  }
+}
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function concatBytes(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

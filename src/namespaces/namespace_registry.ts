@@ -1,0 +1,181 @@
+/**
+ * The set of live namespaces: names them (identifiers, collisions, refusals), resolves a
+ * script's call to a namespace and tool, and tells listeners when anything changes so types,
+ * catalogue and checker follow within a moment.
+ * @module
+ */
+
+import { assignIdentifiers } from "./names.ts";
+import { type Namespace, ToolCallError, type ToolDescriptor } from "./namespace.ts";
+import type { TypedNamespace } from "./render_types.ts";
+import type { ToolMap } from "../protocol/channel_messages.ts";
+import { nearestNames } from "../discovery/nearest_names.ts";
+import { buildToolIdentifiers } from "../discovery/catalogue_snapshot.ts";
+
+/** A resolved call target. */
+export interface ResolvedTool {
+  namespace: Namespace;
+  tool: ToolDescriptor;
+}
+
+/** Holds namespaces by configured name; owns starting and stopping them. */
+export class NamespaceRegistry {
+  readonly #namespaces = new Map<string, Namespace>();
+  readonly #unsubscribe = new Map<string, () => void>();
+  readonly #listeners = new Set<() => void>();
+  #typed: TypedNamespace[] | null = null;
+  #warnings: string[] = [];
+  #changeTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Adds and starts a namespace (start runs in the background; status says where it is). */
+  add(namespace: Namespace): Promise<void> {
+    this.#namespaces.set(namespace.name, namespace);
+    this.#unsubscribe.set(namespace.name, namespace.onChange(() => this.#changed()));
+    this.#changed();
+    return namespace.start();
+  }
+
+  /** Stops and removes a namespace. */
+  async remove(name: string): Promise<void> {
+    const namespace = this.#namespaces.get(name);
+    if (!namespace) return;
+    this.#namespaces.delete(name);
+    this.#unsubscribe.get(name)?.();
+    this.#unsubscribe.delete(name);
+    this.#changed();
+    await namespace.stop();
+  }
+
+  /** The namespace configured under `name`, if any. */
+  get(name: string): Namespace | undefined {
+    return this.#namespaces.get(name);
+  }
+
+  /** All namespaces, sorted by name. */
+  list(): Namespace[] {
+    return [...this.#namespaces.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  /** Registers a change listener (debounced 20 ms); returns an unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(): void {
+    this.#typed = null;
+    if (this.#changeTimer !== null) return;
+    this.#changeTimer = setTimeout(() => {
+      this.#changeTimer = null;
+      for (const listener of this.#listeners) listener();
+    }, 20);
+  }
+
+  /** Naming problems found across namespaces (collisions, refused names). */
+  warnings(): string[] {
+    this.typed();
+    return this.#warnings;
+  }
+
+  /** Every namespace as the type renderer and discovery see it; cached until a change. */
+  typed(): TypedNamespace[] {
+    if (this.#typed) return this.#typed;
+    const warnings: string[] = [];
+    const list = this.list();
+    const nsNames = assignIdentifiers(list.map((n) => n.name), { what: "namespace" });
+    warnings.push(...nsNames.warnings, ...nsNames.refused.map((r) => r.reason));
+    const typed: TypedNamespace[] = [];
+    for (const namespace of list) {
+      const identifier = nsNames.identifiers.get(namespace.name);
+      if (identifier === undefined) continue;
+      const catalogue = namespace.catalogue();
+      const toolNames = buildToolIdentifiers(catalogue);
+      warnings.push(
+        ...catalogue.warnings.map((w) => `${namespace.name}: ${w}`),
+        ...toolNames.warnings.map((w) => `${namespace.name}: ${w}`),
+        ...toolNames.refused.map((r) => `${namespace.name}: ${r.reason}`),
+      );
+      typed.push({
+        name: namespace.name,
+        identifier,
+        kind: namespace.kind,
+        status: namespace.status(),
+        catalogue,
+        toolIdentifiers: toolNames.identifiers,
+      });
+    }
+    this.#typed = typed;
+    this.#warnings = [...new Set(warnings)];
+    return typed;
+  }
+
+  /** Identifier maps the runner builds `tools` from. */
+  toolMap(): ToolMap {
+    const map: ToolMap = {};
+    for (const ns of this.typed()) {
+      const tools: Record<string, string> = {};
+      for (const [original, identifier] of ns.toolIdentifiers as Map<string, string>) {
+        tools[identifier] = original;
+      }
+      map[ns.identifier] = { name: ns.name, tools };
+    }
+    return map;
+  }
+
+  /**
+   * Finds the target of a call by namespace and tool, each by configured/original name or by
+   * identifier. Throws `UnknownTool` with the nearest names.
+   */
+  resolve(namespaceName: string, toolName: string): ResolvedTool {
+    const typed = this.typed();
+    const ns = typed.find((n) => n.name === namespaceName) ??
+      typed.find((n) => n.identifier === namespaceName);
+    if (!ns) {
+      const near = nearestNames(namespaceName, typed.map((n) => n.identifier));
+      throw new ToolCallError(
+        "UnknownTool",
+        `Unknown namespace "${namespaceName}"${
+          near.length ? `: did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
+        } (gateway tools lists them)`,
+      );
+    }
+    const namespace = this.#namespaces.get(ns.name)!;
+    const ids = ns.toolIdentifiers as Map<string, string>;
+    const tool = ns.catalogue.tools.find((t) => t.originalName === toolName && ids.has(toolName)) ??
+      ns.catalogue.tools.find((t) => ids.get(t.originalName) === toolName);
+    if (!tool) {
+      const status = ns.status.state === "ready"
+        ? ""
+        : ` (namespace "${ns.name}" is ${
+          ns.status.state === "failed" ? `failed: ${ns.status.reason}` : ns.status.state
+        })`;
+      if (ns.status.state !== "ready" && ns.catalogue.tools.length === 0) {
+        throw new ToolCallError(
+          "NamespaceUnavailable",
+          `Namespace "${ns.name}" is unavailable${status}; tool "${toolName}" cannot be called now`,
+        );
+      }
+      const near = nearestNames(toolName, [...ids.values()]);
+      throw new ToolCallError(
+        "UnknownTool",
+        `Unknown tool "${ns.identifier}.${toolName}"${
+          near.length
+            ? `: did you mean ${near.map((n) => `"${ns.identifier}.${n}"`).join(", ")}?`
+            : ""
+        }${status}`,
+      );
+    }
+    return { namespace, tool };
+  }
+
+  /** Stops every namespace. */
+  async stopAll(): Promise<void> {
+    if (this.#changeTimer !== null) clearTimeout(this.#changeTimer);
+    this.#changeTimer = null;
+    const all = [...this.#namespaces.values()];
+    for (const unsubscribe of this.#unsubscribe.values()) unsubscribe();
+    this.#unsubscribe.clear();
+    this.#namespaces.clear();
+    await Promise.allSettled(all.map((n) => n.stop()));
+  }
+}

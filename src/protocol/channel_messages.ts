@@ -1,0 +1,81 @@
+/**
+ * Messages on the per-run channel between a script's runner subprocess and the gateway:
+ * newline-delimited JSON over a unix socket. The runner imports only this module.
+ * @module
+ */
+
+/** Identifier maps the runner builds `tools` from: identifier → original name. */
+export interface ToolMap {
+  [namespaceIdentifier: string]: { name: string; tools: { [toolIdentifier: string]: string } };
+}
+
+/** The gateway's answer to `hello`: the run to execute. */
+export interface RunMessage {
+  t: "run";
+  runId: string;
+  /** Absolute path of the script file the runner may read. */
+  scriptPath: string;
+  args: string[];
+  stdin: string;
+  toolMap: ToolMap;
+  /** Name of the global the transformed snippet calls with its last expression. */
+  resultHook: string;
+  /** Catalogue snapshot for synchronous `search()`/`describe()`, when the script uses them. */
+  discovery?: DiscoveryData;
+}
+
+/** What `search()` and `describe()` inside a script answer from, without a round trip. */
+export interface DiscoveryData {
+  entries: DiscoveryEntry[];
+}
+
+/** One tool or script as in-script discovery sees it. */
+export interface DiscoveryEntry {
+  path: string;
+  kind: "tool" | "script";
+  namespace: string | null;
+  name: string;
+  signature: string;
+  description: string;
+  declaration: string;
+  params: string[];
+}
+
+/** A failure reported by the gateway for a call, as the script's `ToolError` sees it. */
+export interface ChannelError {
+  kind: string;
+  message: string;
+  namespace?: string;
+  tool?: string;
+}
+
+/** Gateway → runner. */
+export type GatewayToRunner =
+  | RunMessage
+  | { t: "reply"; id: number; ok: true; value: unknown }
+  | { t: "reply"; id: number; ok: false; error: ChannelError; raw?: unknown }
+  | { t: "refused"; message: string };
+
+/** Where an uncaught script error happened, as the runner read it from the stack. */
+export interface ScriptFailure {
+  name: string;
+  message: string;
+  stack?: string;
+  line?: number;
+  column?: number;
+  /** Set when the error was a `ToolError` the script did not catch. */
+  tool?: ChannelError;
+}
+
+/** Runner → gateway. */
+export type RunnerToGateway =
+  | { t: "hello"; token: string }
+  | { t: "call"; id: number; namespace: string; tool: string; args: unknown; raw: boolean }
+  | { t: "resources"; id: number; namespace: string; op: "list" | "read"; uri?: string }
+  | { t: "result"; value: unknown }
+  | { t: "attach"; block: unknown }
+  | { t: "warning"; message: string }
+  | { t: "failed"; error: ScriptFailure };
+
+/** Longest line either side accepts; longer ones close the channel (guards memory). */
+export const MAX_CHANNEL_LINE_BYTES = 64 * 1024 * 1024;

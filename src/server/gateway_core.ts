@@ -1,0 +1,528 @@
+/**
+ * The running gateway's parts, wired once: config, namespaces, runner, checker, history and
+ * workflows. Methods (RPC, HTTP, MCP) call into this; it owns start-up order and shutdown.
+ * @module
+ */
+
+import { join } from "node:path";
+import type { LoadedConfig } from "../config/config_loader.ts";
+import { loadConfig } from "../config/config_loader.ts";
+import type { GatewayConfig } from "../config/gateway_config.ts";
+import type { ResolvedRoot } from "../config/gateway_paths.ts";
+import type { Logger } from "../logger.ts";
+import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
+import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
+import { type Namespace, ToolCallError } from "../namespaces/namespace.ts";
+import { renderScriptGlobals, renderToolSignature } from "../namespaces/render_types.ts";
+import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
+import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
+import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
+import { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
+import { RunChannelServer } from "../exec/run_channel_server.ts";
+import {
+  type FinishedRun,
+  RESULT_HOOK,
+  type RunHandle,
+  type RunRequest,
+  ScriptRunner,
+} from "../exec/script_runner.ts";
+import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
+import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
+import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
+import { RunHistory } from "../store/run_history.ts";
+import type { DiscoveryData } from "../protocol/channel_messages.ts";
+import type { RunDocument } from "../protocol/run_document.ts";
+import { describePath, UnknownPathError } from "../discovery/describe.ts";
+import { SearchIndex } from "../discovery/search.ts";
+
+/** Where things live, resolved by the CLI before the core starts. */
+export interface GatewayPaths {
+  root: ResolvedRoot;
+  dataDir: string;
+}
+
+function denoDir(): string {
+  const env = Deno.env.get("DENO_DIR");
+  if (env) return env;
+  const home = Deno.env.get("HOME") ?? "/tmp";
+  return Deno.build.os === "darwin"
+    ? join(home, "Library", "Caches", "deno")
+    : join(Deno.env.get("XDG_CACHE_HOME") ?? join(home, ".cache"), "deno");
+}
+
+/** Keeps finished runs' documents briefly, so `wait` after the end still answers. */
+const FINISHED_KEEP = 200;
+
+/** The gateway's state and behaviour, independent of how requests arrive. */
+export class GatewayCore {
+  readonly paths: GatewayPaths;
+  readonly log: Logger;
+  readonly registry = new NamespaceRegistry();
+  #loaded: LoadedConfig;
+  #database: GatewayDatabase | null = null;
+  #history: RunHistory | null = null;
+  #channel: RunChannelServer | null = null;
+  #runner: ScriptRunner | null = null;
+  #checker: ScriptCheckerWorker | null = null;
+  #watcher: ToolDirectoryWatcher | null = null;
+  #signatures: ToolModuleSignatures | null = null;
+  #configWatcher: Deno.FsWatcher | null = null;
+  #scripts: NamedScript[] = [];
+  #snapshot: CatalogueSnapshot | null = null;
+  #searchIndex: SearchIndex | null = null;
+  #globalsVersion = 0;
+  readonly #finished = new Map<string, RunDocument>();
+  readonly #stateDir: string;
+
+  constructor(paths: GatewayPaths, loaded: LoadedConfig, log: Logger) {
+    this.paths = paths;
+    this.#loaded = loaded;
+    this.log = log;
+    this.#stateDir = join(paths.dataDir, "state");
+  }
+
+  /** The configuration in force (the last good one). */
+  get config(): GatewayConfig {
+    return this.#loaded.config;
+  }
+
+  /** Values to mask in logs and history. */
+  secrets(): string[] {
+    return [...this.#loaded.secrets, ...this.#loaded.config.history.redact];
+  }
+
+  /** The history store. */
+  get history(): RunHistory {
+    if (!this.#history) throw new Error("The gateway core is not started");
+    return this.#history;
+  }
+
+  /** The database, for workflow sessions. */
+  get database(): GatewayDatabase {
+    if (!this.#database) throw new Error("The gateway core is not started");
+    return this.#database;
+  }
+
+  /** The script runner. */
+  get runner(): ScriptRunner {
+    if (!this.#runner) throw new Error("The gateway core is not started");
+    return this.#runner;
+  }
+
+  /** Starts everything; returns once the server can answer (slow upstreams keep starting). */
+  async start(): Promise<void> {
+    await Deno.mkdir(this.#stateDir, { recursive: true, mode: 0o700 });
+    await Deno.chmod(this.#stateDir, 0o700);
+    const runsDir = join(this.#stateDir, `runs-${Deno.pid}`);
+    await Deno.mkdir(runsDir, { recursive: true, mode: 0o700 });
+    this.#database = openGatewayDatabase(join(this.paths.dataDir, "gateway.db"));
+    this.#history = new RunHistory(this.#database, {
+      secrets: this.secrets(),
+      maxOutputBytes: this.config.history.maxOutputBytes,
+    });
+    this.#pruneHistory();
+    this.#channel = new RunChannelServer(join(this.#stateDir, `channel-${Deno.pid}.sock`), {
+      log: (m) => this.log.warn(m, { component: "channel" }),
+    });
+    this.#channel.start();
+    this.#checker = ScriptCheckerWorker.start({ cacheDir: join(this.paths.dataDir, "cache") });
+    this.#runner = new ScriptRunner({
+      channel: this.#channel,
+      runsDir,
+      denoDir: denoDir(),
+      exec: () => this.config.exec,
+      callTool: (call) =>
+        this.callTool(call.namespace, call.tool, call.args, {
+          raw: call.raw,
+          signal: call.signal,
+          callTimeoutMs: call.callTimeoutMs,
+        }),
+      resources: (request) => this.resources(request),
+      toolMap: () => this.registry.toolMap(),
+      discovery: () => this.discoveryData(),
+      prepare: (source, inline) =>
+        this.#checker!.prepare(source, { inline, resultFunction: RESULT_HOOK }),
+      check: (prepared) => this.#checker!.check(prepared),
+      record: (run) => this.#record(run),
+      log: (m) => this.log.warn(m, { component: "runner" }),
+    });
+    this.#runner.warm();
+    this.registry.onChange(() => this.#catalogueChanged());
+    await this.#refreshScripts();
+    this.#startNamespaces();
+    this.#catalogueChanged();
+    this.#watchConfig();
+  }
+
+  #pruneHistory(): void {
+    try {
+      this.#history?.prune({
+        maxRuns: this.config.history.maxRuns,
+        maxAgeDays: this.config.history.maxAgeDays,
+      });
+    } catch (error) {
+      this.log.error("history retention failed", { error: String(error) });
+    }
+  }
+
+  #startNamespaces(): void {
+    const toolsDir = join(this.paths.root.dir, "tools");
+    const cacheDir = join(this.paths.dataDir, "cache");
+    this.#signatures = new ToolModuleSignatures({ cacheDir });
+    const addLocal = (name: string, file: string) => {
+      const config = this.config.tools[name] ?? { settings: {}, disabled: false };
+      if (config.disabled) return;
+      this.registry.add(
+        new LocalNamespace(name, {
+          file,
+          config,
+          dataDir: this.paths.dataDir,
+          cacheDir,
+          signatures: this.#signatures!,
+          logger: this.log.child(`tools.${name}`),
+        }),
+      );
+    };
+    this.#watcher = new ToolDirectoryWatcher(toolsDir, {
+      logger: this.log.child("tools"),
+      onChanges: (changes) => {
+        // Each change touches that namespace alone (SPEC §3).
+        for (const change of changes) {
+          const existing = this.registry.get(change.name);
+          if (change.kind === "removed") this.registry.remove(change.name);
+          else if (existing instanceof LocalNamespace) existing.reload();
+          else if (!existing) addLocal(change.name, change.file);
+        }
+      },
+    });
+    this.#watcher.start().then(
+      (files) => {
+        for (const { name, file } of files) addLocal(name, file);
+      },
+      (error) => this.log.error("cannot watch the tools directory", { error: String(error) }),
+    );
+    for (const [name, server] of Object.entries(this.config.mcpServers)) {
+      if (server.disabled) continue;
+      if (this.registry.get(name)) {
+        this.log.warn(
+          `mcpServers "${name}" has the name of a tool module; the MCP server is skipped`,
+        );
+        continue;
+      }
+      this.registry.add(new McpNamespace(name, server, { logger: this.log.child(`mcp.${name}`) }));
+    }
+  }
+
+  async #refreshScripts(): Promise<void> {
+    try {
+      this.#scripts = await listNamedScripts(join(this.paths.root.dir, "scripts"));
+    } catch (error) {
+      this.log.warn("cannot list named scripts", { error: String(error) });
+    }
+    this.#snapshot = null;
+  }
+
+  /** Named scripts of the root, as last listed. */
+  scripts(): NamedScript[] {
+    return this.#scripts;
+  }
+
+  #catalogueChanged(): void {
+    this.#snapshot = null;
+    const version = ++this.#globalsVersion;
+    const dts = renderScriptGlobals(this.snapshot());
+    this.#checker?.setGlobals(dts).catch((error) => {
+      if (version === this.#globalsVersion) {
+        this.log.error("type checker rejected the generated globals", { error: String(error) });
+      }
+    });
+  }
+
+  /** The catalogue as discovery and the type renderer see it; cached until it changes. */
+  snapshot(): CatalogueSnapshot {
+    if (!this.#snapshot) {
+      this.#snapshot = { namespaces: this.registry.typed(), scripts: this.#scripts };
+    }
+    return this.#snapshot;
+  }
+
+  /** The search index of the current snapshot, built once per catalogue change. */
+  searchIndex(): SearchIndex {
+    const snapshot = this.snapshot();
+    if (!this.#searchIndex || this.#searchIndex.entries.snapshot !== snapshot) {
+      this.#searchIndex = new SearchIndex(snapshot);
+    }
+    return this.#searchIndex;
+  }
+
+  /** What in-script `search()`/`describe()` answer from. */
+  discoveryData(): DiscoveryData {
+    const snapshot = this.snapshot();
+    const entries: DiscoveryData["entries"] = [];
+    for (const ns of snapshot.namespaces) {
+      for (const tool of ns.catalogue.tools) {
+        const id = (ns.toolIdentifiers as Map<string, string>).get(tool.originalName);
+        if (id === undefined) continue;
+        const path = `tools.${ns.identifier}.${id}`;
+        let declaration = "";
+        try {
+          declaration = describePath(snapshot, path).text;
+        } catch (error) {
+          if (!(error instanceof UnknownPathError)) throw error;
+          declaration = renderToolSignature(ns, tool);
+        }
+        entries.push({
+          path,
+          kind: "tool",
+          namespace: ns.identifier,
+          name: id,
+          signature: renderToolSignature(ns, tool),
+          description: tool.description.split("\n")[0] ?? "",
+          declaration,
+          params: tool.params.map((p) => p.name),
+        });
+      }
+    }
+    for (const script of snapshot.scripts) {
+      entries.push({
+        path: script.name,
+        kind: "script",
+        namespace: null,
+        name: script.name,
+        signature: `gateway run ${script.name}`,
+        description: script.description.split("\n")[0] ?? "",
+        declaration: script.description,
+        params: script.params.map((p) => p.name),
+      });
+    }
+    return { entries };
+  }
+
+  /**
+   * Calls one tool: resolves names, applies policy, and hands the namespace the per-call
+   * limits. Rejects with `ToolCallError`.
+   */
+  async callTool(
+    namespaceName: string,
+    toolName: string,
+    args: unknown,
+    options: { raw: boolean; signal: AbortSignal; callTimeoutMs?: number },
+  ): Promise<unknown> {
+    const { namespace, tool } = this.registry.resolve(namespaceName, toolName);
+    const state = namespace.status();
+    if (state.state !== "ready") {
+      throw new ToolCallError(
+        "NamespaceUnavailable",
+        `Namespace "${namespace.name}" is ${
+          state.state === "failed" ? `failed: ${state.reason}` : state.state
+        }; ${namespace.name}.${tool.originalName} cannot be called now`,
+      );
+    }
+    this.#applyPolicy(namespace, tool.originalName, tool.annotations);
+    const result = await namespace.callTool(tool.originalName, args ?? {}, {
+      signal: options.signal,
+      callTimeoutMs: options.callTimeoutMs ?? this.config.exec.callTimeoutMs,
+      callMaxMs: this.config.exec.callMaxMs,
+    });
+    return options.raw ? result.raw : result.value;
+  }
+
+  #applyPolicy(namespace: Namespace, tool: string, annotations?: Record<string, unknown>): void {
+    for (const rule of this.config.policy) {
+      if (!globMatch(rule.match, `${namespace.name}.${tool}`)) continue;
+      if (rule.when && annotations?.[rule.when] !== true) continue;
+      if (rule.action === "allow") return;
+      if (rule.action === "deny") {
+        throw new ToolCallError(
+          "PolicyDenied",
+          `Policy denies ${namespace.name}.${tool} (rule "${rule.match}"${
+            rule.when ? ` when ${rule.when}` : ""
+          }): change the policy in gateway.json to allow it`,
+        );
+      }
+      throw new ToolCallError(
+        "PolicyDenied",
+        `Policy asks for approval of ${namespace.name}.${tool} (rule "${rule.match}"), and approvals are not available in this version: denied`,
+      );
+    }
+  }
+
+  /** Resources of an MCP namespace, for the `resources` global. */
+  async resources(
+    request: { namespace: string; op: "list" | "read"; uri?: string },
+  ): Promise<unknown> {
+    const ns = this.registry.get(request.namespace) ??
+      this.registry.list().find((n) =>
+        this.registry.typed().find((t) => t.name === n.name)?.identifier === request.namespace
+      );
+    if (!ns) {
+      throw new ToolCallError("UnknownTool", `Unknown namespace "${request.namespace}"`);
+    }
+    if (!ns.listResources || !ns.readResource) {
+      throw new ToolCallError(
+        "ToolError",
+        `Namespace "${ns.name}" has no resources (only MCP servers do)`,
+      );
+    }
+    if (request.op === "list") return await ns.listResources();
+    if (!request.uri) throw new ToolCallError("InvalidToolInput", "resources.read needs a uri");
+    return await ns.readResource(request.uri);
+  }
+
+  /** Starts a run. */
+  exec(request: RunRequest): RunHandle {
+    const handle = this.runner.start(request);
+    handle.done.then((doc) => {
+      this.#finished.set(doc.runId, doc);
+      if (this.#finished.size > FINISHED_KEEP) {
+        const oldest = this.#finished.keys().next().value;
+        if (oldest !== undefined) this.#finished.delete(oldest);
+      }
+    });
+    return handle;
+  }
+
+  /** A finished run's document, while it is still remembered. */
+  finished(runId: string): RunDocument | undefined {
+    return this.#finished.get(runId);
+  }
+
+  #record(run: FinishedRun): boolean {
+    const { document, request } = run;
+    try {
+      this.history.record({
+        runId: document.runId,
+        startedAt: run.startedAt,
+        durationMs: document.durationMs,
+        source: request.source,
+        args: request.args,
+        stdinBytes: new TextEncoder().encode(request.stdin).length,
+        cwd: request.cwd,
+        client: request.client,
+        status: document.ok ? "ok" : "failed",
+        errorKind: document.error?.kind ?? null,
+        errorMessage: document.error?.message ?? null,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        result: document.result === undefined ? null : JSON.stringify(document.result),
+        exitCode: document.exitCode,
+        toolCalls: run.toolCalls,
+        name: request.name ?? null,
+      });
+      return true;
+    } catch (error) {
+      this.log.error("history write failed; the run result is returned without it", {
+        runId: document.runId,
+        error: String(error),
+      });
+      return false;
+    }
+  }
+
+  #watchConfig(): void {
+    const file = this.paths.root.configFile;
+    const scriptsDir = join(this.paths.root.dir, "scripts");
+    const watched = [this.paths.root.dir];
+    try {
+      this.#configWatcher = Deno.watchFs(watched, { recursive: true });
+    } catch (error) {
+      this.log.warn("cannot watch the root for changes", { error: String(error) });
+      return;
+    }
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let configTouched = false;
+    let scriptsTouched = false;
+    (async () => {
+      try {
+        for await (const event of this.#configWatcher!) {
+          if (file && event.paths.includes(file)) configTouched = true;
+          if (event.paths.some((p) => p.startsWith(scriptsDir))) scriptsTouched = true;
+          if (!configTouched && !scriptsTouched) continue;
+          if (timer !== null) clearTimeout(timer);
+          timer = setTimeout(() => {
+            timer = null;
+            if (configTouched) this.#reloadConfig();
+            if (scriptsTouched) this.#refreshScripts().then(() => this.#catalogueChanged());
+            configTouched = false;
+            scriptsTouched = false;
+          }, 100);
+        }
+      } catch (error) {
+        this.log.warn("root watcher stopped", { error: String(error) });
+      }
+    })();
+  }
+
+  async #reloadConfig(): Promise<void> {
+    const file = this.paths.root.configFile;
+    let next: LoadedConfig;
+    try {
+      next = await loadConfig(file, Deno.env.toObject());
+    } catch (error) {
+      // A bad edit keeps the last good config (SPEC §2).
+      this.log.error("config reload failed; keeping the last good config", {
+        error: (error as Error).message,
+      });
+      return;
+    }
+    const before = this.#loaded.config;
+    this.#loaded = next;
+    this.log.info("config reloaded", { file });
+    for (const [name, server] of Object.entries(next.config.mcpServers)) {
+      const old = before.mcpServers[name];
+      if (JSON.stringify(old) === JSON.stringify(server)) continue;
+      await this.registry.remove(name);
+      if (!server.disabled) {
+        this.registry.add(
+          new McpNamespace(name, server, { logger: this.log.child(`mcp.${name}`) }),
+        );
+      }
+    }
+    for (const name of Object.keys(before.mcpServers)) {
+      if (!(name in next.config.mcpServers)) await this.registry.remove(name);
+    }
+  }
+
+  /** Namespaces with status, for `gateway tools` and `/health`. */
+  namespaceList(): Array<{
+    name: string;
+    identifier: string;
+    kind: string;
+    status: string;
+    reason?: string;
+    tools: number;
+  }> {
+    return this.registry.typed().map((ns) => ({
+      name: ns.name,
+      identifier: ns.identifier,
+      kind: ns.kind,
+      status: ns.status.state,
+      ...(ns.status.state === "failed" ? { reason: ns.status.reason } : {}),
+      tools: ns.catalogue.tools.length,
+    }));
+  }
+
+  /** Stops runs, namespaces, the channel and the database, in that order. */
+  async stop(): Promise<void> {
+    try {
+      this.#configWatcher?.close();
+    } catch {
+      // already closed
+    }
+    await this.#watcher?.stop();
+    await this.#runner?.close();
+    await this.registry.stopAll();
+    await this.#signatures?.close();
+    this.#channel?.close();
+    await this.#checker?.close();
+    this.#database?.close();
+  }
+}
+
+/** Matches `ns.tool` against a glob where `*` is any run of characters. */
+export function globMatch(pattern: string, text: string): boolean {
+  const regex = new RegExp(
+    `^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`,
+  );
+  return regex.test(text);
+}

@@ -1,0 +1,133 @@
+/**
+ * The server process: refuses a second instance for the same data dir, starts the core,
+ * listens on loopback, publishes `server.json`, and shuts down cleanly on SIGTERM/SIGINT
+ * (RELIABILITY SVC-02, SVC-03, UP-10).
+ * @module
+ */
+
+import type { LoadedConfig } from "../config/config_loader.ts";
+import type { Logger } from "../logger.ts";
+import { GatewayCore, type GatewayPaths } from "./gateway_core.ts";
+import { createHttpRoutes } from "./http_routes.ts";
+import { Router } from "./router.ts";
+import { execMethods } from "./methods/exec_methods.ts";
+import { namespaceMethods } from "./methods/namespace_methods.ts";
+import { historyMethods } from "./methods/history_methods.ts";
+import { discoveryMethods } from "./methods/discovery_methods.ts";
+import { ensureToken } from "../config/token_file.ts";
+import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
+
+/** The gateway's version, reported by `--version`, `/health` and `server.json`. */
+export const GATEWAY_VERSION = "0.1.0";
+
+/** A server that start-up could not bring up; the message says why and what to do. */
+export class ServerStartError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "ServerStartError";
+  }
+}
+
+/** Builds the method table every interface dispatches through. */
+export function createRouter(): Router {
+  return new Router({
+    ...execMethods,
+    ...namespaceMethods,
+    ...discoveryMethods,
+    ...historyMethods,
+  });
+}
+
+/** A running server. */
+export interface RunningServer {
+  port: number;
+  core: GatewayCore;
+  /** Resolves when the server has stopped (after `stop()` or a signal). */
+  finished: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts the server in this process. */
+export async function startGatewayServer(
+  options: { paths: GatewayPaths; loaded: LoadedConfig; log: Logger; handleSignals?: boolean },
+): Promise<RunningServer> {
+  const { paths, loaded, log } = options;
+  const existing = await readServerState(paths.dataDir);
+  if (existing && !existing.stale && existing.state.pid !== Deno.pid) {
+    throw new ServerStartError(
+      `A gateway is already running for data dir "${paths.dataDir}" (pid ${existing.state.pid}, port ${existing.state.port}, root "${existing.state.root}"): ` +
+        `stop it with gateway stop, or set GATEWAY_DATA_DIR to use another data dir`,
+    );
+  }
+  if (existing?.stale) log.info("ignoring a stale server.json", { pid: existing.state.pid });
+  const token = await ensureToken(paths.dataDir);
+  const core = new GatewayCore(paths, loaded, log);
+  await core.start();
+  const router = createRouter();
+  let port = 0;
+  const app = createHttpRoutes({
+    core,
+    router,
+    token,
+    port: () => port,
+    version: GATEWAY_VERSION,
+  });
+  const config = core.config;
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      hostname: config.host,
+      port: config.port,
+      onListen: () => {},
+    }, app.fetch);
+  } catch (error) {
+    await core.stop();
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new ServerStartError(
+        `Port ${config.port} on ${config.host} is in use by another program: set "port" in ${
+          paths.root.configFile ?? "gateway.json"
+        } (0 picks a free one) or stop that program`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  port = (server.addr as Deno.NetAddr).port;
+  await writeServerState(paths.dataDir, {
+    pid: Deno.pid,
+    host: config.host,
+    port,
+    root: paths.root.dir,
+    dataDir: paths.dataDir,
+    version: GATEWAY_VERSION,
+    startedAt: new Date().toISOString(),
+  });
+  log.info("gateway listening", { host: config.host, port, root: paths.root.dir });
+
+  let stopping: Promise<void> | null = null;
+  let resolveFinished!: () => void;
+  const finished = new Promise<void>((r) => (resolveFinished = r));
+  const onSignal = () => {
+    log.info("signal received; stopping");
+    stop();
+  };
+  const stop = () => {
+    stopping ??= (async () => {
+      if (options.handleSignals) {
+        Deno.removeSignalListener("SIGTERM", onSignal);
+        Deno.removeSignalListener("SIGINT", onSignal);
+      }
+      await removeServerState(paths.dataDir, Deno.pid);
+      const shutdown = server.shutdown();
+      await core.stop();
+      await Promise.race([shutdown, new Promise((r) => setTimeout(r, 2000))]);
+      resolveFinished();
+    })();
+    return stopping;
+  };
+  if (options.handleSignals) {
+    Deno.addSignalListener("SIGTERM", onSignal);
+    Deno.addSignalListener("SIGINT", onSignal);
+  }
+  return { port, core, finished, stop };
+}

@@ -1,0 +1,169 @@
+/**
+ * The HTTP surface (SPEC §11) as a hono app: each route maps onto the same router methods
+ * the WebSocket uses, so both answer alike. Auth runs first for every path.
+ * @module
+ */
+
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
+import { checkHostAndOrigin, checkToken } from "./request_guard.ts";
+import type { GatewayCore } from "./gateway_core.ts";
+import type { Router } from "./router.ts";
+import { serveSocket } from "./socket_session.ts";
+import { openApiDocument } from "./openapi_document.ts";
+import { dashboardHtml } from "./dashboard_page.ts";
+
+/** What the routes need. */
+export interface HttpRoutesOptions {
+  core: GatewayCore;
+  router: Router;
+  token: string;
+  port: () => number;
+  version: string;
+  /** Handles `/mcp` (the gateway as an MCP server), when present. */
+  mcp?: (request: Request) => Promise<Response>;
+}
+
+function statusOf(error: RpcError): 400 | 404 | 422 | 500 | 503 {
+  switch (error.code) {
+    case RpcCode.InvalidParams:
+    case RpcCode.InvalidRequest:
+    case RpcCode.ParseError:
+      return 400;
+    case RpcCode.MethodNotFound:
+      return 404;
+    case RpcCode.GatewayError:
+      return 422;
+    case RpcCode.ShuttingDown:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+/** Builds the app. */
+export function createHttpRoutes(options: HttpRoutesOptions): Hono {
+  const { core, router } = options;
+  const app = new Hono();
+
+  app.use("*", async (c, next) => {
+    const refusal = checkHostAndOrigin(c.req.raw, { port: options.port() });
+    if (refusal) {
+      core.log.warn("refused request", { path: c.req.path, reason: refusal.message });
+      return c.json({ error: { message: refusal.message } }, refusal.status);
+    }
+    if (c.req.path !== "/health") {
+      const allowQuery = c.req.path === "/ws" || c.req.path === "/ui";
+      const denied = checkToken(c.req.raw, { token: options.token, allowQuery });
+      if (denied) return c.json({ error: { message: denied.message } }, denied.status);
+    }
+    await next();
+  });
+
+  const call = async (c: Context, method: string, params: unknown) => {
+    const gone = new AbortController();
+    c.req.raw.signal.addEventListener("abort", () => gone.abort());
+    try {
+      const result = await router.dispatch(method, params, {
+        core,
+        client: "http",
+        signal: gone.signal,
+      });
+      return c.json(result as Record<string, unknown>);
+    } catch (error) {
+      const rpc = error instanceof RpcError
+        ? error
+        : new RpcError(RpcCode.InternalError, String(error));
+      return c.json({ error: rpc.toJSON() }, statusOf(rpc));
+    }
+  };
+  const body = async (c: Context): Promise<unknown> => {
+    try {
+      return await c.req.json();
+    } catch {
+      throw new RpcError(RpcCode.ParseError, "Parse error: the request body is not JSON");
+    }
+  };
+  const withBody = (method: string) => async (c: Context) => {
+    let params: unknown;
+    try {
+      params = await body(c);
+    } catch (error) {
+      return c.json({ error: (error as RpcError).toJSON() }, 400);
+    }
+    return call(c, method, params);
+  };
+
+  app.get("/health", (c) =>
+    c.json({
+      ok: true,
+      version: options.version,
+      pid: Deno.pid,
+      root: core.paths.root.dir,
+      namespaces: core.namespaceList(),
+    }));
+  app.get("/namespaces", (c) => call(c, "namespaces", {}));
+  app.get("/types", (c) => call(c, "types", {}));
+  app.get("/types/:ns", (c) => call(c, "types", { namespaces: c.req.param("ns").split(",") }));
+  app.get("/catalog", (c) => {
+    const budget = c.req.query("budget");
+    return call(c, "catalog", budget ? { budget: Number(budget) } : {});
+  });
+  app.get("/search", (c) => {
+    const q = c.req.query();
+    return call(c, "search", {
+      query: q.q ?? "",
+      ...(q.namespace ? { namespace: q.namespace } : {}),
+      ...(q.limit ? { limit: Number(q.limit) } : {}),
+      ...(q.offset ? { offset: Number(q.offset) } : {}),
+    });
+  });
+  app.get("/describe", (c) => call(c, "describe", { path: c.req.query("path") ?? "" }));
+  app.get("/scripts", (c) => call(c, "scripts", {}));
+  app.post("/exec", withBody("exec"));
+  app.post("/run", withBody("run"));
+  app.post("/call", withBody("call"));
+  app.post("/cancel", withBody("cancel"));
+  app.post("/wait", withBody("wait"));
+  app.get("/history", (c) => {
+    const q = c.req.query();
+    return call(c, "history.list", {
+      ...(q.limit ? { limit: Number(q.limit) } : {}),
+      ...(q.offset ? { offset: Number(q.offset) } : {}),
+      ...(q.failed === "true" ? { failed: true } : {}),
+    });
+  });
+  app.get("/history/:id", (c) => call(c, "history.get", { id: c.req.param("id") }));
+  app.post("/workflow/:command", async (c) => {
+    let params: unknown;
+    try {
+      params = await body(c);
+    } catch (error) {
+      return c.json({ error: (error as RpcError).toJSON() }, 400);
+    }
+    return call(c, `workflow.${c.req.param("command")}`, params);
+  });
+  app.get("/openapi.json", (c) => c.json(openApiDocument(options.version)));
+  app.get("/ui", (c) => c.html(dashboardHtml()));
+  app.all("/mcp", (c) => {
+    if (!options.mcp) return c.json({ error: { message: "MCP endpoint is not enabled" } }, 404);
+    return options.mcp(c.req.raw);
+  });
+  app.get("/ws", (c) => {
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      return c.json({ error: { message: "Expected a WebSocket upgrade on /ws" } }, 400);
+    }
+    const { socket, response } = Deno.upgradeWebSocket(c.req.raw, { idleTimeout: 30 });
+    serveSocket(socket, { core, router });
+    return response;
+  });
+  app.notFound((c) =>
+    c.json({ error: { message: `No route ${c.req.method} ${c.req.path}` } }, 404)
+  );
+  app.onError((error, c) => {
+    core.log.error("http handler failed", { path: c.req.path, error: String(error) });
+    return c.json({ error: { message: `Internal error: ${error.message}` } }, 500);
+  });
+  return app;
+}

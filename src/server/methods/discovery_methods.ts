@@ -1,0 +1,42 @@
+/**
+ * RPC handlers for discovery (SPEC §7): `catalog`, `search`, `describe`, `scripts`.
+ * @module
+ */
+
+import { z } from "zod";
+import { catalogParams, describeParams, searchParams } from "../../protocol/rpc_params.ts";
+import { buildCatalog } from "../../discovery/catalog.ts";
+import { describePath } from "../../discovery/describe.ts";
+import { defineMethod, type MethodDefinition } from "../router.ts";
+
+/** The handlers, keyed by method name. */
+export const discoveryMethods: Record<string, MethodDefinition> = {
+  catalog: defineMethod(catalogParams, (params, context) =>
+    Promise.resolve(
+      buildCatalog(context.core.snapshot(), { budgetTokens: params.budget ?? 2000 }),
+    )),
+  search: defineMethod(
+    searchParams,
+    (params, context) =>
+      Promise.resolve(
+        context.core.searchIndex().search(params.query, {
+          ...(params.namespace !== undefined ? { namespace: params.namespace } : {}),
+          ...(params.limit !== undefined ? { limit: params.limit } : {}),
+          ...(params.offset !== undefined ? { offset: params.offset } : {}),
+        }),
+      ),
+  ),
+  describe: defineMethod(
+    describeParams,
+    (params, context) => Promise.resolve(describePath(context.core.snapshot(), params.path)),
+  ),
+  scripts: defineMethod(z.strictObject({}), (_params, context) =>
+    Promise.resolve({
+      scripts: context.core.scripts().map(({ name, description, examples, params }) => ({
+        name,
+        description,
+        examples,
+        params,
+      })),
+    })),
+};

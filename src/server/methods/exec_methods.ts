@@ -1,0 +1,189 @@
+/**
+ * RPC handlers that run code: `exec` (inline), `run` (named script), `wait`, `cancel`
+ * (SPEC §8, §11). They turn params into a run request and apply `yieldAfterMs`.
+ * @module
+ */
+
+import { join } from "node:path";
+import {
+  cancelParams,
+  type ExecParams,
+  execParams,
+  runParams,
+  waitParams,
+} from "../../protocol/rpc_params.ts";
+import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
+import type { RunDocument, RunningDocument } from "../../protocol/run_document.ts";
+import { resolveNamedScript } from "../../exec/named_scripts.ts";
+import type { RunHandle, RunRequest } from "../../exec/script_runner.ts";
+import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
+
+function runRequest(
+  params: Omit<ExecParams, "source">,
+  context: MethodContext,
+  source: { source: string; inline: boolean; name?: string },
+): { request: RunRequest; bind: (handle: RunHandle) => void } {
+  let runId = "";
+  const notify = context.notify;
+  const request: RunRequest = {
+    ...source,
+    args: params.args,
+    stdin: params.stdin ?? "",
+    cwd: params.cwd ?? context.core.paths.root.dir,
+    client: params.client ?? context.client,
+    ...(params.permissions ? { permissions: params.permissions } : {}),
+    ...(params.timeoutMs !== undefined
+      ? { timeoutMs: capped(params.timeoutMs, context.core.config.exec.timeoutMs, "timeoutMs") }
+      : {}),
+    ...(params.check !== undefined ? { check: params.check } : {}),
+    ...(params.maxOutputBytes !== undefined
+      ? {
+        maxOutputBytes: capped(
+          params.maxOutputBytes,
+          context.core.config.exec.maxOutputBytes,
+          "maxOutputBytes",
+        ),
+      }
+      : {}),
+    ...(params.maxMemoryMb !== undefined
+      ? {
+        maxMemoryMb: capped(
+          params.maxMemoryMb,
+          context.core.config.exec.maxMemoryMb,
+          "maxMemoryMb",
+        ),
+      }
+      : {}),
+    ...(params.maxToolCalls !== undefined
+      ? {
+        maxToolCalls: capped(
+          params.maxToolCalls,
+          context.core.config.exec.maxToolCalls,
+          "maxToolCalls",
+        ),
+      }
+      : {}),
+    ...(params.callTimeoutMs !== undefined
+      ? {
+        callTimeoutMs: capped(
+          params.callTimeoutMs,
+          context.core.config.exec.callMaxMs,
+          "callTimeoutMs",
+        ),
+      }
+      : {}),
+    ...(notify && params.stream
+      ? {
+        onOutput: (stream: "stdout" | "stderr", text: string) =>
+          notify("run.output", { runId, stream, text }),
+      }
+      : {}),
+  };
+  return { request, bind: (handle) => (runId = handle.runId) };
+}
+
+/** Per-run limits may be lowered by a caller, never raised past the config (SPEC §2). */
+function capped(value: number, max: number, name: string): number {
+  if (value > max) {
+    throw new RpcError(
+      RpcCode.InvalidParams,
+      `Invalid params: "${name}" ${value} is above the configured exec.${
+        name === "callTimeoutMs" ? "callMaxMs" : name
+      } (${max})`,
+    );
+  }
+  return value;
+}
+
+async function answer(
+  handle: RunHandle,
+  yieldAfterMs: number,
+  context: MethodContext,
+): Promise<RunDocument | RunningDocument> {
+  if (yieldAfterMs <= 0) {
+    // A caller that goes away mid-run takes its run with it: nobody would read the answer.
+    const onGone = () => handle.cancel("the caller disconnected");
+    context.signal.addEventListener("abort", onGone, { once: true });
+    try {
+      return await handle.done;
+    } finally {
+      context.signal.removeEventListener("abort", onGone);
+    }
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const yielded = new Promise<RunningDocument>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ status: "running", runId: handle.runId, stdout: handle.stdoutSoFar() }),
+      yieldAfterMs,
+    );
+  });
+  try {
+    return await Promise.race([handle.done, yielded]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The handlers, keyed by method name. */
+export const execMethods: Record<string, MethodDefinition> = {
+  exec: defineMethod(execParams, async (params, context) => {
+    const { source, yieldAfterMs, ...rest } = params;
+    const { request, bind } = runRequest(rest, context, { source, inline: true });
+    const handle = context.core.exec(request);
+    bind(handle);
+    return await answer(handle, yieldAfterMs ?? context.core.config.exec.yieldAfterMs, context);
+  }),
+  run: defineMethod(runParams, async (params, context) => {
+    const { name, yieldAfterMs, ...rest } = params;
+    const script = await resolveNamedScript(join(context.core.paths.root.dir, "scripts"), name);
+    const source = await Deno.readTextFile(script.file);
+    const { request, bind } = runRequest(rest, context, {
+      source,
+      inline: false,
+      name: script.name,
+    });
+    const handle = context.core.exec(request);
+    bind(handle);
+    return await answer(handle, yieldAfterMs ?? context.core.config.exec.yieldAfterMs, context);
+  }),
+  wait: defineMethod(waitParams, async (params, context) => {
+    const active = context.core.runner.active(params.runId);
+    if (active) return await answer(active, params.timeoutMs ?? 0, context);
+    const finished = context.core.finished(params.runId);
+    if (finished) return finished;
+    const stored = context.core.history.get(params.runId);
+    if (stored) {
+      return {
+        runId: stored.runId,
+        ok: stored.status === "ok",
+        ...(stored.result !== null ? { result: JSON.parse(stored.result) } : {}),
+        stdout: stored.stdout,
+        stderr: stored.stderr,
+        exitCode: stored.exitCode,
+        durationMs: stored.durationMs,
+        toolCalls: stored.toolCalls.length,
+        stdoutTruncated: stored.stdoutCapped,
+        warnings: [],
+        attachments: [],
+        ...(stored.errorKind
+          ? { error: { kind: stored.errorKind, message: stored.errorMessage ?? "" } }
+          : {}),
+      } satisfies RunDocument;
+    }
+    throw new RpcError(
+      RpcCode.InvalidParams,
+      `No run "${params.runId}": gateway history lists runs`,
+    );
+  }),
+  cancel: defineMethod(cancelParams, (params, context) => {
+    const active = context.core.runner.active(params.runId);
+    if (!active) {
+      throw new RpcError(
+        RpcCode.InvalidParams,
+        `No run "${params.runId}" is in flight (it may have finished: see gateway history show ${params.runId})`,
+      );
+    }
+    active.cancel("cancelled by request");
+    return Promise.resolve({ cancelled: true, runId: params.runId });
+  }),
+};

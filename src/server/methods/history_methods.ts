@@ -1,0 +1,30 @@
+/**
+ * RPC handlers over run history (SPEC §9): `history.list`, `history.get`.
+ * @module
+ */
+
+import { historyGetParams, historyListParams } from "../../protocol/rpc_params.ts";
+import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
+import { defineMethod, type MethodDefinition } from "../router.ts";
+
+/** The handlers, keyed by method name. */
+export const historyMethods: Record<string, MethodDefinition> = {
+  "history.list": defineMethod(historyListParams, (params, context) =>
+    Promise.resolve({
+      runs: context.core.history.list({
+        limit: params.limit ?? 20,
+        ...(params.offset !== undefined ? { offset: params.offset } : {}),
+        ...(params.failed !== undefined ? { failed: params.failed } : {}),
+      }),
+    })),
+  "history.get": defineMethod(historyGetParams, (params, context) => {
+    const run = context.core.history.get(params.id);
+    if (!run) {
+      throw new RpcError(
+        RpcCode.InvalidParams,
+        `No run "${params.id}" in history (gateway history lists runs)`,
+      );
+    }
+    return Promise.resolve(run);
+  }),
+};

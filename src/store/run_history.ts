@@ -1,0 +1,393 @@
+/**
+ * Run history (SPEC §9): every run and its tool calls, written to `gateway.db` before the run's
+ * result is returned, with secrets redacted and outputs capped; listing, lookup and retention.
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import type { SQLInputValue } from "node:sqlite";
+import { type FailureKind, isFailureKind } from "../protocol/run_document.ts";
+import type { GatewayDatabase } from "./gateway_database.ts";
+
+/** One tool call a run made, as history keeps it. */
+export interface ToolCallRecord {
+  namespace: string;
+  tool: string;
+  /** ms since the epoch. */
+  startedAt: number;
+  durationMs: number;
+  ok: boolean;
+  /** Why the call failed (`ToolError`, `ToolTimeout`, `PolicyDenied` …); null when it worked. */
+  errorKind: string | null;
+}
+
+/** What the executor hands to {@linkcode RunHistory.record} when a run ends. */
+export interface RunRecord {
+  runId: string;
+  /** ms since the epoch. */
+  startedAt: number;
+  durationMs: number;
+  source: string;
+  args: string[];
+  stdinBytes: number;
+  cwd: string;
+  /** Who asked: `cli`, `ws`, `http`, `mcp` … */
+  client: string;
+  status: "ok" | "failed";
+  errorKind: FailureKind | null;
+  errorMessage: string | null;
+  stdout: string;
+  stderr: string;
+  /** The run's result as JSON text, or null when it had none. */
+  result: string | null;
+  exitCode: number | null;
+  toolCalls: ToolCallRecord[];
+  /** The named script that ran, or null for an inline snippet. */
+  name: string | null;
+}
+
+/** A run as stored: the record after redaction and capping, with what the caps removed. */
+export interface StoredRun extends RunRecord {
+  /** Size of the whole stdout before capping, in UTF-8 bytes. */
+  stdoutBytes: number;
+  stdoutCapped: boolean;
+  stderrBytes: number;
+  stderrCapped: boolean;
+  /** The result was larger than the cap and was not stored (`result` is null). */
+  resultCapped: boolean;
+}
+
+/** One line of `gateway history`: enough to pick a run, not its outputs. */
+export interface RunSummary {
+  runId: string;
+  startedAt: number;
+  durationMs: number;
+  name: string | null;
+  status: "ok" | "failed";
+  errorKind: FailureKind | null;
+  client: string;
+  cwd: string;
+  toolCalls: number;
+  /** The source's first non-empty line, at most 80 characters. */
+  preview: string;
+}
+
+/** Options of {@linkcode RunHistory}. */
+export interface RunHistoryOptions {
+  /**
+   * Values replaced by `[REDACTED]` before anything is stored (config `history.redact` and
+   * every `${env:…}` expansion). Empty values and values shorter than 4 characters are ignored,
+   * since replacing them would shred ordinary text.
+   * @default {[]}
+   */
+  secrets?: readonly string[];
+  /**
+   * Most bytes of stdout, of stderr and of the result kept per run.
+   * @default {1048576}
+   */
+  maxOutputBytes?: number;
+  /** Clock for retention by age, in ms since the epoch. @default {Date.now} */
+  now?: () => number;
+}
+
+const REDACTED = "[REDACTED]";
+const PRUNE_BATCH = 500;
+const DAY_MS = 86_400_000;
+
+/**
+ * The run history table of the gateway database. The executor calls {@linkcode record} after a
+ * run and before answering it, so an acknowledged run is always on disk.
+ */
+export class RunHistory {
+  #db: GatewayDatabase;
+  #secrets: string[];
+  #maxOutputBytes: number;
+  #now: () => number;
+
+  /** Uses `database` (already migrated) for storage. */
+  constructor(database: GatewayDatabase, options: RunHistoryOptions = {}) {
+    this.#db = database;
+    this.#secrets = secretForms(options.secrets ?? []);
+    this.#maxOutputBytes = options.maxOutputBytes ?? 1_048_576;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * Writes `run` and its tool calls in one transaction and returns once it is committed. A throw
+   * means nothing was stored: the caller reports `history: "failed"` and still answers the run.
+   */
+  record(run: RunRecord): void {
+    const cap = this.#maxOutputBytes;
+    const stdout = this.#redactAndCap(run.stdout, cap);
+    const stderr = this.#redactAndCap(run.stderr, cap);
+    const result = run.result === null ? null : this.#redactAndCap(run.result, cap);
+    const resultCapped = result !== null && result.capped;
+    const values: Record<string, SQLInputValue> = {
+      id: run.runId,
+      started_at: run.startedAt,
+      duration_ms: run.durationMs,
+      name: run.name === null ? null : this.#redact(run.name),
+      source: this.#redact(run.source),
+      args: JSON.stringify(run.args.map((arg) => this.#redact(arg))),
+      stdin_bytes: run.stdinBytes,
+      cwd: this.#redact(run.cwd),
+      client: run.client,
+      status: run.status,
+      error_kind: run.errorKind,
+      error_message: run.errorMessage === null ? null : this.#redact(run.errorMessage),
+      stdout: stdout.text,
+      stdout_bytes: stdout.bytes,
+      stdout_capped: stdout.capped ? 1 : 0,
+      stderr: stderr.text,
+      stderr_bytes: stderr.bytes,
+      stderr_capped: stderr.capped ? 1 : 0,
+      result: result === null || resultCapped ? null : result.text,
+      result_capped: resultCapped ? 1 : 0,
+      exit_code: run.exitCode,
+      tool_call_count: run.toolCalls.length,
+    };
+    const columns = Object.keys(values);
+    const insertRun = this.#db.prepare(
+      `INSERT INTO runs (${columns.join(", ")}) VALUES (${columns.map((c) => `:${c}`).join(", ")})`,
+    );
+    const insertCall = this.#db.prepare(
+      `INSERT INTO tool_calls (run_rid, seq, namespace, tool, started_at, duration_ms, ok, error_kind)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    try {
+      this.#db.transaction(() => {
+        const { lastInsertRowid } = insertRun.run(values);
+        run.toolCalls.forEach((call, seq) => {
+          insertCall.run(
+            lastInsertRowid,
+            seq,
+            call.namespace,
+            call.tool,
+            call.startedAt,
+            call.durationMs,
+            call.ok ? 1 : 0,
+            call.errorKind,
+          );
+        });
+      });
+    } catch (error) {
+      throw new Error(`Cannot record run "${run.runId}" in history: ${messageOf(error)}`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** Runs newest first, for `gateway history [--limit N] [--failed]`. */
+  list(options: { limit: number; failed?: boolean; offset?: number }): RunSummary[] {
+    const { limit, failed = false, offset = 0 } = options;
+    const rows = this.#db.prepare(
+      `SELECT id, started_at, duration_ms, name, status, error_kind, client, cwd, tool_call_count,
+              substr(source, 1, 2000) AS head
+       FROM runs ${failed ? "WHERE status = 'failed'" : ""}
+       ORDER BY started_at DESC, rid DESC LIMIT ? OFFSET ?`,
+    ).all(Math.max(0, Math.trunc(limit)), Math.max(0, Math.trunc(offset)));
+    return rows.map((row) => ({
+      runId: String(row.id),
+      startedAt: Number(row.started_at),
+      durationMs: Number(row.duration_ms),
+      name: nullableString(row.name),
+      status: row.status === "ok" ? "ok" : "failed",
+      errorKind: failureKindOf(row.error_kind),
+      client: String(row.client),
+      cwd: String(row.cwd),
+      toolCalls: Number(row.tool_call_count),
+      preview: previewOf(String(row.head)),
+    }));
+  }
+
+  /**
+   * The whole stored run with its tool calls, or null when there is none. `runId` may also be a
+   * prefix of at least 6 characters that matches exactly one run (as `gateway history show`
+   * prints short ids); an ambiguous prefix throws a `RangeError` naming the matches.
+   */
+  get(runId: string): StoredRun | null {
+    let row = this.#db.prepare("SELECT * FROM runs WHERE id = ?").get(runId);
+    if (row === undefined && runId.length >= 6) {
+      const matches = this.#db.prepare(
+        "SELECT * FROM runs WHERE substr(id, 1, length(?1)) = ?1 ORDER BY started_at LIMIT 6",
+      ).all(runId);
+      if (matches.length > 1) {
+        const ids = matches.slice(0, 5).map((m) => `"${String(m.id)}"`).join(", ");
+        throw new RangeError(
+          `Cannot find run "${runId}": the prefix matches several runs: ${ids}${
+            matches.length > 5 ? ", …" : ""
+          }`,
+        );
+      }
+      row = matches[0];
+    }
+    if (row === undefined) return null;
+    const calls = this.#db.prepare(
+      `SELECT namespace, tool, started_at, duration_ms, ok, error_kind
+       FROM tool_calls WHERE run_rid = ? ORDER BY seq`,
+    ).all(row.rid ?? null);
+    return {
+      runId: String(row.id),
+      startedAt: Number(row.started_at),
+      durationMs: Number(row.duration_ms),
+      source: String(row.source),
+      args: parseArgs(row.args),
+      stdinBytes: Number(row.stdin_bytes),
+      cwd: String(row.cwd),
+      client: String(row.client),
+      status: row.status === "ok" ? "ok" : "failed",
+      errorKind: failureKindOf(row.error_kind),
+      errorMessage: nullableString(row.error_message),
+      stdout: String(row.stdout),
+      stdoutBytes: Number(row.stdout_bytes),
+      stdoutCapped: row.stdout_capped === 1,
+      stderr: String(row.stderr),
+      stderrBytes: Number(row.stderr_bytes),
+      stderrCapped: row.stderr_capped === 1,
+      result: nullableString(row.result),
+      resultCapped: row.result_capped === 1,
+      exitCode: row.exit_code === null ? null : Number(row.exit_code),
+      name: nullableString(row.name),
+      toolCalls: calls.map((call) => ({
+        namespace: String(call.namespace),
+        tool: String(call.tool),
+        startedAt: Number(call.started_at),
+        durationMs: Number(call.duration_ms),
+        ok: call.ok === 1,
+        errorKind: nullableString(call.error_kind),
+      })),
+    };
+  }
+
+  /** How many runs are stored (all, or only failed ones). */
+  count(options: { failed?: boolean } = {}): number {
+    const row = this.#db.prepare(
+      `SELECT count(*) AS n FROM runs ${options.failed ? "WHERE status = 'failed'" : ""}`,
+    ).get();
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Retention (config `history.maxRuns`, `history.maxAgeDays`): deletes runs older than
+   * `maxAgeDays` and all but the newest `maxRuns`, in transactions of at most 500 runs so a
+   * concurrent writer never waits long, then returns the freed pages to the file system.
+   */
+  prune(options: { maxRuns: number; maxAgeDays: number }): { deleted: number } {
+    const cutoff = this.#now() - options.maxAgeDays * DAY_MS;
+    const keep = Math.max(0, Math.trunc(options.maxRuns));
+    const byAge = this.#db.prepare(
+      `DELETE FROM runs WHERE rid IN (SELECT rid FROM runs WHERE started_at < ? LIMIT ${PRUNE_BATCH})`,
+    );
+    const byCount = this.#db.prepare(
+      `DELETE FROM runs WHERE rid IN (
+         SELECT rid FROM runs ORDER BY started_at DESC, rid DESC LIMIT ${PRUNE_BATCH} OFFSET ?)`,
+    );
+    let deleted = 0;
+    for (;;) {
+      const changes = Number(this.#db.transaction(() => byAge.run(cutoff)).changes);
+      deleted += changes;
+      if (changes < PRUNE_BATCH) break;
+    }
+    for (;;) {
+      const changes = Number(this.#db.transaction(() => byCount.run(keep)).changes);
+      deleted += changes;
+      if (changes < PRUNE_BATCH) break;
+    }
+    if (deleted > 0) {
+      this.#db.incrementalVacuum();
+      this.#db.checkpoint();
+    }
+    return { deleted };
+  }
+
+  #redact(text: string): string {
+    let out = text;
+    for (const secret of this.#secrets) {
+      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    }
+    return out;
+  }
+
+  /**
+   * Redacts, then keeps at most `cap` UTF-8 bytes. Only a prefix a little longer than the cap is
+   * redacted, so a 100 MB stdout costs no 100 MB copies; a secret cut by that prefix is dropped
+   * too, never stored in part.
+   */
+  #redactAndCap(text: string, cap: number): { text: string; bytes: number; capped: boolean } {
+    const bytes = Buffer.byteLength(text, "utf8");
+    if (bytes <= cap) return { text: this.#redact(text), bytes, capped: false };
+    const longest = this.#secrets.reduce((n, s) => Math.max(n, s.length), 0);
+    // `cap` bytes hold at most `cap` characters; the extra covers secrets crossing the cut.
+    const cut = text.length > cap + longest;
+    let head = this.#redact(cut ? text.slice(0, cap + longest) : text);
+    if (cut) head = dropPartialSecret(head, this.#secrets);
+    const kept = truncateUtf8(head, cap);
+    return { text: kept, bytes, capped: true };
+  }
+}
+
+/** Every stored form of each secret: as written, and as it appears inside JSON strings. */
+function secretForms(secrets: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    forms.add(secret);
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (escaped !== secret) forms.add(escaped);
+  }
+  // Longest first, so a secret containing another is replaced whole.
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** Removes a trailing beginning of a secret (`…sk-te` when `sk-test-1` is a secret). */
+function dropPartialSecret(text: string, secrets: readonly string[]): string {
+  let cut = 0;
+  for (const secret of secrets) {
+    for (let n = Math.min(secret.length - 1, text.length); n > cut; n--) {
+      if (text.endsWith(secret.slice(0, n))) {
+        cut = n;
+        break;
+      }
+    }
+  }
+  return cut === 0 ? text : text.slice(0, text.length - cut);
+}
+
+function truncateUtf8(text: string, maxBytes: number): string {
+  let head = text.slice(0, maxBytes);
+  // Never end on half of a surrogate pair.
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  const encoded = Buffer.from(head, "utf8");
+  if (encoded.length <= maxBytes) return head;
+  let end = maxBytes;
+  // Step back over continuation bytes (10xxxxxx) so no character is split.
+  while (end > 0 && ((encoded[end] ?? 0) & 0xc0) === 0x80) end--;
+  return encoded.subarray(0, end).toString("utf8");
+}
+
+function previewOf(source: string): string {
+  const line = source.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+function parseArgs(value: unknown): string[] {
+  try {
+    const parsed: unknown = JSON.parse(String(value));
+    return Array.isArray(parsed) ? parsed.map(String) : [];
+  } catch {
+    return [];
+  }
+}
+
+function nullableString(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
+/** A stored kind this version does not know (written by a newer gateway) reads as null. */
+function failureKindOf(value: unknown): FailureKind | null {
+  return isFailureKind(value) ? value : null;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
