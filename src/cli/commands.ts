@@ -14,8 +14,15 @@ import { initCommand } from "./init_command.ts";
 import { serviceCommand } from "./service_command.ts";
 import { historyCommand } from "./history_command.ts";
 import { scriptsCommand } from "./scripts_command.ts";
-import { catalogCommand, describeCommand, searchCommand } from "./discovery_commands.ts";
+import {
+  catalogCommand,
+  describeCommand,
+  guideCommand,
+  searchCommand,
+} from "./discovery_commands.ts";
 import { cancelCommand, waitCommand } from "./run_control_commands.ts";
+import { workflowCommand } from "./workflow_command.ts";
+import { mcpCommand } from "./mcp_command.ts";
 
 /** One CLI verb. */
 export interface Command {
@@ -36,8 +43,11 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
   describe: { summary: "the full declaration of a tool or script", run: describeCommand },
   scripts: { summary: "list named scripts; scripts init NAME", run: scriptsCommand },
   history: { summary: "recent runs; history show|rerun|save ID", run: historyCommand },
+  workflow: { summary: "step through a YAML workflow: start|step|status|reset|abort|list|log", run: workflowCommand },
   wait: { summary: "wait for a yielded run", run: waitCommand },
   cancel: { summary: "stop a run in flight", run: cancelCommand },
+  guide: { summary: "the guide an agent needs (same as --llm-help)", run: guideCommand },
+  mcp: { summary: "serve the gateway as an MCP server on stdio", run: mcpCommand },
   server: { summary: "run the server in the foreground", run: serverCommand },
   start: { summary: "start the server in the background", run: startCommand },
   stop: { summary: "stop the background server", run: stopCommand },

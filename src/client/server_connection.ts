@@ -6,7 +6,7 @@
 
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readServerState, type ServerState } from "../config/server_state.ts";
+import { pidAlive, readServerState, type ServerState } from "../config/server_state.ts";
 import { readToken } from "../config/token_file.ts";
 import { GatewayClient } from "./gateway_client.ts";
 
@@ -86,6 +86,20 @@ export function spawnBackgroundServer(
   return child.pid;
 }
 
+/** The last error the server log holds, as `: message`, or "" when there is none. */
+async function logTail(dataDir: string): Promise<string> {
+  try {
+    const lines = (await Deno.readTextFile(join(dataDir, "server.log"))).trim().split("\n");
+    for (const line of lines.reverse()) {
+      const entry = JSON.parse(line) as { level?: string; message?: string };
+      if (entry.level === "error" && entry.message) return `: ${entry.message}`;
+    }
+  } catch {
+    // no log yet, or not JSON: nothing to add
+  }
+  return "";
+}
+
 /** Connects to the server, starting one first when allowed and needed. */
 export async function connectToServer(options: ConnectOptions): Promise<ServerConnection> {
   let state = await findServer(options.dataDir);
@@ -101,6 +115,11 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
     const pid = spawnBackgroundServer({ rootFlag: options.rootFlag, dataDir: options.dataDir });
     const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
     while (state === null) {
+      if (!pidAlive(pid)) {
+        throw new NoServerError(
+          `The gateway server could not start${await logTail(options.dataDir)} (log: ${join(options.dataDir, "server.log")})`,
+        );
+      }
       if (Date.now() > deadline) {
         throw new NoServerError(
           `The gateway server (pid ${pid}) did not answer within ${

@@ -7,6 +7,7 @@
 import {
   declarationsUsedBy,
   describeStatus,
+  embeddableType,
   parseDeclarations,
   renderJsDoc,
   renderNamespaceTypes,
@@ -51,12 +52,12 @@ function describeTool(entry: ToolEntry): string {
   const { namespace: ns, tool, identifier } = entry;
   const params = tool.inputType === null
     ? ""
-    : `args${tool.inputOptional ? "?" : ""}: ${tool.inputType.trim()}`;
+    : `args${tool.inputOptional ? "?" : ""}: ${embeddableType(tool.inputType)}`;
   const kind = ns.kind === "local" ? "local tool module" : "MCP server";
   const lines = [
-    `${
-      renderJsDoc(toolDocLines(tool))
-    }${entry.path}(${params}): Promise<${tool.outputType.trim()}>`,
+    `${renderJsDoc(toolDocLines(tool))}${entry.path}(${params}): Promise<${
+      embeddableType(tool.outputType)
+    }>`,
     `${entry.path}.raw(${params}): Promise<GatewayRawResult>`,
   ];
   if (identifier !== tool.originalName) {

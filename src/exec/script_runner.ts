@@ -100,6 +100,8 @@ export interface ScriptRunnerDeps {
   resources(
     request: { namespace: string; op: "list" | "read"; uri?: string },
   ): Promise<unknown>;
+  /** Resolves when the namespaces a run may call have finished starting (bounded). */
+  catalogueReady(): Promise<void>;
   toolMap(): ToolMap;
   discovery(): DiscoveryData;
   /** Parses the script and, for snippets, wraps its last expression (off the event loop). */
@@ -269,6 +271,7 @@ export class ScriptRunner {
       cwd: request.cwd,
     });
     if (!decision.ok) return failEarly({ kind: "PermissionRefused", message: decision.message });
+    await this.#deps.catalogueReady();
     const prepared = await this.#deps.prepare(request.source, request.inline);
     if (prepared.kind === "SyntaxError") {
       return failEarly({

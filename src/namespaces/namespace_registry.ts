@@ -26,13 +26,37 @@ export class NamespaceRegistry {
   #typed: TypedNamespace[] | null = null;
   #warnings: string[] = [];
   #changeTimer: ReturnType<typeof setTimeout> | null = null;
+  readonly #starting = new Map<string, Promise<void>>();
 
   /** Adds and starts a namespace (start runs in the background; status says where it is). */
   add(namespace: Namespace): Promise<void> {
     this.#namespaces.set(namespace.name, namespace);
     this.#unsubscribe.set(namespace.name, namespace.onChange(() => this.#changed()));
     this.#changed();
-    return namespace.start();
+    const started = namespace.start().finally(() => {
+      if (this.#starting.get(namespace.name) === started) this.#starting.delete(namespace.name);
+    });
+    this.#starting.set(namespace.name, started);
+    return started;
+  }
+
+  /**
+   * Resolves when no namespace is still in its first start, or after `timeoutMs`; a run waits
+   * on this so a fresh server does not check scripts against half-loaded types.
+   */
+  async settled(timeoutMs: number): Promise<void> {
+    if (this.#starting.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#starting.values()]),
+      new Promise<void>((r) => (timer = setTimeout(r, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Whether a change is waiting to be announced (listeners run after a short debounce). */
+  get changePending(): boolean {
+    return this.#changeTimer !== null;
   }
 
   /** Stops and removes a namespace. */

@@ -1,8 +1,7 @@
 /**
- * Renders the TypeScript that scripts are checked against (SPEC §4): one namespace's types, the
- * whole ambient `.d.ts` of the script globals, and one-line tool signatures for discovery. It
- * also reads a namespace's `declarations` text (a small scanner, no compiler), which is why it
- * runs past 400 lines: signatures inline short declarations and `describe` lists the ones used.
+ * Renders what scripts are type-checked against (SPEC §4): a namespace's types, the ambient globals
+ * `.d.ts`, one-line signatures. Past 400 lines because it holds the globals' text and a small
+ * scanner of `declarations` (signatures inline short ones; `describe` lists the ones used).
  * @module
  */
 
@@ -121,10 +120,22 @@ export function toolDocLines(tool: ToolDescriptor): string[] {
   return lines;
 }
 
+/**
+ * Makes type text safe to embed in other TypeScript: trimmed, `fallback` when empty, and a
+ * newline after a trailing `// comment` so the text that follows is not swallowed by it.
+ */
+export function embeddableType(text: string | null, fallback = "unknown"): string {
+  const trimmed = (text ?? "").trim();
+  if (trimmed === "") return fallback;
+  const endsInComment = maskSource(trimmed).code.trimEnd().length < trimmed.length;
+  return endsInComment ? `${trimmed}\n` : trimmed;
+}
+
 /** The type text of a tool's argument as `GatewayTool` takes it (`void` when there is none). */
 function inputTypeArgument(tool: ToolDescriptor): string {
   if (tool.inputType === null) return "void";
-  return tool.inputOptional ? `(${tool.inputType}) | void` : tool.inputType;
+  const type = embeddableType(tool.inputType);
+  return tool.inputOptional ? `(${type}) | void` : type;
 }
 
 /**
@@ -171,7 +182,8 @@ function renderNamespaceBody(ns: TypedNamespace, indent: string): string {
       `${inner}interface GatewayTools {`,
   );
   for (const { tool, identifier } of exposedTools(ns)) {
-    const type = reindent(`GatewayTool<${inputTypeArgument(tool)}, ${tool.outputType}>`, {
+    const output = embeddableType(tool.outputType);
+    const type = reindent(`GatewayTool<${inputTypeArgument(tool)}, ${output}>`, {
       indent: `${inner}  `,
     });
     const doc = toolDocLines(tool);
@@ -244,7 +256,8 @@ export function renderToolSignature(
   if (tool.inputType !== null) {
     params = `args${tool.inputOptional ? "?" : ""}: ${inlineType(tool.inputType, declarations)}`;
   }
-  return `${path}(${params}): Promise<${inlineType(tool.outputType, declarations)}>`;
+  const output = inlineType(embeddableType(tool.outputType), declarations);
+  return `${path}(${params}): Promise<${output}>`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { ToolDescriptor } from "./namespace.ts";
 import {
   declarationsUsedBy,
+  embeddableType,
   exposedTools,
   parseDeclarations,
   renderJsDoc,
@@ -60,6 +61,11 @@ function kvNamespace(): TypedNamespace {
     tool("delete", { description: "Deletes everything.", outputType: "{ deleted: number }" }),
     tool("bulk", { inputType: "Bulky", inputOptional: false, outputType: "void" }),
     tool("hidden", { description: "Its name was refused." }),
+    tool("commented", {
+      inputType: "{ a: string } // trailing comment",
+      inputOptional: true,
+      outputType: "",
+    }),
   ];
   return {
     name: "kv",
@@ -67,10 +73,13 @@ function kvNamespace(): TypedNamespace {
     kind: "local",
     status: { state: "ready" },
     catalogue: { tools, declarations: KV_DECLARATIONS, warnings: [] },
-    toolIdentifiers: new Map([["get", "get"], ["list-all", "list_all"], ["delete", "delete_"], [
-      "bulk",
-      "bulk",
-    ]]),
+    toolIdentifiers: new Map([
+      ["get", "get"],
+      ["list-all", "list_all"],
+      ["delete", "delete_"],
+      ["bulk", "bulk"],
+      ["commented", "commented"],
+    ]),
   };
 }
 
@@ -107,7 +116,7 @@ function otherNamespaces(): TypedNamespace[] {
 
 Deno.test("`renderNamespaceTypes()` declares one GatewayTool member per exposed tool", () => {
   const text = renderNamespaceTypes(kvNamespace());
-  assert.match(text, /^\/\*\* Namespace "kv" \(local tool module, ready\): 4 tools\. \*\/$/m);
+  assert.match(text, /^\/\*\* Namespace "kv" \(local tool module, ready\): 5 tools\. \*\/$/m);
   assert.match(text, /declare namespace kv \{/);
   assert.match(text, /interface GatewayTools \{/);
   assert.match(text, /^ {4}get: GatewayTool<GetArgs, Entry \| null>;$/m);
@@ -136,6 +145,13 @@ Deno.test("`renderNamespaceTypes()` writes JSDoc with @param lines and escapes c
   assert.match(text, /Original name of `tools\.kv\.list_all`\./);
 });
 
+Deno.test("`embeddableType()` ends a trailing line comment and fills in an empty type", () => {
+  assert.equal(embeddableType("string // note"), "string // note\n");
+  assert.equal(embeddableType('"a // not a comment"'), '"a // not a comment"');
+  assert.equal(embeddableType("  "), "unknown");
+  assert.equal(embeddableType(null, "void"), "void");
+});
+
 Deno.test("`renderJsDoc()` writes nothing for no lines and one line compactly", () => {
   assert.equal(renderJsDoc([]), "");
   assert.equal(renderJsDoc(["", "Hi */ there", ""], "  "), "  /** Hi *\\/ there */\n");
@@ -144,12 +160,16 @@ Deno.test("`renderJsDoc()` writes nothing for no lines and one line compactly", 
 
 Deno.test("`renderToolSignature()` inlines short declared types and keeps long ones by name", () => {
   const ns = kvNamespace();
-  const [bulk, del, get, list] = exposedTools(ns).map((e) => e.tool);
+  const [bulk, commented, del, get, list] = exposedTools(ns).map((e) => e.tool);
   assert.equal(
     renderToolSignature(ns, get!),
     "tools.kv.get(args: { key: string }): Promise<Entry | null>",
   );
   assert.equal(renderToolSignature(ns, bulk!), "tools.kv.bulk(args: Bulky): Promise<void>");
+  assert.equal(
+    renderToolSignature(ns, commented!),
+    "tools.kv.commented(args?: { a: string }): Promise<unknown>",
+  );
   assert.equal(renderToolSignature(ns, del!), "tools.kv.delete_(): Promise<{ deleted: number }>");
   assert.equal(
     renderToolSignature(ns, list!),
@@ -231,6 +251,7 @@ const value: string | number | { nested: "}" } | undefined = entry?.value;
 const all = await tools.kv.list_all();
 const some = await tools.kv["list-all"]({ prefix: "a" });
 const deleted: number = (await tools.kv.delete_()).deleted;
+const commented: unknown = await tools.kv.commented({ a: "x" });
 const envelope = await tools.kv.get.raw({ key: "a" });
 const page: string = await tools.fetch.fetch({ url: "https://example.com" });
 console.log(typeof fetch, tools["fancy-name"], tools.fancy_name);
@@ -260,7 +281,7 @@ const listing = await resources.list("fetch");
 const contents = await resources.read("fetch", listing.resources[0]?.uri ?? "x");
 const blob: Uint8Array | undefined = contents.contents[0]?.blob;
 const typed: GatewayNamespaces.kv.Entry | null = entry;
-console.log(value, all, some, deleted, envelope.content, page, text, json, lines, bytes, first,
+console.log(value, all, some, deleted, commented, envelope.content, page, text, json, lines, bytes, first,
   next, kind, doc, blob, listing.templates, typed);
 `;
 

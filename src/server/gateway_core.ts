@@ -30,6 +30,7 @@ import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
 import { RunHistory } from "../store/run_history.ts";
+import { WorkflowService } from "../workflows/workflow_service.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
 import { describePath, UnknownPathError } from "../discovery/describe.ts";
@@ -50,6 +51,9 @@ function denoDir(): string {
     : join(Deno.env.get("XDG_CACHE_HOME") ?? join(home, ".cache"), "deno");
 }
 
+/** Longest a run waits for namespaces that are still starting before it is checked. */
+const STARTING_WAIT_MS = 15_000;
+
 /** Keeps finished runs' documents briefly, so `wait` after the end still answers. */
 const FINISHED_KEEP = 200;
 
@@ -61,6 +65,7 @@ export class GatewayCore {
   #loaded: LoadedConfig;
   #database: GatewayDatabase | null = null;
   #history: RunHistory | null = null;
+  #workflows: WorkflowService | null = null;
   #channel: RunChannelServer | null = null;
   #runner: ScriptRunner | null = null;
   #checker: ScriptCheckerWorker | null = null;
@@ -71,6 +76,7 @@ export class GatewayCore {
   #snapshot: CatalogueSnapshot | null = null;
   #searchIndex: SearchIndex | null = null;
   #globalsVersion = 0;
+  #globalsReady: Promise<void> = Promise.resolve();
   readonly #finished = new Map<string, RunDocument>();
   readonly #stateDir: string;
 
@@ -103,6 +109,12 @@ export class GatewayCore {
     return this.#database;
   }
 
+  /** Workflow sessions (SPEC §10). */
+  get workflows(): WorkflowService {
+    if (!this.#workflows) throw new Error("The gateway core is not started");
+    return this.#workflows;
+  }
+
   /** The script runner. */
   get runner(): ScriptRunner {
     if (!this.#runner) throw new Error("The gateway core is not started");
@@ -121,6 +133,7 @@ export class GatewayCore {
       maxOutputBytes: this.config.history.maxOutputBytes,
     });
     this.#pruneHistory();
+    this.#workflows = new WorkflowService({ database: this.#database, root: this.paths.root.dir });
     this.#channel = new RunChannelServer(join(this.#stateDir, `channel-${Deno.pid}.sock`), {
       log: (m) => this.log.warn(m, { component: "channel" }),
     });
@@ -138,6 +151,7 @@ export class GatewayCore {
           callTimeoutMs: call.callTimeoutMs,
         }),
       resources: (request) => this.resources(request),
+      catalogueReady: () => this.catalogueReady(),
       toolMap: () => this.registry.toolMap(),
       discovery: () => this.discoveryData(),
       prepare: (source, inline) =>
@@ -231,11 +245,21 @@ export class GatewayCore {
     this.#snapshot = null;
     const version = ++this.#globalsVersion;
     const dts = renderScriptGlobals(this.snapshot());
-    this.#checker?.setGlobals(dts).catch((error) => {
+    this.#globalsReady = (this.#checker?.setGlobals(dts) ?? Promise.resolve()).catch((error) => {
       if (version === this.#globalsVersion) {
         this.log.error("type checker rejected the generated globals", { error: String(error) });
       }
     });
+  }
+
+  /**
+   * Waits (bounded) for namespaces still starting and for the checker to hold the current
+   * types, so a run right after start-up sees every tool that is about to be ready.
+   */
+  async catalogueReady(): Promise<void> {
+    await this.registry.settled(STARTING_WAIT_MS);
+    if (this.registry.changePending || this.#snapshot === null) this.#catalogueChanged();
+    await this.#globalsReady;
   }
 
   /** The catalogue as discovery and the type renderer see it; cached until it changes. */

@@ -14,7 +14,9 @@ import { execMethods } from "./methods/exec_methods.ts";
 import { namespaceMethods } from "./methods/namespace_methods.ts";
 import { historyMethods } from "./methods/history_methods.ts";
 import { discoveryMethods } from "./methods/discovery_methods.ts";
+import { workflowMethods } from "./methods/workflow_methods.ts";
 import { ensureToken } from "../config/token_file.ts";
+import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
 
 /** The gateway's version, reported by `--version`, `/health` and `server.json`. */
@@ -35,6 +37,7 @@ export function createRouter(): Router {
     ...namespaceMethods,
     ...discoveryMethods,
     ...historyMethods,
+    ...workflowMethods,
   });
 }
 
@@ -71,6 +74,11 @@ export async function startGatewayServer(
     token,
     port: () => port,
     version: GATEWAY_VERSION,
+    mcp: createMcpHttpHandler({
+      call: (method, params) =>
+        router.dispatch(method, params, { core, client: "mcp", signal: new AbortController().signal }),
+      version: GATEWAY_VERSION,
+    }),
   });
   const config = core.config;
   let server: Deno.HttpServer;

@@ -69,6 +69,8 @@ export interface WorkflowSessionUpdate {
   at: number;
   /** Set together when a reset adopts the current file. */
   file?: { fileHash: string; fileText: string };
+  /** The events that got the session here, appended in the same transaction. */
+  events: readonly NewWorkflowSessionEvent[];
 }
 
 const EVENT_KINDS: readonly WorkflowSessionEventKind[] = [
@@ -144,11 +146,7 @@ export class WorkflowSessions {
   }
 
   /** Moves session run `id` to a new position and appends the events that got it there. */
-  update(
-    id: number,
-    update: WorkflowSessionUpdate,
-    events: readonly NewWorkflowSessionEvent[],
-  ): void {
+  update(id: number, update: WorkflowSessionUpdate): void {
     this.#db.transaction(() => {
       const changes = this.#db.prepare(
         `UPDATE workflow_sessions SET status = ?, step = ?, pass = ?, updated_at = ?,
@@ -164,7 +162,7 @@ export class WorkflowSessions {
         id,
       ).changes;
       if (Number(changes) !== 1) throw new Error(`Cannot update workflow session ${id}: not found`);
-      this.#appendEvents(id, events);
+      this.#appendEvents(id, update.events);
     });
   }
 

@@ -57,9 +57,15 @@ Deno.test("WorkflowSessions.update() moves the position, adopts a file and appen
   await withDatabase((db) => {
     const sessions = new WorkflowSessions(db);
     const { id } = sessions.create(START, []);
-    sessions.update(id, { status: "running", step: 1, pass: 2, at: 200 }, [
-      { at: 200, kind: "loop", step: 2, pass: 2, reason: null },
-    ]);
+    sessions.update(id, {
+      status: "running",
+      step: 1,
+      pass: 2,
+      at: 200,
+      events: [
+        { at: 200, kind: "loop", step: 2, pass: 2, reason: null },
+      ],
+    });
     let now = sessions.latest("s");
     assert.deepEqual([now?.step, now?.pass, now?.updatedAt, now?.fileHash], [1, 2, 200, "h1"]);
     sessions.update(id, {
@@ -68,19 +74,29 @@ Deno.test("WorkflowSessions.update() moves the position, adopts a file and appen
       pass: 1,
       at: 300,
       file: { fileHash: "h2", fileText: "new" },
-    }, [{ at: 300, kind: "reset", step: 2, pass: 2, reason: null }]);
+      events: [{ at: 300, kind: "reset", step: 2, pass: 2, reason: null }],
+    });
     now = sessions.latest("s");
     assert.deepEqual([now?.fileHash, now?.fileText], ["h2", "new"]);
-    sessions.update(id, { status: "aborted", step: 0, pass: 1, at: 400 }, [
-      { at: 400, kind: "abort", step: 1, pass: null, reason: "because" },
-    ]);
+    sessions.update(id, {
+      status: "aborted",
+      step: 0,
+      pass: 1,
+      at: 400,
+      events: [
+        { at: 400, kind: "abort", step: 1, pass: null, reason: "because" },
+      ],
+    });
     assert.deepEqual(
       sessions.events(id).map((e) => [e.kind, e.at, e.reason]),
       [["loop", 200, null], ["reset", 300, null], ["abort", 400, "because"]],
     );
-    assert.throws(() => sessions.update(9999, { status: "running", step: 0, pass: 1, at: 1 }, []), {
-      message: /Cannot update workflow session 9999: not found/,
-    });
+    assert.throws(
+      () => sessions.update(9999, { status: "running", step: 0, pass: 1, at: 1, events: [] }),
+      {
+        message: /Cannot update workflow session 9999: not found/,
+      },
+    );
   });
 });
 
@@ -89,7 +105,7 @@ Deno.test("WorkflowSessions allows one running workflow per session name", async
     const sessions = new WorkflowSessions(db);
     const first = sessions.create(START, []);
     assert.throws(() => sessions.create({ ...START, at: 150 }, []), /UNIQUE constraint failed/);
-    sessions.update(first.id, { status: "complete", step: 0, pass: 1, at: 160 }, []);
+    sessions.update(first.id, { status: "complete", step: 0, pass: 1, at: 160, events: [] });
     const second = sessions.create({ ...START, at: 170 }, []);
     assert.equal(sessions.latest("s")?.id, second.id);
     sessions.create({ ...START, name: "other", at: 180 }, []);
@@ -119,9 +135,15 @@ Deno.test("WorkflowSessions.transaction() rolls back every write when its callba
     const { id } = sessions.create(START, []);
     assert.throws(() =>
       sessions.transaction(() => {
-        sessions.update(id, { status: "running", step: 2, pass: 1, at: 500 }, [
-          { at: 500, kind: "step", step: 3, pass: null, reason: null },
-        ]);
+        sessions.update(id, {
+          status: "running",
+          step: 2,
+          pass: 1,
+          at: 500,
+          events: [
+            { at: 500, kind: "step", step: 3, pass: null, reason: null },
+          ],
+        });
         throw new Error("render failed");
       }), { message: "render failed" });
     assert.equal(sessions.latest("s")?.step, 0);

@@ -75,15 +75,15 @@ export interface WorkflowShape {
  * ```ts
  * import { applyWorkflowCommand, IDLE_WORKFLOW_STATE } from "./workflow_engine.ts";
  * const shape = { steps: [{ title: "Plan", loop: null }, { title: "Fix", loop: { min: 1, max: 3 } }] };
- * const started = applyWorkflowCommand(shape, IDLE_WORKFLOW_STATE, { type: "start" });
- * const next = applyWorkflowCommand(shape, started.state, { type: "step" });
+ * const started = applyWorkflowCommand(IDLE_WORKFLOW_STATE, { type: "start" }, shape);
+ * const next = applyWorkflowCommand(started.state, { type: "step" }, shape);
  * next.state; // { status: "running", step: 1, pass: 1 }
  * ```
  */
 export function applyWorkflowCommand(
-  shape: WorkflowShape,
   state: WorkflowState,
   command: WorkflowCommand,
+  shape: WorkflowShape,
 ): WorkflowTransition {
   if (shape.steps.length === 0) {
     throw new WorkflowError("Refused", "Cannot run workflow: it has no steps");
@@ -94,21 +94,21 @@ export function applyWorkflowCommand(
         throw new WorkflowError("Refused", "Cannot start workflow: it is already running");
       }
       const first = enter(0);
-      return { state: first, events: [event("start", shape, first, null)] };
+      return { state: first, events: [event("start", { shape, state: first, reason: null })] };
     }
     case "reset": {
       if (state.status === "idle") {
         throw new WorkflowError("Refused", "Cannot reset workflow: it has not started");
       }
       const first = enter(0);
-      return { state: first, events: [event("reset", shape, state, null)] };
+      return { state: first, events: [event("reset", { shape, state, reason: null })] };
     }
     case "abort": {
       requireRunning(state, "abort");
       const reason = requireReason(command.reason, "abort workflow");
       return {
         state: { ...state, status: "aborted" },
-        events: [event("abort", shape, state, reason)],
+        events: [event("abort", { shape, state, reason })],
       };
     }
     case "step": {
@@ -116,12 +116,12 @@ export function applyWorkflowCommand(
       const loop = loopOf(shape, state.step);
       if (loop !== null && state.pass < loop.max) {
         const next = { ...state, pass: state.pass + 1 };
-        return { state: next, events: [event("loop", shape, next, null)] };
+        return { state: next, events: [event("loop", { shape, state: next, reason: null })] };
       }
       const ended = loop === null
         ? []
-        : [event("end-loop", shape, state, `reached max of ${passes(loop.max)}`)];
-      return advance(shape, state, ended);
+        : [event("end-loop", { shape, state, reason: `reached max of ${passes(loop.max)}` })];
+      return advance(state, { shape, events: ended });
     }
     case "endLoop": {
       requireRunning(state, "end loop");
@@ -147,29 +147,32 @@ export function applyWorkflowCommand(
           } required before --end-loop (min ${loop.min})`,
         );
       }
-      return advance(shape, state, [event("end-loop", shape, state, reason)]);
+      return advance(state, { shape, events: [event("end-loop", { shape, state, reason })] });
     }
   }
 }
 
 /** Passes still required before `endLoop` is accepted at this state (0 when allowed now). */
-export function passesRemaining(shape: WorkflowShape, state: WorkflowState): number {
+export function passesRemaining(state: WorkflowState, shape: WorkflowShape): number {
   const loop = loopOf(shape, state.step);
   return loop === null ? 0 : Math.max(0, loop.min - state.pass);
 }
 
 function advance(
-  shape: WorkflowShape,
   state: WorkflowState,
-  events: WorkflowEngineEvent[],
+  options: { shape: WorkflowShape; events: WorkflowEngineEvent[] },
 ): WorkflowTransition {
+  const { shape, events } = options;
   const nextIndex = state.step + 1;
   if (nextIndex >= shape.steps.length) {
     const done: WorkflowState = { ...state, status: "complete" };
-    return { state: done, events: [...events, event("complete", shape, done, null)] };
+    return {
+      state: done,
+      events: [...events, event("complete", { shape, state: done, reason: null })],
+    };
   }
   const next = enter(nextIndex);
-  return { state: next, events: [...events, event("step", shape, next, null)] };
+  return { state: next, events: [...events, event("step", { shape, state: next, reason: null })] };
 }
 
 function enter(index: number): WorkflowState {
@@ -178,10 +181,9 @@ function enter(index: number): WorkflowState {
 
 function event(
   kind: WorkflowEventKind,
-  shape: WorkflowShape,
-  state: WorkflowState,
-  reason: string | null,
+  options: { shape: WorkflowShape; state: WorkflowState; reason: string | null },
 ): WorkflowEngineEvent {
+  const { shape, state, reason } = options;
   const loop = loopOf(shape, state.step);
   return {
     kind,

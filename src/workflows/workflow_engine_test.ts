@@ -19,13 +19,13 @@ const SHAPE: WorkflowShape = {
 
 function run(commands: WorkflowCommand[], shape: WorkflowShape = SHAPE): WorkflowState {
   let state = IDLE_WORKFLOW_STATE;
-  for (const command of commands) state = applyWorkflowCommand(shape, state, command).state;
+  for (const command of commands) state = applyWorkflowCommand(state, command, shape).state;
   return state;
 }
 
 function refusal(state: WorkflowState, command: WorkflowCommand): WorkflowError {
   try {
-    applyWorkflowCommand(SHAPE, state, command);
+    applyWorkflowCommand(state, command, SHAPE);
   } catch (error) {
     assert.ok(error instanceof WorkflowError);
     return error;
@@ -34,7 +34,7 @@ function refusal(state: WorkflowState, command: WorkflowCommand): WorkflowError 
 }
 
 Deno.test("applyWorkflowCommand() starts at step 1, pass 1, with a start event", () => {
-  assert.deepEqual(applyWorkflowCommand(SHAPE, IDLE_WORKFLOW_STATE, { type: "start" }), {
+  assert.deepEqual(applyWorkflowCommand(IDLE_WORKFLOW_STATE, { type: "start" }, SHAPE), {
     state: { status: "running", step: 0, pass: 1 },
     events: [{ kind: "start", step: 1, pass: null, reason: null }],
   });
@@ -43,11 +43,11 @@ Deno.test("applyWorkflowCommand() starts at step 1, pass 1, with a start event",
 Deno.test("applyWorkflowCommand() repeats a loop step on step until its max, then moves on by itself", () => {
   const atLoop = run([{ type: "start" }, { type: "step" }]);
   assert.deepEqual(atLoop, { status: "running", step: 1, pass: 1 });
-  const pass2 = applyWorkflowCommand(SHAPE, atLoop, { type: "step" });
+  const pass2 = applyWorkflowCommand(atLoop, { type: "step" }, SHAPE);
   assert.deepEqual(pass2.events, [{ kind: "loop", step: 2, pass: 2, reason: null }]);
-  const pass3 = applyWorkflowCommand(SHAPE, pass2.state, { type: "step" });
+  const pass3 = applyWorkflowCommand(pass2.state, { type: "step" }, SHAPE);
   assert.deepEqual(pass3.state, { status: "running", step: 1, pass: 3 });
-  const after = applyWorkflowCommand(SHAPE, pass3.state, { type: "step" });
+  const after = applyWorkflowCommand(pass3.state, { type: "step" }, SHAPE);
   assert.deepEqual(after, {
     state: { status: "running", step: 2, pass: 1 },
     events: [
@@ -59,7 +59,7 @@ Deno.test("applyWorkflowCommand() repeats a loop step on step until its max, the
 
 Deno.test("applyWorkflowCommand() refuses endLoop before min, saying how many passes remain", () => {
   const atLoop = run([{ type: "start" }, { type: "step" }]);
-  assert.equal(passesRemaining(SHAPE, atLoop), 1);
+  assert.equal(passesRemaining(atLoop, SHAPE), 1);
   const error = refusal(atLoop, { type: "endLoop", reason: "done" });
   assert.equal(error.code, "Refused");
   assert.equal(
@@ -69,19 +69,20 @@ Deno.test("applyWorkflowCommand() refuses endLoop before min, saying how many pa
   const threeShort = { steps: [{ title: "L", loop: { min: 4, max: 9 } }] };
   assert.throws(
     () =>
-      applyWorkflowCommand(threeShort, { status: "running", step: 0, pass: 1 }, {
-        type: "endLoop",
-        reason: "x",
-      }),
+      applyWorkflowCommand(
+        { status: "running", step: 0, pass: 1 },
+        { type: "endLoop", reason: "x" },
+        threeShort,
+      ),
     { message: /3 more passes required before --end-loop \(min 4\)/ },
   );
 });
 
 Deno.test("applyWorkflowCommand() accepts endLoop at min and records the reason", () => {
   const atMin = run([{ type: "start" }, { type: "step" }, { type: "step" }]);
-  assert.equal(passesRemaining(SHAPE, atMin), 0);
+  assert.equal(passesRemaining(atMin, SHAPE), 0);
   assert.deepEqual(
-    applyWorkflowCommand(SHAPE, atMin, { type: "endLoop", reason: "  all green " }),
+    applyWorkflowCommand(atMin, { type: "endLoop", reason: "  all green " }, SHAPE),
     {
       state: { status: "running", step: 2, pass: 1 },
       events: [
@@ -109,7 +110,7 @@ Deno.test("applyWorkflowCommand() completes after the last step and refuses to g
     type: "endLoop",
     reason: "ok",
   }]);
-  const done = applyWorkflowCommand(SHAPE, last, { type: "step" });
+  const done = applyWorkflowCommand(last, { type: "step" }, SHAPE);
   assert.deepEqual(done, {
     state: { status: "complete", step: 2, pass: 1 },
     events: [{ kind: "complete", step: 3, pass: null, reason: null }],
@@ -121,21 +122,21 @@ Deno.test("applyWorkflowCommand() completes after the last step and refuses to g
 Deno.test("applyWorkflowCommand() completes a workflow whose last step is a loop ended at max", () => {
   const shape = { steps: [{ title: "Only", loop: { min: 1, max: 1 } }] };
   const started = run([{ type: "start" }], shape);
-  const done = applyWorkflowCommand(shape, started, { type: "step" });
+  const done = applyWorkflowCommand(started, { type: "step" }, shape);
   assert.deepEqual(done.events.map((e) => e.kind), ["end-loop", "complete"]);
   assert.equal(done.state.status, "complete");
 });
 
 Deno.test("applyWorkflowCommand() aborts with a reason and resets to step 1", () => {
   const atLoop = run([{ type: "start" }, { type: "step" }, { type: "step" }]);
-  const aborted = applyWorkflowCommand(SHAPE, atLoop, { type: "abort", reason: "wrong plan" });
+  const aborted = applyWorkflowCommand(atLoop, { type: "abort", reason: "wrong plan" }, SHAPE);
   assert.deepEqual(aborted, {
     state: { status: "aborted", step: 1, pass: 2 },
     events: [{ kind: "abort", step: 2, pass: 2, reason: "wrong plan" }],
   });
   assert.equal(refusal(atLoop, { type: "abort", reason: "" }).code, "BadArgument");
   assert.match(refusal(aborted.state, { type: "step" }).message, /it was aborted/);
-  const reset = applyWorkflowCommand(SHAPE, aborted.state, { type: "reset" });
+  const reset = applyWorkflowCommand(aborted.state, { type: "reset" }, SHAPE);
   assert.deepEqual(reset, {
     state: { status: "running", step: 0, pass: 1 },
     events: [{ kind: "reset", step: 2, pass: 2, reason: null }],
@@ -147,7 +148,7 @@ Deno.test("applyWorkflowCommand() refuses commands out of order", () => {
   assert.match(refusal(IDLE_WORKFLOW_STATE, { type: "reset" }).message, /has not started/);
   const running = run([{ type: "start" }]);
   assert.match(refusal(running, { type: "start" }).message, /already running/);
-  assert.throws(() => applyWorkflowCommand({ steps: [] }, IDLE_WORKFLOW_STATE, { type: "start" }), {
+  assert.throws(() => applyWorkflowCommand(IDLE_WORKFLOW_STATE, { type: "start" }, { steps: [] }), {
     message: /no steps/,
   });
 });
@@ -155,8 +156,8 @@ Deno.test("applyWorkflowCommand() refuses commands out of order", () => {
 Deno.test("applyWorkflowCommand() leaves the state it was given untouched", () => {
   const state = { status: "running", step: 1, pass: 1 } as const;
   const copy = { ...state };
-  applyWorkflowCommand(SHAPE, state, { type: "step" });
-  applyWorkflowCommand(SHAPE, state, { type: "abort", reason: "x" });
+  applyWorkflowCommand(state, { type: "step" }, SHAPE);
+  applyWorkflowCommand(state, { type: "abort", reason: "x" }, SHAPE);
   assert.deepEqual(state, copy);
   assert.ok(Object.isFrozen(IDLE_WORKFLOW_STATE));
 });

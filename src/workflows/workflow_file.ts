@@ -17,14 +17,19 @@ const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const loopSchema = z.strictObject({
   min: z.int().min(0),
   max: z.int().min(1),
-}).refine((loop) => loop.min <= loop.max, {
-  path: ["min"],
-  message: "is greater than loop.max",
+}).superRefine((loop, context) => {
+  if (loop.min > loop.max) {
+    context.addIssue({
+      code: "custom",
+      path: ["min"],
+      message: `loop.min (${loop.min}) is greater than loop.max (${loop.max})`,
+    });
+  }
 });
 
 const stepSchema = z.strictObject({
-  title: z.string().trim().min(1),
-  prompt: z.string().trim().min(1),
+  title: z.string().refine((text) => text.trim() !== "", "must not be empty"),
+  prompt: z.string().refine((text) => text.trim() !== "", "must not be empty"),
   loop: loopSchema.optional(),
 });
 
@@ -186,16 +191,10 @@ function describeIssue(issue: z.core.$ZodIssue): string {
       if (issue.origin === "string") return `${where}: must not be empty`;
       return `${where}: must be at least ${String(issue.minimum)}`;
     }
-    case "custom": {
-      const loop = issue.input;
-      if (last === "min" && typeof loop === "object" && loop !== null) {
-        const { min, max } = loop as Record<string, unknown>;
-        return `${pathLabel(path.slice(0, -2))}: loop.min (${
-          String(min)
-        }) is greater than loop.max (${String(max)})`;
-      }
+    case "custom":
+      // The loop check points at `min`; name the step, not the key, before its message.
+      if (last === "min") return `${pathLabel(path.slice(0, -2))}: ${issue.message}`;
       return `${prefix}${issue.message}`;
-    }
     default:
       return `${prefix}${issue.message}`;
   }
@@ -260,4 +259,60 @@ function issueOffset(doc: Document, issue: z.core.$ZodIssue): number {
     if (node.range) return node.range[0];
   }
   return 0;
+}
+
+/**
+ * Checks `--var` names (a `BadArgument` {@linkcode WorkflowError} when wrong) and turns values into the type of the file's default for that name
+ * (`--var rounds=3` is the number 3 when the file says `rounds: 2`).
+ */
+export function checkWorkflowVars(
+  given: Record<string, WorkflowVarValue>,
+  definition: WorkflowDefinition,
+): Record<string, WorkflowVarValue> {
+  const vars: Record<string, WorkflowVarValue> = {};
+  for (const [key, value] of Object.entries(given)) {
+    if (!VAR_NAME.test(key)) {
+      throw new WorkflowError(
+        "BadArgument",
+        `Cannot use variable "${key}": names are letters, digits and _, not starting with a digit`,
+      );
+    }
+    const fallback = definition.vars[key];
+    if (typeof value === "string" && typeof fallback === "number") {
+      const number = Number(value);
+      if (value.trim() === "" || Number.isNaN(number)) {
+        throw new WorkflowError(
+          "BadArgument",
+          `Cannot use variable "${key}": "${value}" is not a number, and the file's default is ${fallback}`,
+        );
+      }
+      vars[key] = number;
+    } else if (typeof value === "string" && typeof fallback === "boolean") {
+      if (value !== "true" && value !== "false") {
+        throw new WorkflowError(
+          "BadArgument",
+          `Cannot use variable "${key}": "${value}" is not true or false, and the file's default is ${fallback}`,
+        );
+      }
+      vars[key] = value === "true";
+    } else {
+      vars[key] = value;
+    }
+  }
+  return vars;
+}
+
+/**
+ * The file's text and hash as it is now, or nulls when it cannot be read: how a session finds
+ * out that its file changed or vanished, without failing on it.
+ */
+export async function readWorkflowSnapshot(
+  path: string,
+): Promise<{ text: string | null; hash: string | null }> {
+  try {
+    const text = await Deno.readTextFile(path);
+    return { text, hash: hashWorkflowText(text) };
+  } catch {
+    return { text: null, hash: null };
+  }
 }

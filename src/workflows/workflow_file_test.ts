@@ -76,7 +76,7 @@ Deno.test("parseWorkflowFile() refuses unknown keys at every level, pointing at 
   );
   assert.equal(
     badFile("steps:\n  - title: A\n    prompt: p\n    loop: {min: 1, max: 2, every: 3}\n").message,
-    'Cannot load workflow "flows/x.yaml": line 4, column 27: step 1 loop: unknown key "every" (allowed: min, max)',
+    'Cannot load workflow "flows/x.yaml": line 4, column 28: step 1 loop: unknown key "every" (allowed: min, max)',
   );
 });
 

@@ -2,11 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
 import { WorkflowError } from "./workflow_error.ts";
-import {
-  defaultSessionName,
-  WorkflowService,
-  type WorkflowService as Service,
-} from "./workflow_service.ts";
+import { defaultSessionName } from "./default_session_name.ts";
+import { WorkflowService } from "./workflow_service.ts";
 
 const REVIEW = `description: Review a change
 vars:
@@ -35,7 +32,7 @@ interface Fixture {
   cwd: string;
   dbPath: string;
   db: GatewayDatabase;
-  service: Service;
+  service: WorkflowService;
   clock: { now: number };
 }
 
@@ -513,13 +510,4 @@ Deno.test("the bundled workflows all load, and each runs to completion", async (
     db.close();
     await Deno.remove(dir, { recursive: true });
   }
-});
-
-Deno.test("defaultSessionName() names a directory by its folder and a hash of its path", () => {
-  const a = defaultSessionName("/home/me/project");
-  assert.match(a, /^project-[0-9a-f]{8}$/);
-  assert.equal(defaultSessionName("/home/me/project/"), a);
-  assert.notEqual(defaultSessionName("/tmp/project"), a);
-  assert.match(defaultSessionName("/"), /^root-[0-9a-f]{8}$/);
-  assert.match(defaultSessionName("/tmp/my dir!"), /^my_dir_-[0-9a-f]{8}$/);
 });

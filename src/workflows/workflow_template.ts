@@ -6,7 +6,7 @@
 
 import Handlebars from "handlebars";
 import { WorkflowError } from "./workflow_error.ts";
-import type { WorkflowVarValue } from "./workflow_file.ts";
+import type { WorkflowDefinition, WorkflowVarValue } from "./workflow_file.ts";
 
 /** The variables every step template sees. */
 export interface WorkflowTemplateContext {
@@ -91,13 +91,13 @@ export function checkWorkflowTemplate(
   const checkPath = (path: hbs.AST.PathExpression, scope: Scope) => {
     if (path.data) {
       // `@root.x` is the context; other data (`@index`, `@key`) belongs to the block helpers.
-      if (path.parts[0] === "root") checkName(path.parts.slice(1), path, fail, vars);
+      if (path.parts[0] === "root") checkName(path.parts.slice(1), { node: path, fail, vars });
       return;
     }
     const head = path.parts[0];
     if (head === undefined) return; // `this`
     if (path.depth > 0 || scope.blockParams.has(head) || !scope.rootContext) return;
-    checkName(path.parts, path, fail, vars);
+    checkName(path.parts, { node: path, fail, vars });
   };
   const checkExpression = (node: hbs.AST.Expression, scope: Scope) => {
     if (node.type === "PathExpression") checkPath(node as hbs.AST.PathExpression, scope);
@@ -160,6 +160,22 @@ export function checkWorkflowTemplate(
 }
 
 /**
+ * Checks every step's title and prompt of `definition` with {@linkcode checkWorkflowTemplate},
+ * so `start` refuses a workflow whose late step has a typo before anything is recorded.
+ */
+export function checkWorkflowTemplates(
+  definition: WorkflowDefinition,
+  vars: Record<string, WorkflowVarValue>,
+): void {
+  const varNames = Object.keys(vars);
+  definition.steps.forEach((step, index) => {
+    const site = { step: index + 1, stepTitle: step.title, varNames };
+    checkWorkflowTemplate(step.title, { ...site, field: "title" });
+    checkWorkflowTemplate(step.prompt, { ...site, field: "prompt" });
+  });
+}
+
+/**
  * Renders one step template. Unknown variables and helpers are errors naming the variable and
  * the step, never an empty string in the prompt.
  */
@@ -181,7 +197,7 @@ export function renderWorkflowTemplate(
     throw templateError(
       site,
       missing ? `unknown variable "${missing[1]}"` : message.split("\n")[0] ?? message,
-      error,
+      { cause: error },
     );
   }
 }
@@ -194,10 +210,13 @@ interface Scope {
 
 function checkName(
   parts: readonly string[],
-  node: hbs.AST.Node,
-  fail: (what: string, node: hbs.AST.Node) => never,
-  vars: ReadonlySet<string>,
+  options: {
+    node: hbs.AST.Node;
+    fail: (what: string, node: hbs.AST.Node) => never;
+    vars: ReadonlySet<string>;
+  },
 ): void {
+  const { node, fail, vars } = options;
   const [head, second] = parts;
   if (head === undefined) return;
   const full = parts.join(".");
@@ -236,16 +255,20 @@ function parseTemplate(source: string, site: WorkflowTemplateSite): hbs.AST.Prog
           ? ""
           : `: unexpected ${got === "EOF" ? "end of template (a block is not closed)" : got}`
       }`,
-      error,
+      { cause: error },
     );
   }
 }
 
-function templateError(site: WorkflowTemplateSite, what: string, cause?: unknown): WorkflowError {
+function templateError(
+  site: WorkflowTemplateSite,
+  what: string,
+  options: { cause?: unknown } = {},
+): WorkflowError {
   return new WorkflowError(
     "BadTemplate",
     `Cannot render step ${site.step} "${site.stepTitle}" (${site.field}): ${what}`,
-    cause === undefined ? {} : { cause },
+    options.cause === undefined ? {} : { cause: options.cause },
   );
 }
 

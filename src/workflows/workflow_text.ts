@@ -9,7 +9,7 @@ import type {
   WorkflowListView,
   WorkflowLogView,
   WorkflowView,
-} from "./workflow_service.ts";
+} from "./workflow_view.ts";
 
 /**
  * Renders any workflow view as the text the CLI prints without `--json`. The JSON views carry the

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { WorkflowListView, WorkflowLogView, WorkflowView } from "./workflow_service.ts";
+import type { WorkflowListView, WorkflowLogView, WorkflowView } from "./workflow_view.ts";
 import { renderWorkflowText } from "./workflow_text.ts";
 
 const RUNNING: WorkflowView = {

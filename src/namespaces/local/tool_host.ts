@@ -1,7 +1,7 @@
 /**
- * Parent side of a tool host: runs one tool module in its own `deno run` subprocess (see
- * `tool_host_main.ts`) with the module's permissions, enforces call deadlines, and restarts the
- * process with back-off when it crashes or ignores an abort.
+ * Parent side of a tool host: runs one module in its own `deno run` subprocess with its
+ * permissions, enforces call deadlines, restarts with back-off on crash or ignored abort. (Over
+ * 400 lines: the deadline, abort-grace and restart rules share state and read best together.)
  * @module
  */
 
@@ -153,7 +153,7 @@ export class ToolHost {
       throw new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`);
     }
     if (this.#state.state === "starting") {
-      await this.#waitWhileStarting(options.timeoutMs, options.signal);
+      await this.#waitWhileStarting(tool, options);
     }
     const process = this.#process;
     if (this.#state.state !== "ready" || process === undefined) {
@@ -329,9 +329,10 @@ export class ToolHost {
     answer.then(() => clearTimeout(timer), () => clearTimeout(timer));
   }
 
-  async #waitWhileStarting(timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+  async #waitWhileStarting(tool: string, options: ToolHostCallOptions): Promise<void> {
+    const signal = options.signal;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
+      const timer = setTimeout(done, options.timeoutMs);
       signal?.addEventListener("abort", done, { once: true });
       this.#stateWaiters.push(done);
       function done() {
@@ -341,7 +342,7 @@ export class ToolHost {
       }
     });
     if (signal?.aborted) {
-      throw new ToolCallError("Cancelled", `call to "${this.#options.name}" was cancelled`);
+      throw new ToolCallError("Cancelled", `call to "${this.#options.name}.${tool}" was cancelled`);
     }
   }
 

@@ -12,7 +12,7 @@ export interface CallMessage {
   args?: unknown;
 }
 
-/** Parent → child: abort the signal of call `id` (the call still answers, late answers are dropped). */
+/** Parent → child: abort call `id`'s signal (the call still answers; late answers are dropped). */
 export interface CancelMessage {
   type: "cancel";
   id: number;
@@ -40,7 +40,7 @@ export interface LoadErrorMessage {
   error: WireError;
 }
 
-/** Child → parent: the outcome of one call. `value` is absent when the tool returned undefined. */
+/** Child → parent: the outcome of one call; `value` is absent when the tool returned undefined. */
 export type ResultMessage =
   | { type: "result"; id: number; ok: true; value?: unknown }
   | { type: "result"; id: number; ok: false; error: WireError };

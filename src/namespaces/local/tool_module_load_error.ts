@@ -11,7 +11,8 @@
  * @example
  * ```ts
  * import { ToolModuleLoadError } from "./tool_module_load_error.ts";
- * const error = new ToolModuleLoadError("tools/x.ts", `export "f" takes 2 parameters`, { line: 12 });
+ * const reason = `export "f" takes 2 parameters`;
+ * const error = new ToolModuleLoadError("tools/x.ts", reason, { line: 12 });
  * error.message; // 'Cannot load tool module "tools/x.ts": export "f" takes 2 parameters (line 12)'
  * ```
  */

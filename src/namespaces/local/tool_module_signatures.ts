@@ -63,7 +63,8 @@ interface PendingExtraction {
  * @example
  * ```ts ignore
  * const signatures = new ToolModuleSignatures({ cacheDir: "/tmp/gateway-cache" });
- * const { tools } = await signatures.extract("tools/kv.ts", await Deno.readTextFile("tools/kv.ts"));
+ * const text = await Deno.readTextFile("tools/kv.ts");
+ * const { tools } = await signatures.extract("tools/kv.ts", text);
  * signatures.close();
  * ```
  */

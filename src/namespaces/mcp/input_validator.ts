@@ -48,8 +48,9 @@ export class InputValidator {
       // A schema that mixes dialects (e.g. 2020-12 `prefixItems` with a draft-07 `$schema`) may
       // still compile under the other family.
       try {
-        validate = (dialect.includes("draft-0") ? this.#ajvFor("2020-12") : this.#ajvFor("draft-07"))
-          .compile(rest);
+        validate =
+          (dialect.includes("draft-0") ? this.#ajvFor("2020-12") : this.#ajvFor("draft-07"))
+            .compile(rest);
       } catch {
         throw new Error(
           `Cannot compile input schema: ${first instanceof Error ? first.message : String(first)}`,

@@ -14,8 +14,8 @@ import {
   type RawToolResult,
   type ResourceContents,
   type ResourceListing,
-  type ToolCallOptions,
   ToolCallError,
+  type ToolCallOptions,
   type ToolCallResult,
   type ToolProgress,
 } from "../namespace.ts";
@@ -284,6 +284,9 @@ export class McpNamespace implements Namespace {
     options: ToolCallOptions,
   ): Promise<ToolCallResult> {
     const tool = entry.listing.name;
+    if (options.signal.aborted) {
+      throw new ToolCallError("Cancelled", `Call to "${this.name}.${tool}" was cancelled`);
+    }
     // A call-scoped controller: the SDK never removes its abort listener, so linking the run's
     // signal directly would send a stray notifications/cancelled for every finished call.
     const controller = new AbortController();
@@ -348,7 +351,8 @@ export class McpNamespace implements Namespace {
     if (options.signal.aborted) {
       return new ToolCallError("Cancelled", `Call to ${what} was cancelled`, { cause: error });
     }
-    const maxMessage = `Tool ${what} timed out: still running after the ${options.callMaxMs} ms maximum`;
+    const maxMessage =
+      `Tool ${what} timed out: still running after the ${options.callMaxMs} ms maximum`;
     if (context.hitMaximum) return new ToolCallError("ToolTimeout", maxMessage, { cause: error });
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       const data = error.data as { maxTotalTimeout?: unknown } | undefined;
@@ -393,7 +397,10 @@ export class McpNamespace implements Namespace {
     if (this.#status.state === "starting" && this.#firstStart !== undefined) {
       await untilSettledOrAborted(this.#firstStart, signal);
       if (signal?.aborted) {
-        throw new ToolCallError("Cancelled", `Call to "${this.name}" was cancelled while it started`);
+        throw new ToolCallError(
+          "Cancelled",
+          `Call to "${this.name}" was cancelled while it started`,
+        );
       }
     }
     const connection = this.#connection;
@@ -434,7 +441,8 @@ export class McpNamespace implements Namespace {
       () => attempt.abort(new Error(`did not finish initialize within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    let lost = false;
+    // Clients of this attempt whose connection closed ("auto" may open and drop one first).
+    const closed = new WeakSet<Client>();
     let connection: UpstreamConnection | undefined;
     try {
       connection = await connectUpstream(this.name, this.#config, {
@@ -445,13 +453,15 @@ export class McpNamespace implements Namespace {
         setup: (client) => {
           this.#installHandlers(client);
           client.onclose = () => {
-            lost = true;
+            closed.add(client);
             this.#onClientClosed(client);
           };
         },
       });
       const loaded = await this.#load(connection.client, attempt.signal);
-      if (lost) throw new Error("the connection closed while listing tools");
+      if (closed.has(connection.client)) {
+        throw new Error("closed the connection while listing tools");
+      }
       if (generation !== this.#generation) {
         await connection.close();
         return;
@@ -468,7 +478,7 @@ export class McpNamespace implements Namespace {
       if (generation !== this.#generation) return;
       const detail = attempt.signal.aborted ? messageOf(attempt.signal.reason) : messageOf(error);
       const decision = this.#restart.onFailure("start", Date.now());
-      this.#fail(`MCP server "${this.name}" ${detail}`, decision.delayMs, stderr);
+      this.#fail(`MCP server "${this.name}" failed to start: ${detail}`, decision.delayMs, stderr);
     } finally {
       clearTimeout(timer);
       if (this.#attempt === attempt) this.#attempt = undefined;
@@ -476,14 +486,15 @@ export class McpNamespace implements Namespace {
   }
 
   #installHandlers(client: Client): void {
-    client.onerror = (error) =>
-      this.#logger.warn(`MCP server "${this.name}": ${messageOf(error)}`);
+    client.onerror = (error) => this.#logger.warn(`MCP server "${this.name}": ${messageOf(error)}`);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refresh(client));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.#refresh(client));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const { level, logger, data } = notification.params;
       const text = typeof data === "string" ? data : JSON.stringify(data);
-      this.#logger.debug(`[${this.name}${logger === undefined ? "" : `/${logger}`}] ${level}: ${text}`);
+      this.#logger.debug(
+        `[${this.name}${logger === undefined ? "" : `/${logger}`}] ${level}: ${text}`,
+      );
     });
   }
 
@@ -513,6 +524,12 @@ export class McpNamespace implements Namespace {
     const tools = new Map<string, ToolEntry>();
     const listingsForCatalogue: McpToolListing[] = [];
     for (const tool of listings) {
+      if (tool.execution?.taskSupport === "required") {
+        warnings.push(
+          `Tool "${this.name}.${tool.name}" is left out: it requires task-based execution`,
+        );
+        continue;
+      }
       const listing: McpToolListing = {
         name: tool.name,
         title: tool.title,
@@ -577,7 +594,10 @@ export class McpNamespace implements Namespace {
     const connection = this.#connection;
     if (this.#stopped || connection?.client !== client) return;
     const exit = connection.process?.exitStatus;
-    this.#connectionLost(connection, exit === undefined ? "closed the connection" : describeExit(exit));
+    this.#connectionLost(
+      connection,
+      exit === undefined ? "closed the connection" : describeExit(exit),
+    );
   }
 
   /** A ready connection died: fail, count a crash, and schedule the reconnect. */

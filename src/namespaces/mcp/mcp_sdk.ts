@@ -42,8 +42,8 @@ export const ErrorCode: typeof TypesTyped.ErrorCode = types.ErrorCode;
 export const JSONRPCMessageSchema: typeof TypesTyped.JSONRPCMessageSchema =
   types.JSONRPCMessageSchema;
 /** `notifications/tools/list_changed`. */
-export const ToolListChangedNotificationSchema: typeof TypesTyped.ToolListChangedNotificationSchema =
-  types.ToolListChangedNotificationSchema;
+export const ToolListChangedNotificationSchema:
+  typeof TypesTyped.ToolListChangedNotificationSchema = types.ToolListChangedNotificationSchema;
 /** `notifications/prompts/list_changed`. */
 export const PromptListChangedNotificationSchema:
   typeof TypesTyped.PromptListChangedNotificationSchema = types.PromptListChangedNotificationSchema;

@@ -52,15 +52,19 @@ export async function schemaToTypeScript(
   options: { typeName: string },
 ): Promise<RenderedSchema> {
   const normalized = normalizeRoot(schema, options.typeName);
-  const declarations = await compile(normalized as Parameters<typeof compile>[0], options.typeName, {
-    bannerComment: "",
-    format: false,
-    declareExternallyReferenced: true,
-    additionalProperties: false,
-    unreachableDefinitions: false,
-    strictIndexSignatures: false,
-    $refOptions: { resolve: { external: false } },
-  });
+  const declarations = await compile(
+    normalized as Parameters<typeof compile>[0],
+    options.typeName,
+    {
+      bannerComment: "",
+      format: false,
+      declareExternallyReferenced: true,
+      additionalProperties: false,
+      unreachableDefinitions: false,
+      strictIndexSignatures: false,
+      $refOptions: { resolve: { external: false } },
+    },
+  );
   return { typeName: options.typeName, declarations: declarations.trim() };
 }
 
@@ -145,7 +149,10 @@ function normalizeNode(node: unknown, context: NormalizeContext): SchemaNode {
       out[key] = Object.fromEntries(
         Object.entries(value).map((
           [name, sub],
-        ) => [rename ? `${context.typeName}${typeNameFor(name)}` : name, normalizeNode(sub, inner)]),
+        ) => [
+          rename ? `${context.typeName}${typeNameFor(name)}` : name,
+          normalizeNode(sub, inner),
+        ]),
       );
     } else if (key === "items") {
       out.items = Array.isArray(value)

@@ -171,21 +171,27 @@ export class StdioProcessTransport implements Transport {
             size += piece.length;
           }
           if (newline === -1) break;
-          if (!dropping) this.#handleLine(concatBytes(parts, size));
+          const delivered = !dropping && this.#handleLine(concatBytes(parts, size));
           dropping = false;
           parts = [];
           size = 0;
           start = newline + 1;
+          // The SDK runs notification handlers one microtask later but responses at once; a
+          // final progress notification would otherwise lose the race with its response.
+          if (delivered) await Promise.resolve();
         }
       }
     } catch (error) {
-      this.onerror?.(new Error(`Cannot read stdout of "${this.#options.command}"`, { cause: error }));
+      this.onerror?.(
+        new Error(`Cannot read stdout of "${this.#options.command}"`, { cause: error }),
+      );
     }
   }
 
-  #handleLine(bytes: Uint8Array): void {
+  /** Parses and delivers one line; true when a message was delivered. */
+  #handleLine(bytes: Uint8Array): boolean {
     const line = new TextDecoder().decode(bytes).trim();
-    if (line === "") return;
+    if (line === "") return false;
     let message: JSONRPCMessage;
     try {
       message = JSONRPCMessageSchema.parse(JSON.parse(line));
@@ -198,9 +204,10 @@ export class StdioProcessTransport implements Transport {
           }`,
         ),
       );
-      return;
+      return false;
     }
     this.onmessage?.(message);
+    return true;
   }
 
   async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
@@ -239,14 +246,18 @@ export class StdioProcessTransport implements Transport {
       log(partial);
       if (skipped > 0) onLine?.(`(${skipped} stderr lines not logged)`);
     } catch (error) {
-      this.onerror?.(new Error(`Cannot read stderr of "${this.#options.command}"`, { cause: error }));
+      this.onerror?.(
+        new Error(`Cannot read stderr of "${this.#options.command}"`, { cause: error }),
+      );
     }
   }
 }
 
 /** Says how a child ended, for failure reasons: `exited with code 3`, `was killed by SIGKILL`. */
 export function describeExit(status: Deno.CommandStatus): string {
-  return status.signal !== null ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
+  return status.signal !== null
+    ? `was killed by ${status.signal}`
+    : `exited with code ${status.code}`;
 }
 
 /** Sends `signal` to the process group led by `pid`; a group already gone is fine. */

@@ -3,7 +3,7 @@
  * @module
  */
 
-import { type RawToolResult, type ToolCallResult, ToolCallError } from "../namespace.ts";
+import { type RawToolResult, ToolCallError, type ToolCallResult } from "../namespace.ts";
 
 /** Which call the envelope answers, for messages and the JSON-parsing rule. */
 export interface UnwrapOptions {

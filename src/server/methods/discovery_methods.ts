@@ -7,6 +7,7 @@ import { z } from "zod";
 import { catalogParams, describeParams, searchParams } from "../../protocol/rpc_params.ts";
 import { buildCatalog } from "../../discovery/catalog.ts";
 import { describePath } from "../../discovery/describe.ts";
+import { renderLlmGuide } from "../../discovery/llm_guide.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
 
 /** The handlers, keyed by method name. */
@@ -30,6 +31,10 @@ export const discoveryMethods: Record<string, MethodDefinition> = {
     describeParams,
     (params, context) => Promise.resolve(describePath(context.core.snapshot(), params.path)),
   ),
+  guide: defineMethod(z.strictObject({}), (_params, context) =>
+    Promise.resolve({
+      text: renderLlmGuide(context.core.snapshot(), { limits: context.core.config.exec }),
+    })),
   scripts: defineMethod(z.strictObject({}), (_params, context) =>
     Promise.resolve({
       scripts: context.core.scripts().map(({ name, description, examples, params }) => ({

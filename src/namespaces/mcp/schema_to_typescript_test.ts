@@ -1,0 +1,196 @@
+import assert from "node:assert/strict";
+import { typeCheck } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
+import { schemaToTypeScript, typeNameFor } from "./schema_to_typescript.ts";
+
+/** Renders and strips whitespace differences so assertions read like the output. */
+async function render(schema: Record<string, unknown>, typeName = "T"): Promise<string> {
+  return (await schemaToTypeScript(schema, { typeName })).declarations;
+}
+
+Deno.test("`typeNameFor()` makes PascalCase stems from tool names", () => {
+  assert.equal(typeNameFor("get-sum"), "GetSum");
+  assert.equal(typeNameFor("read_text_file"), "ReadTextFile");
+  assert.equal(typeNameFor("3d"), "_3d");
+  assert.equal(typeNameFor("--"), "Tool");
+});
+
+Deno.test("`schemaToTypeScript()` marks required and optional properties and writes JSDoc", async () => {
+  const text = await render({
+    type: "object",
+    properties: {
+      message: { type: "string", description: "Message to echo" },
+      count: { type: "integer", default: 3 },
+      url: { type: "string", format: "uri" },
+    },
+    required: ["message"],
+  }, "EchoInput");
+  assert.match(text, /export interface EchoInput \{/);
+  assert.match(text, /\* Message to echo\n \*\/\nmessage: string\n/);
+  assert.match(text, /\* @default 3\n \*\/\ncount\?: number\n/);
+  assert.match(text, /\* @format uri\n \*\/\nurl\?: string\n/);
+});
+
+Deno.test("`schemaToTypeScript()` names $defs after the root type and follows recursion", async () => {
+  const text = await render({
+    type: "object",
+    properties: { tree: { $ref: "#/$defs/Node" }, other: { $ref: "#/definitions/my-def" } },
+    $defs: {
+      Node: {
+        type: "object",
+        properties: { children: { type: "array", items: { $ref: "#/$defs/Node" } } },
+      },
+    },
+    definitions: { "my-def": { enum: [1, 2] } },
+  }, "NestedInput");
+  assert.match(text, /tree\?: NestedInputNode\n/);
+  assert.match(text, /export interface NestedInputNode \{\nchildren\?: NestedInputNode\[\]\n\}/);
+  assert.match(text, /export type NestedInputMyDef = \(1 \| 2\)/);
+});
+
+Deno.test("`schemaToTypeScript()` renders allOf, anyOf, oneOf, enum and const", async () => {
+  const text = await render({
+    type: "object",
+    properties: {
+      both: {
+        allOf: [
+          { type: "object", properties: { a: { type: "string" } } },
+          { type: "object", properties: { b: { type: "number" } } },
+        ],
+      },
+      either: { anyOf: [{ type: "string" }, { type: "null" }] },
+      shape: {
+        oneOf: [
+          { type: "object", properties: { kind: { const: "circle" } }, required: ["kind"] },
+          { type: "object", properties: { kind: { const: "square" } }, required: ["kind"] },
+        ],
+      },
+      mode: { type: "string", enum: ["fast", "slow"] },
+      version: { const: 2 },
+    },
+  });
+  assert.match(text, /both\?: \(\{\na\?: string\n\} & \{\nb\?: number\n\}\)/);
+  assert.match(text, /either\?: \(string \| null\)/);
+  assert.match(text, /shape\?: \(\{\nkind: "circle"\n\} \| \{\nkind: "square"\n\}\)/);
+  assert.match(text, /mode\?: \("fast" \| "slow"\)/);
+  assert.match(text, /version\?: 2\n/);
+});
+
+Deno.test("`schemaToTypeScript()` renders prefixItems and items arrays as tuples", async () => {
+  const text = await render({
+    type: "object",
+    properties: {
+      point: {
+        type: "array",
+        prefixItems: [{ type: "number" }, { type: "number" }],
+        items: false,
+        minItems: 2,
+      },
+      pair: {
+        type: "array",
+        items: [{ type: "string" }, { type: "boolean" }],
+        minItems: 2,
+        maxItems: 2,
+      },
+      head: {
+        type: "array",
+        prefixItems: [{ type: "string" }],
+        items: { type: "number" },
+        minItems: 1,
+      },
+    },
+  });
+  assert.match(text, /point\?: \[number, number\]/);
+  assert.match(text, /pair\?: \[string, boolean\]/);
+  assert.match(text, /head\?: \[string, \.\.\.\(number\)\[\]\]/);
+});
+
+Deno.test("`schemaToTypeScript()` keeps nested objects as nested types and indexes only open objects", async () => {
+  const text = await render({
+    type: "object",
+    properties: {
+      limits: {
+        type: "object",
+        properties: { inner: { type: "object", properties: { n: { type: "number" } } } },
+      },
+      open: { type: "object" },
+      counts: { type: "object", additionalProperties: { type: "number" } },
+      closed: {
+        type: "object",
+        properties: { a: { type: "string" } },
+        additionalProperties: false,
+      },
+    },
+  });
+  assert.match(text, /limits\?: \{\ninner\?: \{\nn\?: number\n\}\n\}/);
+  assert.match(text, /open\?: \{\n\[k: string\]: unknown\n\}/);
+  assert.match(text, /counts\?: \{\n\[k: string\]: number\n\}/);
+  assert.match(text, /closed\?: \{\na\?: string\n\}/);
+  assert.doesNotMatch(text, /Record<string, unknown>/);
+});
+
+Deno.test("`schemaToTypeScript()` ignores titles, $id and generator directives from upstream", async () => {
+  const text = await render({
+    $id: "https://example.com/root",
+    title: "Root",
+    type: "object",
+    properties: {
+      message: { title: "Message", type: "string" },
+      evil: { tsType: "string }\ndeclare const evil: 1; interface X {" },
+      kind: { type: "string", enum: ["a"], tsEnumNames: ["A"] },
+    },
+  }, "SafeInput");
+  assert.match(text, /^export interface SafeInput \{/);
+  assert.doesNotMatch(text, /Message|Root|evil: 1|enum/);
+  assert.match(text, /evil\?: unknown/);
+});
+
+Deno.test("`schemaToTypeScript()` types an external $ref as unknown without fetching it", async () => {
+  const text = await render({
+    type: "object",
+    properties: { remote: { $ref: "https://example.com/schema.json" } },
+  });
+  assert.match(
+    text,
+    /\(unresolved reference "https:\/\/example.com\/schema.json"\)\n \*\/\nremote\?: unknown/,
+  );
+});
+
+Deno.test("`schemaToTypeScript()` rejects a dangling local $ref", async () => {
+  await assert.rejects(() =>
+    render({ type: "object", properties: { a: { $ref: "#/$defs/Nope" } } })
+  );
+});
+
+Deno.test("`schemaToTypeScript()` output type-checks and rejects wrong values", async () => {
+  const input = await schemaToTypeScript({
+    type: "object",
+    $defs: {
+      Node: { type: "object", properties: { label: { type: "string" } }, required: ["label"] },
+    },
+    properties: {
+      tree: { $ref: "#/$defs/Node" },
+      point: {
+        type: "array",
+        prefixItems: [{ type: "number" }, { type: "number" }],
+        minItems: 2,
+        items: false,
+      },
+      mode: { enum: ["fast", "slow"] },
+      "fancy-name": { type: "string", description: "has */ inside" },
+      counts: {
+        type: "object",
+        properties: { a: { type: "string" } },
+        additionalProperties: { type: "number" },
+      },
+    },
+    required: ["tree", "point"],
+  }, { typeName: "NestedInput" });
+  const source = `declare namespace fixture {\n${input.declarations}\n}\n` +
+    `const ok: fixture.NestedInput = { tree: { label: "x" }, point: [1, 2], mode: "slow", "fancy-name": "f", counts: { a: "s", b: 2 } };\n` +
+    `// @ts-expect-error the tree's label is required\nconst noLabel: fixture.NestedInput = { tree: {}, point: [1, 2] };\n` +
+    `// @ts-expect-error the mode is an enum\nconst badMode: fixture.NestedInput = { tree: { label: "x" }, point: [1, 2], mode: "warp" };\n` +
+    `// @ts-expect-error the point is a pair\nconst badPoint: fixture.NestedInput = { tree: { label: "x" }, point: [1] };\n` +
+    `export { badMode, badPoint, noLabel, ok };\n`;
+  const result = await typeCheck(source);
+  assert.ok(result.ok, `${result.output}\n${source}`);
+});

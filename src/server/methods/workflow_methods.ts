@@ -1,0 +1,58 @@
+/**
+ * RPC handlers `workflow.start|step|status|reset|abort|list|log` (SPEC §10). Each answer
+ * carries the view as JSON and as the plain text agents read (`text`).
+ * @module
+ */
+
+import { workflowParams } from "../../protocol/rpc_params.ts";
+import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
+import { defaultSessionName } from "../../workflows/workflow_service.ts";
+import { renderWorkflowText } from "../../workflows/workflow_text.ts";
+import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
+import type { z } from "zod";
+
+type WorkflowParams = z.infer<typeof workflowParams>;
+
+function session(params: WorkflowParams, context: MethodContext): { session: string; cwd: string } {
+  const cwd = params.cwd ?? context.core.paths.root.dir;
+  return { session: params.session ?? defaultSessionName(cwd), cwd };
+}
+
+function withText<V extends Parameters<typeof renderWorkflowText>[0]>(view: V): V & { text: string } {
+  return { ...view, text: renderWorkflowText(view) };
+}
+
+/** The handlers, keyed by method name. */
+export const workflowMethods: Record<string, MethodDefinition> = {
+  "workflow.start": defineMethod(workflowParams, async (params, context) => {
+    if (!params.file) throw new RpcError(RpcCode.InvalidParams, 'Invalid params for "workflow.start": "file" is required');
+    return withText(
+      await context.core.workflows.start({
+        ...session(params, context),
+        file: params.file,
+        ...(params.vars ? { vars: params.vars } : {}),
+      }),
+    );
+  }),
+  "workflow.step": defineMethod(workflowParams, async (params, context) =>
+    withText(
+      await context.core.workflows.step({
+        ...session(params, context),
+        ...(params.endLoop !== undefined ? { endLoop: params.endLoop } : {}),
+      }),
+    )),
+  "workflow.status": defineMethod(workflowParams, async (params, context) =>
+    withText(await context.core.workflows.status(session(params, context)))),
+  "workflow.reset": defineMethod(workflowParams, async (params, context) =>
+    withText(await context.core.workflows.reset(session(params, context)))),
+  "workflow.abort": defineMethod(workflowParams, async (params, context) => {
+    if (!params.reason) {
+      throw new RpcError(RpcCode.InvalidParams, 'Invalid params for "workflow.abort": "reason" is required (--reason "…")');
+    }
+    return withText(await context.core.workflows.abort({ ...session(params, context), reason: params.reason }));
+  }),
+  "workflow.list": defineMethod(workflowParams, async (_params, context) =>
+    withText(await context.core.workflows.list({ root: context.core.paths.root.dir }))),
+  "workflow.log": defineMethod(workflowParams, (params, context) =>
+    Promise.resolve(withText(context.core.workflows.log(session(params, context))))),
+};
