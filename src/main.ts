@@ -8,10 +8,11 @@ import { CliContext } from "./cli/cli_context.ts";
 import { COMMANDS, mainUsage } from "./cli/commands.ts";
 import { UsageError } from "./cli/usage_error.ts";
 import { printError } from "./cli/print.ts";
-import { ConfigError } from "./config/config_loader.ts";
+import { ConfigError } from "./config/config_error.ts";
 import { NoServerError } from "./client/server_connection.ts";
 import { RpcError } from "./protocol/json_rpc.ts";
-import { GATEWAY_VERSION, ServerStartError } from "./server/gateway_server.ts";
+import { GATEWAY_VERSION } from "./protocol/gateway_version.ts";
+import { ServerStartError } from "./server/server_start_error.ts";
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function runCli(argv: string[], context: CliContext): Promise<number> {
@@ -43,7 +44,7 @@ export async function runCli(argv: string[], context: CliContext): Promise<numbe
       context.output.out(`gateway ${GATEWAY_VERSION} (deno ${Deno.version.deno})\n`);
       return 0;
     }
-    if (rest.includes("--llm-help")) return await COMMANDS.guide!.run([], context);
+    if (rest.includes("--llm-help")) return await (await COMMANDS.guide!.load())([], context);
     if (rest.length === 0 || rest.includes("--help") || rest.includes("-h")) {
       context.output.out(`${mainUsage()}\n`);
       return rest.length === 0 ? 2 : 0;
@@ -55,8 +56,10 @@ export async function runCli(argv: string[], context: CliContext): Promise<numbe
     return 0;
   }
   const command = COMMANDS[commandName];
-  if (command) return await command.run(rest, context);
-  if (commandName.endsWith(".ts")) return await COMMANDS.run!.run([commandName, ...rest], context);
+  if (command) return await (await command.load())(rest, context);
+  if (commandName.endsWith(".ts")) {
+    return await (await COMMANDS.run!.load())([commandName, ...rest], context);
+  }
   throw new UsageError(`Unknown command "${commandName}"`, mainUsage());
 }
 

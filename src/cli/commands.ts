@@ -5,57 +5,96 @@
  */
 
 import type { CliContext } from "./cli_context.ts";
-import { execCommand } from "./exec_command.ts";
-import { runCommand } from "./run_command.ts";
-import { serverCommand } from "./server_command.ts";
-import { startCommand, statusCommand, stopCommand } from "./lifecycle_commands.ts";
-import { toolsCommand } from "./tools_command.ts";
-import { initCommand } from "./init_command.ts";
-import { serviceCommand } from "./service_command.ts";
-import { historyCommand } from "./history_command.ts";
-import { scriptsCommand } from "./scripts_command.ts";
-import {
-  catalogCommand,
-  describeCommand,
-  guideCommand,
-  searchCommand,
-} from "./discovery_commands.ts";
-import { cancelCommand, waitCommand } from "./run_control_commands.ts";
-import { workflowCommand } from "./workflow_command.ts";
-import { mcpCommand } from "./mcp_command.ts";
 
-/** One CLI verb. */
+/** A verb's handler. */
+export type CommandHandler = (args: string[], context: CliContext) => Promise<number>;
+
+/**
+ * One CLI verb. Handlers are imported on use, so `gateway exec` never loads the server, the
+ * MCP SDK or TypeScript (the CLI's start-up is part of every run's latency).
+ */
 export interface Command {
   summary: string;
-  run(args: string[], context: CliContext): Promise<number>;
+  load(): Promise<CommandHandler>;
 }
 
 /** Every verb, in the order `gateway --help` lists them. */
 export const COMMANDS: Readonly<Record<string, Command>> = {
-  exec: { summary: "run inline TypeScript (argument, -, piped, or a file)", run: execCommand },
-  run: { summary: "run a named script or a .ts file with arguments", run: runCommand },
-  tools: { summary: "list namespaces; tools NS; tools types NS[,NS]", run: toolsCommand },
+  exec: {
+    summary: "run inline TypeScript (argument, -, piped, or a file)",
+    load: () => import("./exec_command.ts").then((m) => m.execCommand),
+  },
+  run: {
+    summary: "run a named script or a .ts file with arguments",
+    load: () => import("./run_command.ts").then((m) => m.runCommand),
+  },
+  tools: {
+    summary: "list namespaces; tools NS; tools types NS[,NS]",
+    load: () => import("./tools_command.ts").then((m) => m.toolsCommand),
+  },
   catalog: {
     summary: "every namespace and as many signatures as a token budget allows",
-    run: catalogCommand,
+    load: () => import("./discovery_commands.ts").then((m) => m.catalogCommand),
   },
-  search: { summary: "find tools and scripts", run: searchCommand },
-  describe: { summary: "the full declaration of a tool or script", run: describeCommand },
-  scripts: { summary: "list named scripts; scripts init NAME", run: scriptsCommand },
-  history: { summary: "recent runs; history show|rerun|save ID", run: historyCommand },
-  workflow: { summary: "step through a YAML workflow: start|step|status|reset|abort|list|log", run: workflowCommand },
-  wait: { summary: "wait for a yielded run", run: waitCommand },
-  cancel: { summary: "stop a run in flight", run: cancelCommand },
-  guide: { summary: "the guide an agent needs (same as --llm-help)", run: guideCommand },
-  mcp: { summary: "serve the gateway as an MCP server on stdio", run: mcpCommand },
-  server: { summary: "run the server in the foreground", run: serverCommand },
-  start: { summary: "start the server in the background", run: startCommand },
-  stop: { summary: "stop the background server", run: stopCommand },
-  status: { summary: "whether a server runs for this data dir and root", run: statusCommand },
-  init: { summary: "create .gateway/ with sample tools, scripts and workflows", run: initCommand },
+  search: {
+    summary: "find tools and scripts",
+    load: () => import("./discovery_commands.ts").then((m) => m.searchCommand),
+  },
+  describe: {
+    summary: "the full declaration of a tool or script",
+    load: () => import("./discovery_commands.ts").then((m) => m.describeCommand),
+  },
+  scripts: {
+    summary: "list named scripts; scripts init NAME",
+    load: () => import("./scripts_command.ts").then((m) => m.scriptsCommand),
+  },
+  history: {
+    summary: "recent runs; history show|rerun|save ID",
+    load: () => import("./history_command.ts").then((m) => m.historyCommand),
+  },
+  workflow: {
+    summary: "step through a YAML workflow: start|step|status|reset|abort|list|log",
+    load: () => import("./workflow_command.ts").then((m) => m.workflowCommand),
+  },
+  wait: {
+    summary: "wait for a yielded run",
+    load: () => import("./run_control_commands.ts").then((m) => m.waitCommand),
+  },
+  cancel: {
+    summary: "stop a run in flight",
+    load: () => import("./run_control_commands.ts").then((m) => m.cancelCommand),
+  },
+  guide: {
+    summary: "the guide an agent needs (same as --llm-help)",
+    load: () => import("./discovery_commands.ts").then((m) => m.guideCommand),
+  },
+  mcp: {
+    summary: "serve the gateway as an MCP server on stdio",
+    load: () => import("./mcp_command.ts").then((m) => m.mcpCommand),
+  },
+  server: {
+    summary: "run the server in the foreground",
+    load: () => import("./server_command.ts").then((m) => m.serverCommand),
+  },
+  start: {
+    summary: "start the server in the background",
+    load: () => import("./lifecycle_commands.ts").then((m) => m.startCommand),
+  },
+  stop: {
+    summary: "stop the background server",
+    load: () => import("./lifecycle_commands.ts").then((m) => m.stopCommand),
+  },
+  status: {
+    summary: "whether a server runs for this data dir and root",
+    load: () => import("./lifecycle_commands.ts").then((m) => m.statusCommand),
+  },
+  init: {
+    summary: "create .gateway/ with sample tools, scripts and workflows",
+    load: () => import("./init_command.ts").then((m) => m.initCommand),
+  },
   service: {
     summary: "install|uninstall|status a user service (systemd/launchd)",
-    run: serviceCommand,
+    load: () => import("./service_command.ts").then((m) => m.serviceCommand),
   },
 };
 

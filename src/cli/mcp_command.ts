@@ -6,7 +6,7 @@
 
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createGatewayMcpServer } from "../mcp_server/gateway_mcp_server.ts";
-import { GATEWAY_VERSION } from "../server/gateway_server.ts";
+import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 

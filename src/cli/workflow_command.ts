@@ -34,9 +34,14 @@ export async function workflowCommand(args: string[], context: CliContext): Prom
   }
   const [verb, file] = parsed.positionals;
   if (!verb || !VERBS.has(verb)) {
-    throw new UsageError(`workflow needs one of ${[...VERBS].join(", ")} (got "${verb ?? ""}")`, WORKFLOW_USAGE);
+    throw new UsageError(
+      `workflow needs one of ${[...VERBS].join(", ")} (got "${verb ?? ""}")`,
+      WORKFLOW_USAGE,
+    );
   }
-  if (verb === "start" && !file) throw new UsageError("workflow start needs a FILE", WORKFLOW_USAGE);
+  if (verb === "start" && !file) {
+    throw new UsageError("workflow start needs a FILE", WORKFLOW_USAGE);
+  }
   if (verb === "abort" && typeof parsed.flags.reason !== "string") {
     throw new UsageError('workflow abort needs --reason "…"', WORKFLOW_USAGE);
   }

@@ -12,14 +12,9 @@ import {
   printParseErrorCode,
 } from "jsonc-parser";
 import { type GatewayConfig, gatewayConfigSchema } from "./gateway_config.ts";
+import { ConfigError } from "./config_error.ts";
 
-/** A configuration file that cannot be used; the message says where and what to do. */
-export class ConfigError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 /** A loaded configuration plus the secret values `${env:…}` expanded to (for redaction). */
 export interface LoadedConfig {

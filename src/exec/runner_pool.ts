@@ -53,10 +53,13 @@ export class RunnerPool {
     }
   }
 
-  /** Takes a ready runner, or starts one when none is ready; refills in the background. */
+  /**
+   * Takes a ready runner, or starts one when none is ready. The pool is not refilled here:
+   * starting Deno costs a core for ~15 ms, and on a small machine that would slow the run that
+   * just took a runner; the caller refills with {@linkcode fill} once its run is over.
+   */
   async take(): Promise<RunnerProcess> {
     const runner = this.#ready.shift();
-    if (!this.#closed) queueMicrotask(() => this.fill());
     return runner ?? await this.#spawn();
   }
 

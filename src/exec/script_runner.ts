@@ -169,7 +169,10 @@ export class ScriptRunner {
         if (value !== undefined) env[name] = value;
       }
     } else if (permissions.env === true) Object.assign(env, Deno.env.toObject());
-    if (permissions.run) env.PATH = Deno.env.get("PATH") ?? "/usr/bin:/bin";
+    // PATH is always there (the script cannot read it without --allow-env): without it Deno
+    // fails `new Deno.Command("ls")` as NotFound before it checks the run permission, and the
+    // script would see a missing program instead of PermissionDenied naming "run".
+    env.PATH ??= Deno.env.get("PATH") ?? "/usr/bin:/bin";
     return spawnRunner({
       channel: this.#deps.channel,
       runsDir: this.#deps.runsDir,
@@ -201,7 +204,10 @@ export class ScriptRunner {
       signal: controller.signal,
       cancelReason: () => cancelReason,
       onCapture: (capture) => (stdoutCapture = capture),
-    }).finally(() => this.#active.delete(runId));
+    }).finally(() => {
+      this.#active.delete(runId);
+      this.#pool.fill();
+    });
     return handle;
   }
 

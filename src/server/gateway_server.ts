@@ -6,6 +6,10 @@
  */
 
 import type { LoadedConfig } from "../config/config_loader.ts";
+import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
+import { ServerStartError } from "./server_start_error.ts";
+
+export { GATEWAY_VERSION, ServerStartError };
 import type { Logger } from "../logger.ts";
 import { GatewayCore, type GatewayPaths } from "./gateway_core.ts";
 import { createHttpRoutes } from "./http_routes.ts";
@@ -18,17 +22,6 @@ import { workflowMethods } from "./methods/workflow_methods.ts";
 import { ensureToken } from "../config/token_file.ts";
 import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
-
-/** The gateway's version, reported by `--version`, `/health` and `server.json`. */
-export const GATEWAY_VERSION = "0.1.0";
-
-/** A server that start-up could not bring up; the message says why and what to do. */
-export class ServerStartError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "ServerStartError";
-  }
-}
 
 /** Builds the method table every interface dispatches through. */
 export function createRouter(): Router {
@@ -76,7 +69,11 @@ export async function startGatewayServer(
     version: GATEWAY_VERSION,
     mcp: createMcpHttpHandler({
       call: (method, params) =>
-        router.dispatch(method, params, { core, client: "mcp", signal: new AbortController().signal }),
+        router.dispatch(method, params, {
+          core,
+          client: "mcp",
+          signal: new AbortController().signal,
+        }),
       version: GATEWAY_VERSION,
     }),
   });

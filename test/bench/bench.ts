@@ -42,7 +42,7 @@ const hasEverything = await Deno.stat(EVERYTHING).then(() => true, () => false);
 const gw = await createHarness({
   files: {
     "gateway.json": JSON.stringify({
-      exec: { poolSize: 2 },
+      exec: { poolSize: 2, maxToolCalls: 5000 },
       ...(hasEverything
         ? { mcpServers: { everything: { command: "node", args: [EVERYTHING, "stdio"] } } }
         : {}),

@@ -90,6 +90,7 @@ export class LocalNamespace implements Namespace {
   #logger: ToolHostLogger;
   #signatures: ToolModuleSignatures;
   #ownsSignatures: boolean;
+  #signaturesClosed = false;
   #status: NamespaceStatus = { state: "starting" };
   #catalogue: NamespaceCatalogue = EMPTY_CATALOGUE;
   #passEmptyObject = new Set<string>();
@@ -98,6 +99,8 @@ export class LocalNamespace implements Namespace {
   #hosts = new Set<ToolHost>();
   #loaded: Loaded | undefined;
   #generation = 0;
+  /** The newest load; start/reload wait until no newer one replaced it. */
+  #latestLoad: Promise<void> = Promise.resolve();
   #listeners = new Set<() => void>();
   #stopped = false;
 
@@ -126,7 +129,11 @@ export class LocalNamespace implements Namespace {
       return;
     }
     this.#stopped = false;
-    await this.#load();
+    if (this.#ownsSignatures && this.#signaturesClosed) {
+      this.#signatures = new ToolModuleSignatures({ cacheDir: this.#options.cacheDir });
+      this.#signaturesClosed = false;
+    }
+    await this.#loadAndSettle();
   }
 
   /**
@@ -140,7 +147,7 @@ export class LocalNamespace implements Namespace {
       const text = await this.#readText();
       if (text !== undefined && text === this.#loaded?.text) return;
     }
-    await this.#load();
+    await this.#loadAndSettle();
   }
 
   /** Stops the tool host (and the own signature worker); idempotent. */
@@ -149,7 +156,10 @@ export class LocalNamespace implements Namespace {
     this.#generation++;
     this.#host = undefined;
     await Promise.all([...this.#hosts].map((host) => this.#stopHost(host)));
-    if (this.#ownsSignatures) this.#signatures.close();
+    if (this.#ownsSignatures) {
+      this.#signatures.close();
+      this.#signaturesClosed = true;
+    }
     if (this.#status.state !== "disabled") {
       this.#setStatus({ state: "failed", reason: `namespace "${this.name}" is stopped` });
     }
@@ -182,6 +192,17 @@ export class LocalNamespace implements Namespace {
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Starts a load and waits for it, or for the loads that superseded it while it ran. */
+  async #loadAndSettle(): Promise<void> {
+    let load = this.#load();
+    this.#latestLoad = load;
+    await load;
+    while (this.#latestLoad !== load) {
+      load = this.#latestLoad;
+      await load;
+    }
   }
 
   async #load(): Promise<void> {
@@ -255,8 +276,7 @@ export class LocalNamespace implements Namespace {
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
       onStateChange: (state) => {
         // Only the current host of the current load speaks for the namespace.
-        if (generation !== this.#generation || this.#loaded === undefined) return;
-        if (this.#host !== undefined && this.#host.state() !== state) return;
+        if (generation !== this.#generation || this.#host !== host) return;
         this.#setStatus(this.#statusOf(state));
       },
     });

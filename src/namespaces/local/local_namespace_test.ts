@@ -346,3 +346,23 @@ Deno.test("a missing file fails with a clear reason", async () => {
     });
   });
 });
+
+Deno.test("start() waits for a reload that replaced it, and works again after stop()", async () => {
+  await withRoot({ "tools/v.ts": `export const v = () => 1;\n` }, async (root) => {
+    await withNamespace("v", { file: `${root}/tools/v.ts` }, async (ns) => {
+      const starting = ns.start();
+      await Deno.writeTextFile(`${root}/tools/v.ts`, `export const v = () => 2;\n`);
+      const reloading = ns.reload();
+      await starting;
+      assert.deepEqual(ns.status(), { state: "ready" });
+      assert.equal((await ns.callTool("v", undefined, CALL)).value, 2);
+      await reloading;
+
+      await ns.stop();
+      assert.equal(ns.status().state, "failed");
+      await ns.start();
+      assert.deepEqual(ns.status(), { state: "ready" });
+      assert.equal((await ns.callTool("v", undefined, CALL)).value, 2);
+    });
+  });
+});

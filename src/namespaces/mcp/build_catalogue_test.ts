@@ -56,7 +56,7 @@ Deno.test("`buildCatalogue()` describes each tool with its types, params and ann
   assert.match(catalogue.declarations, /export interface GetSumInput \{/);
   assert.match(
     catalogue.declarations,
-    /export interface WeatherOutput \{\ntemperature: number\n\}/,
+    /export interface WeatherOutput \{\n  temperature: number;\n\}/,
   );
   assert.deepStrictEqual(catalogue.warnings, []);
 });

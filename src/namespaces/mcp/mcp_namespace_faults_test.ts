@@ -415,3 +415,53 @@ Deno.test("`McpNamespace` reports a command that cannot start, and a disabled se
     await Promise.all([missing.stop(), disabled.stop()]);
   }
 });
+
+Deno.test("`McpNamespace` runs a stdio server in its cwd with env merged over a minimal environment", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-mcp-env-" });
+  const record = `${dir}/record.jsonl`;
+  Deno.env.set("GATEWAY_TEST_PARENT_ONLY", "must not leak");
+  const config = fixtureConfig("fault_server.ts", { env: { FAULT_RECORD: record, EXTRA: "1" } });
+  const ns = new McpNamespace("envy", { ...config, cwd: dir });
+  try {
+    await ns.start();
+    assert.deepStrictEqual(ns.status(), { state: "ready" });
+    const launched = (await readRecord(record)).find((e) => e.event === "launched");
+    assert.equal(launched?.cwd, await Deno.realPath(dir));
+    const env = launched?.env as string[];
+    for (const name of ["PATH", "HOME", "FAULT_RECORD", "EXTRA"]) {
+      assert.ok(env.includes(name), name);
+    }
+    assert.ok(!env.includes("GATEWAY_TEST_PARENT_ONLY"));
+  } finally {
+    Deno.env.delete("GATEWAY_TEST_PARENT_ONLY");
+    await ns.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("`McpNamespace` sends configured headers and reports both reasons when HTTP and SSE fail", async () => {
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    seen.push(`${request.method} ${request.headers.get("authorization")}`);
+    return new Response("no MCP here", { status: 404 });
+  });
+  const ns = new McpNamespace("remote", {
+    url: `http://127.0.0.1:${server.addr.port}/mcp`,
+    headers: { Authorization: "Bearer sk-test-123" },
+    transport: "auto",
+    disabled: false,
+    startTimeoutMs: 5000,
+  });
+  try {
+    await ns.start();
+    assert.match(
+      reasonOf(ns),
+      /^MCP server "remote" failed to start: Cannot connect to "http:\/\/127\.0\.0\.1:\d+\/mcp": streamable HTTP failed \(.+\), SSE failed \(.+\); next attempt in 0\.5 s$/,
+    );
+    assert.ok(seen.includes("POST Bearer sk-test-123"), seen.join(", "));
+    assert.ok(seen.includes("GET Bearer sk-test-123"), seen.join(", "));
+  } finally {
+    await ns.stop();
+    await server.shutdown();
+  }
+});

@@ -115,7 +115,7 @@ Deno.test("`McpNamespace` serves the real reference servers over stdio", async (
         assert.equal(tool?.outputType, "GetStructuredContentOutput");
         assert.match(
           everything.catalogue().declarations,
-          /export interface GetStructuredContentOutput \{\n\/\*\*\n \* Temperature in celsius\n \*\/\ntemperature: number\n/,
+          /export interface GetStructuredContentOutput \{\n  \/\*\*\n   \* Temperature in celsius\n   \*\/\n  temperature: number;\n/,
         );
       },
     );
@@ -252,7 +252,7 @@ Deno.test("`McpNamespace` serves the real reference servers over stdio", async (
       }
       assert.match(
         memory.catalogue().declarations,
-        /export interface CreateEntitiesInput \{\nentities: \{\n\/\*\*\n \* The name of the entity\n \*\/\nname: string\n/,
+        /export interface CreateEntitiesInput \{\n  entities: \{\n    \/\*\*\n     \* The name of the entity\n     \*\/\n    name: string;\n/,
       );
       const source = all.map((ns) => renderNamespace(ns.name, ns.catalogue())).join("\n") +
         `async function use() {\n` +

@@ -65,7 +65,67 @@ export async function schemaToTypeScript(
       $refOptions: { resolve: { external: false } },
     },
   );
-  return { typeName: options.typeName, declarations: declarations.trim() };
+  return { typeName: options.typeName, declarations: tidyDeclarations(declarations.trim()) };
+}
+
+/**
+ * Ends each member of an object type with `;` and indents by nesting depth. The generator's
+ * unformatted output separates members by newlines only, which breaks as soon as a renderer joins
+ * a type onto one line (`{ a: string b: number }`); prettier (its `format` option) is too heavy
+ * for the request path.
+ */
+export function tidyDeclarations(text: string): string {
+  const closers = new Set(["}", ")", "]"]);
+  const noSemicolonAfter = new Set(["{", "(", "[", "|", "&", ",", ":", ";", "=", "<", ""]);
+  const stack: string[] = [];
+  let out = "";
+  let last = ""; // last significant character written, outside comments
+  let lineStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] ?? "";
+    if (lineStart) {
+      if (char === " " || char === "\t") continue;
+      if (char === "\n") {
+        out += "\n";
+        continue;
+      }
+      const depth = Math.max(0, stack.length - (closers.has(char) ? 1 : 0));
+      out += "  ".repeat(depth) + (char === "*" ? " " : "");
+      lineStart = false;
+    }
+    if (char === '"' || char === "'") {
+      let end = i + 1;
+      while (end < text.length && text[end] !== char) end += text[end] === "\\" ? 2 : 1;
+      out += text.slice(i, end + 1);
+      i = end;
+      last = char;
+      continue;
+    }
+    if (char === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      const comment = end === -1 ? text.slice(i) : text.slice(i, end + 2);
+      // Re-indent the comment's own lines with the rest.
+      const depth = "  ".repeat(stack.length);
+      out += comment.split("\n").map((line, n) => (n === 0 ? line : `${depth} ${line.trim()}`))
+        .join("\n");
+      i = end === -1 ? text.length : end + 1;
+      continue;
+    }
+    if (char === "\n") {
+      if (stack.at(-1) === "{" && !noSemicolonAfter.has(last)) {
+        out += ";";
+        last = ";";
+      }
+      out += "\n";
+      lineStart = true;
+      continue;
+    }
+    if (char === "{" || char === "(" || char === "[") stack.push(char);
+    else if (closers.has(char)) stack.pop();
+    out += char;
+    if (char !== " " && char !== "\t") last = char;
+  }
+  return out;
 }
 
 type SchemaNode = JsonSchema | boolean;

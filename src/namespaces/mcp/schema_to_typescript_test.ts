@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { typeCheck } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
-import { schemaToTypeScript, typeNameFor } from "./schema_to_typescript.ts";
+import { schemaToTypeScript, tidyDeclarations, typeNameFor } from "./schema_to_typescript.ts";
 
-/** Renders and strips whitespace differences so assertions read like the output. */
+/** Renders with runs of whitespace squashed to one space, so assertions fit on a line. */
 async function render(schema: Record<string, unknown>, typeName = "T"): Promise<string> {
-  return (await schemaToTypeScript(schema, { typeName })).declarations;
+  return (await schemaToTypeScript(schema, { typeName })).declarations.replace(/\s+/g, " ");
 }
 
 Deno.test("`typeNameFor()` makes PascalCase stems from tool names", () => {
@@ -12,6 +12,17 @@ Deno.test("`typeNameFor()` makes PascalCase stems from tool names", () => {
   assert.equal(typeNameFor("read_text_file"), "ReadTextFile");
   assert.equal(typeNameFor("3d"), "_3d");
   assert.equal(typeNameFor("--"), "Tool");
+});
+
+Deno.test("`tidyDeclarations()` ends members with semicolons and indents by depth", () => {
+  const raw =
+    'export interface A {\n/**\n * doc with "quote" {\n */\n"we{ird": string\nb?: ({\nk: "}"\n} | {\n' +
+    "m: number[]\n})\nt: [string, number]\n}\nexport type B = (1 | 2)";
+  assert.equal(
+    tidyDeclarations(raw),
+    'export interface A {\n  /**\n   * doc with "quote" {\n   */\n  "we{ird": string;\n  b?: ({\n    k: "}";\n' +
+      "  } | {\n    m: number[];\n  });\n  t: [string, number];\n}\nexport type B = (1 | 2)",
+  );
 });
 
 Deno.test("`schemaToTypeScript()` marks required and optional properties and writes JSDoc", async () => {
@@ -24,10 +35,11 @@ Deno.test("`schemaToTypeScript()` marks required and optional properties and wri
     },
     required: ["message"],
   }, "EchoInput");
-  assert.match(text, /export interface EchoInput \{/);
-  assert.match(text, /\* Message to echo\n \*\/\nmessage: string\n/);
-  assert.match(text, /\* @default 3\n \*\/\ncount\?: number\n/);
-  assert.match(text, /\* @format uri\n \*\/\nurl\?: string\n/);
+  assert.equal(
+    text,
+    "export interface EchoInput { /** * Message to echo */ message: string; " +
+      "/** * @default 3 */ count?: number; /** * @format uri */ url?: string; }",
+  );
 });
 
 Deno.test("`schemaToTypeScript()` names $defs after the root type and follows recursion", async () => {
@@ -42,8 +54,8 @@ Deno.test("`schemaToTypeScript()` names $defs after the root type and follows re
     },
     definitions: { "my-def": { enum: [1, 2] } },
   }, "NestedInput");
-  assert.match(text, /tree\?: NestedInputNode\n/);
-  assert.match(text, /export interface NestedInputNode \{\nchildren\?: NestedInputNode\[\]\n\}/);
+  assert.match(text, /tree\?: NestedInputNode;/);
+  assert.match(text, /export interface NestedInputNode \{ children\?: NestedInputNode\[\]; \}/);
   assert.match(text, /export type NestedInputMyDef = \(1 \| 2\)/);
 });
 
@@ -68,11 +80,11 @@ Deno.test("`schemaToTypeScript()` renders allOf, anyOf, oneOf, enum and const", 
       version: { const: 2 },
     },
   });
-  assert.match(text, /both\?: \(\{\na\?: string\n\} & \{\nb\?: number\n\}\)/);
-  assert.match(text, /either\?: \(string \| null\)/);
-  assert.match(text, /shape\?: \(\{\nkind: "circle"\n\} \| \{\nkind: "square"\n\}\)/);
-  assert.match(text, /mode\?: \("fast" \| "slow"\)/);
-  assert.match(text, /version\?: 2\n/);
+  assert.match(text, /both\?: \(\{ a\?: string; \} & \{ b\?: number; \}\);/);
+  assert.match(text, /either\?: \(string \| null\);/);
+  assert.match(text, /shape\?: \(\{ kind: "circle"; \} \| \{ kind: "square"; \}\);/);
+  assert.match(text, /mode\?: \("fast" \| "slow"\);/);
+  assert.match(text, /version\?: 2;/);
 });
 
 Deno.test("`schemaToTypeScript()` renders prefixItems and items arrays as tuples", async () => {
@@ -121,10 +133,10 @@ Deno.test("`schemaToTypeScript()` keeps nested objects as nested types and index
       },
     },
   });
-  assert.match(text, /limits\?: \{\ninner\?: \{\nn\?: number\n\}\n\}/);
-  assert.match(text, /open\?: \{\n\[k: string\]: unknown\n\}/);
-  assert.match(text, /counts\?: \{\n\[k: string\]: number\n\}/);
-  assert.match(text, /closed\?: \{\na\?: string\n\}/);
+  assert.match(text, /limits\?: \{ inner\?: \{ n\?: number; \}; \};/);
+  assert.match(text, /open\?: \{ \[k: string\]: unknown; \};/);
+  assert.match(text, /counts\?: \{ \[k: string\]: number; \};/);
+  assert.match(text, /closed\?: \{ a\?: string; \};/);
   assert.doesNotMatch(text, /Record<string, unknown>/);
 });
 
@@ -151,7 +163,7 @@ Deno.test("`schemaToTypeScript()` types an external $ref as unknown without fetc
   });
   assert.match(
     text,
-    /\(unresolved reference "https:\/\/example.com\/schema.json"\)\n \*\/\nremote\?: unknown/,
+    /\(unresolved reference "https:\/\/example.com\/schema.json"\) \*\/ remote\?: unknown;/,
   );
 });
 

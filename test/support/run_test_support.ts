@@ -1,0 +1,130 @@
+/**
+ * Shared pieces of the run tests (issue 3): temporary roots holding the probe tool module, the
+ * bundled kv module and a real MCP server; the run document type; polling with a deadline; and
+ * process inspection through /proc (memory, process groups, leftovers to clean up by pid).
+ * @module
+ */
+
+import { fileURLToPath } from "node:url";
+import type { GatewayClient } from "../../src/client/gateway_client.ts";
+import type { RunDocument, RunningDocument } from "../../src/protocol/run_document.ts";
+import { REPO, type RootFiles } from "./gateway_harness.ts";
+
+export type { RunDocument, RunningDocument };
+
+/** The real MCP server most run tests use as an upstream namespace. */
+export const EVERYTHING_SERVER = fileURLToPath(
+  new URL(
+    "../servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    import.meta.url,
+  ),
+);
+
+const PROBE = fileURLToPath(new URL("../fixtures/tool_modules/run_probe.ts", import.meta.url));
+
+/**
+ * Files of a temporary root: `gateway.json` from `config` (port 0, so tests never collide on a
+ * fixed port), plus the probe module as `tools/probe.ts` and the bundled `tools/kv.ts` unless
+ * turned off.
+ */
+export async function runTestRoot(options: {
+  config?: Record<string, unknown>;
+  /** @default {true} */
+  probe?: boolean;
+  /** @default {false} */
+  kv?: boolean;
+  files?: RootFiles;
+} = {}): Promise<RootFiles> {
+  const files: RootFiles = {
+    "gateway.json": JSON.stringify({ port: 0, ...options.config }, null, 2),
+    ...options.files,
+  };
+  if (options.probe ?? true) files["tools/probe.ts"] = await Deno.readTextFile(PROBE);
+  if (options.kv) files["tools/kv.ts"] = await Deno.readTextFile(`${REPO}/tools/kv.ts`);
+  return files;
+}
+
+/** Polls `probe` until it returns a truthy value, or throws naming `what` at the deadline. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+  for (;;) {
+    const value = await probe();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out after ${options.timeoutMs ?? 10_000} ms waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
+  }
+}
+
+/** Resident memory of a process in kB, from /proc/PID/status; null when it is gone. */
+export function residentKb(pid: number): number | null {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+    return match ? Number(match[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a process exists and is not a zombie. */
+export function processAlive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Live (non-zombie) processes whose command line contains `needle`, by pid. */
+export function processesMatching(needle: string): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    const pid = Number(entry.name);
+    if (pid === Deno.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = Deno.readTextFileSync(`/proc/${pid}/cmdline`).replaceAll("\0", " ");
+    } catch {
+      continue;
+    }
+    if (cmdline.includes(needle) && processAlive(pid)) found.push(pid);
+  }
+  return found;
+}
+
+/** SIGKILLs each pid that still runs (cleanup after tests that leave orphans on purpose). */
+export function killPids(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/** Sends `exec` over RPC and returns the finished run document. */
+export async function execRpc(
+  client: GatewayClient,
+  params: Record<string, unknown>,
+): Promise<RunDocument> {
+  return await client.request<RunDocument>("exec", { check: false, ...params });
+}
+
+/** Parses the CLI's `--json` output as a run document, naming the output when it is not one. */
+export function parseRun(stdout: string): RunDocument {
+  try {
+    return JSON.parse(stdout) as RunDocument;
+  } catch (error) {
+    throw new Error(`CLI output is not a run document: ${JSON.stringify(stdout.slice(0, 500))}`, {
+      cause: error,
+    });
+  }
+}

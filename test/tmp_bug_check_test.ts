@@ -1,0 +1,158 @@
+/**
+ * End-to-end: a bad `gateway.json` is refused at start-up with a message naming the file, the
+ * key and the line (exit 2), and a bad edit while the server runs keeps the last good config.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
+import { RpcError } from "../src/protocol/json_rpc.ts";
+
+const ECHO_TOOL = `/** Test tools. @module */
+/** Echoes its argument. */
+export function echo(args: { value: string }): string {
+  return args.value;
+}
+/** The module's settings, read at call time. */
+export function settings(): unknown {
+  return JSON.parse(Deno.env.get("GATEWAY_TOOL_SETTINGS") ?? "null");
+}
+`;
+
+Deno.test("gateway server refuses a bad gateway.json with exit 2, naming file, key and line", async (t) => {
+  await withHarness({ files: { "gateway.json": "{}" } }, async (gw) => {
+    const file = join(gw.root, "gateway.json");
+    const serveWith = async (text: string) => {
+      await Deno.writeTextFile(file, text);
+      return await gw.cli(["server"]);
+    };
+
+    await t.step("malformed JSON names the file and the line", async () => {
+      const result = await serveWith('{\n  "port": 0,\n  "host": "127.0.0.1"\n  "exec": {}\n}\n');
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /^error\[Config\]: Invalid JSON in ".*gateway\.json" at line 4/);
+    });
+
+    await t.step("an unknown nested key names the file, the key path and its line", async () => {
+      const result = await serveWith(
+        '{\n  "port": 0,\n  "exec": {\n    "timeoutMS": 5\n  }\n}\n',
+      );
+      assert.equal(result.code, 2, result.stderr);
+      assert.ok(result.stderr.includes(file), result.stderr);
+      assert.match(result.stderr, /unknown key "exec\.timeoutMS" \(line 4\)/);
+    });
+
+    await t.step("an unknown top-level key is refused too", async () => {
+      const result = await serveWith('{\n  "port": 0,\n  "mcpServer": {}\n}\n');
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /unknown key "mcpServer" \(line 3\)/);
+    });
+
+    await t.step("a value of the wrong type names the key and its line", async () => {
+      const result = await serveWith('{\n  "port": "9420"\n}\n');
+      assert.equal(result.code, 2, result.stderr);
+      assert.ok(result.stderr.includes(file), result.stderr);
+      assert.match(result.stderr, /"port" \(line 2\): .*number/i);
+    });
+
+    await t.step("a bad type deep in mcpServers names the whole path", async () => {
+      const result = await serveWith(
+        '{\n  "port": 0,\n  "mcpServers": { "x": { "command": "x", "args": "not-a-list" } }\n}\n',
+      );
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /mcpServers\.x/);
+    });
+
+    await t.step("a command that autostarts a server reports the config error promptly", async () => {
+      await Deno.writeTextFile(file, '{\n  "port": 0,\n  "exec": {\n    "timeoutMS": 5\n  }\n}\n');
+      const started = Date.now();
+      const result = await gw.cli(["exec", "1 + 1"]);
+      assert.notEqual(result.code, 0);
+      assert.match(result.stderr, /unknown key "exec\.timeoutMS"/);
+      assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+    });
+  });
+});
+
+Deno.test("a running server applies a good gateway.json edit and keeps the last good config on a bad one", async () => {
+  await withHarness({
+    files: { "gateway.json": '{ "port": 0 }\n', "tools/echo.ts": ECHO_TOOL },
+  }, async (gw) => {
+    const file = join(gw.root, "gateway.json");
+    const client = await gw.client();
+    try {
+      const callEcho = () =>
+        client.request<{ value: unknown }>("call", {
+          namespace: "echo",
+          tool: "echo",
+          args: { value: "hi" },
+        });
+      const denied = async (): Promise<boolean> => {
+        try {
+          await callEcho();
+          return false;
+        } catch (error) {
+          if (error instanceof RpcError && error.data?.kind === "PolicyDenied") return true;
+          throw error;
+        }
+      };
+      await pollUntil("the echo namespace to answer", async () => (await callEcho()).value);
+
+      // A good edit: a policy rule denying echo.echo takes effect without a restart.
+      await Deno.writeTextFile(
+        file,
+        '{ "port": 0, "policy": [{ "match": "echo.echo", "action": "deny" }] }\n',
+      );
+      await pollUntil("the policy edit to apply", async () => (await denied()) || undefined);
+
+      // A bad edit: logged with the reason, and the last good config (the policy) stays.
+      await Deno.writeTextFile(file, '{ "port": 0, "polcy": [] }\n');
+      const log = join(gw.dataDir, "server.log");
+      const line = await pollUntil("the reload failure in server.log", async () => {
+        const text = await Deno.readTextFile(log);
+        return text.split("\n").find((l) => l.includes("config reload failed"));
+      });
+      assert.match(line, /unknown key \\"polcy\\"/);
+      assert.equal(await denied(), true);
+
+      // Fixing the file applies the fixed config: the rule is gone.
+      await Deno.writeTextFile(file, '{ "port": 0 }\n');
+      await pollUntil("the fixed config to apply", async () => (await denied()) ? undefined : true);
+      assert.deepEqual(await callEcho(), { value: "hi" });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+// BUG: GatewayCore#reloadConfig (src/server/gateway_core.ts) only re-creates changed mcpServers;
+// a changed `tools.NAME` entry (settings, permissions, disabled) is stored but the module's tool
+// host keeps the settings it started with until the server restarts (SPEC §2: reloaded on change).
+Deno.test({
+  name: "a running server hands a tool module its new settings after a gateway.json edit",
+  ignore: false,
+  fn: async () => {
+    await withHarness({
+      files: { "gateway.json": '{ "port": 0 }\n', "tools/echo.ts": ECHO_TOOL },
+    }, async (gw) => {
+      const client = await gw.client();
+      try {
+        const settings = () =>
+          client.request<{ value: unknown }>("call", { namespace: "echo", tool: "settings" });
+        await pollUntil("the echo namespace to answer", async () => (await settings()).value);
+        await Deno.writeTextFile(
+          join(gw.root, "gateway.json"),
+          '{ "port": 0, "tools": { "echo": { "settings": { "greeting": "hej" } } } }\n',
+        );
+        await pollUntil("the new settings to reach the module", async () => {
+          const { value } = await settings();
+          return JSON.stringify(value) === '{"greeting":"hej"}' ? true : undefined;
+        }, { timeoutMs: 10_000 });
+      } finally {
+        await client.close();
+      }
+    });
+  },
+});
