@@ -1,7 +1,8 @@
 /**
  * The layer check `deno task check` runs: imports must point downstream along the request
  * path (cli → client → server → exec/namespaces/… → config/protocol), the client reaches the
- * server only over the wire, and the script runner imports nothing but the wire protocol.
+ * server only over the wire, and the script runner imports only the wire protocol and the pure
+ * discovery code.
  * @module
  */
 
@@ -33,7 +34,8 @@ const FORBIDDEN: Record<string, string[]> = {
 /** Finds every relative import in a file's text. */
 export function importsOf(text: string): string[] {
   const found: string[] = [];
-  const pattern = /(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+  const pattern =
+    /(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
   for (const match of text.matchAll(pattern)) {
     const spec = match[1] ?? match[2];
     if (spec && spec.startsWith(".")) found.push(spec);
@@ -64,18 +66,31 @@ export async function checkLayers(srcDir: string): Promise<string[]> {
       const target = resolve(dirname(file), spec);
       const to = areaOf(srcDir, target);
       const where = `${relative(srcDir, file)} imports ${spec}`;
-      if (inRunner && to !== "protocol" && !relative(srcDir, target).startsWith("exec/runner/")) {
-        problems.push(`${where}: the script runner may import only src/protocol/ (its way back is the socket)`);
+      // The runner (inside the script's sandbox) may use the wire protocol and the pure
+      // discovery code (so in-script search() ranks like the server's); never the server.
+      if (
+        inRunner && to !== "protocol" && to !== "discovery" &&
+        !relative(srcDir, target).startsWith("exec/runner/")
+      ) {
+        problems.push(
+          `${where}: the script runner may import only src/protocol/ and src/discovery/ (its way back is the socket)`,
+        );
         continue;
       }
       if (FORBIDDEN[from]?.includes(to)) {
-        problems.push(`${where}: ${from}/ must not import ${to}/ (it talks to the server over the wire)`);
+        problems.push(
+          `${where}: ${from}/ must not import ${to}/ (it talks to the server over the wire)`,
+        );
         continue;
       }
       const rankFrom = RANK[from];
       const rankTo = RANK[to];
       if (rankFrom === undefined || rankTo === undefined) {
-        problems.push(`${where}: unknown area "${rankFrom === undefined ? from : to}" (add it to RANK in test/layer_check.ts)`);
+        problems.push(
+          `${where}: unknown area "${
+            rankFrom === undefined ? from : to
+          }" (add it to RANK in test/layer_check.ts)`,
+        );
       } else if (rankTo < rankFrom) {
         problems.push(`${where}: ${from}/ is downstream of ${to}/; imports must point downstream`);
       }

@@ -11,7 +11,10 @@ const marker = `${dir}node_modules/.package-lock.json`;
 
 async function installed(): Promise<boolean> {
   try {
-    const [lock, done] = await Promise.all([Deno.stat(`${dir}package-lock.json`), Deno.stat(marker)]);
+    const [lock, done] = await Promise.all([
+      Deno.stat(`${dir}package-lock.json`),
+      Deno.stat(marker),
+    ]);
     return (done.mtime?.getTime() ?? 0) >= (lock.mtime?.getTime() ?? 0);
   } catch {
     return false;

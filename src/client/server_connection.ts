@@ -117,7 +117,9 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
     while (state === null) {
       if (!pidAlive(pid)) {
         throw new NoServerError(
-          `The gateway server could not start${await logTail(options.dataDir)} (log: ${join(options.dataDir, "server.log")})`,
+          `The gateway server could not start${await logTail(options.dataDir)} (log: ${
+            join(options.dataDir, "server.log")
+          })`,
         );
       }
       if (Date.now() > deadline) {

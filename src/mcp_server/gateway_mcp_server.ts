@@ -8,8 +8,8 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolRequest,
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ListToolsRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { describeZodError } from "../protocol/rpc_params.ts";
@@ -34,7 +34,9 @@ export function runToToolResult(value: unknown): CallToolResult {
   const parts: string[] = [];
   if (value.stdout) parts.push(value.stdout);
   if (value.result !== undefined) {
-    parts.push(typeof value.result === "string" ? value.result : JSON.stringify(value.result, null, 2));
+    parts.push(
+      typeof value.result === "string" ? value.result : JSON.stringify(value.result, null, 2),
+    );
   }
   if (value.error) {
     const at = value.error.line !== undefined ? ` (line ${value.error.line})` : "";
@@ -42,7 +44,10 @@ export function runToToolResult(value: unknown): CallToolResult {
   }
   if (value.stderr) parts.push(`stderr:\n${value.stderr}`);
   for (const w of value.warnings) parts.push(`warning: ${w}`);
-  const content: CallToolResult["content"] = [{ type: "text", text: parts.join("\n") || "(no output)" }];
+  const content: CallToolResult["content"] = [{
+    type: "text",
+    text: parts.join("\n") || "(no output)",
+  }];
   for (const block of value.attachments) content.push(block as CallToolResult["content"][number]);
   return {
     content,
@@ -64,7 +69,10 @@ async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResul
     return await fn();
   } catch (error) {
     return {
-      content: [{ type: "text", text: `error: ${error instanceof Error ? error.message : String(error)}` }],
+      content: [{
+        type: "text",
+        text: `error: ${error instanceof Error ? error.message : String(error)}`,
+      }],
       isError: true,
     };
   }
@@ -124,7 +132,10 @@ function gatewayTools(call: GatewayCall): Record<string, GatewayMcpTool> {
     },
     wait: {
       description: "Wait for a run that answered {status:'running'} and return its result.",
-      input: z.strictObject({ runId: z.string(), timeoutMs: z.number().int().positive().optional() }),
+      input: z.strictObject({
+        runId: z.string(),
+        timeoutMs: z.number().int().positive().optional(),
+      }),
       handle: async (args) => runToToolResult(await call("wait", args)),
     },
     invoke: {
@@ -178,14 +189,20 @@ export function createGatewayMcpServer(options: { call: GatewayCall; version: st
     const tool = tools[request.params.name];
     if (!tool) {
       return {
-        content: [{ type: "text", text: `Unknown tool "${request.params.name}" (tools: ${Object.keys(tools).join(", ")})` }],
+        content: [{
+          type: "text",
+          text: `Unknown tool "${request.params.name}" (tools: ${Object.keys(tools).join(", ")})`,
+        }],
         isError: true,
       };
     }
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) {
       return {
-        content: [{ type: "text", text: `Invalid arguments for "${request.params.name}": ${describeZodError(parsed.error)}` }],
+        content: [{
+          type: "text",
+          text: `Invalid arguments for "${request.params.name}": ${describeZodError(parsed.error)}`,
+        }],
         isError: true,
       };
     }

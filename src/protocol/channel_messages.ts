@@ -24,21 +24,16 @@ export interface RunMessage {
   discovery?: DiscoveryData;
 }
 
-/** What `search()` and `describe()` inside a script answer from, without a round trip. */
+/**
+ * What `search()` and `describe()` inside a script answer from, without a round trip: the
+ * catalogue snapshot as JSON (tool identifiers as plain records). Typed loosely here so the
+ * wire protocol does not depend on the namespace types; the runner reads it as a snapshot.
+ */
 export interface DiscoveryData {
-  entries: DiscoveryEntry[];
-}
-
-/** One tool or script as in-script discovery sees it. */
-export interface DiscoveryEntry {
-  path: string;
-  kind: "tool" | "script";
-  namespace: string | null;
-  name: string;
-  signature: string;
-  description: string;
-  declaration: string;
-  params: string[];
+  snapshot: {
+    namespaces: Array<{ toolIdentifiers: Record<string, string>; [key: string]: unknown }>;
+    scripts: unknown[];
+  };
 }
 
 /** A failure reported by the gateway for a call, as the script's `ToolError` sees it. */

@@ -13,7 +13,7 @@ import type { Logger } from "../logger.ts";
 import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { type Namespace, ToolCallError } from "../namespaces/namespace.ts";
-import { renderScriptGlobals, renderToolSignature } from "../namespaces/render_types.ts";
+import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
@@ -33,7 +33,6 @@ import { RunHistory } from "../store/run_history.ts";
 import { WorkflowService } from "../workflows/workflow_service.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
-import { describePath, UnknownPathError } from "../discovery/describe.ts";
 import { SearchIndex } from "../discovery/search.ts";
 
 /** Where things live, resolved by the CLI before the core starts. */
@@ -279,47 +278,23 @@ export class GatewayCore {
     return this.#searchIndex;
   }
 
-  /** What in-script `search()`/`describe()` answer from. */
+  /** What in-script `search()`/`describe()` answer from: the snapshot, as JSON. */
   discoveryData(): DiscoveryData {
     const snapshot = this.snapshot();
-    const entries: DiscoveryData["entries"] = [];
-    for (const ns of snapshot.namespaces) {
-      for (const tool of ns.catalogue.tools) {
-        const id = (ns.toolIdentifiers as Map<string, string>).get(tool.originalName);
-        if (id === undefined) continue;
-        const path = `tools.${ns.identifier}.${id}`;
-        let declaration = "";
-        try {
-          declaration = describePath(snapshot, path).text;
-        } catch (error) {
-          if (!(error instanceof UnknownPathError)) throw error;
-          declaration = renderToolSignature(ns, tool);
-        }
-        entries.push({
-          path,
-          kind: "tool",
-          namespace: ns.identifier,
-          name: id,
-          signature: renderToolSignature(ns, tool),
-          description: tool.description.split("\n")[0] ?? "",
-          declaration,
-          params: tool.params.map((p) => p.name),
-        });
-      }
-    }
-    for (const script of snapshot.scripts) {
-      entries.push({
-        path: script.name,
-        kind: "script",
-        namespace: null,
-        name: script.name,
-        signature: `gateway run ${script.name}`,
-        description: script.description.split("\n")[0] ?? "",
-        declaration: script.description,
-        params: script.params.map((p) => p.name),
-      });
-    }
-    return { entries };
+    return {
+      snapshot: {
+        namespaces: snapshot.namespaces.map((ns) => ({
+          ...ns,
+          toolIdentifiers: Object.fromEntries(ns.toolIdentifiers as Map<string, string>),
+        })),
+        scripts: snapshot.scripts.map(({ name, description, examples, params }) => ({
+          name,
+          description,
+          examples,
+          params,
+        })),
+      },
+    };
   }
 
   /**

@@ -36,7 +36,10 @@ function row(label: string, ms: number, note = ""): void {
   console.log(`${label.padEnd(58)} ${ms.toFixed(2).padStart(9)} ms${note ? `  ${note}` : ""}`);
 }
 
-const EVERYTHING = join(REPO, "test/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const EVERYTHING = join(
+  REPO,
+  "test/servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+);
 const hasEverything = await Deno.stat(EVERYTHING).then(() => true, () => false);
 
 const gw = await createHarness({
@@ -55,7 +58,9 @@ try {
   const oneLine = join(scratch, "one.ts");
   await Deno.writeTextFile(oneLine, "console.log(1 + 1);\n");
 
-  console.log(`gateway bench (median of ${RUNS}, deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores)\n`);
+  console.log(
+    `gateway bench (median of ${RUNS}, deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores)\n`,
+  );
 
   const bare = await timeMs(async () => {
     await new Deno.Command(Deno.execPath(), {
@@ -73,14 +78,28 @@ try {
     return doc;
   };
   const rpc = await timeMs(() => exec("console.log(1 + 1)", false));
-  row("gateway exec over RPC, server warm, check off", rpc, `${(rpc / bare).toFixed(2)}× bare (target ≤ 1.0×)`);
+  row(
+    "gateway exec over RPC, server warm, check off",
+    rpc,
+    `${(rpc / bare).toFixed(2)}× bare (target ≤ 1.0×)`,
+  );
 
   const cli = await timeMs(() => gw.cli(["exec", "--no-check", "console.log(1 + 1)"]));
-  row("`gateway exec` CLI process, server warm, check off", cli, `${(cli / bare).toFixed(2)}× bare`);
+  row(
+    "`gateway exec` CLI process, server warm, check off",
+    cli,
+    `${(cli / bare).toFixed(2)}× bare`,
+  );
 
   let n = 0;
-  const checked = await timeMs(() => exec(`const v${n} = ${n++} + 1;\nconsole.log(v${n - 1})`, true));
-  row("type-checked exec of a new script over RPC", checked, `${(checked / bare).toFixed(2)}× bare`);
+  const checked = await timeMs(() =>
+    exec(`const v${n} = ${n++} + 1;\nconsole.log(v${n - 1})`, true)
+  );
+  row(
+    "type-checked exec of a new script over RPC",
+    checked,
+    `${(checked / bare).toFixed(2)}× bare`,
+  );
 
   let m = 0;
   const cold = await timeMs(async () => {
@@ -110,7 +129,11 @@ for (let i = 0; i < ${calls}; i++) await tools.kv.get({ key: "bench" });
 (performance.now() - t0) / ${calls}`,
     check: false,
   });
-  row(`local tool call (${calls} sequential tools.kv.get in one script)`, Number(perCall.result), "per call (target ≤ 0.2 ms)");
+  row(
+    `local tool call (${calls} sequential tools.kv.get in one script)`,
+    Number(perCall.result),
+    "per call (target ≤ 0.2 ms)",
+  );
 
   if (hasEverything) {
     const echoCalls = 300;
@@ -121,7 +144,9 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
       check: false,
     });
     const sdk = new Client({ name: "bench", version: "1" });
-    await sdk.connect(new StdioClientTransport({ command: "node", args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+    await sdk.connect(
+      new StdioClientTransport({ command: "node", args: [EVERYTHING, "stdio"], stderr: "ignore" }),
+    );
     const direct: number[] = [];
     for (let i = 0; i < echoCalls; i++) {
       const t = performance.now();
@@ -131,9 +156,15 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
     await sdk.close();
     const sdkMedian = median(direct);
     row(`direct SDK client everything.echo (${echoCalls} calls)`, sdkMedian, "per call (baseline)");
-    row(`everything.echo from a script (${echoCalls} calls)`, Number(inScript.result), `per call, ${(Number(inScript.result) / sdkMedian).toFixed(2)}× direct`);
+    row(
+      `everything.echo from a script (${echoCalls} calls)`,
+      Number(inScript.result),
+      `per call, ${(Number(inScript.result) / sdkMedian).toFixed(2)}× direct`,
+    );
   } else {
-    console.log("(server-everything not installed: run deno task test once to install test/servers)");
+    console.log(
+      "(server-everything not installed: run deno task test once to install test/servers)",
+    );
   }
   await client.close();
 

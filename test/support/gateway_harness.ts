@@ -31,7 +31,10 @@ export interface GatewayHarness {
   /** A scratch working directory for CLI calls. */
   cwd: string;
   /** Runs the CLI with `--root ROOT` and this data dir. */
-  cli(args: string[], options?: { stdin?: string; env?: Record<string, string>; cwd?: string }): Promise<CliResult>;
+  cli(
+    args: string[],
+    options?: { stdin?: string; env?: Record<string, string>; cwd?: string },
+  ): Promise<CliResult>;
   /** Connects a WebSocket JSON-RPC client (server must be running). */
   client(): Promise<GatewayClient>;
   /** Port and token of the running server (starts it when needed). */

@@ -5,12 +5,10 @@
  * @module
  */
 
-import type {
-  ChannelError,
-  DiscoveryEntry,
-  RunMessage,
-  RunnerToGateway,
-} from "../../protocol/channel_messages.ts";
+import type { ChannelError, RunMessage, RunnerToGateway } from "../../protocol/channel_messages.ts";
+import type { CatalogueSnapshot } from "../../discovery/catalogue_snapshot.ts";
+import { SearchIndex } from "../../discovery/search.ts";
+import { describePath } from "../../discovery/describe.ts";
 
 /** The channel operations the globals need from the runner. */
 export interface ChannelPort {
@@ -123,39 +121,24 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     },
   };
 
-  const entries: DiscoveryEntry[] = run.discovery?.entries ?? [];
+  // The same index and describer the server uses, built on first use from the snapshot the
+  // run carries, so `search()` stays synchronous and ranks exactly like `gateway search`.
+  let index: SearchIndex | null = null;
+  const searchIndex = (): SearchIndex => {
+    if (!run.discovery) {
+      throw new Error("search()/describe() have no catalogue in this run");
+    }
+    index ??= new SearchIndex(run.discovery.snapshot as unknown as CatalogueSnapshot);
+    return index;
+  };
   function search(
     query: string,
     options: { namespace?: string; limit?: number; offset?: number } = {},
   ) {
-    const words = query.toLowerCase().split(/[\s._-]+/).filter((w) => w !== "");
-    const scored = entries
-      .filter((e) => !options.namespace || e.namespace === options.namespace)
-      .map((e) => {
-        const hay = `${e.path} ${e.description} ${e.params.join(" ")}`.toLowerCase();
-        const score = words.length === 0 ? 1 : words.reduce(
-          (s, w) => s + (e.name.toLowerCase().includes(w) ? 3 : 0) + (hay.includes(w) ? 1 : 0),
-          0,
-        );
-        return { e, score };
-      })
-      .filter((x) => x.score > 0)
-      .sort((a, b) => b.score - a.score || (a.e.path < b.e.path ? -1 : 1));
-    const offset = options.offset ?? 0;
-    const limit = options.limit ?? 10;
-    const page = scored.slice(offset, offset + limit).map(({ e }) => ({
-      path: e.path,
-      kind: e.kind,
-      signature: e.signature,
-      description: e.description,
-    }));
-    const next = offset + limit < scored.length ? offset + limit : null;
-    return { results: page, total: scored.length, next };
+    return searchIndex().search(query, options);
   }
   function describe(path: string): string {
-    const found = entries.find((e) => e.path === path || e.path === `tools.${path}`);
-    if (!found) throw new Error(`describe(): no tool or script at "${path}": try search()`);
-    return found.declaration;
+    return describePath(searchIndex().entries, path).text;
   }
 
   let reported = false;

@@ -68,6 +68,11 @@ export async function schemaToTypeScript(
   return { typeName: options.typeName, declarations: tidyDeclarations(declarations.trim()) };
 }
 
+/** Open `{` on the stack: the indentation depth (parentheses and brackets do not indent). */
+function braces(stack: readonly string[]): number {
+  return stack.filter((open) => open === "{").length;
+}
+
 /**
  * Ends each member of an object type with `;` and indents by nesting depth. The generator's
  * unformatted output separates members by newlines only, which breaks as soon as a renderer joins
@@ -89,8 +94,8 @@ export function tidyDeclarations(text: string): string {
         out += "\n";
         continue;
       }
-      const depth = Math.max(0, stack.length - (closers.has(char) ? 1 : 0));
-      out += "  ".repeat(depth) + (char === "*" ? " " : "");
+      const depth = Math.max(0, braces(stack) - (char === "}" ? 1 : 0));
+      out += "  ".repeat(depth);
       lineStart = false;
     }
     if (char === '"' || char === "'") {
@@ -105,7 +110,7 @@ export function tidyDeclarations(text: string): string {
       const end = text.indexOf("*/", i + 2);
       const comment = end === -1 ? text.slice(i) : text.slice(i, end + 2);
       // Re-indent the comment's own lines with the rest.
-      const depth = "  ".repeat(stack.length);
+      const depth = "  ".repeat(braces(stack));
       out += comment.split("\n").map((line, n) => (n === 0 ? line : `${depth} ${line.trim()}`))
         .join("\n");
       i = end === -1 ? text.length : end + 1;

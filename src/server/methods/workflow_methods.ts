@@ -18,14 +18,21 @@ function session(params: WorkflowParams, context: MethodContext): { session: str
   return { session: params.session ?? defaultSessionName(cwd), cwd };
 }
 
-function withText<V extends Parameters<typeof renderWorkflowText>[0]>(view: V): V & { text: string } {
+function withText<V extends Parameters<typeof renderWorkflowText>[0]>(
+  view: V,
+): V & { text: string } {
   return { ...view, text: renderWorkflowText(view) };
 }
 
 /** The handlers, keyed by method name. */
 export const workflowMethods: Record<string, MethodDefinition> = {
   "workflow.start": defineMethod(workflowParams, async (params, context) => {
-    if (!params.file) throw new RpcError(RpcCode.InvalidParams, 'Invalid params for "workflow.start": "file" is required');
+    if (!params.file) {
+      throw new RpcError(
+        RpcCode.InvalidParams,
+        'Invalid params for "workflow.start": "file" is required',
+      );
+    }
     return withText(
       await context.core.workflows.start({
         ...session(params, context),
@@ -41,18 +48,35 @@ export const workflowMethods: Record<string, MethodDefinition> = {
         ...(params.endLoop !== undefined ? { endLoop: params.endLoop } : {}),
       }),
     )),
-  "workflow.status": defineMethod(workflowParams, async (params, context) =>
-    withText(await context.core.workflows.status(session(params, context)))),
-  "workflow.reset": defineMethod(workflowParams, async (params, context) =>
-    withText(await context.core.workflows.reset(session(params, context)))),
+  "workflow.status": defineMethod(
+    workflowParams,
+    async (params, context) =>
+      withText(await context.core.workflows.status(session(params, context))),
+  ),
+  "workflow.reset": defineMethod(
+    workflowParams,
+    async (params, context) =>
+      withText(await context.core.workflows.reset(session(params, context))),
+  ),
   "workflow.abort": defineMethod(workflowParams, async (params, context) => {
     if (!params.reason) {
-      throw new RpcError(RpcCode.InvalidParams, 'Invalid params for "workflow.abort": "reason" is required (--reason "…")');
+      throw new RpcError(
+        RpcCode.InvalidParams,
+        'Invalid params for "workflow.abort": "reason" is required (--reason "…")',
+      );
     }
-    return withText(await context.core.workflows.abort({ ...session(params, context), reason: params.reason }));
+    return withText(
+      await context.core.workflows.abort({ ...session(params, context), reason: params.reason }),
+    );
   }),
-  "workflow.list": defineMethod(workflowParams, async (_params, context) =>
-    withText(await context.core.workflows.list({ root: context.core.paths.root.dir }))),
-  "workflow.log": defineMethod(workflowParams, (params, context) =>
-    Promise.resolve(withText(context.core.workflows.log(session(params, context))))),
+  "workflow.list": defineMethod(
+    workflowParams,
+    async (_params, context) =>
+      withText(await context.core.workflows.list({ root: context.core.paths.root.dir })),
+  ),
+  "workflow.log": defineMethod(
+    workflowParams,
+    (params, context) =>
+      Promise.resolve(withText(context.core.workflows.log(session(params, context)))),
+  ),
 };

@@ -1,0 +1,132 @@
+/**
+ * End-to-end: how a server starts against what it finds: a port already taken, a stale
+ * `server.json` left by a dead server, and a live server already serving the data dir.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { withHarness } from "./support/gateway_harness.ts";
+
+/** A pid that belonged to a process which has exited (and been reaped). */
+async function deadPid(): Promise<number> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["eval", "0"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  await child.status;
+  return child.pid;
+}
+
+async function serverJson(dataDir: string): Promise<{ pid: number; port: number }> {
+  return JSON.parse(await Deno.readTextFile(join(dataDir, "server.json")));
+}
+
+function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("gateway server fails with a message naming the port when another program holds it", async () => {
+  const holder = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (holder.addr as Deno.NetAddr).port;
+  try {
+    await withHarness({ files: { "gateway.json": `{ "port": ${port} }\n` } }, async (gw) => {
+      const foreground = await gw.cli(["server"]);
+      assert.notEqual(foreground.code, 0);
+      assert.match(foreground.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use`));
+
+      const background = await gw.cli(["start"]);
+      assert.notEqual(background.code, 0);
+      assert.match(background.stderr, new RegExp(`Port ${port}\\b.*in use`));
+      await assert.rejects(Deno.stat(join(gw.dataDir, "server.json")), Deno.errors.NotFound);
+    });
+  } finally {
+    holder.close();
+  }
+});
+
+Deno.test("a stale server.json whose pid is dead is ignored and a new server starts", async () => {
+  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+    const pid = await deadPid();
+    await Deno.mkdir(gw.dataDir, { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(
+      join(gw.dataDir, "server.json"),
+      JSON.stringify({
+        pid,
+        host: "127.0.0.1",
+        port: 1,
+        root: gw.root,
+        dataDir: gw.dataDir,
+        version: "0.0.0",
+        startedAt: new Date(0).toISOString(),
+      }),
+    );
+    const status = await gw.cli(["status"]);
+    assert.notEqual(status.code, 0);
+    assert.match(status.stdout, /not running/);
+
+    const result = await gw.cli(["exec", "1 + 1"]);
+    assert.equal(result.stderr, "");
+    assert.equal(result.stdout, "2\n");
+    const state = await serverJson(gw.dataDir);
+    assert.notEqual(state.pid, pid);
+    assert.ok(alive(state.pid));
+  });
+});
+
+Deno.test("a second gateway server for the same data dir is refused while the first serves", async () => {
+  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+    const first = await gw.server();
+    const second = await gw.cli(["server"]);
+    assert.notEqual(second.code, 0);
+    assert.match(
+      second.stderr,
+      new RegExp(`already running for data dir .*\\(pid ${first.pid}, port ${first.port}`),
+    );
+    // The first server is untouched: same server.json, still answering.
+    assert.deepEqual(await serverJson(gw.dataDir), { ...await serverJson(gw.dataDir) });
+    assert.equal((await serverJson(gw.dataDir)).pid, first.pid);
+    const health = await fetch(`http://127.0.0.1:${first.port}/health`);
+    assert.equal(health.status, 200);
+    await health.body?.cancel();
+  });
+});
+
+// BUG: startGatewayServer (src/server/gateway_server.ts) trusts any live pid in server.json.
+// After a crash the pid can be reused by an unrelated process; the client then finds no server
+// answering on the recorded port, starts one, and that server refuses to start ("already
+// running … pid N") although nothing serves the data dir. It should also check that the recorded
+// port answers /health (as the client's findServer does) before refusing.
+Deno.test({
+  name: "a server.json naming a live pid of another program does not block a new server",
+  ignore: true,
+  fn: async () => {
+    await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+      const unused = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      const port = (unused.addr as Deno.NetAddr).port;
+      unused.close();
+      await Deno.mkdir(gw.dataDir, { recursive: true, mode: 0o700 });
+      await Deno.writeTextFile(
+        join(gw.dataDir, "server.json"),
+        JSON.stringify({
+          pid: Deno.pid, // alive, but the test runner, not a gateway
+          host: "127.0.0.1",
+          port,
+          root: gw.root,
+          dataDir: gw.dataDir,
+          version: "0.0.0",
+          startedAt: new Date(0).toISOString(),
+        }),
+      );
+      const result = await gw.cli(["exec", "1 + 1"]);
+      assert.equal(result.stderr, "");
+      assert.equal(result.stdout, "2\n");
+    });
+  },
+});
