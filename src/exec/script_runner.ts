@@ -17,7 +17,7 @@ import {
   type RunDocument,
   type RunError,
 } from "../protocol/run_document.ts";
-import { ToolCallError } from "../namespaces/namespace.ts";
+import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { headBytes, OutputCapture } from "./output_capture.ts";
 import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
@@ -55,6 +55,8 @@ export interface RunRequest {
   callTimeoutMs?: number;
   /** Live output, for `run.output` notifications and TTY streaming. */
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
+  /** Upstream progress of the run's tool calls, for `run.progress` notifications. */
+  onProgress?: (progress: ToolProgress & { namespace: string; tool: string }) => void;
 }
 
 /** Everything history needs about a finished run beyond its document. */
@@ -87,6 +89,7 @@ export interface ScriptToolCall {
   raw: boolean;
   signal: AbortSignal;
   callTimeoutMs: number;
+  onProgress?: (progress: ToolProgress) => void;
 }
 
 /** What the runner needs from the rest of the gateway; injected so it imports nothing upstream. */
@@ -425,6 +428,16 @@ export class ScriptRunner {
                 raw: message.raw,
                 signal: calls.signal,
                 callTimeoutMs,
+                ...(request.onProgress
+                  ? {
+                    onProgress: (p: ToolProgress) =>
+                      request.onProgress!({
+                        ...p,
+                        namespace: message.namespace,
+                        tool: message.tool,
+                      }),
+                  }
+                  : {}),
               }).then(
                 (value) => {
                   toolCalls.push({

@@ -32,7 +32,7 @@ export function runToToolResult(value: unknown): CallToolResult {
     };
   }
   const parts: string[] = [];
-  if (value.stdout) parts.push(value.stdout);
+  if (value.stdout) parts.push(value.stdout.replace(/\n$/, ""));
   if (value.result !== undefined) {
     parts.push(
       typeof value.result === "string" ? value.result : JSON.stringify(value.result, null, 2),

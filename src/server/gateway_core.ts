@@ -4,15 +4,15 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { LoadedConfig } from "../config/config_loader.ts";
 import { loadConfig } from "../config/config_loader.ts";
-import type { GatewayConfig } from "../config/gateway_config.ts";
+import type { GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
 import type { ResolvedRoot } from "../config/gateway_paths.ts";
 import type { Logger } from "../logger.ts";
 import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
-import { type Namespace, ToolCallError } from "../namespaces/namespace.ts";
+import { type Namespace, ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
@@ -148,6 +148,7 @@ export class GatewayCore {
           raw: call.raw,
           signal: call.signal,
           callTimeoutMs: call.callTimeoutMs,
+          ...(call.onProgress ? { onProgress: call.onProgress } : {}),
         }),
       resources: (request) => this.resources(request),
       catalogueReady: () => this.catalogueReady(),
@@ -182,20 +183,7 @@ export class GatewayCore {
     const toolsDir = join(this.paths.root.dir, "tools");
     const cacheDir = join(this.paths.dataDir, "cache");
     this.#signatures = new ToolModuleSignatures({ cacheDir });
-    const addLocal = (name: string, file: string) => {
-      const config = this.config.tools[name] ?? { settings: {}, disabled: false };
-      if (config.disabled) return;
-      this.registry.add(
-        new LocalNamespace(name, {
-          file,
-          config,
-          dataDir: this.paths.dataDir,
-          cacheDir,
-          signatures: this.#signatures!,
-          logger: this.log.child(`tools.${name}`),
-        }),
-      );
-    };
+    const addLocal = (name: string, file: string) => this.#addLocal(name, file);
     this.#watcher = new ToolDirectoryWatcher(toolsDir, {
       logger: this.log.child("tools"),
       onChanges: (changes) => {
@@ -222,8 +210,32 @@ export class GatewayCore {
         );
         continue;
       }
-      this.registry.add(new McpNamespace(name, server, { logger: this.log.child(`mcp.${name}`) }));
+      this.registry.add(this.#mcpNamespace(name, server));
     }
+  }
+
+  /** Adds the tool module `file` as namespace `name`, unless its config disables it. */
+  #addLocal(name: string, file: string): void {
+    const config = this.config.tools[name] ?? { settings: {}, disabled: false };
+    if (config.disabled) return;
+    this.registry.add(
+      new LocalNamespace(name, {
+        file,
+        config,
+        dataDir: this.paths.dataDir,
+        cacheDir: join(this.paths.dataDir, "cache"),
+        signatures: this.#signatures!,
+        logger: this.log.child(`tools.${name}`),
+      }),
+    );
+  }
+
+  /** An MCP namespace; a stdio server's relative `cwd` is relative to the root, not to us. */
+  #mcpNamespace(name: string, server: McpServerConfig): McpNamespace {
+    const config = "command" in server && server.cwd !== undefined
+      ? { ...server, cwd: resolve(this.paths.root.dir, server.cwd) }
+      : server;
+    return new McpNamespace(name, config, { logger: this.log.child(`mcp.${name}`) });
   }
 
   async #refreshScripts(): Promise<void> {
@@ -305,7 +317,12 @@ export class GatewayCore {
     namespaceName: string,
     toolName: string,
     args: unknown,
-    options: { raw: boolean; signal: AbortSignal; callTimeoutMs?: number },
+    options: {
+      raw: boolean;
+      signal: AbortSignal;
+      callTimeoutMs?: number;
+      onProgress?: (progress: ToolProgress) => void;
+    },
   ): Promise<unknown> {
     const { namespace, tool } = this.registry.resolve(namespaceName, toolName);
     const state = namespace.status();
@@ -322,6 +339,7 @@ export class GatewayCore {
       signal: options.signal,
       callTimeoutMs: options.callTimeoutMs ?? this.config.exec.callTimeoutMs,
       callMaxMs: this.config.exec.callMaxMs,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     return options.raw ? result.raw : result.value;
   }
@@ -472,13 +490,20 @@ export class GatewayCore {
       if (JSON.stringify(old) === JSON.stringify(server)) continue;
       await this.registry.remove(name);
       if (!server.disabled) {
-        this.registry.add(
-          new McpNamespace(name, server, { logger: this.log.child(`mcp.${name}`) }),
-        );
+        this.registry.add(this.#mcpNamespace(name, server));
       }
     }
     for (const name of Object.keys(before.mcpServers)) {
       if (!(name in next.config.mcpServers)) await this.registry.remove(name);
+    }
+    // A tool module whose settings or permissions changed restarts with the new ones.
+    for (const namespace of this.registry.list()) {
+      if (!(namespace instanceof LocalNamespace)) continue;
+      const name = namespace.name;
+      if (JSON.stringify(before.tools[name]) === JSON.stringify(next.config.tools[name])) continue;
+      const file = join(this.paths.root.dir, "tools", `${name}.ts`);
+      await this.registry.remove(name);
+      this.#addLocal(name, file);
     }
   }
 

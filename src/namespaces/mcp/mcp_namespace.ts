@@ -31,7 +31,7 @@ import {
   PromptListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "./mcp_sdk.ts";
-import { nearestNames } from "./nearest_names.ts";
+import { nearestNames } from "../../discovery/nearest_names.ts";
 import { RestartPolicy, type RestartPolicyOptions } from "./restart_policy.ts";
 import type { RenderedSchema } from "./schema_to_typescript.ts";
 import { describeExit } from "./stdio_process_transport.ts";

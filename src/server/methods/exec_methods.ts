@@ -76,6 +76,8 @@ function runRequest(
       ? {
         onOutput: (stream: "stdout" | "stderr", text: string) =>
           notify("run.output", { runId, stream, text }),
+        onProgress: (progress: Record<string, unknown>) =>
+          notify("run.progress", { runId, ...progress }),
       }
       : {}),
   };

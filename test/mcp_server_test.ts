@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { MAIN, withHarness } from "./support/gateway_harness.ts";
+
+const TOOL = `/** Adds two numbers. */
+export function add(args: { a: number; b: number }): number {
+  return args.a + args.b;
+}
+`;
+
+function textOf(result: { content: unknown }): string {
+  const blocks = result.content as Array<{ type: string; text?: string }>;
+  return blocks.filter((b) => b.type === "text").map((b) => b.text).join("\n");
+}
+
+Deno.test("the gateway serves MCP at /mcp: exec runs code, invoke calls a tool, and the token is required", async () => {
+  await withHarness({ files: { "tools/math.ts": TOOL } }, async (gw) => {
+    const { port, token } = await gw.server();
+    const url = new URL(`http://127.0.0.1:${port}/mcp`);
+
+    const anonymous = new Client({ name: "test", version: "1" });
+    await assert.rejects(
+      () => anonymous.connect(new StreamableHTTPClientTransport(url)),
+      /401|Unauthorized/,
+    );
+
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(
+      new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(
+        tools.map((t: { name: string }) => t.name).sort(),
+        ["catalog", "exec", "invoke", "run_script", "search", "types", "wait"],
+      );
+      const exec = await client.callTool({
+        name: "exec",
+        arguments: { source: "console.log('hi'); await tools.math.add({ a: 2, b: 40 })" },
+      });
+      assert.equal(exec.isError, undefined);
+      assert.match(textOf(exec), /hi\n42/, JSON.stringify(exec));
+      assert.equal((exec.structuredContent as { ok: boolean }).ok, true);
+
+      const failed = await client.callTool({
+        name: "exec",
+        arguments: { source: "throw new Error('nope')" },
+      });
+      assert.equal(failed.isError, true);
+      assert.match(textOf(failed), /error\[ScriptError\]: Error: nope \(line 1\)/);
+
+      const invoked = await client.callTool({
+        name: "invoke",
+        arguments: { path: "math.add", args: { a: 1, b: 2 } },
+      });
+      assert.equal(textOf(invoked), "3");
+
+      const types = await client.callTool({ name: "types", arguments: { namespaces: ["math"] } });
+      assert.match(textOf(types), /add/);
+
+      const bad = await client.callTool({ name: "exec", arguments: { nope: 1 } });
+      assert.equal(bad.isError, true);
+      assert.match(textOf(bad), /Invalid arguments for "exec"/);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+Deno.test("gateway mcp serves the same tools on stdio through the running gateway", async () => {
+  await withHarness({ files: { "tools/math.ts": TOOL } }, async (gw) => {
+    await gw.server();
+    const client = new Client({ name: "test", version: "1" });
+    await client.connect(
+      new StdioClientTransport({
+        command: Deno.execPath(),
+        args: ["run", "--allow-all", "--no-prompt", "--quiet", MAIN, "--root", gw.root, "mcp"],
+        env: {
+          GATEWAY_DATA_DIR: gw.dataDir,
+          PATH: Deno.env.get("PATH") ?? "",
+          HOME: Deno.env.get("HOME") ?? "",
+        },
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const result = await client.callTool({
+        name: "exec",
+        arguments: { source: "await tools.math.add({ a: 20, b: 22 })" },
+      });
+      assert.equal(textOf(result), "42");
+    } finally {
+      await client.close();
+    }
+  });
+});
