@@ -5,15 +5,16 @@
  * @module
  */
 
+import { fileURLToPath } from "node:url";
 import type { GatewayClient } from "../../src/client/gateway_client.ts";
 import type { RootFiles } from "./gateway_harness.ts";
 import { pollUntil } from "./poll_until.ts";
 
 /** The real MCP server the discovery tests add as namespace `everything`. */
-export const EVERYTHING_ENTRY = new URL(
+export const EVERYTHING_ENTRY = fileURLToPath(new URL(
   "../servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
   import.meta.url,
-).pathname;
+));
 
 /**
  * The source of tool module `ns`: `tools` tools named `tool0`… Tool `k` takes an object with

@@ -16,6 +16,7 @@ import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import type { RunDocument, RunningDocument } from "../../protocol/run_document.ts";
 import { resolveNamedScript } from "../../exec/named_scripts.ts";
 import type { RunHandle, RunRequest } from "../../exec/script_runner.ts";
+import type { ToolProgress } from "../../namespaces/namespace.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 
 function runRequest(
@@ -76,7 +77,7 @@ function runRequest(
       ? {
         onOutput: (stream: "stdout" | "stderr", text: string) =>
           notify("run.output", { runId, stream, text }),
-        onProgress: (progress: Record<string, unknown>) =>
+        onProgress: (progress: ToolProgress & { namespace: string; tool: string }) =>
           notify("run.progress", { runId, ...progress }),
       }
       : {}),
