@@ -9,6 +9,7 @@ import type { LoadedConfig } from "../config/config_loader.ts";
 import { loadConfig } from "../config/config_loader.ts";
 import type { GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
 import type { ResolvedRoot } from "../config/gateway_paths.ts";
+import { pidAlive } from "../config/server_state.ts";
 import type { Logger } from "../logger.ts";
 import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
@@ -124,6 +125,7 @@ export class GatewayCore {
   async start(): Promise<void> {
     await Deno.mkdir(this.#stateDir, { recursive: true, mode: 0o700 });
     await Deno.chmod(this.#stateDir, 0o700);
+    await this.#removeStaleState();
     const runsDir = join(this.#stateDir, `runs-${Deno.pid}`);
     await Deno.mkdir(runsDir, { recursive: true, mode: 0o700 });
     this.#database = openGatewayDatabase(join(this.paths.dataDir, "gateway.db"));
@@ -166,6 +168,20 @@ export class GatewayCore {
     this.#startNamespaces();
     this.#catalogueChanged();
     this.#watchConfig();
+  }
+
+  /**
+   * Removes run directories and channel sockets left by gateways that died without stopping
+   * (kill -9), so scratch space returns to its baseline (RELIABILITY SBX-13).
+   */
+  async #removeStaleState(): Promise<void> {
+    for await (const entry of Deno.readDir(this.#stateDir)) {
+      const match = /^(?:runs|channel)-(\d+)(?:\.sock)?$/.exec(entry.name);
+      if (!match || Number(match[1]) === Deno.pid || pidAlive(Number(match[1]))) continue;
+      await Deno.remove(join(this.#stateDir, entry.name), { recursive: true }).catch((error) =>
+        this.log.warn("cannot remove stale run state", { path: entry.name, error: String(error) })
+      );
+    }
   }
 
   #pruneHistory(): void {
@@ -540,6 +556,9 @@ export class GatewayCore {
     this.#channel?.close();
     await this.#checker?.close();
     this.#database?.close();
+    await Deno.remove(join(this.#stateDir, `runs-${Deno.pid}`), { recursive: true }).catch(
+      () => undefined,
+    );
   }
 }
 
