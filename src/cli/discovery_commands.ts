@@ -30,8 +30,17 @@ export async function catalogCommand(args: string[], context: CliContext): Promi
     return 0;
   }
   const budget = intFlag(parsed.flags.budget, "budget", CATALOG_USAGE);
+  if (budget !== undefined && budget < 1) {
+    throw new UsageError(
+      `--budget takes a positive number of tokens, not "${budget}"`,
+      CATALOG_USAGE,
+    );
+  }
   return await context.withClient(async ({ client }) => {
-    const answer = await client.request<{ text: string }>("catalog", budget ? { budget } : {});
+    const answer = await client.request<{ text: string }>(
+      "catalog",
+      budget === undefined ? {} : { budget },
+    );
     context.output.out(
       parsed.flags.json ? `${JSON.stringify(answer, null, 2)}\n` : `${answer.text}\n`,
     );

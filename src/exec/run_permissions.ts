@@ -13,34 +13,50 @@ export type PermissionDecision =
   | { ok: true; permissions: PermissionSet }
   | { ok: false; message: string };
 
-function resolvePaths(grant: PermissionSet["read"], cwd: string): PermissionSet["read"] {
+/**
+ * Makes the paths of a grant absolute against `base`. With no base, relative paths are dropped:
+ * a config path must never be read against a directory the caller chose.
+ */
+function resolvePaths(grant: PermissionSet["read"], base: string | null): PermissionSet["read"] {
   if (!Array.isArray(grant)) return grant;
-  return grant.map((p) => (isAbsolute(p) ? p : resolve(cwd, p)));
+  return grant.flatMap((p) => (isAbsolute(p) ? [p] : base === null ? [] : [resolve(base, p)]));
 }
 
-/** Merges the config's default grant with the request and checks the ceiling. */
+function resolveSet(set: PermissionSet, base: string | null): PermissionSet {
+  const out: PermissionSet = { ...set };
+  if (set.read !== undefined) out.read = resolvePaths(set.read, base);
+  if (set.write !== undefined) out.write = resolvePaths(set.write, base);
+  return out;
+}
+
+/**
+ * Merges the config's default grant with the request and checks the request against the
+ * ceiling. Paths the caller asks for resolve against `cwd` (the caller's directory); paths in
+ * the config (`defaults`, `ceiling`) resolve against `configDir`, the root holding
+ * `gateway.json`, so a caller cannot widen the ceiling by choosing its working directory.
+ */
 export function decidePermissions(
   requested: PermissionSet | undefined,
-  options: { defaults: PermissionSet; ceiling: PermissionSet; cwd: string },
+  options: {
+    defaults: PermissionSet;
+    ceiling: PermissionSet;
+    cwd: string;
+    /** Where relative config paths point; without it they grant nothing. @default {null} */
+    configDir?: string | null;
+  },
 ): PermissionDecision {
-  const want: PermissionSet = { ...options.defaults, ...(requested ?? {}) };
-  const resolved: PermissionSet = {
-    ...want,
-    read: resolvePaths(want.read, options.cwd),
-    write: resolvePaths(want.write, options.cwd),
-  };
+  const configDir = options.configDir ?? null;
+  const request = resolveSet(requested ?? {}, options.cwd);
+  const resolved: PermissionSet = { ...resolveSet(options.defaults, configDir), ...request };
   for (const key of Object.keys(resolved) as (keyof PermissionSet)[]) {
     if (resolved[key] === undefined) delete resolved[key];
   }
-  const ceiling: PermissionSet = {
-    ...options.ceiling,
-    read: resolvePaths(options.ceiling.read, options.cwd),
-    write: resolvePaths(options.ceiling.write, options.cwd),
-  };
+  const ceiling = resolveSet(options.ceiling, configDir);
   // The config's own default grant is always within bounds: the ceiling applies to requests.
-  const excess = permissionsBeyond(requested ? resolvedRequest(requested, options.cwd) : {}, {
-    ...mergeCeiling(ceiling, options.defaults),
-  });
+  const excess = permissionsBeyond(
+    request,
+    mergeCeiling(ceiling, resolveSet(options.defaults, configDir)),
+  );
   if (excess.length > 0) {
     return {
       ok: false,
@@ -49,14 +65,6 @@ export function decidePermissions(
     };
   }
   return { ok: true, permissions: resolved };
-}
-
-function resolvedRequest(requested: PermissionSet, cwd: string): PermissionSet {
-  return {
-    ...requested,
-    read: resolvePaths(requested.read, cwd),
-    write: resolvePaths(requested.write, cwd),
-  };
 }
 
 function mergeCeiling(ceiling: PermissionSet, defaults: PermissionSet): PermissionSet {

@@ -1,7 +1,8 @@
 /**
  * Starts one runner subprocess: a fresh Deno process in its own process group with no
  * permissions beyond its channel and its script file (plus what the caller was granted), with
- * remote and npm imports off unless network access was granted (SPEC §5, SBX-02).
+ * remote and npm imports off unless network access was granted, and then only from the granted
+ * hosts (SPEC §5, SBX-02).
  * @module
  */
 
@@ -63,8 +64,15 @@ export function runnerFlags(
   },
 ): string[] {
   const { permissions, scriptPath, socketPath } = options;
-  const networked = permissions.net === true ||
-    (Array.isArray(permissions.net) && permissions.net.length > 0);
+  const netHosts = Array.isArray(permissions.net) ? permissions.net : [];
+  // Imports: none without network; only from the granted hosts with a host list (Deno's default
+  // import allow-list, esm.sh and friends, would otherwise open a channel the grant never named,
+  // and npm: would reach the registry); anything with unrestricted network.
+  const importFlags = permissions.net === true
+    ? []
+    : netHosts.length > 0
+    ? [`--allow-import=${netHosts.join(",")}`, "--no-npm"]
+    : ["--no-remote", "--no-npm"];
   const grants: PermissionSet = {
     ...permissions,
     read: merge(permissions.read, [scriptPath, socketPath]),
@@ -77,7 +85,7 @@ export function runnerFlags(
     "--no-config",
     "--no-lock",
     "--quiet",
-    ...(networked ? [] : ["--no-remote", "--no-npm"]),
+    ...importFlags,
     `--v8-flags=--max-old-space-size=${options.maxMemoryMb}`,
     ...permissionFlags(grants),
     RUNNER_MAIN,

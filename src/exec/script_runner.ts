@@ -98,13 +98,18 @@ export interface ScriptRunnerDeps {
   runsDir: string;
   denoDir: string;
   exec: () => ExecConfig;
+  /**
+   * The root holding `gateway.json`: relative paths in `exec.permissions` and
+   * `exec.maxPermissions` resolve against it. Without it such paths grant nothing.
+   */
+  configDir?: string;
   /** Resolves with the value to hand the script (unwrapped, or the envelope when `raw`). */
   callTool(call: ScriptToolCall): Promise<unknown>;
   resources(
     request: { namespace: string; op: "list" | "read"; uri?: string },
   ): Promise<unknown>;
   /** Resolves when the namespaces a run may call have finished starting (bounded). */
-  catalogueReady(): Promise<void>;
+  catalogueReady(source: string): Promise<void>;
   toolMap(): ToolMap;
   discovery(): DiscoveryData;
   /** Parses the script and, for snippets, wraps its last expression (off the event loop). */
@@ -278,9 +283,10 @@ export class ScriptRunner {
       defaults: exec.permissions,
       ceiling: exec.maxPermissions,
       cwd: request.cwd,
+      configDir: this.#deps.configDir ?? null,
     });
     if (!decision.ok) return failEarly({ kind: "PermissionRefused", message: decision.message });
-    await this.#deps.catalogueReady();
+    await this.#deps.catalogueReady(request.source);
     const prepared = await this.#deps.prepare(request.source, request.inline);
     if (prepared.kind === "SyntaxError") {
       return failEarly({
@@ -601,6 +607,16 @@ function classify(input: {
       };
     }
     const permission = PERMISSION_PATTERN.exec(failure.message);
+    if (permission?.[1] === "import") {
+      return {
+        kind: "PermissionDenied",
+        message: `Permission denied: import from ${permission[2]} is not granted to this run; ` +
+          `remote imports come only from the hosts granted with --allow-net (within ` +
+          `exec.maxPermissions)`,
+        hint: "import",
+        ...at,
+      };
+    }
     if (permission || failure.name === "NotCapable" || failure.name === "PermissionDenied") {
       const name = permission?.[1] ?? "unknown";
       const target = permission?.[2] ?? "";
@@ -618,7 +634,7 @@ function classify(input: {
         kind: "PermissionDenied",
         message:
           `Permission denied: remote and npm imports are off in the sandbox (${failure.message}); ` +
-          `grant network access (--allow-net) to import remote modules`,
+          `remote imports need --allow-net with their host, npm: imports unrestricted --allow-net`,
         hint: "import",
         ...at,
       };

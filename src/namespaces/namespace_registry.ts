@@ -44,11 +44,12 @@ export class NamespaceRegistry {
    * Resolves when no namespace is still in its first start, or after `timeoutMs`; a run waits
    * on this so a fresh server does not check scripts against half-loaded types.
    */
-  async settled(timeoutMs: number): Promise<void> {
-    if (this.#starting.size === 0) return;
+  async settled(timeoutMs: number, only?: ReadonlySet<string>): Promise<void> {
+    const waiting = [...this.#starting].filter(([name]) => !only || only.has(name));
+    if (waiting.length === 0) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     await Promise.race([
-      Promise.allSettled([...this.#starting.values()]),
+      Promise.allSettled(waiting.map(([, started]) => started)),
       new Promise<void>((r) => (timer = setTimeout(r, timeoutMs))),
     ]);
     clearTimeout(timer);

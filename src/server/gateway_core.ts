@@ -153,7 +153,7 @@ export class GatewayCore {
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
         }),
       resources: (request) => this.resources(request),
-      catalogueReady: () => this.catalogueReady(),
+      catalogueReady: (source) => this.catalogueReady(source),
       toolMap: () => this.registry.toolMap(),
       discovery: () => this.discoveryData(),
       prepare: (source, inline) =>
@@ -283,8 +283,11 @@ export class GatewayCore {
    * Waits (bounded) for namespaces still starting and for the checker to hold the current
    * types, so a run right after start-up sees every tool that is about to be ready.
    */
-  async catalogueReady(): Promise<void> {
-    await this.registry.settled(STARTING_WAIT_MS);
+  async catalogueReady(source?: string): Promise<void> {
+    await this.registry.settled(
+      STARTING_WAIT_MS,
+      source === undefined ? undefined : this.#namespacesUsedBy(source),
+    );
     if (this.registry.changePending || this.#snapshot === null) this.#catalogueChanged();
     await this.#globalsReady;
   }
@@ -378,6 +381,29 @@ export class GatewayCore {
         `Policy asks for approval of ${namespace.name}.${tool} (rule "${rule.match}"), and approvals are not available in this version: denied`,
       );
     }
+  }
+
+  /**
+   * The namespaces a script names (`tools.x`, `tools["x"]`), so a run waits only for the
+   * upstreams it uses; a script that indexes `tools` dynamically or searches waits for all.
+   */
+  #namespacesUsedBy(source: string): ReadonlySet<string> | undefined {
+    if (/\btools\s*\[\s*[^"'\s]|\b(search|describe)\s*\(|\bresources\s*\./.test(source)) {
+      return undefined;
+    }
+    const used = new Set<string>();
+    for (const ns of this.registry.typed()) {
+      const id = ns.identifier.replace(/\$/g, "\\$");
+      const name = ns.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (
+        new RegExp(`\\btools\\s*\\.\\s*${id}\\b|\\btools\\s*\\[\\s*["'\`]${name}["'\`]`).test(
+          source,
+        )
+      ) {
+        used.add(ns.name);
+      }
+    }
+    return used;
   }
 
   /** Resources of an MCP namespace, for the `resources` global. */

@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { catalogParams, describeParams, searchParams } from "../../protocol/rpc_params.ts";
 import { buildCatalog } from "../../discovery/catalog.ts";
-import { describePath } from "../../discovery/describe.ts";
+import { describePath, UnknownPathError } from "../../discovery/describe.ts";
+import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { renderLlmGuide } from "../../discovery/llm_guide.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
 
@@ -14,7 +15,7 @@ import { defineMethod, type MethodDefinition } from "../router.ts";
 export const discoveryMethods: Record<string, MethodDefinition> = {
   catalog: defineMethod(catalogParams, (params, context) =>
     Promise.resolve(
-      buildCatalog(context.core.snapshot(), { budgetTokens: params.budget ?? 2000 }),
+      buildCatalog(context.core.searchIndex().entries, { budgetTokens: params.budget ?? 2000 }),
     )),
   search: defineMethod(
     searchParams,
@@ -27,13 +28,22 @@ export const discoveryMethods: Record<string, MethodDefinition> = {
         }),
       ),
   ),
-  describe: defineMethod(
-    describeParams,
-    (params, context) => Promise.resolve(describePath(context.core.snapshot(), params.path)),
-  ),
+  describe: defineMethod(describeParams, (params, context) => {
+    try {
+      return Promise.resolve(describePath(context.core.searchIndex().entries, params.path));
+    } catch (error) {
+      // A mistyped path is the caller's to fix, like an unknown tool in a script (SPEC §6).
+      if (!(error instanceof UnknownPathError)) throw error;
+      throw new RpcError(RpcCode.GatewayError, error.message, {
+        kind: "UnknownTool",
+        path: error.path,
+        nearest: error.nearest,
+      });
+    }
+  }),
   guide: defineMethod(z.strictObject({}), (_params, context) =>
     Promise.resolve({
-      text: renderLlmGuide(context.core.snapshot(), { limits: context.core.config.exec }),
+      text: renderLlmGuide(context.core.searchIndex().entries, { limits: context.core.config.exec }),
     })),
   scripts: defineMethod(z.strictObject({}), (_params, context) =>
     Promise.resolve({
