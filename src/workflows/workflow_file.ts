@@ -5,7 +5,17 @@
  */
 
 import { createHash } from "node:crypto";
-import { type Document, isMap, isNode, isPair, isScalar, LineCounter, parseDocument } from "yaml";
+import {
+  CST,
+  type Document,
+  isMap,
+  isNode,
+  isPair,
+  isScalar,
+  LineCounter,
+  parseDocument,
+  Parser,
+} from "yaml";
 import { z } from "zod";
 import { WorkflowError, type WorkflowErrorLocation } from "./workflow_error.ts";
 
@@ -104,6 +114,15 @@ export function parseWorkflowFile(text: string, file: string): WorkflowDefinitio
       / at line \d+, column \d+:?$/,
       "",
     );
+    // The parser notices an unclosed `{`/`[` only lines later; point at the bracket itself.
+    const unclosed = unclosedFlowCollection(text);
+    if (unclosed !== null && unclosed.offset <= yamlError.pos[0]) {
+      throw badFile(
+        at(unclosed.offset),
+        `invalid YAML: "${unclosed.open}" is never closed: add "${unclosed.close}" ` +
+          `(the parser stopped at line ${location.line}, column ${location.column}: ${what})`,
+      );
+    }
     throw badFile(location, `invalid YAML: ${what}`);
   }
   const parsed = workflowFileSchema.safeParse(doc.toJS(), { reportInput: true });
@@ -152,6 +171,28 @@ export async function readWorkflowFile(path: string): Promise<LoadedWorkflowFile
 /** The content hash sessions store, so a file edited under a running session is noticed. */
 export function hashWorkflowText(text: string): string {
   return createHash("sha256").update(text).digest("hex");
+}
+
+/** The first flow collection (`{…}`, `[…]`) in `text` that has no closing bracket, if any. */
+function unclosedFlowCollection(
+  text: string,
+): { offset: number; open: string; close: string } | null {
+  let found: { offset: number; open: string; close: string } | null = null;
+  for (const token of new Parser().parse(text)) {
+    if (token.type !== "document") continue;
+    CST.visit(token, (item) => {
+      const value = item.value;
+      if (value?.type !== "flow-collection") return;
+      const close = value.start.source === "{" ? "}" : "]";
+      const closed = value.end.some((end) =>
+        end.type === "flow-map-end" || end.type === "flow-seq-end"
+      );
+      if (!closed && (found === null || value.start.offset < found.offset)) {
+        found = { offset: value.start.offset, open: value.start.source, close };
+      }
+    });
+  }
+  return found;
 }
 
 function badFile(location: WorkflowErrorLocation, what: string): WorkflowError {

@@ -11,10 +11,12 @@ import type { RootFiles } from "./gateway_harness.ts";
 import { pollUntil } from "./poll_until.ts";
 
 /** The real MCP server the discovery tests add as namespace `everything`. */
-export const EVERYTHING_ENTRY = fileURLToPath(new URL(
-  "../servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-  import.meta.url,
-));
+export const EVERYTHING_ENTRY = fileURLToPath(
+  new URL(
+    "../servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    import.meta.url,
+  ),
+);
 
 /**
  * The source of tool module `ns`: `tools` tools named `tool0`… Tool `k` takes an object with
@@ -33,7 +35,9 @@ export function toolModuleSource(ns: string, tools: number): string {
       lines.push(
         `/** Options of ${ns}.tool${k}: which record and how to filter it. */`,
         `export interface ${typeName} {`,
-        ...fields.map((field) => `  /** Field ${field.split(":")[0]} of the record. */\n  ${field};`),
+        ...fields.map((field) =>
+          `  /** Field ${field.split(":")[0]} of the record. */\n  ${field};`
+        ),
         `}`,
         "",
       );

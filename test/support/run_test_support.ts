@@ -81,6 +81,28 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Live (non-zombie) members of a process group, from a /proc scan. Zombies count as gone: a
+ * killed child reparented to an init that reaps slowly (as in some containers) stays a zombie
+ * for a while, and `kill(-pgid, 0)` would still see it.
+ */
+export function liveGroupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    let stat: string;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+    } catch {
+      continue;
+    }
+    // Fields after the command name: state, ppid, pgrp, …
+    const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(group) === pgid && state !== "Z") members.push(Number(entry.name));
+  }
+  return members;
+}
+
 /** Live (non-zombie) processes whose command line contains `needle`, by pid. */
 export function processesMatching(needle: string): number[] {
   const found: number[] = [];

@@ -7,6 +7,7 @@
 import { workflowParams } from "../../protocol/rpc_params.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { defaultSessionName } from "../../workflows/workflow_service.ts";
+import { WorkflowError, type WorkflowErrorCode } from "../../workflows/workflow_error.ts";
 import { renderWorkflowText } from "../../workflows/workflow_text.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import type { z } from "zod";
@@ -24,9 +25,40 @@ function withText<V extends Parameters<typeof renderWorkflowText>[0]>(
   return { ...view, text: renderWorkflowText(view) };
 }
 
+/** Codes that mean the caller's input is wrong (exit 2); the rest refuse a state (exit 1). */
+const INPUT_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
+  "BadFile",
+  "BadTemplate",
+  "BadArgument",
+  "NotFound",
+]);
+
+/**
+ * Sends a {@linkcode WorkflowError} as the wire error with its code as `kind` (so the CLI prints
+ * `error[BadFile]: …`) and the file location, when there is one, beside it.
+ */
+function workflowMethod(
+  handle: (params: WorkflowParams, context: MethodContext) => Promise<unknown>,
+): MethodDefinition {
+  return workflowMethod(async (params, context) => {
+    try {
+      return await handle(params, context);
+    } catch (error) {
+      if (!(error instanceof WorkflowError)) throw error;
+      throw new RpcError(
+        INPUT_CODES.has(error.code) ? RpcCode.InvalidParams : RpcCode.GatewayError,
+        error.message,
+        error.location === null
+          ? { kind: error.code }
+          : { kind: error.code, location: { ...error.location } },
+      );
+    }
+  });
+}
+
 /** The handlers, keyed by method name. */
 export const workflowMethods: Record<string, MethodDefinition> = {
-  "workflow.start": defineMethod(workflowParams, async (params, context) => {
+  "workflow.start": workflowMethod(async (params, context) => {
     if (!params.file) {
       throw new RpcError(
         RpcCode.InvalidParams,
@@ -41,24 +73,23 @@ export const workflowMethods: Record<string, MethodDefinition> = {
       }),
     );
   }),
-  "workflow.step": defineMethod(workflowParams, async (params, context) =>
+  "workflow.step": workflowMethod(async (params, context) =>
     withText(
       await context.core.workflows.step({
         ...session(params, context),
         ...(params.endLoop !== undefined ? { endLoop: params.endLoop } : {}),
       }),
-    )),
-  "workflow.status": defineMethod(
-    workflowParams,
+    )
+  ),
+  "workflow.status": workflowMethod(
     async (params, context) =>
       withText(await context.core.workflows.status(session(params, context))),
   ),
-  "workflow.reset": defineMethod(
-    workflowParams,
+  "workflow.reset": workflowMethod(
     async (params, context) =>
       withText(await context.core.workflows.reset(session(params, context))),
   ),
-  "workflow.abort": defineMethod(workflowParams, async (params, context) => {
+  "workflow.abort": workflowMethod(async (params, context) => {
     if (!params.reason) {
       throw new RpcError(
         RpcCode.InvalidParams,
@@ -69,13 +100,11 @@ export const workflowMethods: Record<string, MethodDefinition> = {
       await context.core.workflows.abort({ ...session(params, context), reason: params.reason }),
     );
   }),
-  "workflow.list": defineMethod(
-    workflowParams,
+  "workflow.list": workflowMethod(
     async (_params, context) =>
       withText(await context.core.workflows.list({ root: context.core.paths.root.dir })),
   ),
-  "workflow.log": defineMethod(
-    workflowParams,
+  "workflow.log": workflowMethod(
     (params, context) =>
       Promise.resolve(withText(context.core.workflows.log(session(params, context)))),
   ),
