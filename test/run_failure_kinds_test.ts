@@ -23,7 +23,7 @@ const config = {
     everything: { command: "node", args: [EVERYTHING_SERVER] },
     ghost: { command: "/nonexistent/gateway-test-mcp-server", args: [] },
   },
-  exec: { maxPermissions: { run: ["kill"] }, maxToolCalls: 40 },
+  exec: { maxPermissions: { run: ["kill"] }, maxToolCalls: 40, maxMemoryMb: 128 },
   policy: [{ match: "everything.get-env", action: "deny" }],
 };
 
@@ -59,7 +59,8 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
   const files = await runTestRoot({
     config,
     files: {
-      "tools/broken.ts": `/** Fails at import. @module */\nthrow new Error("broken on purpose");\n` +
+      "tools/broken.ts":
+        `/** Fails at import. @module */\nthrow new Error("broken on purpose");\n` +
         `/** Never reached. */\nexport function ping(): string {\n  return "pong";\n}\n`,
     },
   });
@@ -112,7 +113,9 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
       });
 
       await t.step("ToolError names the namespace, the tool and the tool's message", async () => {
-        const doc = await cliRun(gw, [`const x = 1;\nawait tools.probe.fail({ message: "no such order 42" });`]);
+        const doc = await cliRun(gw, [
+          `const x = 1;\nawait tools.probe.fail({ message: "no such order 42" });`,
+        ]);
         assert.equal(doc.error?.kind, "ToolError");
         assert.equal(doc.error?.namespace, "probe");
         assert.equal(doc.error?.tool, "fail");
@@ -137,37 +140,45 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
         assert.equal(doc.error?.line, 1);
       });
 
-      await t.step("InvalidToolInput names the path and the rule (MCP server-everything)", async () => {
-        const echo = await execRpc(client, {
-          source: `await tools.everything.echo({ message: 5 } as never)`,
-        });
-        assert.equal(echo.error?.kind, "InvalidToolInput");
-        assert.equal(echo.error?.namespace, "everything");
-        assert.equal(echo.error?.tool, "echo");
-        assert.match(echo.error?.message ?? "", /"\/message" must be string/);
-        const sum = await execRpc(client, {
-          source: `await tools.everything["get-sum"]({ a: "one", b: 2 } as never)`,
-        });
-        assert.equal(sum.error?.kind, "InvalidToolInput");
-        assert.equal(sum.error?.tool, "get-sum");
-        assert.match(sum.error?.message ?? "", /"\/a" must be number/);
-      });
+      await t.step(
+        "InvalidToolInput names the path and the rule (MCP server-everything)",
+        async () => {
+          const echo = await execRpc(client, {
+            source: `await tools.everything.echo({ message: 5 } as never)`,
+          });
+          assert.equal(echo.error?.kind, "InvalidToolInput");
+          assert.equal(echo.error?.namespace, "everything");
+          assert.equal(echo.error?.tool, "echo");
+          assert.match(echo.error?.message ?? "", /"\/message" must be string/);
+          const sum = await execRpc(client, {
+            source: `await tools.everything["get-sum"]({ a: "one", b: 2 } as never)`,
+          });
+          assert.equal(sum.error?.kind, "InvalidToolInput");
+          assert.equal(sum.error?.tool, "get-sum");
+          assert.match(sum.error?.message ?? "", /"\/a" must be number/);
+        },
+      );
 
-      await t.step("ToolTimeout ends a call that outlives callTimeoutMs and aborts it", async () => {
-        const marker = join(gw.cwd, "aborted.txt");
-        const started = Date.now();
-        const doc = await execRpc(client, {
-          source: `await tools.probe.waitForAbort({ marker: ${JSON.stringify(marker)} })`,
-          callTimeoutMs: 400,
-        });
-        assert.equal(doc.error?.kind, "ToolTimeout");
-        assert.equal(doc.error?.namespace, "probe");
-        assert.equal(doc.error?.tool, "waitForAbort");
-        assert.match(doc.error?.message ?? "", /400 ms/);
-        assert.ok(Date.now() - started < 5000, "the run ends soon after the call's deadline");
-        await waitFor("the tool to see its abort signal", () =>
-          Deno.stat(marker).then(() => true, () => false));
-      });
+      await t.step(
+        "ToolTimeout ends a call that outlives callTimeoutMs and aborts it",
+        async () => {
+          const marker = join(gw.cwd, "aborted.txt");
+          const started = Date.now();
+          const doc = await execRpc(client, {
+            source: `await tools.probe.waitForAbort({ marker: ${JSON.stringify(marker)} })`,
+            callTimeoutMs: 400,
+          });
+          assert.equal(doc.error?.kind, "ToolTimeout");
+          assert.equal(doc.error?.namespace, "probe");
+          assert.equal(doc.error?.tool, "waitForAbort");
+          assert.match(doc.error?.message ?? "", /400 ms/);
+          assert.ok(Date.now() - started < 5000, "the run ends soon after the call's deadline");
+          await waitFor(
+            "the tool to see its abort signal",
+            () => Deno.stat(marker).then(() => true, () => false),
+          );
+        },
+      );
 
       await t.step("Timeout stops the whole run and the CLI exits 124", async () => {
         const started = Date.now();
@@ -205,42 +216,57 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
         ];
         for (const [name, source, message] of cases) {
           const doc = await cliRun(gw, ["--no-check", source]);
-          assert.equal(doc.error?.kind, "PermissionDenied", `${name}: ${JSON.stringify(doc.error)}`);
+          assert.equal(
+            doc.error?.kind,
+            "PermissionDenied",
+            `${name}: ${JSON.stringify(doc.error)}`,
+          );
           assert.equal(doc.error?.hint, name);
           assert.match(doc.error?.message ?? "", message);
-          if (name !== "import") assert.match(doc.error?.message ?? "", new RegExp(`--allow-${name}`));
+          if (name !== "import") {
+            assert.match(doc.error?.message ?? "", new RegExp(`--allow-${name}`));
+          }
           assert.equal(doc.error?.line, 1);
         }
       });
 
-      await t.step("PermissionRefused answers before start when asking beyond maxPermissions", async () => {
-        const result = await gw.cli([
-          "exec",
-          "--json",
-          "--allow-read=/etc",
-          "--allow-net",
-          `console.log("started"); await Deno.readTextFile("/etc/hostname")`,
-        ]);
-        assert.equal(result.code, 1);
-        const doc = parseRun(result.stdout);
-        assert.equal(doc.error?.kind, "PermissionRefused");
-        assert.match(doc.error?.message ?? "", /read "\/etc" is beyond exec\.maxPermissions\.read/);
-        assert.match(doc.error?.message ?? "", /net \(unrestricted\) is beyond/);
-        assert.equal(doc.stdout, "");
-        assert.equal(doc.exitCode, null);
-        const rpc = await execRpc(client, { source: "1", permissions: { run: ["sh"] } });
-        assert.equal(rpc.error?.kind, "PermissionRefused");
-        assert.match(rpc.error?.message ?? "", /run "sh"/);
-      });
+      await t.step(
+        "PermissionRefused answers before start when asking beyond maxPermissions",
+        async () => {
+          const result = await gw.cli([
+            "exec",
+            "--json",
+            "--allow-read=/etc",
+            "--allow-net",
+            `console.log("started"); await Deno.readTextFile("/etc/hostname")`,
+          ]);
+          assert.equal(result.code, 1);
+          const doc = parseRun(result.stdout);
+          assert.equal(doc.error?.kind, "PermissionRefused");
+          assert.match(
+            doc.error?.message ?? "",
+            /read "\/etc" is beyond exec\.maxPermissions\.read/,
+          );
+          assert.match(doc.error?.message ?? "", /net \(unrestricted\) is beyond/);
+          assert.equal(doc.stdout, "");
+          assert.equal(doc.exitCode, null);
+          const rpc = await execRpc(client, { source: "1", permissions: { run: ["sh"] } });
+          assert.equal(rpc.error?.kind, "PermissionRefused");
+          assert.match(rpc.error?.message ?? "", /run "sh"/);
+        },
+      );
 
-      await t.step("NamespaceUnavailable explains why a module or an MCP server is down", async () => {
-        const broken = await execRpc(client, { source: `await tools.broken.ping()` });
-        assert.equal(broken.error?.kind, "NamespaceUnavailable");
-        assert.match(broken.error?.message ?? "", /"broken".*broken on purpose/);
-        const ghost = await execRpc(client, { source: `await (tools as any).ghost.anything()` });
-        assert.equal(ghost.error?.kind, "NamespaceUnavailable");
-        assert.match(ghost.error?.message ?? "", /"ghost".*(command not found|cannot start)/i);
-      });
+      await t.step(
+        "NamespaceUnavailable explains why a module or an MCP server is down",
+        async () => {
+          const broken = await execRpc(client, { source: `await tools.broken.ping()` });
+          assert.equal(broken.error?.kind, "NamespaceUnavailable");
+          assert.match(broken.error?.message ?? "", /"broken".*broken on purpose/);
+          const ghost = await execRpc(client, { source: `await (tools as any).ghost.anything()` });
+          assert.equal(ghost.error?.kind, "NamespaceUnavailable");
+          assert.match(ghost.error?.message ?? "", /"ghost".*(command not found|cannot start)/i);
+        },
+      );
 
       await t.step("PolicyDenied names the rule that denied the call", async () => {
         const doc = await cliRun(gw, [`await tools.everything["get-env"]()`]);
@@ -250,28 +276,33 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
         assert.match(doc.error?.message ?? "", /rule "everything\.get-env"/);
       });
 
-      await t.step("MemoryLimit stops JS heap growth", async () => {
+      await t.step("MemoryLimit stops JS heap growth (exec.maxMemoryMb 128)", async () => {
         const started = Date.now();
-        const doc = await execRpc(client, {
-          source: `const a: number[][] = [];\nfor (;;) a.push(new Array(100_000).fill(1.5));`,
-          maxMemoryMb: 128,
-        });
+        const doc = await cliRun(gw, [
+          `const a: number[][] = [];\nfor (;;) a.push(new Array(100_000).fill(1.5));`,
+        ]);
         assert.equal(doc.error?.kind, "MemoryLimit");
         assert.match(doc.error?.message ?? "", /memory limit/);
         assert.ok(Date.now() - started < 10_000);
       });
 
       await t.step("MemoryLimit stops off-heap allocations the heap flag cannot see", async () => {
-        for (const source of [
-          `const b = new Uint8Array(1024 * 1024 * 1024); b.fill(7); b.length`,
-          `const kept: Uint8Array[] = [];\nfor (let i = 0; i < 16; i++) kept.push(new Uint8Array(64 * 1024 * 1024).fill(1));\nkept.length`,
-        ]) {
-          const started = Date.now();
-          const doc = await execRpc(client, { source, maxMemoryMb: 128 });
-          assert.equal(doc.error?.kind, "MemoryLimit", JSON.stringify(doc.error));
-          assert.match(doc.error?.message ?? "", /128 MB/);
-          assert.ok(Date.now() - started < 10_000);
-        }
+        const started = Date.now();
+        const gigabyte = await cliRun(gw, [
+          `const b = new Uint8Array(1024 * 1024 * 1024);\nb.fill(7);\nb.length`,
+        ]);
+        assert.equal(gigabyte.error?.kind, "MemoryLimit", JSON.stringify(gigabyte.error));
+        assert.match(gigabyte.error?.message ?? "", /memory limit of 128 MB \(resident\)/);
+        assert.ok(Date.now() - started < 10_000);
+        // A per-run limit below the config's applies the same way.
+        const chunks = await execRpc(client, {
+          source: `const kept: Uint8Array[] = [];\n` +
+            `for (let i = 0; i < 16; i++) kept.push(new Uint8Array(32 * 1024 * 1024).fill(1));\n` +
+            `kept.length`,
+          maxMemoryMb: 96,
+        });
+        assert.equal(chunks.error?.kind, "MemoryLimit", JSON.stringify(chunks.error));
+        assert.match(chunks.error?.message ?? "", /memory limit of 96 MB/);
       });
 
       await t.step("Cancelled: an RPC cancel stops a run in flight", async () => {
@@ -316,18 +347,21 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
         assert.match(doc.error?.message ?? "", /SIGKILL/);
       });
 
-      await t.step("Crashed reports the signal when the runner is killed from outside", async () => {
-        const run = startStreamed(
-          client,
-          `console.log("ready", Deno.pid);\nawait new Promise(() => setInterval(() => {}, 1000));`,
-        );
-        await run.runId;
-        const pid = Number(/ready (\d+)/.exec(run.stdout())?.[1]);
-        Deno.kill(pid, "SIGKILL");
-        const doc = await run.done;
-        assert.equal(doc.error?.kind, "Crashed");
-        assert.match(doc.error?.message ?? "", /SIGKILL/);
-      });
+      await t.step(
+        "Crashed reports the signal when the runner is killed from outside",
+        async () => {
+          const run = startStreamed(
+            client,
+            `console.log("ready", Deno.pid);\nawait new Promise(() => setInterval(() => {}, 1000));`,
+          );
+          await run.runId;
+          const pid = Number(/ready (\d+)/.exec(run.stdout())?.[1]);
+          Deno.kill(pid, "SIGKILL");
+          const doc = await run.done;
+          assert.equal(doc.error?.kind, "Crashed");
+          assert.match(doc.error?.message ?? "", /SIGKILL/);
+        },
+      );
     } finally {
       await client.close();
     }

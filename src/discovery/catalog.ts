@@ -55,8 +55,8 @@ function candidateText(entry: ToolEntry): string {
   return `${summary === "" ? "" : `/** ${summary} */\n`}${entry.signature}\n`;
 }
 
-function coverage(shown: number, count: number): string {
-  if (count === 0) return "no tools";
+function coverage(shown: number, count: number, status: NamespaceStatus): string {
+  if (count === 0) return status.state === "starting" ? "tools not known yet" : "no tools";
   return shown === count ? "COMPLETE" : `PARTIAL, ${shown} of ${count} shown`;
 }
 
@@ -82,12 +82,19 @@ function renderHeader(
   const rows = namespaces.map((ns) => {
     const name = ns.identifier === ns.name ? ns.identifier : `${ns.identifier} ("${ns.name}")`;
     const tools = `${ns.count} tool${ns.count === 1 ? "" : "s"}`;
-    return `- ${name}: ${tools}, ${coverage(ns.shown, ns.count)}; ${ns.kind}, ${
+    return `- ${name}: ${tools}, ${coverage(ns.shown, ns.count, ns.status)}; ${ns.kind}, ${
       statusText(ns.status)
     }`;
   });
+  // COMPLETE covers the tools known now; a namespace still starting may add more.
+  const starting = namespaces.filter((ns) => ns.status.state === "starting");
   const lines = [
     `Tool catalogue: ${overall} (budget ${budgetTokens} tokens).`,
+    ...(starting.length === 0 ? [] : [
+      `Still starting: ${starting.map((ns) => ns.identifier).join(", ")} (${
+        starting.length === 1 ? "its tools are" : "their tools are"
+      } not all listed yet; run the catalogue again shortly).`,
+    ]),
     `Namespaces (${namespaces.length}; call as tools.<namespace>.<tool>(args)):`,
     ...rows,
     `Named scripts: ${scriptCount} (gateway run NAME; search finds them).`,

@@ -64,6 +64,27 @@ Deno.test("`buildCatalog()` lists every namespace with count and status even wit
   assert.match(catalog.text, /^Named scripts: 3 /m);
 });
 
+Deno.test("`buildCatalog()` says which namespaces are still starting, even when COMPLETE", () => {
+  const snapshot = syntheticSnapshot({ namespaces: 2 });
+  const starting = syntheticSnapshot({ namespaces: 12 }).namespaces.find((ns) =>
+    ns.status.state === "starting"
+  )!;
+  const empty = { ...starting, catalogue: { ...starting.catalogue, tools: [] } };
+  const catalog = buildCatalog({ ...snapshot, namespaces: [...snapshot.namespaces, empty] }, {
+    budgetTokens: 100_000,
+  });
+  assert.equal(catalog.complete, true);
+  const [first, second] = catalog.text.split("\n");
+  assert.match(first ?? "", /^Tool catalogue: COMPLETE, all 16 tools shown/);
+  assert.equal(
+    second,
+    "Still starting: weather (its tools are not all listed yet; run the catalogue again shortly).",
+  );
+  assert.match(catalog.text, /^- weather: 0 tools, tools not known yet; local, starting$/m);
+  const ready = buildCatalog(snapshot, { budgetTokens: 100_000 });
+  assert.doesNotMatch(ready.text, /Still starting/);
+});
+
 Deno.test("`buildCatalog()` adds signatures round-robin so no namespace is starved", () => {
   const snapshot = syntheticSnapshot();
   for (const budgetTokens of [700, 1000, 1500, 2000]) {

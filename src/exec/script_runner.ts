@@ -67,6 +67,12 @@ export interface FinishedRun {
   /** Full (history-capped) stdout and stderr. */
   stdout: string;
   stderr: string;
+  /**
+   * Bytes the run wrote to stdout and stderr in all, kept or not: larger than the kept text
+   * when a flood was cut at capture, so history can say the stored text is capped.
+   */
+  stdoutBytes: number;
+  stderrBytes: number;
   toolCalls: ToolCallRecord[];
 }
 
@@ -235,25 +241,30 @@ export class ScriptRunner {
     const toolCalls: ToolCallRecord[] = [];
     const finish = (
       partial: Partial<RunDocument> & { ok: boolean },
-      output: { stdout: string; stderr: string; stdoutTotal?: number } = { stdout: "", stderr: "" },
+      output: { stdout: string; stderr: string; stdoutTotal?: number; stderrTotal?: number } = {
+        stdout: "",
+        stderr: "",
+      },
     ): RunDocument => {
-      const cut = headBytes(output.stdout, maxOutputBytes);
-      const total = output.stdoutTotal ?? new TextEncoder().encode(output.stdout).length;
-      const truncated = cut.cut || total > new TextEncoder().encode(output.stdout).length;
-      const stdout = truncated
-        ? `[gateway: stdout truncated: ${
-          new TextEncoder().encode(cut.text).length
-        } of ${total} bytes kept; full text: gateway history show ${runId}]\n${cut.text}`
-        : output.stdout;
+      const out = capForCaller("stdout", output.stdout, {
+        total: output.stdoutTotal,
+        maxBytes: maxOutputBytes,
+        runId,
+      });
+      const err = capForCaller("stderr", output.stderr, {
+        total: output.stderrTotal,
+        maxBytes: maxOutputBytes,
+        runId,
+      });
       const document: RunDocument = {
         runId,
         ok: partial.ok,
-        stdout,
-        stderr: headBytes(output.stderr, maxOutputBytes).text,
+        stdout: out.text,
+        stderr: err.text,
         exitCode: partial.exitCode ?? null,
         durationMs: Date.now() - startedAt,
         toolCalls: toolCalls.length,
-        stdoutTruncated: truncated,
+        stdoutTruncated: out.truncated,
         warnings: partial.warnings ?? [],
         attachments: partial.attachments ?? [],
         ...(partial.result !== undefined ? { result: partial.result } : {}),
@@ -265,6 +276,8 @@ export class ScriptRunner {
         startedAt,
         stdout: output.stdout,
         stderr: output.stderr,
+        stdoutBytes: out.total,
+        stderrBytes: err.total,
         toolCalls,
       });
       document.history = saved ? "saved" : "failed";
@@ -327,10 +340,28 @@ export class ScriptRunner {
 
     const maxMemoryMb = request.maxMemoryMb ?? exec.maxMemoryMb;
     const pooled = isEmptyPermissionSet(decision.permissions) && maxMemoryMb === exec.maxMemoryMb;
-    const runner = pooled
-      ? await this.#pool.take()
-      : await this.#spawn(decision.permissions, maxMemoryMb, request.cwd);
-    await Deno.writeTextFile(runner.scriptPath, prepared.code, { mode: 0o600 });
+    let runner: RunnerProcess;
+    try {
+      runner = pooled
+        ? await this.#pool.take()
+        : await this.#spawn(decision.permissions, maxMemoryMb, request.cwd);
+    } catch (error) {
+      // A run that cannot start still answers, and is recorded, as a typed failure.
+      return failEarly({
+        kind: "Crashed",
+        message: `Cannot start the runner in "${request.cwd}": ${(error as Error).message}`,
+      });
+    }
+    try {
+      await Deno.writeTextFile(runner.scriptPath, prepared.code, { mode: 0o600 });
+    } catch (error) {
+      await runner.kill(0);
+      Deno.remove(runner.dir, { recursive: true }).catch(() => undefined);
+      return failEarly({
+        kind: "Crashed",
+        message: `Cannot write the script for the runner: ${(error as Error).message}`,
+      });
+    }
 
     const stdout = new OutputCapture(historyCap, {
       ...(request.onOutput ? { onText: (t: string) => request.onOutput!("stdout", t) } : {}),
@@ -357,6 +388,8 @@ export class ScriptRunner {
     );
     const onAbort = () => stop("Cancelled", control.cancelReason() ?? "cancelled by request");
     control.signal.addEventListener("abort", onAbort);
+    // A cancel that came while the runner was starting has fired already: honour it now.
+    if (control.signal.aborted) onAbort();
     const memoryWatch = watchMemory(runner.child.pid, maxMemoryMb, () =>
       stop(
         "MemoryLimit",
@@ -517,7 +550,12 @@ export class ScriptRunner {
     }
     Deno.remove(runner.dir, { recursive: true }).catch(() => undefined);
 
-    const output = { stdout: stdout.text(), stderr: stderr.text(), stdoutTotal: stdout.totalBytes };
+    const output = {
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      stdoutTotal: stdout.totalBytes,
+      stderrTotal: stderr.totalBytes,
+    };
     const error = classify({
       ending,
       failure,
@@ -542,6 +580,32 @@ export class ScriptRunner {
     await Promise.allSettled(runs.map((r) => r.done));
     await this.#pool.close();
   }
+}
+
+/**
+ * Cuts one stream to what the caller gets: its head, after a one-line notice naming kept and
+ * total bytes and where the rest is (SPEC §8). `text` is what the capture kept (the history
+ * copy); `total` counts every byte the run wrote.
+ */
+function capForCaller(
+  stream: "stdout" | "stderr",
+  text: string,
+  options: { total: number | undefined; maxBytes: number; runId: string },
+): { text: string; truncated: boolean; total: number } {
+  const encoder = new TextEncoder();
+  const captured = encoder.encode(text).length;
+  const total = options.total ?? captured;
+  const cut = headBytes(text, options.maxBytes);
+  if (!cut.cut && total <= captured) return { text, truncated: false, total };
+  const kept = encoder.encode(cut.text).length;
+  const where = total > captured
+    ? `history keeps the first ${captured} bytes: gateway history show ${options.runId}`
+    : `full text: gateway history show ${options.runId}`;
+  return {
+    text: `[gateway: ${stream} truncated: ${kept} of ${total} bytes kept; ${where}]\n${cut.text}`,
+    truncated: true,
+    total,
+  };
 }
 
 function toChannelError(error: unknown, namespace: string, tool: string) {

@@ -115,22 +115,34 @@ export function parseWorkflowFile(text: string, file: string): WorkflowDefinitio
       "",
     );
     // The parser notices an unclosed `{`/`[` only lines later; point at the bracket itself.
-    const unclosed = unclosedFlowCollection(text);
+    const unclosed = firstUnclosed(text);
     if (unclosed !== null && unclosed.offset <= yamlError.pos[0]) {
       throw badFile(
         at(unclosed.offset),
-        `invalid YAML: "${unclosed.open}" is never closed: add "${unclosed.close}" ` +
+        `invalid YAML: ${
+          unclosed.open === unclosed.close
+            ? `the ${unclosed.open} quote opened here is never closed`
+            : `"${unclosed.open}" is never closed: add "${unclosed.close}"`
+        } ` +
           `(the parser stopped at line ${location.line}, column ${location.column}: ${what})`,
       );
     }
     throw badFile(location, `invalid YAML: ${what}`);
   }
+  if (doc.contents === null) {
+    throw badFile(at(0), 'the file is empty: a workflow needs a "steps:" list');
+  }
   const parsed = workflowFileSchema.safeParse(doc.toJS(), { reportInput: true });
   if (!parsed.success) {
+    // An unknown key is usually a misspelt one that is then also "missing": name it first.
     const problems = parsed.error.issues.map((issue) => ({
+      unknown: issue.code === "unrecognized_keys",
       location: at(issueOffset(doc, issue)),
-      text: describeIssue(issue),
-    })).sort((a, b) => a.location.line - b.location.line || a.location.column - b.location.column);
+      text: describeIssue(issue, parsed.error.issues),
+    })).sort((a, b) =>
+      Number(b.unknown) - Number(a.unknown) || a.location.line - b.location.line ||
+      a.location.column - b.location.column
+    );
     const first = problems[0];
     if (first === undefined) throw badFile(at(0), "does not match the workflow schema");
     const more = problems.slice(1).map((p) =>
@@ -173,22 +185,34 @@ export function hashWorkflowText(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-/** The first flow collection (`{…}`, `[…]`) in `text` that has no closing bracket, if any. */
-function unclosedFlowCollection(
+/**
+ * The first bracket (`{`, `[`) or quote in `text` that is never closed, if any: the YAML parser
+ * reports those where it gave up, often lines later, so the message points here instead.
+ */
+function firstUnclosed(
   text: string,
 ): { offset: number; open: string; close: string } | null {
   let found: { offset: number; open: string; close: string } | null = null;
+  const offer = (offset: number, open: string, close: string) => {
+    if (found === null || offset < found.offset) found = { offset, open, close };
+  };
   for (const token of new Parser().parse(text)) {
     if (token.type !== "document") continue;
     CST.visit(token, (item) => {
       const value = item.value;
-      if (value?.type !== "flow-collection") return;
-      const close = value.start.source === "{" ? "}" : "]";
-      const closed = value.end.some((end) =>
-        end.type === "flow-map-end" || end.type === "flow-seq-end"
-      );
-      if (!closed && (found === null || value.start.offset < found.offset)) {
-        found = { offset: value.start.offset, open: value.start.source, close };
+      if (value?.type === "flow-collection") {
+        const closed = value.end.some((end) =>
+          end.type === "flow-map-end" || end.type === "flow-seq-end"
+        );
+        if (!closed) {
+          offer(value.start.offset, value.start.source, value.start.source === "{" ? "}" : "]");
+        }
+      } else if (value?.type === "double-quoted-scalar" || value?.type === "single-quoted-scalar") {
+        const quote = value.source[0] ?? "";
+        const body = value.source.trimEnd();
+        const closed = body.length >= 2 && body.endsWith(quote) &&
+          (quote === "'" || !/(?:^|[^\\])(?:\\\\)*\\"$/.test(body));
+        if (!closed) offer(value.offset, quote, quote);
       }
     });
   }
@@ -203,8 +227,11 @@ function badFile(location: WorkflowErrorLocation, what: string): WorkflowError {
   );
 }
 
-/** Says what a zod issue means in the words of a workflow file: "step 2: missing "title"". */
-function describeIssue(issue: z.core.$ZodIssue): string {
+/**
+ * Says what a zod issue means in the words of a workflow file: "step 2: missing "title"". `all`
+ * holds every issue of the file, so an unknown key can name the missing one it may stand for.
+ */
+function describeIssue(issue: z.core.$ZodIssue, all: readonly z.core.$ZodIssue[]): string {
   const path = issue.path.map((key) => (typeof key === "symbol" ? String(key) : key));
   const where = pathLabel(path);
   const prefix = where === "" ? "" : `${where}: `;
@@ -212,8 +239,12 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case "unrecognized_keys": {
       const allowed = allowedKeys(path);
+      const missing = missingKeys(all, path);
+      const guess = missing.length === 1 && issue.keys.length === 1
+        ? `; did you mean "${missing[0]}"?`
+        : "";
       return `${prefix}unknown key ${issue.keys.map((k) => `"${k}"`).join(", ")}${
-        allowed === "" ? "" : ` (allowed: ${allowed})`
+        allowed === "" ? "" : ` (allowed: ${allowed}${guess})`
       }`;
     }
     case "invalid_type": {
@@ -239,6 +270,24 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     default:
       return `${prefix}${issue.message}`;
   }
+}
+
+/** Required keys reported missing directly under `path`. */
+function missingKeys(
+  issues: readonly z.core.$ZodIssue[],
+  path: readonly (string | number)[],
+): string[] {
+  const missing: string[] = [];
+  for (const issue of issues) {
+    const last = issue.path[issue.path.length - 1];
+    if (
+      issue.code === "invalid_type" && issue.input === undefined && typeof last === "string" &&
+      issue.path.length === path.length + 1 && path.every((key, i) => issue.path[i] === key)
+    ) {
+      missing.push(last);
+    }
+  }
+  return missing;
 }
 
 const TYPE_NAMES: Record<string, string> = {

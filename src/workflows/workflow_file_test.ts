@@ -80,16 +80,35 @@ Deno.test("parseWorkflowFile() refuses unknown keys at every level, pointing at 
   );
 });
 
-Deno.test("parseWorkflowFile() refuses an unclosed bracket as invalid YAML with its position", () => {
+Deno.test("parseWorkflowFile() points an unclosed bracket's error at the bracket itself", () => {
   const error = badFile("steps: [\n  {title: A, prompt: p}\n");
   assert.match(
     error.message,
-    /^Cannot load workflow "flows\/x\.yaml": line 3, column 1: invalid YAML: .*end with a \]$/,
+    /^Cannot load workflow "flows\/x\.yaml": line 1, column 8: invalid YAML: "\[" is never closed: add "\]" \(the parser stopped at line 3, column 1: .*end with a \]\)$/,
   );
-  assert.match(badFile("steps:\n  - title: [A\n    prompt: p\n").message, /invalid YAML/);
+  assert.deepEqual(error.location, { file: "flows/x.yaml", line: 1, column: 8 });
   assert.match(
-    badFile("steps:\n  - title: {A\n").message,
-    /line \d+, column \d+: invalid YAML: .*\}/,
+    badFile("steps:\n  - title: [A\n    prompt: p\n").message,
+    /line 2, column 12: invalid YAML: "\[" is never closed/,
+  );
+  assert.match(
+    badFile("steps:\n  - title: A\n    prompt: p\n    loop: { min: 1, max: 2\n  - title: B\n")
+      .message,
+    /line 4, column 11: invalid YAML: "\{" is never closed: add "\}"/,
+  );
+  assert.match(
+    badFile('steps:\n  - title: "A\n    prompt: p\n').message,
+    /line 2, column 12: invalid YAML: the " quote opened here is never closed \(the parser stopped at line 4, column 1: Missing closing "quote\)/,
+  );
+  assert.match(
+    badFile('steps:\n  - title: "A \\" B"\n    prompt: \'p\n').message,
+    /line 3, column 13: invalid YAML: the ' quote opened here is never closed/,
+  );
+  // Closed brackets elsewhere do not take the blame for another error.
+  assert.match(
+    badFile("steps:\n  - title: A\n    loop: {min: 1, max: 2}\n    prompt: [x\n  - title: B\n")
+      .message,
+    /line 4, column 13: invalid YAML: "\[" is never closed/,
   );
 });
 
@@ -101,13 +120,29 @@ Deno.test("parseWorkflowFile() refuses other bad YAML: tabs, duplicate keys", ()
   );
 });
 
+Deno.test("parseWorkflowFile() names a misspelt key first and guesses the key it stands for", () => {
+  assert.equal(
+    badFile("step:\n  - title: A\n    prompt: p\n").message,
+    'Cannot load workflow "flows/x.yaml": line 1, column 1: unknown key "step" (allowed: description, vars, steps; did you mean "steps"?)\n' +
+      '  line 1, column 1: missing "steps"',
+  );
+  assert.match(
+    badFile("steps:\n  - title: A\n    promt: p\n").message,
+    /^Cannot load workflow "flows\/x\.yaml": line 3, column 5: step 1: unknown key "promt" \(allowed: title, prompt, loop; did you mean "prompt"\?\)\n {2}line 2, column 5: step 1: missing "prompt"$/,
+  );
+});
+
 Deno.test("parseWorkflowFile() refuses empty or missing steps", () => {
   assert.equal(
     badFile("steps: []\n").message,
     'Cannot load workflow "flows/x.yaml": line 1, column 8: "steps" is empty: a workflow needs at least one step',
   );
   assert.match(badFile("description: nothing\n").message, /line 1, column 1: missing "steps"/);
-  assert.match(badFile("").message, /expected a mapping with "steps", got null/);
+  assert.match(
+    badFile("").message,
+    /line 1, column 1: the file is empty: a workflow needs a "steps:" list/,
+  );
+  assert.match(badFile("# only a comment\n").message, /the file is empty/);
   assert.match(
     badFile("just text").message,
     /expected a mapping with "steps", got string "just text"/,

@@ -16,6 +16,7 @@ import {
   IDLE_WORKFLOW_STATE,
   type WorkflowCommand,
   type WorkflowEngineEvent,
+  type WorkflowShape,
   type WorkflowState,
 } from "./workflow_engine.ts";
 import { WorkflowError } from "./workflow_error.ts";
@@ -316,7 +317,11 @@ export class WorkflowService {
           fileArgument: workflowFileArgument(current.file, this.#root),
         });
       }
-      const transition = applyWorkflowCommand(stateOf(current), command, definition);
+      const transition = applyWorkflowCommand(
+        stateOf(current),
+        command,
+        shapeShown(definition, { state: stateOf(current), session, vars }),
+      );
       const events = stampEvents(transition.events, at);
       const step = transition.state.status === "running"
         ? renderStepView(definition, transition.state, { session, vars })
@@ -380,6 +385,31 @@ function finishedError(
       cliCommand(`start ${fileArgument}`, { session: current.name, cwd })
     }`,
   );
+}
+
+/**
+ * The engine's view of `definition` with the current step's title rendered as the agent saw it,
+ * so a refusal names "Review round 1 of up to 4", not the template behind it.
+ */
+function shapeShown(
+  definition: WorkflowDefinition,
+  context: { state: WorkflowState; session: string; vars: Record<string, WorkflowVarValue> },
+): WorkflowShape {
+  const { state, session, vars } = context;
+  let shown: string | null = null;
+  if (state.status === "running") {
+    try {
+      shown = renderStepView(definition, state, { session, vars }).title;
+    } catch {
+      // A step that cannot render keeps its template title; the refusal still makes sense.
+    }
+  }
+  return {
+    steps: definition.steps.map((step, index) => ({
+      title: index === state.step && shown !== null ? shown : step.title,
+      loop: step.loop,
+    })),
+  };
 }
 
 function verbOf(command: WorkflowCommand): string {

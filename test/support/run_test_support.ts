@@ -8,7 +8,7 @@
 import { fileURLToPath } from "node:url";
 import type { GatewayClient } from "../../src/client/gateway_client.ts";
 import type { RunDocument, RunningDocument } from "../../src/protocol/run_document.ts";
-import { REPO, type RootFiles } from "./gateway_harness.ts";
+import { type GatewayHarness, MAIN, REPO, type RootFiles } from "./gateway_harness.ts";
 
 export type { RunDocument, RunningDocument };
 
@@ -149,4 +149,46 @@ export function parseRun(stdout: string): RunDocument {
       cause: error,
     });
   }
+}
+
+/** A `gateway server` the test process started itself (so it reaps it when it dies). */
+export interface ForegroundServer {
+  pid: number;
+  status: Promise<Deno.CommandStatus>;
+}
+
+/**
+ * Starts `gateway server` for the harness's root and data dir as a child of the test and waits
+ * until `server.json` names it. Unlike the autostarted server, a SIGKILLed child is reaped at
+ * once, so a restart never meets the zombie of the old one.
+ */
+export async function startForegroundServer(gw: GatewayHarness): Promise<ForegroundServer> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--no-prompt", "--quiet", MAIN, "--root", gw.root, "server"],
+    cwd: gw.cwd,
+    env: {
+      GATEWAY_DATA_DIR: gw.dataDir,
+      NO_COLOR: "1",
+      HOME: Deno.env.get("HOME") ?? gw.cwd,
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+    },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const status = child.status;
+  let exited = false;
+  status.then(() => (exited = true));
+  await waitFor("the foreground server to publish server.json", async () => {
+    if (exited) throw new Error("gateway server exited during start-up");
+    try {
+      const state = JSON.parse(await Deno.readTextFile(`${gw.dataDir}/server.json`));
+      return state.pid === child.pid;
+    } catch {
+      return false;
+    }
+  }, { timeoutMs: 30_000 });
+  return { pid: child.pid, status };
 }

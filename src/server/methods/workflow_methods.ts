@@ -40,7 +40,7 @@ const INPUT_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
 function workflowMethod(
   handle: (params: WorkflowParams, context: MethodContext) => Promise<unknown>,
 ): MethodDefinition {
-  return workflowMethod(async (params, context) => {
+  return defineMethod(workflowParams, async (params, context) => {
     try {
       return await handle(params, context);
     } catch (error) {

@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { runnerFlags } from "./runner_process.ts";
+
+const paths = {
+  scriptPath: "/runs/a/script.ts",
+  socketPath: "/state/channel.sock",
+  maxMemoryMb: 128,
+};
+
+Deno.test("runnerFlags() turns remote and npm imports off without a network grant", () => {
+  const flags = runnerFlags({ ...paths, permissions: {} });
+  assert.ok(flags.includes("--no-remote"));
+  assert.ok(flags.includes("--no-npm"));
+  assert.ok(flags.includes("--allow-net=unix:/state/channel.sock"));
+  assert.ok(flags.includes("--allow-read=/runs/a/script.ts,/state/channel.sock"));
+  assert.ok(flags.includes("--v8-flags=--max-old-space-size=128"));
+  assert.ok(!flags.some((f) => f.startsWith("--allow-import")));
+});
+
+Deno.test("runnerFlags() limits imports to the granted hosts when net is a host list", () => {
+  const flags = runnerFlags({ ...paths, permissions: { net: ["127.0.0.1", "api.example.com"] } });
+  assert.ok(flags.includes("--allow-import=127.0.0.1,api.example.com"));
+  assert.ok(flags.includes("--no-npm"));
+  assert.ok(!flags.includes("--no-remote"));
+  assert.ok(flags.includes("--allow-net=unix:/state/channel.sock,127.0.0.1,api.example.com"));
+});
+
+Deno.test("runnerFlags() leaves imports to Deno's defaults with unrestricted network", () => {
+  const flags = runnerFlags({ ...paths, permissions: { net: true } });
+  assert.ok(flags.includes("--allow-net"));
+  assert.ok(!flags.includes("--no-remote") && !flags.includes("--no-npm"));
+  assert.ok(!flags.some((f) => f.startsWith("--allow-import")));
+});
