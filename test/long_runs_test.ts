@@ -7,13 +7,13 @@
 
 import assert from "node:assert/strict";
 import { RpcError } from "../src/protocol/json_rpc.ts";
-import { withHarness } from "./support/gateway_harness.ts";
 import {
   execRpc,
   parseRun,
   type RunDocument,
   type RunningDocument,
   runTestRoot,
+  withRunHarness,
 } from "./support/run_test_support.ts";
 
 /** Prints `first`, waits `ms`, prints `second`, and ends with "done". */
@@ -29,7 +29,7 @@ Deno.test("long runs yield, wait, cancel and stream", {
   sanitizeResources: false,
 }, async (t) => {
   const files = await runTestRoot({ probe: false });
-  await withHarness({ files }, async (gw) => {
+  await withRunHarness({ files }, async (gw) => {
     const client = await gw.client();
     try {
       // The first run warms the type checker, so later yields measure the run, not start-up.

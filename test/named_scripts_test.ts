@@ -8,8 +8,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RpcError } from "../src/protocol/json_rpc.ts";
-import { withHarness } from "./support/gateway_harness.ts";
-import { parseRun, type RunDocument, runTestRoot } from "./support/run_test_support.ts";
+import {
+  parseRun,
+  type RunDocument,
+  runTestRoot,
+  withRunHarness,
+} from "./support/run_test_support.ts";
 
 const GREET = `/**
  * Greets someone by name.
@@ -46,7 +50,7 @@ Deno.test("named scripts run by name, list their docs and stay inside scripts/",
       "outside.ts": `console.log("LEAKED");\n`,
     },
   });
-  await withHarness({ files }, async (gw) => {
+  await withRunHarness({ files }, async (gw) => {
     await t.step("gateway run NAME args runs the script with its arguments", async () => {
       const result = await gw.cli(["run", "greet", "Bob", "Hey"]);
       assert.equal(result.stderr, "");

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { GatewayClient } from "../src/client/gateway_client.ts";
-import { type GatewayHarness, withHarness } from "./support/gateway_harness.ts";
+import type { GatewayHarness } from "./support/gateway_harness.ts";
 import {
   EVERYTHING_SERVER,
   execRpc,
@@ -16,6 +16,7 @@ import {
   type RunDocument,
   runTestRoot,
   waitFor,
+  withRunHarness,
 } from "./support/run_test_support.ts";
 
 const config = {
@@ -64,7 +65,7 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
         `/** Never reached. */\nexport function ping(): string {\n  return "pong";\n}\n`,
     },
   });
-  await withHarness({ files }, async (gw) => {
+  await withRunHarness({ files }, async (gw) => {
     const client = await gw.client();
     try {
       await t.step("CheckFailed points at the script's own line before any tool call", async () => {

@@ -7,8 +7,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { withHarness } from "./support/gateway_harness.ts";
-import { execRpc, parseRun, runTestRoot } from "./support/run_test_support.ts";
+import { execRpc, parseRun, runTestRoot, withRunHarness } from "./support/run_test_support.ts";
 
 /** A planted secret listed in `history.redact`. */
 const REDACT_SECRET = "sk-test-planted-7Qx9Vb2Lm";
@@ -49,7 +48,7 @@ Deno.test("history records every run, redacts secrets and serves the history com
       tools: { probe: { settings: { apiKey: "${env:GW_TEST_SECRET}" } } },
     },
   });
-  await withHarness({ files, env: { GW_TEST_SECRET: ENV_SECRET } }, async (gw) => {
+  await withRunHarness({ files, env: { GW_TEST_SECRET: ENV_SECRET } }, async (gw) => {
     const client = await gw.client();
     try {
       await t.step("a run is in history when its result arrives, with what it ran", async () => {

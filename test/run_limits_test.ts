@@ -10,7 +10,6 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { GatewayClient } from "../src/client/gateway_client.ts";
 import { RpcError } from "../src/protocol/json_rpc.ts";
-import { withHarness } from "./support/gateway_harness.ts";
 import {
   execRpc,
   liveGroupMembers,
@@ -19,6 +18,7 @@ import {
   type RunDocument,
   runTestRoot,
   waitFor,
+  withRunHarness,
 } from "./support/run_test_support.ts";
 
 const MAX_SOURCE_BYTES = 4096;
@@ -58,7 +58,7 @@ Deno.test("run limits hold end to end", {
       },
     },
   });
-  await withHarness({ files }, async (gw) => {
+  await withRunHarness({ files }, async (gw) => {
     const client = await gw.client();
     const leftovers: number[] = [];
     try {

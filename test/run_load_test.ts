@@ -10,16 +10,16 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import type { GatewayClient } from "../src/client/gateway_client.ts";
-import { type GatewayHarness, withHarness } from "./support/gateway_harness.ts";
+import type { GatewayHarness } from "./support/gateway_harness.ts";
 import {
   execRpc,
   killPids,
-  processAlive,
   processesMatching,
   type RunDocument,
   runTestRoot,
   startForegroundServer,
   waitFor,
+  withRunHarness,
 } from "./support/run_test_support.ts";
 
 const KV_SCRIPT = `const nonce = args[0]!;
@@ -64,7 +64,7 @@ Deno.test("50 runs at once, 100 kv calls each, lose no result and no history row
   sanitizeResources: false,
 }, async () => {
   const files = await runTestRoot({ kv: true, probe: false, config: { exec: { poolSize: 4 } } });
-  await withHarness({ files }, async (gw) => {
+  await withRunHarness({ files }, async (gw) => {
     const clients = await connectMany(gw, 5);
     try {
       const nonces = Array.from({ length: 50 }, () => crypto.randomUUID());
@@ -106,74 +106,68 @@ Deno.test("a history database left by kill -9 mid-write opens and keeps every ac
   sanitizeResources: false,
 }, async () => {
   const files = await runTestRoot({ kv: true, probe: false });
-  const strays: number[] = [];
-  await withHarness({ files }, async (gw) => {
+  await withRunHarness({ files }, async (gw) => {
     const base = dirname(gw.dataDir);
     const acknowledged: string[] = [];
-    try {
-      for (let round = 0; round < 3; round++) {
-        const server = await startForegroundServer(gw);
-        const pid = server.pid;
-        const clients = await connectMany(gw, 3);
-        const ackedThisRound: string[] = [];
-        let stopping = false;
-        // Each connection keeps two runs in flight until the server dies.
-        const workers = clients.flatMap((client) =>
-          [0, 1].map(async () => {
-            while (!stopping) {
-              let doc: RunDocument;
-              try {
-                doc = await execRpc(client, {
-                  source: `await tools.kv.set({ key: args[0]!, value: 1 });\n` +
-                    `console.log("x".repeat(2048));\nargs[0]`,
-                  args: [crypto.randomUUID()],
-                });
-              } catch {
-                return; // the server is gone
-              }
-              if (doc.ok && doc.history === "saved") ackedThisRound.push(doc.runId);
+    for (let round = 0; round < 3; round++) {
+      const server = await startForegroundServer(gw);
+      const pid = server.pid;
+      const clients = await connectMany(gw, 3);
+      const ackedThisRound: string[] = [];
+      let stopping = false;
+      // Each connection keeps two runs in flight until the server dies.
+      const workers = clients.flatMap((client) =>
+        [0, 1].map(async () => {
+          while (!stopping) {
+            let doc: RunDocument;
+            try {
+              doc = await execRpc(client, {
+                source: `await tools.kv.set({ key: args[0]!, value: 1 });\n` +
+                  `console.log("x".repeat(2048));\nargs[0]`,
+                args: [crypto.randomUUID()],
+              });
+            } catch {
+              return; // the server is gone
             }
-          })
-        );
-        await waitFor("runs to be acknowledged", () => ackedThisRound.length >= 8 + round * 4, {
-          timeoutMs: 20_000,
-          intervalMs: 5,
-        });
-        Deno.kill(pid, "SIGKILL");
-        stopping = true;
-        await Promise.all(workers);
-        await Promise.all(clients.map((c) => c.close()));
-        await server.status;
-        acknowledged.push(...ackedThisRound);
-        assert.deepEqual(await reapOrphans(base), [], "the killed server's children exit");
+            if (doc.ok && doc.history === "saved") ackedThisRound.push(doc.runId);
+          }
+        })
+      );
+      await waitFor("runs to be acknowledged", () => ackedThisRound.length >= 8 + round * 4, {
+        timeoutMs: 20_000,
+        intervalMs: 5,
+      });
+      Deno.kill(pid, "SIGKILL");
+      stopping = true;
+      await Promise.all(workers);
+      await Promise.all(clients.map((c) => c.close()));
+      await server.status;
+      acknowledged.push(...ackedThisRound);
+      assert.deepEqual(await reapOrphans(base), [], "the killed server's children exit");
 
-        const db = new DatabaseSync(join(gw.dataDir, "gateway.db"));
-        try {
-          const check = db.prepare("PRAGMA integrity_check").all();
-          assert.deepEqual(check.map((r) => Object.values(r)[0]), ["ok"], `round ${round}`);
-          const ids = new Set(db.prepare("SELECT id FROM runs").all().map((r) => String(r.id)));
-          const lost = acknowledged.filter((id) => !ids.has(id));
-          assert.deepEqual(lost, [], `round ${round}: acknowledged runs missing after kill -9`);
-        } finally {
-          db.close();
-        }
-      }
-      const restarted = await gw.cli(["exec", "--json", `"alive again"`]);
-      assert.equal(restarted.code, 0, restarted.stderr);
-      const client = await gw.client();
+      const db = new DatabaseSync(join(gw.dataDir, "gateway.db"));
       try {
-        for (const id of acknowledged) {
-          const stored = await client.request<{ runId: string; status: string }>("history.get", {
-            id,
-          });
-          assert.equal(stored.status, "ok");
-        }
+        const check = db.prepare("PRAGMA integrity_check").all();
+        assert.deepEqual(check.map((r) => Object.values(r)[0]), ["ok"], `round ${round}`);
+        const ids = new Set(db.prepare("SELECT id FROM runs").all().map((r) => String(r.id)));
+        const lost = acknowledged.filter((id) => !ids.has(id));
+        assert.deepEqual(lost, [], `round ${round}: acknowledged runs missing after kill -9`);
       } finally {
-        await client.close();
+        db.close();
+      }
+    }
+    const restarted = await gw.cli(["exec", "--json", `"alive again"`]);
+    assert.equal(restarted.code, 0, restarted.stderr);
+    const client = await gw.client();
+    try {
+      for (const id of acknowledged) {
+        const stored = await client.request<{ runId: string; status: string }>("history.get", {
+          id,
+        });
+        assert.equal(stored.status, "ok");
       }
     } finally {
-      // The last server ends in dispose; whatever of this root outlives it is killed by pid.
-      strays.push(...processesMatching(base));
+      await client.close();
     }
-  }).finally(() => killPids(strays.filter(processAlive)));
+  });
 });

@@ -7,8 +7,14 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type GatewayHarness, withHarness } from "./support/gateway_harness.ts";
-import { execRpc, parseRun, type RunDocument, runTestRoot } from "./support/run_test_support.ts";
+import type { GatewayHarness } from "./support/gateway_harness.ts";
+import {
+  execRpc,
+  parseRun,
+  type RunDocument,
+  runTestRoot,
+  withRunHarness,
+} from "./support/run_test_support.ts";
 
 async function cliRun(
   gw: GatewayHarness,
@@ -50,7 +56,7 @@ Deno.test("grants open exactly what they name, within exec.maxPermissions", {
     },
   });
   try {
-    await withHarness({
+    await withRunHarness({
       files,
       env: { GW_TEST_GRANTED: "visible value", GW_TEST_HIDDEN: "hidden value" },
     }, async (gw) => {
@@ -175,6 +181,15 @@ Deno.test("grants open exactly what they name, within exec.maxPermissions", {
           const unrestricted = await execRpc(client, { source: `1`, permissions: { net: true } });
           assert.equal(unrestricted.error?.kind, "PermissionRefused");
           assert.match(unrestricted.error?.message ?? "", /net \(unrestricted\)/);
+          // A sandbox that cannot start in the asked-for directory still answers, typed.
+          const nowhere = await execRpc(client, {
+            source: `1`,
+            cwd: join(outside, "missing"),
+            permissions: { env: ["GW_TEST_GRANTED"] },
+          });
+          assert.equal(nowhere.error?.kind, "Crashed");
+          assert.match(nowhere.error?.message ?? "", /Cannot start the runner in ".*missing"/);
+          assert.equal(nowhere.history, "saved");
         } finally {
           await client.close();
         }

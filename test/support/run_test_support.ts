@@ -8,7 +8,8 @@
 import { fileURLToPath } from "node:url";
 import type { GatewayClient } from "../../src/client/gateway_client.ts";
 import type { RunDocument, RunningDocument } from "../../src/protocol/run_document.ts";
-import { type GatewayHarness, MAIN, REPO, type RootFiles } from "./gateway_harness.ts";
+import { dirname } from "node:path";
+import { type GatewayHarness, MAIN, REPO, type RootFiles, withHarness } from "./gateway_harness.ts";
 
 export type { RunDocument, RunningDocument };
 
@@ -191,4 +192,24 @@ export async function startForegroundServer(gw: GatewayHarness): Promise<Foregro
     }
   }, { timeoutMs: 30_000 });
   return { pid: child.pid, status };
+}
+
+/**
+ * {@linkcode withHarness}, plus a safety net: once the harness is disposed, any process still
+ * running from its temporary directory (a server whose stop failed, a runner or tool host it
+ * left behind) is killed by pid, so a failing test never leaks processes into the next.
+ */
+export async function withRunHarness<T>(
+  options: Parameters<typeof withHarness>[0],
+  fn: (gw: GatewayHarness) => Promise<T>,
+): Promise<T> {
+  let base: string | null = null;
+  try {
+    return await withHarness(options, (gw) => {
+      base = dirname(gw.dataDir);
+      return fn(gw);
+    });
+  } finally {
+    if (base !== null) killPids(processesMatching(base));
+  }
 }
