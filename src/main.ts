@@ -90,7 +90,13 @@ if (import.meta.main) {
   const encoder = new TextEncoder();
   const writeAll = (stream: typeof Deno.stdout, text: string) => {
     const bytes = encoder.encode(text);
-    for (let at = 0; at < bytes.length;) at += stream.writeSync(bytes.subarray(at));
+    try {
+      for (let at = 0; at < bytes.length;) at += stream.writeSync(bytes.subarray(at));
+    } catch (error) {
+      // The reader went away (`gateway history | head`): stop quietly, as Unix tools do.
+      if (error instanceof Deno.errors.BrokenPipe) Deno.exit(0);
+      throw error;
+    }
   };
   const env = Deno.env.toObject();
   const context = new CliContext({

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { withHarness } from "./support/gateway_harness.ts";
+import { boundedCli, minimalEnv } from "./support/bounded_cli.ts";
 
 /** A pid that belonged to a process which has exited (and been reaped). */
 async function deadPid(): Promise<number> {
@@ -37,11 +38,15 @@ Deno.test("gateway server fails with a message naming the port when another prog
   const port = (holder.addr as Deno.NetAddr).port;
   try {
     await withHarness({ files: { "gateway.json": `{ "port": ${port} }\n` } }, async (gw) => {
-      const foreground = await gw.cli(["server"]);
+      // The port comes from gateway.json here, so the harness's GATEWAY_PORT=0 is left out.
+      const options = { env: minimalEnv(gw.dataDir), cwd: gw.cwd };
+      const foreground = await boundedCli(["--root", gw.root, "server"], options);
+      assert.equal(foreground.timedOut, false, "gateway server kept running on a taken port");
       assert.notEqual(foreground.code, 0);
       assert.match(foreground.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use`));
 
-      const background = await gw.cli(["start"]);
+      const background = await boundedCli(["--root", gw.root, "start"], options);
+      assert.equal(background.timedOut, false);
       assert.notEqual(background.code, 0);
       assert.match(background.stderr, new RegExp(`Port ${port}\\b.*in use`));
       await assert.rejects(Deno.stat(join(gw.dataDir, "server.json")), Deno.errors.NotFound);
@@ -83,14 +88,17 @@ Deno.test("a stale server.json whose pid is dead is ignored and a new server sta
 Deno.test("a second gateway server for the same data dir is refused while the first serves", async () => {
   await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
     const first = await gw.server();
-    const second = await gw.cli(["server"]);
+    const second = await boundedCli(["--root", gw.root, "server"], {
+      env: minimalEnv(gw.dataDir),
+      cwd: gw.cwd,
+    });
+    assert.equal(second.timedOut, false, "a second server started for the same data dir");
     assert.notEqual(second.code, 0);
     assert.match(
       second.stderr,
       new RegExp(`already running for data dir .*\\(pid ${first.pid}, port ${first.port}`),
     );
     // The first server is untouched: same server.json, still answering.
-    assert.deepEqual(await serverJson(gw.dataDir), { ...await serverJson(gw.dataDir) });
     assert.equal((await serverJson(gw.dataDir)).pid, first.pid);
     const health = await fetch(`http://127.0.0.1:${first.port}/health`);
     assert.equal(health.status, 200);
@@ -107,26 +115,41 @@ Deno.test({
   name: "a server.json naming a live pid of another program does not block a new server",
   ignore: true,
   fn: async () => {
-    await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
-      const unused = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-      const port = (unused.addr as Deno.NetAddr).port;
-      unused.close();
-      await Deno.mkdir(gw.dataDir, { recursive: true, mode: 0o700 });
-      await Deno.writeTextFile(
-        join(gw.dataDir, "server.json"),
-        JSON.stringify({
-          pid: Deno.pid, // alive, but the test runner, not a gateway
-          host: "127.0.0.1",
-          port,
-          root: gw.root,
-          dataDir: gw.dataDir,
-          version: "0.0.0",
-          startedAt: new Date(0).toISOString(),
-        }),
-      );
-      const result = await gw.cli(["exec", "1 + 1"]);
-      assert.equal(result.stderr, "");
-      assert.equal(result.stdout, "2\n");
-    });
+    // A live process that is not a gateway (ours, so the harness may signal it on dispose).
+    const other = new Deno.Command(Deno.execPath(), {
+      args: ["eval", "setTimeout(() => {}, 60_000)"],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+        const unused = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+        const port = (unused.addr as Deno.NetAddr).port;
+        unused.close();
+        await Deno.mkdir(gw.dataDir, { recursive: true, mode: 0o700 });
+        await Deno.writeTextFile(
+          join(gw.dataDir, "server.json"),
+          JSON.stringify({
+            pid: other.pid,
+            host: "127.0.0.1",
+            port,
+            root: gw.root,
+            dataDir: gw.dataDir,
+            version: "0.0.0",
+            startedAt: new Date(0).toISOString(),
+          }),
+        );
+        const result = await gw.cli(["exec", "1 + 1"]);
+        assert.equal(result.stderr, "");
+        assert.equal(result.stdout, "2\n");
+      });
+    } finally {
+      try {
+        other.kill("SIGKILL");
+      } catch {
+        // already gone
+      }
+      await other.status;
+    }
   },
 });

@@ -61,6 +61,10 @@ export const execConfigSchema = z.strictObject({
   maxPermissions: permissionSetSchema.default({}),
   /** Pre-started runner processes kept for the default (empty) permission set. */
   poolSize: z.number().int().nonnegative().default(2),
+  /** Runs executing at once; more wait their turn (each run is a Deno process). */
+  maxConcurrentRuns: z.number().int().positive().default(8),
+  /** Runs waiting for a turn; past this, new runs are refused as overloaded. */
+  maxQueuedRuns: z.number().int().nonnegative().default(1000),
 });
 
 /** Run limits and grants. */

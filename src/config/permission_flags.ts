@@ -71,5 +71,9 @@ function grantCovers(name: PermissionName, allowed: string, requested: string): 
     const base = allowed.endsWith("/") ? allowed : `${allowed}/`;
     return requested === allowed || requested.startsWith(base);
   }
+  if (name === "net") {
+    // A host granted without a port covers every port of that host, as in Deno.
+    return requested === allowed || (!/:\d+$/.test(allowed) && requested.startsWith(`${allowed}:`));
+  }
   return requested === allowed;
 }

@@ -30,10 +30,22 @@ export async function writeServerState(dataDir: string, state: ServerState): Pro
   await Deno.rename(temp, path);
 }
 
-/** Whether a process with this pid exists. */
+/**
+ * Whether a process with this pid exists and has not exited. A zombie (exited, not yet reaped
+ * by its parent) answers signals, so on Linux its state in `/proc` is checked too.
+ */
 export function pidAlive(pid: number): boolean {
   try {
     Deno.kill(pid, "SIGCONT");
+    if (Deno.build.os === "linux") {
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+        const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+        if (state === "Z" || state === "X") return false;
+      } catch {
+        // /proc unreadable: the signal's answer stands
+      }
+    }
     return true;
   } catch (error) {
     return !(error instanceof Deno.errors.NotFound) &&

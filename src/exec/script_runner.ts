@@ -109,6 +109,8 @@ export interface ScriptRunnerDeps {
    * `exec.maxPermissions` resolve against it. Without it such paths grant nothing.
    */
   configDir?: string;
+  /** Bytes of stdout/stderr history keeps (`history.maxOutputBytes`); the capture keeps as much. */
+  historyOutputBytes?: () => number;
   /** Resolves with the value to hand the script (unwrapped, or the envelope when `raw`). */
   callTool(call: ScriptToolCall): Promise<unknown>;
   resources(
@@ -147,6 +149,8 @@ export class ScriptRunner {
   readonly #deps: ScriptRunnerDeps;
   readonly #pool: RunnerPool;
   readonly #active = new Map<string, RunHandle>();
+  #running = 0;
+  readonly #waiting: (() => void)[] = [];
 
   constructor(deps: ScriptRunnerDeps) {
     this.#deps = deps;
@@ -168,6 +172,45 @@ export class ScriptRunner {
   /** Runs in flight, by id. */
   active(runId: string): RunHandle | undefined {
     return this.#active.get(runId);
+  }
+
+  /**
+   * Waits for one of `exec.maxConcurrentRuns` turns (each run is a Deno process; a burst of a
+   * thousand must not start a thousand). A cancelled run leaves the queue at once. Resolves
+   * with the function that gives the turn back.
+   */
+  #turn(signal: AbortSignal): Promise<() => void> {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.#running--;
+      this.#waiting.shift()?.();
+    };
+    if (this.#running < this.#deps.exec().maxConcurrentRuns || signal.aborted) {
+      this.#running++;
+      return Promise.resolve(release);
+    }
+    return new Promise((resolve) => {
+      const go = () => {
+        signal.removeEventListener("abort", leave);
+        this.#running++;
+        resolve(release);
+      };
+      const leave = () => {
+        const at = this.#waiting.indexOf(go);
+        if (at >= 0) this.#waiting.splice(at, 1);
+        this.#running++;
+        resolve(release);
+      };
+      signal.addEventListener("abort", leave, { once: true });
+      this.#waiting.push(go);
+    });
+  }
+
+  /** Runs waiting for a turn. */
+  get queuedCount(): number {
+    return this.#waiting.length;
   }
 
   /** Number of runs in flight. */
@@ -214,11 +257,13 @@ export class ScriptRunner {
       stdoutSoFar: () => stdoutCapture?.text() ?? "",
     };
     this.#active.set(runId, handle);
-    handle.done = this.#execute(runId, request, {
-      signal: controller.signal,
-      cancelReason: () => cancelReason,
-      onCapture: (capture) => (stdoutCapture = capture),
-    }).finally(() => {
+    handle.done = this.#turn(controller.signal).then((release) =>
+      this.#execute(runId, request, {
+        signal: controller.signal,
+        cancelReason: () => cancelReason,
+        onCapture: (capture) => (stdoutCapture = capture),
+      }).finally(release)
+    ).finally(() => {
       this.#active.delete(runId);
       this.#pool.fill();
     });
@@ -237,7 +282,7 @@ export class ScriptRunner {
     const startedAt = Date.now();
     const exec = this.#deps.exec();
     const maxOutputBytes = request.maxOutputBytes ?? exec.maxOutputBytes;
-    const historyCap = Math.max(maxOutputBytes, 1_048_576);
+    const historyCap = Math.max(maxOutputBytes, this.#deps.historyOutputBytes?.() ?? 1_048_576);
     const toolCalls: ToolCallRecord[] = [];
     const finish = (
       partial: Partial<RunDocument> & { ok: boolean },

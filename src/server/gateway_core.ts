@@ -34,6 +34,7 @@ import { RunHistory } from "../store/run_history.ts";
 import { WorkflowService } from "../workflows/workflow_service.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
+import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
 import { SearchIndex } from "../discovery/search.ts";
 
 /** Where things live, resolved by the CLI before the core starts. */
@@ -145,6 +146,8 @@ export class GatewayCore {
       runsDir,
       denoDir: denoDir(),
       exec: () => this.config.exec,
+      historyOutputBytes: () => this.config.history.maxOutputBytes,
+      configDir: this.paths.root.dir,
       callTool: (call) =>
         this.callTool(call.namespace, call.tool, call.args, {
           raw: call.raw,
@@ -430,6 +433,15 @@ export class GatewayCore {
 
   /** Starts a run. */
   exec(request: RunRequest): RunHandle {
+    const { maxQueuedRuns } = this.config.exec;
+    if (this.runner.queuedCount >= maxQueuedRuns) {
+      // Backpressure (RELIABILITY LOAD-04): refuse at once rather than queue without bound.
+      throw new RpcError(
+        RpcCode.Overloaded,
+        `Overloaded: ${this.runner.queuedCount} runs are already waiting (exec.maxQueuedRuns); retry shortly`,
+        { kind: "Overloaded", retryAfterMs: 1000 },
+      );
+    }
     const handle = this.runner.start(request);
     handle.done.then((doc) => {
       this.#finished.set(doc.runId, doc);
@@ -467,6 +479,8 @@ export class GatewayCore {
         exitCode: document.exitCode,
         toolCalls: run.toolCalls,
         name: request.name ?? null,
+        stdoutTotalBytes: run.stdoutBytes,
+        stderrTotalBytes: run.stderrBytes,
       });
       return true;
     } catch (error) {

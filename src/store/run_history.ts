@@ -44,6 +44,12 @@ export interface RunRecord {
   toolCalls: ToolCallRecord[];
   /** The named script that ran, or null for an inline snippet. */
   name: string | null;
+  /**
+   * Whole size of stdout/stderr when the caller captured only a head of them (a flood is cut
+   * before it reaches history); makes the stored record say it was capped and by how much.
+   */
+  stdoutTotalBytes?: number;
+  stderrTotalBytes?: number;
 }
 
 /** A run as stored: the record after redaction and capping, with what the caps removed. */
@@ -136,11 +142,11 @@ export class RunHistory {
       error_kind: run.errorKind,
       error_message: run.errorMessage === null ? null : this.#redact(run.errorMessage),
       stdout: stdout.text,
-      stdout_bytes: stdout.bytes,
-      stdout_capped: stdout.capped ? 1 : 0,
+      stdout_bytes: Math.max(stdout.bytes, run.stdoutTotalBytes ?? 0),
+      stdout_capped: stdout.capped || (run.stdoutTotalBytes ?? 0) > stdout.bytes ? 1 : 0,
       stderr: stderr.text,
-      stderr_bytes: stderr.bytes,
-      stderr_capped: stderr.capped ? 1 : 0,
+      stderr_bytes: Math.max(stderr.bytes, run.stderrTotalBytes ?? 0),
+      stderr_capped: stderr.capped || (run.stderrTotalBytes ?? 0) > stderr.bytes ? 1 : 0,
       result: result === null || resultCapped ? null : result.text,
       result_capped: resultCapped ? 1 : 0,
       exit_code: run.exitCode,

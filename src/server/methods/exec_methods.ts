@@ -102,7 +102,9 @@ async function answer(
   handle: RunHandle,
   yieldAfterMs: number,
   context: MethodContext,
+  options: { cancelWhenGone: boolean } = { cancelWhenGone: true },
 ): Promise<RunDocument | RunningDocument> {
+  if (yieldAfterMs <= 0 && !options.cancelWhenGone) return await handle.done;
   if (yieldAfterMs <= 0) {
     // A caller that goes away mid-run takes its run with it: nobody would read the answer.
     const onGone = () => handle.cancel("the caller disconnected");
@@ -151,7 +153,10 @@ export const execMethods: Record<string, MethodDefinition> = {
   }),
   wait: defineMethod(waitParams, async (params, context) => {
     const active = context.core.runner.active(params.runId);
-    if (active) return await answer(active, params.timeoutMs ?? 0, context);
+    // Waiting never owns the run: an interrupted `gateway wait` leaves it going.
+    if (active) {
+      return await answer(active, params.timeoutMs ?? 0, context, { cancelWhenGone: false });
+    }
     const finished = context.core.finished(params.runId);
     if (finished) return finished;
     const stored = context.core.history.get(params.runId);
