@@ -6,9 +6,11 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { withHarness } from "./support/gateway_harness.ts";
+import { REPO, withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
 import { RpcError } from "../src/protocol/json_rpc.ts";
+
+const FAKE_SERVER = join(REPO, "test", "fixtures", "mcp", "fault_server.ts");
 
 const ECHO_TOOL = `/** Test tools. @module */
 /** Echoes its argument. */
@@ -65,18 +67,24 @@ Deno.test("gateway server refuses a bad gateway.json with exit 2, naming file, k
       assert.match(result.stderr, /mcpServers\.x/);
     });
 
-    await t.step("a command that autostarts a server reports the config error promptly", async () => {
-      await Deno.writeTextFile(file, '{\n  "port": 0,\n  "exec": {\n    "timeoutMS": 5\n  }\n}\n');
-      const started = Date.now();
-      const result = await gw.cli(["exec", "1 + 1"]);
-      assert.notEqual(result.code, 0);
-      assert.match(result.stderr, /unknown key "exec\.timeoutMS"/);
-      assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
-    });
+    await t.step(
+      "a command that autostarts a server reports the config error promptly",
+      async () => {
+        await Deno.writeTextFile(
+          file,
+          '{\n  "port": 0,\n  "exec": {\n    "timeoutMS": 5\n  }\n}\n',
+        );
+        const started = Date.now();
+        const result = await gw.cli(["exec", "1 + 1"]);
+        assert.notEqual(result.code, 0);
+        assert.match(result.stderr, /unknown key "exec\.timeoutMS"/);
+        assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
+      },
+    );
   });
 });
 
-Deno.test("a running server applies a good gateway.json edit and keeps the last good config on a bad one", async () => {
+Deno.test("a running server applies good gateway.json edits (policy, mcpServers) and keeps the last good config on a bad one", async () => {
   await withHarness({
     files: { "gateway.json": '{ "port": 0 }\n', "tools/echo.ts": ECHO_TOOL },
   }, async (gw) => {
@@ -121,18 +129,43 @@ Deno.test("a running server applies a good gateway.json edit and keeps the last 
       await Deno.writeTextFile(file, '{ "port": 0 }\n');
       await pollUntil("the fixed config to apply", async () => (await denied()) ? undefined : true);
       assert.deepEqual(await callEcho(), { value: "hi" });
+
+      // A new mcpServers entry (a fake MCP server we control) becomes a namespace; removing the
+      // entry removes it, and the local module is not disturbed either way.
+      const fake = {
+        command: Deno.execPath(),
+        args: ["run", "--allow-all", "--quiet", "--config", join(REPO, "deno.json"), FAKE_SERVER],
+      };
+      await Deno.writeTextFile(file, JSON.stringify({ port: 0, mcpServers: { fake } }));
+      const namespaces = async () =>
+        (await client.request<{ namespaces: Array<{ name: string; status: string }> }>(
+          "namespaces",
+          {},
+        )).namespaces;
+      await pollUntil(
+        "the fake MCP server to be ready",
+        async () => (await namespaces()).find((n) => n.name === "fake" && n.status === "ready"),
+      );
+      const echoed = await client.request<{ value: unknown }>("call", {
+        namespace: "fake",
+        tool: "echo",
+        args: { message: "over mcp" },
+      });
+      assert.match(JSON.stringify(echoed.value), /Echo: over mcp/);
+      await Deno.writeTextFile(file, '{ "port": 0 }\n');
+      await pollUntil(
+        "the fake MCP server to be removed",
+        async () => (await namespaces()).some((n) => n.name === "fake") ? undefined : true,
+      );
+      assert.deepEqual(await callEcho(), { value: "hi" });
     } finally {
       await client.close();
     }
   });
 });
 
-// BUG: GatewayCore#reloadConfig (src/server/gateway_core.ts) only re-creates changed mcpServers;
-// a changed `tools.NAME` entry (settings, permissions, disabled) is stored but the module's tool
-// host keeps the settings it started with until the server restarts (SPEC §2: reloaded on change).
 Deno.test({
   name: "a running server hands a tool module its new settings after a gateway.json edit",
-  ignore: true,
   fn: async () => {
     await withHarness({
       files: { "gateway.json": '{ "port": 0 }\n', "tools/echo.ts": ECHO_TOOL },

@@ -67,7 +67,7 @@ Deno.test("grants open exactly what they name, within exec.maxPermissions", {
             "--allow-read=data.txt",
             `await Deno.readTextFile("data.txt")`,
           ], { cwd: granted });
-          assert.equal(ok.result, "granted text");
+          assert.equal(ok.result, "granted text", JSON.stringify(ok));
           const sibling = await cliRun(gw, [
             "--allow-read=data.txt",
             `await Deno.readTextFile("other.txt")`,
@@ -171,7 +171,7 @@ Deno.test("grants open exactly what they name, within exec.maxPermissions", {
             cwd: granted,
             permissions: { read: ["data.txt"] },
           });
-          assert.equal(ok.result, "granted text");
+          assert.equal(ok.result, "granted text", JSON.stringify(ok));
           const refused = await execRpc(client, {
             source: `1`,
             cwd: outside,

@@ -13,6 +13,7 @@ import {
   type RpcId,
   rpcResult,
 } from "../protocol/json_rpc.ts";
+import type { RunDocument } from "../protocol/run_document.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 import type { Router } from "./router.ts";
 
@@ -95,6 +96,30 @@ export function normaliseMessage(message: unknown): Incoming | { error: RpcError
   };
 }
 
+/**
+ * Shapes an answer the way lootbox clients read it: a tool call's value itself, and a script's
+ * output text (stdout, then the result as the CLI prints it) or its error as a string.
+ */
+export function lootboxAnswer(
+  method: string,
+  result: unknown,
+): { result: unknown } | { error: string } {
+  if (method === "call") return { result: (result as { value?: unknown } | null)?.value };
+  const run = result as Partial<RunDocument> | null;
+  if (method !== "exec" || run === null || typeof run !== "object" || run.ok === undefined) {
+    return { result };
+  }
+  if (!run.ok) {
+    return {
+      error: `${run.error?.kind ?? "ScriptError"}: ${run.error?.message ?? "the script failed"}`,
+    };
+  }
+  const value = run.result === undefined
+    ? ""
+    : `${typeof run.result === "string" ? run.result : JSON.stringify(run.result)}\n`;
+  return { result: `${run.stdout ?? ""}${value}` };
+}
+
 /** Serves one upgraded socket until it closes. */
 export function serveSocket(
   socket: WebSocket,
@@ -167,7 +192,9 @@ export function serveSocket(
       (result) => {
         if (isNotification) return;
         send(
-          incoming.lootbox ? { id: incoming.id, result } : rpcResult(incoming.id ?? null, result),
+          incoming.lootbox
+            ? { id: incoming.id, ...lootboxAnswer(incoming.method, result) }
+            : rpcResult(incoming.id ?? null, result),
         );
       },
       (error: RpcError) => {

@@ -6,15 +6,26 @@
 
 import { type CliResult, MAIN } from "./gateway_harness.ts";
 
+/**
+ * Deno's cache directory as this process sees it, so a CLI started with another `HOME` still
+ * finds the cached npm packages instead of fetching them again.
+ */
+export function denoCacheDir(): string {
+  const explicit = Deno.env.get("DENO_DIR");
+  if (explicit) return explicit;
+  const home = Deno.env.get("HOME") ?? "/tmp";
+  if (Deno.build.os === "darwin") return `${home}/Library/Caches/deno`;
+  return `${Deno.env.get("XDG_CACHE_HOME") ?? `${home}/.cache`}/deno`;
+}
+
 /** The environment a CLI needs and nothing else: the data dir, HOME, PATH, DENO_DIR. */
 export function minimalEnv(dataDir: string): Record<string, string> {
-  const denoDir = Deno.env.get("DENO_DIR");
   return {
     GATEWAY_DATA_DIR: dataDir,
     NO_COLOR: "1",
     HOME: Deno.env.get("HOME") ?? dataDir,
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    ...(denoDir ? { DENO_DIR: denoDir } : {}),
+    DENO_DIR: denoCacheDir(),
   };
 }
 

@@ -51,6 +51,9 @@ export async function runCli(
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--allow-all", "--no-prompt", "--quiet", MAIN, ...args],
     cwd: options.cwd,
+    // Only what the test sets: `deno task test` puts INIT_CWD (the caller's directory, which
+    // the CLI honours) in our environment, and it must not leak into the CLI under test.
+    clearEnv: true,
     env: options.env,
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",

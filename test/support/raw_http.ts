@@ -56,7 +56,9 @@ function parse(text: string): RawResponse {
   const headers: Record<string, string> = {};
   for (const line of lines.slice(1)) {
     const colon = line.indexOf(":");
-    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    if (colon > 0) {
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
   }
   return { status, headers, body: head >= 0 ? text.slice(head + 4) : "" };
 }

@@ -30,7 +30,9 @@ export class RpcSocket {
     return new Promise((resolve, reject) => {
       socket.onopen = () => resolve(new RpcSocket(socket));
       socket.onerror = (event) =>
-        reject(new Error(`Cannot open /ws: ${event instanceof ErrorEvent ? event.message : "error"}`));
+        reject(
+          new Error(`Cannot open /ws: ${event instanceof ErrorEvent ? event.message : "error"}`),
+        );
     });
   }
 

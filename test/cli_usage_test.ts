@@ -1,0 +1,94 @@
+/**
+ * End-to-end: the CLI's edge without a server. Unknown commands and flags are usage errors
+ * (exit 2, with the usage), every command answers `--help` (exit 0), `--version` prints the
+ * version, and none of these starts a server.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { withHarness } from "./support/gateway_harness.ts";
+import { COMMANDS } from "../src/cli/commands.ts";
+
+Deno.test("the CLI answers usage mistakes with exit 2 and --help with exit 0, starting no server", async (t) => {
+  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+    const cli = (args: string[]) => gw.cli(["--no-autostart", ...args]);
+
+    await t.step("an unknown command is exit 2 with the main usage", async () => {
+      const result = await cli(["frobnicate"]);
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /^error\[Usage\]: Unknown command "frobnicate"/);
+      assert.match(result.stderr, /Usage: gateway <command>/);
+      assert.equal(result.stdout, "");
+    });
+
+    await t.step("an unknown global option is exit 2", async () => {
+      const result = await cli(["--frobnicate"]);
+      assert.equal(result.code, 2);
+      assert.match(result.stderr, /Unknown option "--frobnicate"/);
+    });
+
+    await t.step("an unknown flag of a command is exit 2 with that command's usage", async () => {
+      for (
+        const [command, usage] of [["exec", /gateway exec/], ["tools", /gateway tools/]] as const
+      ) {
+        const result = await cli([command, "--frobnicate", "x"]);
+        assert.equal(result.code, 2, `${command}: ${result.stderr}`);
+        assert.match(result.stderr, /^error\[Usage\]: .*--frobnicate/);
+        assert.match(result.stderr, usage);
+      }
+      const timeout = await cli(["exec", "--timeout", "soon", "1"]);
+      assert.equal(timeout.code, 2);
+      assert.match(timeout.stderr, /--timeout takes a whole number, not "soon"/);
+    });
+
+    await t.step("no command prints the usage and exits 2; help and --help exit 0", async () => {
+      const none = await cli([]);
+      assert.equal(none.code, 2);
+      assert.match(none.stdout, /Commands:/);
+      for (const args of [["help"], ["--help"], ["-h"]]) {
+        const result = await cli(args);
+        assert.equal(result.code, 0, args.join(" "));
+        assert.match(result.stdout, /Usage: gateway <command>/);
+        for (const name of Object.keys(COMMANDS)) {
+          assert.match(result.stdout, new RegExp(`\\b${name}\\b`));
+        }
+      }
+    });
+
+    await t.step("every command answers --help with its usage and exit 0", async () => {
+      const names = Object.keys(COMMANDS);
+      // Two at a time: the machine has two cores.
+      for (let i = 0; i < names.length; i += 2) {
+        await Promise.all(
+          names.slice(i, i + 2).map(async (name) => {
+            const result = await cli([name, "--help"]);
+            assert.equal(result.code, 0, `gateway ${name} --help: ${result.stderr}`);
+            assert.match(
+              result.stdout,
+              new RegExp(`Usage: gateway ${name}\\b`),
+              `gateway ${name} --help`,
+            );
+          }),
+        );
+      }
+    });
+
+    await t.step("--version prints the version", async () => {
+      const result = await cli(["--version"]);
+      assert.equal(result.code, 0);
+      assert.match(result.stdout, /^gateway \d+\.\d+\.\d+ \(deno \d+\.\d+\.\d+\)\n$/);
+    });
+
+    await t.step(
+      "with --no-autostart and no server, a command says so and exits non-zero",
+      async () => {
+        const result = await cli(["exec", "1"]);
+        assert.equal(result.code, 1);
+        assert.match(result.stderr, /^error\[Server\]: No gateway is running for data dir/);
+      },
+    );
+
+    await assert.rejects(Deno.stat(join(gw.dataDir, "server.json")), Deno.errors.NotFound);
+  });
+});
