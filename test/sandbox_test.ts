@@ -186,13 +186,10 @@ Deno.test("a script run by gateway exec is denied network, files, env, subproces
   }
 });
 
-// BUG: the runner's permission mapping (src/exec/) reads the permission name from the quoted
-// value in Deno's message; `Deno.env.toObject()` fails with "Requires env access, run again with
-// the --allow-env flag" (nothing quoted), and the run reports "unknown access to  is not granted
-// … ask for it with --allow-unknown" with hint "unknown" instead of naming env.
+// Deno's message for `Deno.env.toObject()` quotes no name ("Requires env access, run again…");
+// the permission must still be named.
 Deno.test({
   name: "Deno.env.toObject in a script is denied with a message naming env",
-  ignore: true,
   fn: async () => {
     await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
       const error = await denied(gw, "Deno.env.toObject()");

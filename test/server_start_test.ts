@@ -106,14 +106,10 @@ Deno.test("a second gateway server for the same data dir is refused while the fi
   });
 });
 
-// BUG: startGatewayServer (src/server/gateway_server.ts) trusts any live pid in server.json.
-// After a crash the pid can be reused by an unrelated process; the client then finds no server
-// answering on the recorded port, starts one, and that server refuses to start ("already
-// running … pid N") although nothing serves the data dir. It should also check that the recorded
-// port answers /health (as the client's findServer does) before refusing.
+// After a crash the pid in server.json can be reused by an unrelated process; a new server must
+// check that the recorded port answers /health before refusing to start.
 Deno.test({
   name: "a server.json naming a live pid of another program does not block a new server",
-  ignore: true,
   fn: async () => {
     // A live process that is not a gateway (ours, so the harness may signal it on dispose).
     const other = new Deno.Command(Deno.execPath(), {

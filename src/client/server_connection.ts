@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { pidAlive, readServerState, type ServerState } from "../config/server_state.ts";
 import { readToken } from "../config/token_file.ts";
 import { GatewayClient } from "./gateway_client.ts";
+import { ConfigError } from "../config/config_error.ts";
 
 /** Where the CLI looks for (or starts) a server. */
 export interface ConnectOptions {
@@ -116,8 +117,13 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
     const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
     while (state === null) {
       if (!pidAlive(pid)) {
+        const reason = await logTail(options.dataDir);
+        // A bad config is the user's to fix, like a usage error (exit 2, error[Config]).
+        if (/: start-up failed: (Invalid config|Invalid JSON in|Cannot read config)/.test(reason)) {
+          throw new ConfigError(reason.replace(/^: start-up failed: /, ""));
+        }
         throw new NoServerError(
-          `The gateway server could not start${await logTail(options.dataDir)} (log: ${
+          `The gateway server could not start${reason} (log: ${
             join(options.dataDir, "server.log")
           })`,
         );

@@ -678,7 +678,7 @@ function watchMemory(pid: number, limitMb: number, onExceeded: () => void): { st
   return { stop: () => clearInterval(timer) };
 }
 
-const PERMISSION_PATTERN = /Requires (\w+) access to ("[^"]*"|\S+)/;
+const PERMISSION_PATTERN = /Requires (\w+) access(?: to ("[^"]*"|[^\s,]+))?/;
 const REMOTE_IMPORT_PATTERN = /--no-remote is specified|--no-npm is specified|remote specifier/;
 
 /** Turns how the runner ended into a failure (or null for success). */
@@ -731,7 +731,10 @@ function classify(input: {
       const target = permission?.[2] ?? "";
       return {
         kind: "PermissionDenied",
-        message: `Permission denied: ${name} access to ${target} is not granted to this run; ` +
+        message:
+          `Permission denied: ${name} access${
+            target ? ` to ${target}` : ""
+          } is not granted to this run; ` +
           `ask for it with --allow-${name}${target ? `=${target.replace(/^"|"$/g, "")}` : ""}` +
           ` (within exec.maxPermissions)`,
         hint: name,

@@ -23,6 +23,22 @@ import { ensureToken } from "../config/token_file.ts";
 import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
 
+/**
+ * Whether a gateway with `pid` answers on `port`: a live pid alone is not proof, since after a
+ * crash the pid may belong to another program by now.
+ */
+async function answersHealth(port: number, pid: number): Promise<boolean> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/health`, {
+      signal: AbortSignal.timeout(2000),
+    });
+    const body = await response.json() as { pid?: unknown };
+    return response.ok && body.pid === pid;
+  } catch {
+    return false;
+  }
+}
+
 /** Builds the method table every interface dispatches through. */
 export function createRouter(): Router {
   return new Router({
@@ -49,13 +65,18 @@ export async function startGatewayServer(
 ): Promise<RunningServer> {
   const { paths, loaded, log } = options;
   const existing = await readServerState(paths.dataDir);
-  if (existing && !existing.stale && existing.state.pid !== Deno.pid) {
+  if (
+    existing && !existing.stale && existing.state.pid !== Deno.pid &&
+    await answersHealth(existing.state.port, existing.state.pid)
+  ) {
     throw new ServerStartError(
       `A gateway is already running for data dir "${paths.dataDir}" (pid ${existing.state.pid}, port ${existing.state.port}, root "${existing.state.root}"): ` +
         `stop it with gateway stop, or set GATEWAY_DATA_DIR to use another data dir`,
     );
   }
-  if (existing?.stale) log.info("ignoring a stale server.json", { pid: existing.state.pid });
+  if (existing && existing.state.pid !== Deno.pid) {
+    log.info("ignoring a stale server.json", { pid: existing.state.pid });
+  }
   const token = await ensureToken(paths.dataDir);
   const core = new GatewayCore(paths, loaded, log);
   await core.start();
