@@ -198,7 +198,7 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
   await client.close();
 
   // Cold: no server running, so `gateway exec` starts one (the data dir's caches are warm).
-  const coldRuns = Math.min(RUNS, 5);
+  const coldRuns = RUNS;
   const coldTimes: number[] = [];
   for (let i = 0; i < coldRuns; i++) {
     await gw.cli(["stop"]);
