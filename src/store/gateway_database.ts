@@ -80,6 +80,10 @@ export const GATEWAY_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX workflow_events_by_session ON workflow_events (session_id, id);
   `,
+  // 2: who approved or denied a call held by an `ask` policy rule (SPEC §13), as JSON.
+  `
+  ALTER TABLE tool_calls ADD COLUMN approval TEXT;
+  `,
 ];
 
 /** Options of {@linkcode openGatewayDatabase}. */

@@ -19,6 +19,8 @@ export interface ToolCallRecord {
   ok: boolean;
   /** Why the call failed (`ToolError`, `ToolTimeout`, `PolicyDenied` …); null when it worked. */
   errorKind: string | null;
+  /** The answer to a call an `ask` policy rule held: allowed or not, by whom, when (ms). */
+  approval?: { allowed: boolean; by: string; at: number } | null;
 }
 
 /** What the executor hands to {@linkcode RunHistory.record} when a run ends. */
@@ -157,8 +159,9 @@ export class RunHistory {
       `INSERT INTO runs (${columns.join(", ")}) VALUES (${columns.map((c) => `:${c}`).join(", ")})`,
     );
     const insertCall = this.#db.prepare(
-      `INSERT INTO tool_calls (run_rid, seq, namespace, tool, started_at, duration_ms, ok, error_kind)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO tool_calls
+         (run_rid, seq, namespace, tool, started_at, duration_ms, ok, error_kind, approval)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     try {
       this.#db.transaction(() => {
@@ -173,6 +176,7 @@ export class RunHistory {
             call.durationMs,
             call.ok ? 1 : 0,
             call.errorKind,
+            call.approval ? JSON.stringify(call.approval) : null,
           );
         });
       });
@@ -229,7 +233,7 @@ export class RunHistory {
     }
     if (row === undefined) return null;
     const calls = this.#db.prepare(
-      `SELECT namespace, tool, started_at, duration_ms, ok, error_kind
+      `SELECT namespace, tool, started_at, duration_ms, ok, error_kind, approval
        FROM tool_calls WHERE run_rid = ? ORDER BY seq`,
     ).all(row.rid ?? null);
     return {
@@ -261,6 +265,9 @@ export class RunHistory {
         durationMs: Number(call.duration_ms),
         ok: call.ok === 1,
         errorKind: nullableString(call.error_kind),
+        ...(typeof call.approval === "string"
+          ? { approval: JSON.parse(call.approval) as NonNullable<ToolCallRecord["approval"]> }
+          : {}),
       })),
     };
   }

@@ -322,6 +322,7 @@ Deno.test("RunHistory keeps every acknowledged run when its writer process is ki
       const acknowledged: string[] = [];
       try {
         const target = 40 + Math.floor(Math.random() * 60);
+        let killed = false;
         let pending = "";
         for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
           const lines = (pending + chunk).split("\n");
@@ -329,7 +330,11 @@ Deno.test("RunHistory keeps every acknowledged run when its writer process is ki
           for (const line of lines) {
             if (line.startsWith("committed ")) acknowledged.push(line.slice("committed ".length));
           }
-          if (acknowledged.length >= target) Deno.kill(child.pid, "SIGKILL");
+          // Kill once: chunks still buffered after the kill must not signal a reaped pid.
+          if (acknowledged.length >= target && !killed) {
+            killed = true;
+            Deno.kill(child.pid, "SIGKILL");
+          }
         }
         assert.equal((await child.status).signal, "SIGKILL");
       } finally {
