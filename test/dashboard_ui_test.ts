@@ -9,6 +9,11 @@ const TOOL = `/** Adds two numbers. */
 export function add(args: { a: number; b: number }): number {
   return args.a + args.b;
 }
+
+/** Subtracts; the policy makes it wait for approval. */
+export function sub(args: { a: number; b: number }): number {
+  return args.a - args.b;
+}
 `;
 
 Deno.test({
@@ -16,7 +21,10 @@ Deno.test({
     "the dashboard lists namespaces, runs a script and shows it in recent runs, in a real browser",
   ignore: !hasChromium,
   async fn() {
-    await withHarness({ files: { "tools/math.ts": TOOL } }, async (gw) => {
+    const config = { port: 0, policy: [{ match: "math.sub", action: "ask" }] };
+    await withHarness({
+      files: { "tools/math.ts": TOOL, "gateway.json": JSON.stringify(config) },
+    }, async (gw) => {
       const { port, token } = await gw.server();
       // Wait for the module to load so the page shows it ready.
       for (let i = 0; i < 100; i++) {
@@ -46,7 +54,7 @@ Deno.test({
         await page.goto(`http://127.0.0.1:${port}/ui?token=${token}`);
         await page.waitForSelector("#namespaces tbody tr");
         const row = await page.textContent("#namespaces tbody");
-        assert.match(row ?? "", /math\s*local\s*ready\s*1/);
+        assert.match(row ?? "", /math\s*local\s*ready\s*2/);
 
         await page.fill("#source", "await tools.math.add({ a: 2, b: 40 })");
         await page.click("#run");
@@ -62,6 +70,26 @@ Deno.test({
         await page.locator("#runs tbody", { hasText: output.runId }).waitFor();
         const runs = await page.textContent("#runs tbody");
         assert.match(runs ?? "", new RegExp(`${output.runId}\\s*ok`));
+
+        // A call held by an ask policy shows up with Allow/Deny; Allow lets the run finish.
+        const client = await gw.client();
+        try {
+          const held = client.request<{ ok: boolean; result: number }>("exec", {
+            source: "await tools.math.sub({ a: 50, b: 8 })",
+          });
+          const allow = page.locator("#approvals button", { hasText: "Allow" });
+          await allow.waitFor();
+          assert.match(
+            (await page.textContent("#approvals tbody")) ?? "",
+            /math\.sub\(\{"a":50,"b":8\}\)/,
+          );
+          await allow.click();
+          const done = await held;
+          assert.equal(done.ok, true);
+          assert.equal(done.result, 42);
+        } finally {
+          await client.close();
+        }
       } finally {
         await browser.close();
       }

@@ -56,6 +56,14 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "step through a YAML workflow: start|step|status|reset|abort|list|log",
     load: () => import("./workflow_command.ts").then((m) => m.workflowCommand),
   },
+  approve: {
+    summary: "allow (or --deny) tool calls an ask policy holds for a run",
+    load: () => import("./approve_command.ts").then((m) => m.approveCommand),
+  },
+  approvals: {
+    summary: "list tool calls waiting for approval",
+    load: () => import("./approve_command.ts").then((m) => m.approvalsCommand),
+  },
   wait: {
     summary: "wait for a yielded run",
     load: () => import("./run_control_commands.ts").then((m) => m.waitCommand),

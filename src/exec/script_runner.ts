@@ -33,6 +33,7 @@ export interface ToolCallRecord {
   durationMs: number;
   ok: boolean;
   errorKind: string | null;
+  approval?: { allowed: boolean; by: string; at: number } | null;
 }
 
 /** What a caller asks for. Limits absent here come from `exec` config. */
@@ -96,6 +97,8 @@ export interface ScriptToolCall {
   signal: AbortSignal;
   callTimeoutMs: number;
   onProgress?: (progress: ToolProgress) => void;
+  /** Told when a policy `ask` was answered, so the call's history record says by whom. */
+  onApproval?: (decision: { allowed: boolean; by: string; at: number }) => void;
 }
 
 /** What the runner needs from the rest of the gateway; injected so it imports nothing upstream. */
@@ -504,8 +507,10 @@ export class ScriptRunner {
             const go = () => {
               inFlight++;
               const callStarted = Date.now();
+              let approval: ToolCallRecord["approval"] = null;
               this.#deps.callTool({
                 runId,
+                onApproval: (decision) => (approval = decision),
                 namespace: message.namespace,
                 tool: message.tool,
                 args: message.args,
@@ -531,6 +536,7 @@ export class ScriptRunner {
                     durationMs: Date.now() - callStarted,
                     ok: true,
                     errorKind: null,
+                    ...(approval ? { approval } : {}),
                   });
                   connected.send({ t: "reply", id: message.id, ok: true, value });
                 },
@@ -543,6 +549,7 @@ export class ScriptRunner {
                     durationMs: Date.now() - callStarted,
                     ok: false,
                     errorKind: channelError.kind,
+                    ...(approval ? { approval } : {}),
                   });
                   connected.send({
                     t: "reply",

@@ -17,6 +17,7 @@ h1{font-size:1.4rem} table{border-collapse:collapse;width:100%} td,th{border-bot
 <body>
 <h1>gateway</h1>
 <h2>Namespaces</h2><table id="namespaces"><thead><tr><th>name</th><th>kind</th><th>status</th><th>tools</th></tr></thead><tbody></tbody></table>
+<h2>Waiting for approval</h2><table id="approvals"><thead><tr><th>run</th><th>call</th><th>rule</th><th></th></tr></thead><tbody></tbody></table>
 <h2>Run</h2><textarea id="source">await tools.kv.list({})</textarea><button id="run">Run</button><pre id="output"></pre>
 <h2>Recent runs</h2><table id="runs"><thead><tr><th>id</th><th>status</th><th>ms</th><th>source</th></tr></thead><tbody></tbody></table>
 <script>
@@ -33,6 +34,20 @@ async function load() {
   for (const r of hist.runs || []) { const tr = document.createElement("tr");
     tr.append(cell(r.runId), cell(r.status + (r.errorKind ? " " + r.errorKind : ""), r.status), cell(String(r.durationMs)), cell(r.preview)); runBody.append(tr); }
 }
+async function loadApprovals() {
+  const held = await (await fetch("/approvals", { headers })).json();
+  const body = document.querySelector("#approvals tbody"); body.replaceChildren();
+  for (const p of held.pending || []) { const tr = document.createElement("tr");
+    const actions = document.createElement("td");
+    for (const [label, allow] of [["Allow", true], ["Deny", false]]) {
+      const b = document.createElement("button"); b.textContent = label; b.dataset.run = p.runId;
+      b.onclick = async () => { await fetch("/approvals/respond", { method: "POST", headers, body: JSON.stringify({ runId: p.id, allow, by: "dashboard" }) }); loadApprovals(); };
+      actions.append(b);
+    }
+    tr.append(cell(p.runId), cell(p.namespace + "." + p.tool + "(" + p.args + ")"), cell(p.rule), actions); body.append(tr); }
+}
+setInterval(loadApprovals, 1000);
+loadApprovals();
 document.querySelector("#run").onclick = async () => {
   const source = document.querySelector("#source").value;
   const res = await fetch("/exec", { method: "POST", headers, body: JSON.stringify({ source, client: "ui" }) });

@@ -13,6 +13,7 @@ import { pidAlive } from "../config/server_state.ts";
 import type { Logger } from "../logger.ts";
 import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
+import { type ApprovalDecision, Approvals } from "./approvals.ts";
 import { type Namespace, ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
@@ -63,6 +64,8 @@ export class GatewayCore {
   readonly paths: GatewayPaths;
   readonly log: Logger;
   readonly registry = new NamespaceRegistry();
+  /** Calls held by `ask` policy rules. */
+  readonly approvals = new Approvals();
   #loaded: LoadedConfig;
   #database: GatewayDatabase | null = null;
   #history: RunHistory | null = null;
@@ -153,7 +156,9 @@ export class GatewayCore {
           raw: call.raw,
           signal: call.signal,
           callTimeoutMs: call.callTimeoutMs,
+          runId: call.runId,
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+          ...(call.onApproval ? { onApproval: call.onApproval } : {}),
         }),
       resources: (request) => this.resources(request),
       catalogueReady: (source) => this.catalogueReady(source),
@@ -344,6 +349,9 @@ export class GatewayCore {
       signal: AbortSignal;
       callTimeoutMs?: number;
       onProgress?: (progress: ToolProgress) => void;
+      /** The run making the call; only runs can wait for an approval. */
+      runId?: string;
+      onApproval?: (decision: ApprovalDecision) => void;
     },
   ): Promise<unknown> {
     const { namespace, tool } = this.registry.resolve(namespaceName, toolName);
@@ -356,7 +364,12 @@ export class GatewayCore {
         }; ${namespace.name}.${tool.originalName} cannot be called now`,
       );
     }
-    this.#applyPolicy(namespace, tool.originalName, tool.annotations);
+    await this.#applyPolicy(namespace, tool.originalName, args, {
+      annotations: tool.annotations,
+      runId: options.runId,
+      signal: options.signal,
+      onApproval: options.onApproval,
+    });
     const result = await namespace.callTool(tool.originalName, args ?? {}, {
       signal: options.signal,
       callTimeoutMs: options.callTimeoutMs ?? this.config.exec.callTimeoutMs,
@@ -366,22 +379,58 @@ export class GatewayCore {
     return options.raw ? result.raw : result.value;
   }
 
-  #applyPolicy(namespace: Namespace, tool: string, annotations?: Record<string, unknown>): void {
+  /**
+   * Applies the first matching policy rule (SPEC §13): `deny` fails the call before anything is
+   * sent; `ask` holds it until someone answers or the run ends (denied). Only a run can wait
+   * for an answer; a direct call under `ask` is denied with the reason.
+   */
+  async #applyPolicy(
+    namespace: Namespace,
+    tool: string,
+    args: unknown,
+    context: {
+      annotations: Record<string, unknown> | undefined;
+      runId: string | undefined;
+      signal: AbortSignal;
+      onApproval: ((decision: ApprovalDecision) => void) | undefined;
+    },
+  ): Promise<void> {
     for (const rule of this.config.policy) {
       if (!globMatch(rule.match, `${namespace.name}.${tool}`)) continue;
-      if (rule.when && annotations?.[rule.when] !== true) continue;
+      if (rule.when && context.annotations?.[rule.when] !== true) continue;
+      const described = `rule "${rule.match}"${rule.when ? ` when ${rule.when}` : ""}`;
       if (rule.action === "allow") return;
       if (rule.action === "deny") {
         throw new ToolCallError(
           "PolicyDenied",
-          `Policy denies ${namespace.name}.${tool} (rule "${rule.match}"${
-            rule.when ? ` when ${rule.when}` : ""
-          }): change the policy in gateway.json to allow it`,
+          `Policy denies ${namespace.name}.${tool} (${described}): change the policy in gateway.json to allow it`,
         );
       }
+      if (context.runId === undefined) {
+        throw new ToolCallError(
+          "PolicyDenied",
+          `Policy asks for approval of ${namespace.name}.${tool} (${described}); only calls from a run can wait for one: run it in a script`,
+        );
+      }
+      this.log.warn("tool call waits for approval", {
+        runId: context.runId,
+        call: `${namespace.name}.${tool}`,
+      });
+      const decision = await this.approvals.request({
+        runId: context.runId,
+        namespace: namespace.name,
+        tool,
+        args,
+        rule: described,
+        signal: context.signal,
+      });
+      context.onApproval?.(decision);
+      if (decision.allowed) return;
       throw new ToolCallError(
         "PolicyDenied",
-        `Policy asks for approval of ${namespace.name}.${tool} (rule "${rule.match}"), and approvals are not available in this version: denied`,
+        decision.by === "deadline"
+          ? `${namespace.name}.${tool} needed approval (${described}) and got none before the run ended: denied`
+          : `${namespace.name}.${tool} was denied by ${decision.by} (${described})`,
       );
     }
   }

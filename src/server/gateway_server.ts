@@ -19,6 +19,7 @@ import { namespaceMethods } from "./methods/namespace_methods.ts";
 import { historyMethods } from "./methods/history_methods.ts";
 import { discoveryMethods } from "./methods/discovery_methods.ts";
 import { workflowMethods } from "./methods/workflow_methods.ts";
+import { approvalMethods } from "./methods/approval_methods.ts";
 import { ensureToken } from "../config/token_file.ts";
 import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
@@ -47,6 +48,7 @@ export function createRouter(): Router {
     ...discoveryMethods,
     ...historyMethods,
     ...workflowMethods,
+    ...approvalMethods,
   });
 }
 

@@ -134,6 +134,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
       ...(q.failed === "true" ? { failed: true } : {}),
     });
   });
+  app.get("/approvals", (c) => call(c, "approval.list", {}));
+  app.post("/approvals/respond", withBody("approval.respond"));
   app.get("/history/:id", (c) => call(c, "history.get", { id: c.req.param("id") }));
   app.post("/workflow/:command", async (c) => {
     let params: unknown;

@@ -57,6 +57,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
       "/history/{id}": get("One run in full", [
         { name: "id", in: "path", required: true, schema: { type: "string" } },
       ]),
+      "/approvals": get("Tool calls an ask policy holds, waiting for an answer"),
+      "/approvals/respond": post("Allow or deny the held calls of a run: {runId, allow, by?}"),
       "/workflow/{command}": post("Workflow command: start, step, status, reset, abort, list, log"),
     },
   };
