@@ -26,6 +26,12 @@ interface Pending {
   since: number;
 }
 
+/** Usage text of `gateway approvals`. */
+export const APPROVALS_USAGE = `Usage: gateway approvals [--json]
+
+Lists the tool calls an "ask" policy rule holds, with the commands that answer them
+(gateway approve RUNID, or --deny).`;
+
 /** Runs `gateway approve`. */
 export async function approveCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["deny"], strings: ["by"] }, APPROVE_USAGE);
@@ -56,9 +62,9 @@ export async function approveCommand(args: string[], context: CliContext): Promi
 
 /** Runs `gateway approvals`. */
 export async function approvalsCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, { booleans: ["json"] }, APPROVE_USAGE);
+  const parsed = parseCommandArgs(args, { booleans: ["json"] }, APPROVALS_USAGE);
   if (parsed.flags.help) {
-    context.output.out(`${APPROVE_USAGE}\n`);
+    context.output.out(`${APPROVALS_USAGE}\n`);
     return 0;
   }
   return await context.withClient(async ({ client }) => {
