@@ -1,46 +1,9 @@
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import * as fs from "./fs.ts";
+import { isolatedTests } from "./_isolated_tests.ts";
 
-/**
- * These tests change GATEWAY_DATA_DIR and GATEWAY_TOOL_SETTINGS, which is process-wide, while `deno test --parallel`
- * runs every test file in one process. So the file re-runs itself in a child process with a
- * marker variable, and only there registers its tests.
- */
-const ISOLATED_MARKER = "GATEWAY_TOOLS_TEST_ISOLATED";
-const isolated = Deno.env.get(ISOLATED_MARKER) === "1";
-
-/** Registers a test that runs only in the isolated child process. */
-function test(name: string, fn: () => void | Promise<void>): void {
-  if (isolated) Deno.test(name, fn);
-}
-
-if (!isolated) {
-  Deno.test("fs tests pass in a process of their own (they change the environment)", async () => {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["test", "--allow-all", "--no-prompt", "--no-check", import.meta.filename ?? ""],
-      cwd: join(import.meta.dirname ?? ".", ".."),
-      env: { [ISOLATED_MARKER]: "1", NO_COLOR: "1" },
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    try {
-      const { code, stdout, stderr } = await child.output();
-      const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
-      assert.equal(code, 0, `isolated run failed:\n${text}`);
-      assert.match(text, /ok \| [1-9]\d* passed \| 0 failed/);
-      console.log(text.trim());
-    } finally {
-      clearTimeout(timer);
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // Already exited.
-      }
-    }
-  });
-}
+const test = isolatedTests(import.meta, "fs");
 
 /**
  * Runs `body` with GATEWAY_DATA_DIR set to a fresh temp dir and GATEWAY_TOOL_SETTINGS to

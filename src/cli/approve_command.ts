@@ -7,6 +7,7 @@
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
+import type { PendingApproval } from "../protocol/wire_views.ts";
 
 /** Usage text of `gateway approve`. */
 export const APPROVE_USAGE = `Usage: gateway approve RUNID[:N] [--deny] [--by NAME]
@@ -15,16 +16,6 @@ export const APPROVE_USAGE = `Usage: gateway approve RUNID[:N] [--deny] [--by NA
 A policy rule with "action": "ask" holds a tool call until someone answers; the run keeps
 going meanwhile. approve allows every held call of the run (or one, by RUNID:N); --deny
 denies. Unanswered by the run's deadline means denied. The answer is kept in history.`;
-
-interface Pending {
-  id: string;
-  runId: string;
-  namespace: string;
-  tool: string;
-  args: string;
-  rule: string;
-  since: number;
-}
 
 /** Usage text of `gateway approvals`. */
 export const APPROVALS_USAGE = `Usage: gateway approvals [--json]
@@ -68,7 +59,7 @@ export async function approvalsCommand(args: string[], context: CliContext): Pro
     return 0;
   }
   return await context.withClient(async ({ client }) => {
-    const answer = await client.request<{ pending: Pending[] }>("approval.list", {});
+    const answer = await client.request<{ pending: PendingApproval[] }>("approval.list", {});
     if (parsed.flags.json) {
       context.output.out(`${JSON.stringify(answer, null, 2)}\n`);
       return 0;

@@ -6,6 +6,7 @@
 
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
+import type { NamespaceSummary } from "../protocol/wire_views.ts";
 
 /** Usage text of `gateway tools`. */
 export const TOOLS_USAGE = `Usage: gateway tools [NS] [--json]
@@ -13,15 +14,6 @@ export const TOOLS_USAGE = `Usage: gateway tools [NS] [--json]
 
 Lists namespaces (ready, starting, failed: reason) with tool counts; with NS, that namespace's
 tools; "types" prints the TypeScript scripts are checked against.`;
-
-interface NamespaceRow {
-  name: string;
-  identifier: string;
-  kind: string;
-  status: string;
-  reason?: string;
-  tools: number;
-}
 
 /** Runs `gateway tools`. */
 export async function toolsCommand(args: string[], context: CliContext): Promise<number> {
@@ -64,7 +56,7 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       if (prompts) context.output.out(`prompts:${prompts[1]}\n`);
       return 0;
     }
-    const answer = await client.request<{ namespaces: NamespaceRow[]; warnings: string[] }>(
+    const answer = await client.request<{ namespaces: NamespaceSummary[]; warnings: string[] }>(
       "namespaces",
       {},
     );

@@ -23,18 +23,10 @@ import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts"
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { decidePermissions } from "./run_permissions.ts";
 import { RunnerPool } from "./runner_pool.ts";
+import type { ToolCallRecord } from "../store/run_history.ts";
 import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
 
-/** One tool call a run made, as history stores it. */
-export interface ToolCallRecord {
-  namespace: string;
-  tool: string;
-  startedAt: number;
-  durationMs: number;
-  ok: boolean;
-  errorKind: string | null;
-  approval?: { allowed: boolean; by: string; at: number } | null;
-}
+export type { ToolCallRecord };
 
 /** What a caller asks for. Limits absent here come from `exec` config. */
 export interface RunRequest {

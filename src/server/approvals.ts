@@ -5,17 +5,9 @@
  * @module
  */
 
-/** A held call, as `gateway approvals` lists it. */
-export interface PendingApproval {
-  id: string;
-  runId: string;
-  namespace: string;
-  tool: string;
-  /** The call's arguments as JSON, cut to 500 characters, so the person answering sees them. */
-  args: string;
-  rule: string;
-  since: number;
-}
+import type { PendingApproval } from "../protocol/wire_views.ts";
+
+export type { PendingApproval };
 
 /** The answer a held call got. */
 export interface ApprovalDecision {

@@ -36,6 +36,7 @@ import { WorkflowService } from "../workflows/workflow_service.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
 import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
+import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import { SearchIndex } from "../discovery/search.ts";
 
 /** Where things live, resolved by the CLI before the core starts. */
@@ -613,14 +614,7 @@ export class GatewayCore {
   }
 
   /** Namespaces with status, for `gateway tools` and `/health`. */
-  namespaceList(): Array<{
-    name: string;
-    identifier: string;
-    kind: string;
-    status: string;
-    reason?: string;
-    tools: number;
-  }> {
+  namespaceList(): NamespaceSummary[] {
     return this.registry.typed().map((ns) => ({
       name: ns.name,
       identifier: ns.identifier,

@@ -1,0 +1,29 @@
+/**
+ * Shapes the server sends and the CLI reads that are not run documents: namespace rows and
+ * calls waiting for approval. Kept here so both sides share one definition.
+ * @module
+ */
+
+/** One namespace as `gateway tools`, `/namespaces` and `/health` list it. */
+export interface NamespaceSummary {
+  name: string;
+  identifier: string;
+  kind: string;
+  status: string;
+  /** Why it failed, when `status` is "failed". */
+  reason?: string;
+  tools: number;
+}
+
+/** A tool call an `ask` policy rule holds, as `gateway approvals` lists it. */
+export interface PendingApproval {
+  /** `RUNID:N`, to answer one call of a run. */
+  id: string;
+  runId: string;
+  namespace: string;
+  tool: string;
+  /** The call's arguments as JSON, cut to 500 characters, so the person answering sees them. */
+  args: string;
+  rule: string;
+  since: number;
+}
