@@ -7,19 +7,13 @@
 
 import type { SQLOutputValue } from "node:sqlite";
 import type { GatewayDatabase } from "./gateway_database.ts";
+import type { WorkflowEventKind } from "../workflows/workflow_engine.ts";
 
 /** Whether a session's workflow is still going. */
 export type WorkflowSessionStatus = "running" | "complete" | "aborted";
 
-/** Kinds of recorded event (the `workflow_events.kind` column). */
-export type WorkflowSessionEventKind =
-  | "start"
-  | "step"
-  | "loop"
-  | "end-loop"
-  | "abort"
-  | "reset"
-  | "complete";
+/** Kinds of recorded event (the `workflow_events.kind` column): the engine's event kinds. */
+export type WorkflowSessionEventKind = WorkflowEventKind;
 
 /** A scalar variable value, as given in the file or with `--var`. */
 export type WorkflowSessionVar = string | number | boolean;
