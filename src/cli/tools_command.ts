@@ -6,6 +6,7 @@
 
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
+import { UsageError } from "./usage_error.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 
 /** Usage text of `gateway tools`. */
@@ -34,26 +35,49 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       return 0;
     }
     if (first !== undefined) {
-      const answer = await client.request<{ types: string }>("types", { namespaces: [first] });
-      const search = await client.request<
-        { results: Array<{ path: string; signature: string; description: string }> }
-      >(
-        "search",
-        { query: "", namespace: first, limit: 200 },
-      );
-      if (parsed.flags.json) {
-        context.output.out(
-          `${JSON.stringify({ tools: search.results, types: answer.types }, null, 2)}\n`,
+      type Hit = { path: string; signature: string; description: string };
+      // Discovery waits briefly for a namespace that is still starting; ask it first so the
+      // status below is the one after that wait.
+      await client.request("catalog", { budget: 1 });
+      const listed = await client.request<{ namespaces: NamespaceSummary[] }>("namespaces", {});
+      const ns = listed.namespaces.find((n) => n.name === first || n.identifier === first);
+      if (!ns) {
+        throw new UsageError(
+          `Unknown namespace "${first}" (gateway tools lists them: ${
+            listed.namespaces.map((n) => n.identifier).join(", ") || "none"
+          })`,
+          TOOLS_USAGE,
         );
+      }
+      // Every tool, page by page (a namespace may hold more than one page).
+      const hits: Hit[] = [];
+      for (let offset: number | null = 0; offset !== null;) {
+        const page: { results: Hit[]; next: number | null } = await client.request(
+          "search",
+          { query: "", namespace: ns.name, limit: 200, offset },
+        );
+        hits.push(...page.results);
+        offset = page.next;
+      }
+      if (parsed.flags.json) {
+        context.output.out(`${JSON.stringify({ ...ns, tools: hits }, null, 2)}\n`);
         return 0;
       }
-      for (const hit of search.results) {
+      const status = ns.status === "failed" ? `failed: ${ns.reason ?? ""}` : ns.status;
+      context.output.out(`${ns.identifier} (${ns.kind}, ${status}): ${hits.length} tools\n`);
+      for (const hit of hits) {
         context.output.out(
           `${hit.signature}\n${hit.description ? `    ${hit.description}\n` : ""}`,
         );
       }
-      const prompts = /\/\/ prompts:(.*)/.exec(answer.types);
-      if (prompts) context.output.out(`prompts:${prompts[1]}\n`);
+      if (ns.prompts && ns.prompts.length > 0) {
+        context.output.out(`prompts (${ns.prompts.length}):\n`);
+        for (const prompt of ns.prompts) {
+          context.output.out(
+            `  ${prompt.name}${prompt.description ? `: ${prompt.description}` : ""}\n`,
+          );
+        }
+      }
       return 0;
     }
     const answer = await client.request<{ namespaces: NamespaceSummary[]; warnings: string[] }>(

@@ -13,6 +13,8 @@ export interface NamespaceSummary {
   /** Why it failed, when `status` is "failed". */
   reason?: string;
   tools: number;
+  /** An MCP server's prompts (`gateway tools NS` lists them). */
+  prompts?: { name: string; description: string }[];
 }
 
 /** A tool call an `ask` policy rule holds, as `gateway approvals` lists it. */

@@ -622,6 +622,7 @@ export class GatewayCore {
       status: ns.status.state,
       ...(ns.status.state === "failed" ? { reason: ns.status.reason } : {}),
       tools: ns.catalogue.tools.length,
+      ...(ns.catalogue.prompts?.length ? { prompts: ns.catalogue.prompts } : {}),
     }));
   }
 
