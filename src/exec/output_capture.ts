@@ -59,3 +59,29 @@ export function headBytes(text: string, maxBytes: number): { text: string; cut: 
   const head = new TextDecoder().decode(bytes.subarray(0, maxBytes)).replace(/\uFFFD$/, "");
   return { text: head, cut: true };
 }
+
+/**
+ * Cuts one stream to what the caller gets: its head, after a one-line notice naming kept and
+ * total bytes and where the rest is (SPEC §8). `text` is what the capture kept (the history
+ * copy); `total` counts every byte the run wrote.
+ */
+export function capForCaller(
+  stream: "stdout" | "stderr",
+  text: string,
+  options: { total: number | undefined; maxBytes: number; runId: string },
+): { text: string; truncated: boolean; total: number } {
+  const encoder = new TextEncoder();
+  const captured = encoder.encode(text).length;
+  const total = options.total ?? captured;
+  const cut = headBytes(text, options.maxBytes);
+  if (!cut.cut && total <= captured) return { text, truncated: false, total };
+  const kept = encoder.encode(cut.text).length;
+  const where = total > captured
+    ? `history keeps the first ${captured} bytes: gateway history show ${options.runId}`
+    : `full text: gateway history show ${options.runId}`;
+  return {
+    text: `[gateway: ${stream} truncated: ${kept} of ${total} bytes kept; ${where}]\n${cut.text}`,
+    truncated: true,
+    total,
+  };
+}

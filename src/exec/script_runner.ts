@@ -5,20 +5,20 @@
  * @module
  */
 
-import { join } from "node:path";
 import type { ExecConfig, PermissionSet } from "../config/gateway_config.ts";
 import { isEmptyPermissionSet } from "../config/permission_flags.ts";
 import type { DiscoveryData, RunnerToGateway, ToolMap } from "../protocol/channel_messages.ts";
-import {
-  type Attachment,
-  type Diagnostic,
-  type FailureKind,
-  isFailureKind,
-  type RunDocument,
-  type RunError,
+import type {
+  Attachment,
+  Diagnostic,
+  FailureKind,
+  RunDocument,
+  RunError,
 } from "../protocol/run_document.ts";
 import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
-import { headBytes, OutputCapture } from "./output_capture.ts";
+import { capForCaller, OutputCapture } from "./output_capture.ts";
+import { classifyRunEnd } from "./run_outcome.ts";
+import { watchMemory } from "./memory_watch.ts";
 import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { decidePermissions } from "./run_permissions.ts";
@@ -600,7 +600,7 @@ export class ScriptRunner {
       stdoutTotal: stdout.totalBytes,
       stderrTotal: stderr.totalBytes,
     };
-    const error = classify({
+    const error = classifyRunEnd({
       ending,
       failure,
       status,
@@ -626,155 +626,10 @@ export class ScriptRunner {
   }
 }
 
-/**
- * Cuts one stream to what the caller gets: its head, after a one-line notice naming kept and
- * total bytes and where the rest is (SPEC §8). `text` is what the capture kept (the history
- * copy); `total` counts every byte the run wrote.
- */
-function capForCaller(
-  stream: "stdout" | "stderr",
-  text: string,
-  options: { total: number | undefined; maxBytes: number; runId: string },
-): { text: string; truncated: boolean; total: number } {
-  const encoder = new TextEncoder();
-  const captured = encoder.encode(text).length;
-  const total = options.total ?? captured;
-  const cut = headBytes(text, options.maxBytes);
-  if (!cut.cut && total <= captured) return { text, truncated: false, total };
-  const kept = encoder.encode(cut.text).length;
-  const where = total > captured
-    ? `history keeps the first ${captured} bytes: gateway history show ${options.runId}`
-    : `full text: gateway history show ${options.runId}`;
-  return {
-    text: `[gateway: ${stream} truncated: ${kept} of ${total} bytes kept; ${where}]\n${cut.text}`,
-    truncated: true,
-    total,
-  };
-}
-
 function toChannelError(error: unknown, namespace: string, tool: string) {
   if (error instanceof ToolCallError) {
     return { kind: error.kind, message: error.message, namespace, tool };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { kind: "ToolError", message, namespace, tool };
-}
-
-/** Polls the runner's resident memory; the V8 heap flag alone misses ArrayBuffers (SBX-08). */
-function watchMemory(pid: number, limitMb: number, onExceeded: () => void): { stop(): void } {
-  if (Deno.build.os !== "linux") return { stop() {} };
-  const limitKb = limitMb * 1024;
-  const timer = setInterval(() => {
-    let text: string;
-    try {
-      text = Deno.readTextFileSync(`/proc/${pid}/status`);
-    } catch {
-      return;
-    }
-    const match = /VmRSS:\s+(\d+) kB/.exec(text);
-    if (match && Number(match[1]) > limitKb) onExceeded();
-  }, 100);
-  return { stop: () => clearInterval(timer) };
-}
-
-const PERMISSION_PATTERN = /Requires (\w+) access(?: to ("[^"]*"|[^\s,]+))?/;
-const REMOTE_IMPORT_PATTERN = /--no-remote is specified|--no-npm is specified|remote specifier/;
-
-/** Turns how the runner ended into a failure (or null for success). */
-function classify(input: {
-  ending: { kind: FailureKind; message: string } | null;
-  failure: Extract<RunnerToGateway, { t: "failed" }>["error"] | null;
-  status: Deno.CommandStatus;
-  stderr: string;
-  connected: boolean;
-}): RunError | null {
-  const { ending, failure, status } = input;
-  if (ending && ending.kind !== "Crashed") return { kind: ending.kind, message: ending.message };
-  if (
-    status.code === 133 || status.signal === "SIGTRAP" ||
-    /out of memory|Reached heap limit/i.test(input.stderr)
-  ) {
-    return {
-      kind: "MemoryLimit",
-      message: "Run exceeded its memory limit (JavaScript heap) and was stopped",
-    };
-  }
-  if (failure) {
-    const at = {
-      ...(failure.line !== undefined ? { line: failure.line } : {}),
-      ...(failure.column !== undefined ? { column: failure.column } : {}),
-    };
-    if (failure.tool) {
-      const kind = isFailureKind(failure.tool.kind) ? failure.tool.kind : "ToolError";
-      return {
-        kind,
-        message: failure.tool.message,
-        ...(failure.tool.namespace ? { namespace: failure.tool.namespace } : {}),
-        ...(failure.tool.tool ? { tool: failure.tool.tool } : {}),
-        ...at,
-      };
-    }
-    const permission = PERMISSION_PATTERN.exec(failure.message);
-    if (permission?.[1] === "import") {
-      return {
-        kind: "PermissionDenied",
-        message: `Permission denied: import from ${permission[2]} is not granted to this run; ` +
-          `remote imports come only from the hosts granted with --allow-net (within ` +
-          `exec.maxPermissions)`,
-        hint: "import",
-        ...at,
-      };
-    }
-    if (permission || failure.name === "NotCapable" || failure.name === "PermissionDenied") {
-      const name = permission?.[1] ?? "unknown";
-      const target = permission?.[2] ?? "";
-      return {
-        kind: "PermissionDenied",
-        message:
-          `Permission denied: ${name} access${
-            target ? ` to ${target}` : ""
-          } is not granted to this run; ` +
-          `ask for it with --allow-${name}${target ? `=${target.replace(/^"|"$/g, "")}` : ""}` +
-          ` (within exec.maxPermissions)`,
-        hint: name,
-        ...at,
-      };
-    }
-    if (REMOTE_IMPORT_PATTERN.test(failure.message)) {
-      return {
-        kind: "PermissionDenied",
-        message:
-          `Permission denied: remote and npm imports are off in the sandbox (${failure.message}); ` +
-          `remote imports need --allow-net with their host, npm: imports unrestricted --allow-net`,
-        hint: "import",
-        ...at,
-      };
-    }
-    return { kind: "ScriptError", message: `${failure.name}: ${failure.message}`, ...at };
-  }
-  if (ending) return { kind: ending.kind, message: ending.message };
-  if (status.success) return null;
-  if (status.signal) {
-    return {
-      kind: "Crashed",
-      message: `The runner was killed by ${status.signal}${tail(input.stderr)}`,
-    };
-  }
-  if (!input.connected) {
-    return {
-      kind: "Crashed",
-      message: `The runner exited with code ${status.code} before connecting${tail(input.stderr)}`,
-    };
-  }
-  return { kind: "ScriptError", message: `Script exited with code ${status.code}` };
-}
-
-function tail(stderr: string): string {
-  const last = stderr.trim().split("\n").slice(-3).join(" | ");
-  return last ? `: ${last}` : "";
-}
-
-/** Where runners keep their per-run directories, under the data dir's private run area. */
-export function runsDirIn(stateDir: string): string {
-  return join(stateDir, "runs");
 }

@@ -1,6 +1,8 @@
 /**
  * The running gateway's parts, wired once: config, namespaces, runner, checker, history and
  * workflows. Methods (RPC, HTTP, MCP) call into this; it owns start-up order and shutdown.
+ * Longer than 400 lines because it is the one place the parts meet (start order, reload of the
+ * root, shutdown order); each part's logic lives in its own module.
  * @module
  */
 
@@ -14,7 +16,8 @@ import type { Logger } from "../logger.ts";
 import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { type ApprovalDecision, Approvals } from "./approvals.ts";
-import { type Namespace, ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
+import { CallPolicy } from "./call_policy.ts";
+import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
@@ -67,6 +70,11 @@ export class GatewayCore {
   readonly registry = new NamespaceRegistry();
   /** Calls held by `ask` policy rules. */
   readonly approvals = new Approvals();
+  readonly #policy = new CallPolicy({
+    rules: () => this.config.policy,
+    approvals: this.approvals,
+    log: (message, fields) => this.log.warn(message, fields),
+  });
   #loaded: LoadedConfig;
   #database: GatewayDatabase | null = null;
   #history: RunHistory | null = null;
@@ -365,7 +373,7 @@ export class GatewayCore {
         }; ${namespace.name}.${tool.originalName} cannot be called now`,
       );
     }
-    await this.#applyPolicy(namespace, tool.originalName, args, {
+    await this.#policy.check(namespace.name, tool.originalName, args, {
       annotations: tool.annotations,
       runId: options.runId,
       signal: options.signal,
@@ -378,62 +386,6 @@ export class GatewayCore {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     return options.raw ? result.raw : result.value;
-  }
-
-  /**
-   * Applies the first matching policy rule (SPEC §13): `deny` fails the call before anything is
-   * sent; `ask` holds it until someone answers or the run ends (denied). Only a run can wait
-   * for an answer; a direct call under `ask` is denied with the reason.
-   */
-  async #applyPolicy(
-    namespace: Namespace,
-    tool: string,
-    args: unknown,
-    context: {
-      annotations: Record<string, unknown> | undefined;
-      runId: string | undefined;
-      signal: AbortSignal;
-      onApproval: ((decision: ApprovalDecision) => void) | undefined;
-    },
-  ): Promise<void> {
-    for (const rule of this.config.policy) {
-      if (!globMatch(rule.match, `${namespace.name}.${tool}`)) continue;
-      if (rule.when && context.annotations?.[rule.when] !== true) continue;
-      const described = `rule "${rule.match}"${rule.when ? ` when ${rule.when}` : ""}`;
-      if (rule.action === "allow") return;
-      if (rule.action === "deny") {
-        throw new ToolCallError(
-          "PolicyDenied",
-          `Policy denies ${namespace.name}.${tool} (${described}): change the policy in gateway.json to allow it`,
-        );
-      }
-      if (context.runId === undefined) {
-        throw new ToolCallError(
-          "PolicyDenied",
-          `Policy asks for approval of ${namespace.name}.${tool} (${described}); only calls from a run can wait for one: run it in a script`,
-        );
-      }
-      this.log.warn("tool call waits for approval", {
-        runId: context.runId,
-        call: `${namespace.name}.${tool}`,
-      });
-      const decision = await this.approvals.request({
-        runId: context.runId,
-        namespace: namespace.name,
-        tool,
-        args,
-        rule: described,
-        signal: context.signal,
-      });
-      context.onApproval?.(decision);
-      if (decision.allowed) return;
-      throw new ToolCallError(
-        "PolicyDenied",
-        decision.by === "deadline"
-          ? `${namespace.name}.${tool} needed approval (${described}) and got none before the run ended: denied`
-          : `${namespace.name}.${tool} was denied by ${decision.by} (${described})`,
-      );
-    }
   }
 
   /**
@@ -644,12 +596,4 @@ export class GatewayCore {
       () => undefined,
     );
   }
-}
-
-/** Matches `ns.tool` against a glob where `*` is any run of characters. */
-export function globMatch(pattern: string, text: string): boolean {
-  const regex = new RegExp(
-    `^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`,
-  );
-  return regex.test(text);
 }
