@@ -18,12 +18,12 @@ export class OutputCapture {
     this.#onText = options.onText;
   }
 
-  /** Adds a chunk; bytes beyond the cap are counted, not kept. */
+  /** Adds a chunk (copied: the caller may reuse it); bytes beyond the cap are counted only. */
   push(chunk: Uint8Array): void {
     this.#total += chunk.length;
     const room = this.#cap - this.#kept;
     if (room > 0) {
-      const part = chunk.length <= room ? chunk : chunk.slice(0, room);
+      const part = chunk.slice(0, Math.min(room, chunk.length));
       this.#chunks.push(part);
       this.#kept += part.length;
       if (this.#onText) this.#onText(this.#decoder.decode(part, { stream: true }));
@@ -46,9 +46,23 @@ export class OutputCapture {
     return new TextDecoder().decode(all);
   }
 
-  /** Reads a stream to its end into this capture. */
+  /**
+   * Reads a byte stream to its end into this capture, through one reused buffer: a flood past
+   * the cap allocates nothing per chunk, so the gateway's memory stays flat (SBX-09).
+   */
   async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
-    for await (const chunk of stream) this.push(chunk);
+    const reader = stream.getReader({ mode: "byob" });
+    let buffer = new Uint8Array(64 * 1024);
+    try {
+      for (;;) {
+        const { value, done } = await reader.read(buffer);
+        if (done || value === undefined) break;
+        this.push(value);
+        buffer = new Uint8Array(value.buffer);
+      }
+    } finally {
+      reader.releaseLock();
+    }
   }
 }
 
