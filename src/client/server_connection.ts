@@ -103,6 +103,23 @@ async function logTail(dataDir: string): Promise<string> {
 
 /** Connects to the server, starting one first when allowed and needed. */
 export async function connectToServer(options: ConnectOptions): Promise<ServerConnection> {
+  // Fast path: a live server.json for this root means one WebSocket handshake and no health
+  // probe (the CLI's start-up is part of every run's latency). Any failure takes the slow path.
+  const recorded = await readServerState(options.dataDir);
+  if (recorded && !recorded.stale && recorded.state.root === options.rootDir) {
+    try {
+      const token = await readToken(options.dataDir);
+      const client = await GatewayClient.connect({
+        host: "127.0.0.1",
+        port: recorded.state.port,
+        token,
+        timeoutMs: 2000,
+      });
+      return { client, state: recorded.state, token, started: false };
+    } catch {
+      // not answering after all (crashed, or the pid now belongs to someone else)
+    }
+  }
   let state = await findServer(options.dataDir);
   let started = false;
   if (state === null) {
