@@ -91,6 +91,7 @@ export class GatewayCore {
   #globalsVersion = 0;
   #globalsReady: Promise<void> = Promise.resolve();
   readonly #finished = new Map<string, RunDocument>();
+  #shuttingDown = false;
   readonly #stateDir: string;
 
   constructor(paths: GatewayPaths, loaded: LoadedConfig, log: Logger) {
@@ -435,6 +436,13 @@ export class GatewayCore {
 
   /** Starts a run. */
   exec(request: RunRequest): RunHandle {
+    if (this.#shuttingDown) {
+      throw new RpcError(
+        RpcCode.ShuttingDown,
+        "The gateway is shutting down and takes no new runs: retry once it is back",
+        { kind: "ShuttingDown" },
+      );
+    }
     const { maxQueuedRuns } = this.config.exec;
     if (this.runner.queuedCount >= maxQueuedRuns) {
       // Backpressure (RELIABILITY LOAD-04): refuse at once rather than queue without bound.
@@ -576,6 +584,11 @@ export class GatewayCore {
       tools: ns.catalogue.tools.length,
       ...(ns.catalogue.prompts?.length ? { prompts: ns.catalogue.prompts } : {}),
     }));
+  }
+
+  /** Refuses new runs from now on; runs in flight go on (the server gives them a grace period). */
+  beginShutdown(): void {
+    this.#shuttingDown = true;
   }
 
   /** Stops runs, namespaces, the channel and the database, in that order. */

@@ -52,6 +52,9 @@ export function createRouter(): Router {
   });
 }
 
+/** How long runs in flight may finish after SIGTERM before they are cancelled. */
+const SHUTDOWN_GRACE_MS = 5000;
+
 /** A running server. */
 export interface RunningServer {
   port: number;
@@ -146,6 +149,15 @@ export async function startGatewayServer(
         Deno.removeSignalListener("SIGINT", onSignal);
       }
       await removeServerState(paths.dataDir, Deno.pid);
+      // Stop taking work, give runs in flight a grace period, then cancel what is left
+      // (RELIABILITY SVC-03).
+      // The listener stays open meanwhile so their callers get their answers.
+      core.beginShutdown();
+      const graceEnds = Date.now() + SHUTDOWN_GRACE_MS;
+      while (core.runner.activeCount > 0 && Date.now() < graceEnds) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise((r) => setTimeout(r, 50)); // let the last answers go out
       const shutdown = server.shutdown();
       await core.stop();
       await Promise.race([shutdown, new Promise((r) => setTimeout(r, 2000))]);
