@@ -8,15 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
-
-function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { pidAlive as alive } from "../src/config/server_state.ts";
 
 Deno.test("gateway status, start and stop manage the background server of a data dir", async (t) => {
   const files = {

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { withHarness } from "./support/gateway_harness.ts";
 import { boundedCli, minimalEnv } from "./support/bounded_cli.ts";
+import { pidAlive as alive } from "../src/config/server_state.ts";
 
 /** A pid that belonged to a process which has exited (and been reaped). */
 async function deadPid(): Promise<number> {
@@ -22,15 +23,6 @@ async function deadPid(): Promise<number> {
 
 async function serverJson(dataDir: string): Promise<{ pid: number; port: number }> {
   return JSON.parse(await Deno.readTextFile(join(dataDir, "server.json")));
-}
-
-function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("gateway server fails with a message naming the port when another program holds it", async () => {

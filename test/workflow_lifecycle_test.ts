@@ -16,33 +16,11 @@ import {
   withHarness,
 } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
+import { pidAlive as alive } from "../src/config/server_state.ts";
+import type { WorkflowView } from "../src/workflows/workflow_view.ts";
 
 /** The JSON view of start, step, status, reset and abort (`--json`). */
-interface View {
-  view: string;
-  session: string;
-  status: string;
-  workflow: { file: string; name: string; totalSteps: number } | null;
-  step: {
-    number: number;
-    total: number;
-    title: string;
-    prompt: string;
-    loop: {
-      pass: number;
-      min: number;
-      max: number;
-      canEnd: boolean;
-      passesRemaining: number;
-      lastPass: boolean;
-    } | null;
-  } | null;
-  message: string | null;
-  events: Array<{ kind: string; step: number | null; pass: number | null; reason: string | null }>;
-  fileChanged: boolean;
-  warnings: string[];
-  next: Array<{ command: string; description: string }>;
-}
+type View = WorkflowView;
 
 interface LogView {
   view: "log";
@@ -91,15 +69,6 @@ async function refused(gw: GatewayHarness, args: string[], cwd?: string): Promis
   assert.notEqual(result.code, 0, `gateway workflow ${args.join(" ")} was not refused`);
   assert.equal(result.stdout, "");
   return result.stderr;
-}
-
-function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test(

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { GatewayClient } from "../../src/client/gateway_client.ts";
 import type { RootFiles } from "./gateway_harness.ts";
 import { pollUntil } from "./poll_until.ts";
+import type { NamespaceSummary } from "../../src/protocol/wire_views.ts";
 
 /** The real MCP server the discovery tests add as namespace `everything`. */
 export const EVERYTHING_ENTRY = fileURLToPath(
@@ -64,14 +65,7 @@ export function toolModuleFiles(count: number, tools: number): RootFiles {
 }
 
 /** One namespace as the `namespaces` RPC lists it. */
-export interface NamespaceInfo {
-  name: string;
-  identifier: string;
-  kind: string;
-  status: string;
-  reason?: string;
-  tools: number;
-}
+export type NamespaceInfo = NamespaceSummary;
 
 /**
  * Waits until the server lists every name in `expected` and none of them is still starting;
