@@ -24,6 +24,7 @@ Options:
   --json          print the whole run document as JSON
   --no-check      skip the type check
   --timeout MS    stop the run after MS milliseconds (exit 124)
+  --no-stdin      do not read piped stdin (it is read to its end otherwise)
   --yield MS      answer {status:"running"} after MS; then use gateway wait ID
   --allow-net[=hosts] --allow-read[=paths] --allow-write[=paths]
   --allow-env[=names] --allow-run[=cmds]
@@ -38,7 +39,7 @@ Examples:
 /** Runs `gateway exec`. */
 export async function execCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, {
-    booleans: ["json", "no-check", "check"],
+    booleans: ["json", "no-check", "check", "no-stdin"],
     strings: ["timeout", "yield"],
     permissions: true,
   }, EXEC_USAGE);
@@ -75,7 +76,9 @@ export async function execCommand(args: string[], context: CliContext): Promise<
       }
     }
     source = fromFile ?? first;
-    stdin = await readPipedStdin();
+    // A caller that leaves a pipe open without writing (some agent harnesses do) would
+    // block here; --no-stdin skips reading it.
+    stdin = parsed.flags["no-stdin"] ? "" : await readPipedStdin();
   }
   return await submitRun(context, "exec", { source }, {
     json: parsed.flags.json === true,

@@ -14,7 +14,8 @@ import { UsageError } from "./usage_error.ts";
 export const RUN_USAGE = `Usage: gateway run [options] NAME|FILE.ts [ARGS...]
 
 Runs a named script (ROOT/scripts/NAME.ts) or a script file; output is its stdout.
-Options are those of gateway exec (--json, --no-check, --timeout, --yield, --allow-*).
+Options are those of gateway exec (--json, --no-check, --timeout, --yield, --no-stdin,
+--allow-*).
 
 Examples:
   gateway run hello World
@@ -27,7 +28,7 @@ export async function runCommand(args: string[], context: CliContext): Promise<n
   const ours = at >= 0 ? args.slice(0, at) : args;
   const theirs = at >= 0 ? args.slice(at) : [];
   const parsed = parseCommandArgs(ours, {
-    booleans: ["json", "no-check", "check"],
+    booleans: ["json", "no-check", "check", "no-stdin"],
     strings: ["timeout", "yield"],
     permissions: true,
   }, RUN_USAGE);
@@ -45,7 +46,7 @@ export async function runCommand(args: string[], context: CliContext): Promise<n
     yieldAfterMs: intFlag(parsed.flags.yield, "yield", RUN_USAGE),
     permissions: parsed.permissions,
     args: argv,
-    stdin: await readPipedStdin(),
+    stdin: parsed.flags["no-stdin"] ? "" : await readPipedStdin(),
   };
   if (
     target.endsWith(".ts") && (target.includes("/") || await exists(resolve(context.cwd, target)))
