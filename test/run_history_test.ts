@@ -8,28 +8,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { execRpc, parseRun, runTestRoot, withRunHarness } from "./support/run_test_support.ts";
+import type { StoredRun } from "../src/store/run_history.ts";
 
 /** A planted secret listed in `history.redact`. */
 const REDACT_SECRET = "sk-test-planted-7Qx9Vb2Lm";
 /** A planted secret that reaches the config through `${env:…}`. */
 const ENV_SECRET = "ghp_planted0env0secret0K3w8";
-
-interface StoredRun {
-  runId: string;
-  source: string;
-  args: string[];
-  stdinBytes: number;
-  cwd: string;
-  client: string;
-  status: string;
-  errorKind: string | null;
-  errorMessage: string | null;
-  stdout: string;
-  stderr: string;
-  result: string | null;
-  name: string | null;
-  toolCalls: Array<{ namespace: string; tool: string; ok: boolean; errorKind: string | null }>;
-}
 
 interface RunSummary {
   runId: string;

@@ -88,6 +88,7 @@ export class GatewayCore {
   #scripts: NamedScript[] = [];
   #snapshot: CatalogueSnapshot | null = null;
   #searchIndex: SearchIndex | null = null;
+  #discovery: { from: CatalogueSnapshot; data: DiscoveryData } | null = null;
   #globalsVersion = 0;
   #globalsReady: Promise<void> = Promise.resolve();
   readonly #finished = new Map<string, RunDocument>();
@@ -327,10 +328,14 @@ export class GatewayCore {
     return this.#searchIndex;
   }
 
-  /** What in-script `search()`/`describe()` answer from: the snapshot, as JSON. */
+  /**
+   * What in-script `search()`/`describe()` answer from: the snapshot, as JSON. Built once per
+   * catalogue change, not per run.
+   */
   discoveryData(): DiscoveryData {
     const snapshot = this.snapshot();
-    return {
+    if (this.#discovery?.from === snapshot) return this.#discovery.data;
+    const data: DiscoveryData = {
       snapshot: {
         namespaces: snapshot.namespaces.map((ns) => ({
           ...ns,
@@ -344,6 +349,8 @@ export class GatewayCore {
         })),
       },
     };
+    this.#discovery = { from: snapshot, data };
+    return data;
   }
 
   /**

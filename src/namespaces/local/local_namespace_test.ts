@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { ToolCallError, type ToolCallOptions } from "../namespace.ts";
 import { LocalNamespace, type LocalNamespaceOptions } from "./local_namespace.ts";
+import { rejection, waitFor } from "../../../test/support/async_assertions.ts";
 
 const FIXTURES = new URL("../../../test/fixtures/tool_modules/", import.meta.url);
 // One signature cache for the whole file: only the first load of each text starts ts-morph.
@@ -58,18 +59,6 @@ async function withRoot(
     await body(root);
   } finally {
     await Deno.remove(root, { recursive: true });
-  }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return await promise.then(() => assert.fail("expected a rejection"), (error: unknown) => error);
-}
-
-async function waitFor(condition: () => boolean, withinMs: number): Promise<void> {
-  const end = Date.now() + withinMs;
-  while (!condition()) {
-    if (Date.now() > end) assert.fail("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { ToolCallError } from "../namespace.ts";
 import { hostPermissionFlags, ToolHost, type ToolHostOptions } from "./tool_host.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
+import { rejection, waitFor } from "../../../test/support/async_assertions.ts";
 
 const FIXTURES = new URL("../../../test/fixtures/tool_modules/", import.meta.url);
 
@@ -59,18 +60,6 @@ async function groupGone(pgid: number, withinMs = 2_000): Promise<boolean> {
       throw error;
     }
     if (Date.now() > end) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  return await promise.then(() => assert.fail("expected a rejection"), (error: unknown) => error);
-}
-
-async function waitFor(condition: () => boolean, withinMs: number): Promise<void> {
-  const end = Date.now() + withinMs;
-  while (!condition()) {
-    if (Date.now() > end) assert.fail("condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

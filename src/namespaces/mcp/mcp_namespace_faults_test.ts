@@ -1,34 +1,15 @@
 import assert from "node:assert/strict";
 import {
+  callError,
+  callOptions,
   fixtureConfig,
   isProcessGone,
   readRecord,
   typeCheck,
   waitFor,
 } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
-import { ToolCallError } from "../namespace.ts";
 import type { McpLogger } from "./mcp_logger.ts";
 import { McpNamespace } from "./mcp_namespace.ts";
-
-function callOptions(
-  overrides: { signal?: AbortSignal; callTimeoutMs?: number; callMaxMs?: number } = {},
-) {
-  return {
-    signal: overrides.signal ?? new AbortController().signal,
-    callTimeoutMs: overrides.callTimeoutMs ?? 10_000,
-    callMaxMs: overrides.callMaxMs ?? 30_000,
-  };
-}
-
-async function callError(promise: Promise<unknown>): Promise<ToolCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ToolCallError, String(error));
-    return error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 function reasonOf(ns: McpNamespace): string {
   const status = ns.status();
@@ -47,6 +28,22 @@ async function requestIdOf(record: string, tool: string): Promise<unknown> {
     e.event === "request" && e.tool === tool
   );
   return requests.at(-1)?.id;
+}
+
+/** Waits (200 ms at most) until the fixture recorded `notifications/cancelled` for `tool`'s call. */
+async function cancelledUpstream(
+  record: string,
+  options: { tool: string; after: number },
+): Promise<void> {
+  const id = await requestIdOf(record, options.tool);
+  await waitFor(
+    `notifications/cancelled for ${options.tool}`,
+    async () =>
+      (await readRecord(record)).slice(options.after).some((e) =>
+        e.event === "cancelled" && e.requestId === id
+      ),
+    200,
+  );
 }
 
 Deno.test("`McpNamespace` handles a misbehaving fixture server", async (t) => {
@@ -161,15 +158,7 @@ Deno.test("`McpNamespace` handles a misbehaving fixture server", async (t) => {
         'Tool "fixture.hang" timed out: no answer or progress for 300 ms',
       );
       assert.ok(elapsed >= 290 && elapsed < 500, `${elapsed} ms`);
-      const id = await requestIdOf(record, "hang");
-      await waitFor(
-        "notifications/cancelled",
-        async () =>
-          (await readRecord(record)).slice(before).some((e) =>
-            e.event === "cancelled" && e.requestId === id
-          ),
-        200,
-      );
+      await cancelledUpstream(record, { tool: "hang", after: before });
     });
 
     await t.step("progress cannot keep a call alive past callMaxMs", async () => {
@@ -187,15 +176,7 @@ Deno.test("`McpNamespace` handles a misbehaving fixture server", async (t) => {
       // Forwarded at most every 100 ms, increasing.
       assert.ok(progress.length >= 5 && progress.length <= 9, `${progress.length} updates`);
       assert.deepStrictEqual(progress, [...progress].sort((a, b) => a - b));
-      const id = await requestIdOf(record, "progress_forever");
-      await waitFor(
-        "notifications/cancelled",
-        async () =>
-          (await readRecord(record)).slice(before).some((e) =>
-            e.event === "cancelled" && e.requestId === id
-          ),
-        200,
-      );
+      await cancelledUpstream(record, { tool: "progress_forever", after: before });
     });
 
     await t.step("tools/list_changed refreshes the catalogue and tells listeners", async () => {

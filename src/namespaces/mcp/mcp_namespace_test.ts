@@ -1,30 +1,14 @@
 import assert from "node:assert/strict";
 import {
+  callError,
+  callOptions,
   realServerConfig,
   startHttpEverything,
   typeCheck,
 } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
 import { assignIdentifiers } from "../names.ts";
-import { type NamespaceCatalogue, ToolCallError, type ToolProgress } from "../namespace.ts";
+import type { NamespaceCatalogue, ToolProgress } from "../namespace.ts";
 import { McpNamespace } from "./mcp_namespace.ts";
-
-function callOptions(overrides: { callTimeoutMs?: number; callMaxMs?: number } = {}) {
-  return {
-    signal: new AbortController().signal,
-    callTimeoutMs: overrides.callTimeoutMs ?? 10_000,
-    callMaxMs: overrides.callMaxMs ?? 30_000,
-  };
-}
-
-async function callError(promise: Promise<unknown>): Promise<ToolCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ToolCallError, String(error));
-    return error;
-  }
-  throw new Error("expected the call to fail");
-}
 
 /** Renders a catalogue the way scripts see it: `declare namespace <ns> { types; functions }`. */
 function renderNamespace(namespace: string, catalogue: NamespaceCatalogue): string {
