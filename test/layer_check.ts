@@ -24,6 +24,7 @@ const RANK: Record<string, number> = {
   protocol: 5,
   config: 6,
   "logger.ts": 6,
+  process: 6,
 };
 
 /** Areas a given area must never import, whatever the ranks say. */

@@ -6,15 +6,21 @@
 
 import { z } from "zod";
 
+/** One permission value: Deno splits flag values at commas, so one may never hold one. */
+const permissionValue = z.string().min(1).refine((v) => !/[,\0\r\n]/.test(v), {
+  message: 'a permission value must not contain "," (or NUL, or a newline): list each value',
+});
+const permissionGrant = z.union([z.boolean(), z.array(permissionValue)]).optional();
+
 /** Grants a run or a tool module may hold; `true` = unrestricted, a list = only those. */
 export const permissionSetSchema = z.strictObject({
-  net: z.union([z.boolean(), z.array(z.string())]).optional(),
-  read: z.union([z.boolean(), z.array(z.string())]).optional(),
-  write: z.union([z.boolean(), z.array(z.string())]).optional(),
-  env: z.union([z.boolean(), z.array(z.string())]).optional(),
-  run: z.union([z.boolean(), z.array(z.string())]).optional(),
-  ffi: z.union([z.boolean(), z.array(z.string())]).optional(),
-  sys: z.union([z.boolean(), z.array(z.string())]).optional(),
+  net: permissionGrant,
+  read: permissionGrant,
+  write: permissionGrant,
+  env: permissionGrant,
+  run: permissionGrant,
+  ffi: permissionGrant,
+  sys: permissionGrant,
 });
 
 /** A set of Deno permissions, as config, RPC and CLI flags express them. */
@@ -56,6 +62,13 @@ export const execConfigSchema = z.strictObject({
   typecheck: z.boolean().default(true),
   maxMemoryMb: z.number().int().positive().default(512),
   maxSourceBytes: z.number().int().positive().default(262_144),
+  /** Bytes of stdin a run may be given. */
+  maxStdinBytes: z.number().int().positive().default(8 * 1024 * 1024),
+  /** Attachments one run may hand back, and their bytes in all (base64 as sent). */
+  maxAttachments: z.number().int().nonnegative().default(16),
+  maxAttachmentBytes: z.number().int().nonnegative().default(16 * 1024 * 1024),
+  /** Warnings one run keeps; past this they are counted, not kept. */
+  maxWarnings: z.number().int().nonnegative().default(100),
   yieldAfterMs: z.number().int().nonnegative().default(0),
   permissions: permissionSetSchema.default({}),
   maxPermissions: permissionSetSchema.default({}),
@@ -83,6 +96,8 @@ export const toolModuleConfigSchema = z.strictObject({
   /** Free-form settings handed to the module as JSON in `GATEWAY_TOOL_SETTINGS`. */
   settings: z.record(z.string(), z.unknown()).default({}),
   disabled: z.boolean().default(false),
+  /** Resident memory of the module's tool host; past it the host is restarted. @default {1024} */
+  maxMemoryMb: z.number().int().positive().optional(),
 });
 
 /** Settings of one tool module. */

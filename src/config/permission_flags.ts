@@ -5,12 +5,7 @@
  */
 
 import type { PermissionSet } from "./gateway_config.ts";
-
-/** The permission names a {@linkcode PermissionSet} can hold, in flag order. */
-export const PERMISSION_NAMES = ["net", "read", "write", "env", "run", "ffi", "sys"] as const;
-
-/** One of {@linkcode PERMISSION_NAMES}. */
-export type PermissionName = typeof PERMISSION_NAMES[number];
+import { grantCovers, PERMISSION_NAMES } from "./permission_values.ts";
 
 /**
  * Flags for `deno run`. Absent or `false` grants nothing; `true` grants all; a list grants those
@@ -28,6 +23,11 @@ export function permissionFlags(set: PermissionSet): string[] {
     const grant = set[name];
     if (grant === true) flags.push(`--allow-${name}`);
     else if (Array.isArray(grant) && grant.length > 0) {
+      // Deno splits a flag's value at commas: a value holding one would become several grants.
+      const split = grant.find((value) => value.includes(","));
+      if (split !== undefined) {
+        throw new RangeError(`Cannot grant ${name} ${JSON.stringify(split)}: it contains ","`);
+      }
       flags.push(`--allow-${name}=${grant.join(",")}`);
     }
   }
@@ -40,8 +40,9 @@ export function isEmptyPermissionSet(set: PermissionSet): boolean {
 }
 
 /**
- * Lists what `requested` asks for beyond `ceiling`, one message per excess, e.g.
- * `net "example.com" is beyond exec.maxPermissions.net`. Empty when within bounds.
+ * Lists what `requested` asks for beyond `ceiling` (both normalised by `normaliseGrant`), one
+ * message per excess, e.g. `net "example.com" is beyond exec.maxPermissions.net`. Empty when
+ * within bounds.
  */
 export function permissionsBeyond(requested: PermissionSet, ceiling: PermissionSet): string[] {
   const excess: string[] = [];
@@ -63,17 +64,4 @@ export function permissionsBeyond(requested: PermissionSet, ceiling: PermissionS
     }
   }
   return excess;
-}
-
-/** Whether one allowed value covers a requested one: paths by prefix, others by equality. */
-function grantCovers(name: PermissionName, allowed: string, requested: string): boolean {
-  if (name === "read" || name === "write" || name === "ffi") {
-    const base = allowed.endsWith("/") ? allowed : `${allowed}/`;
-    return requested === allowed || requested.startsWith(base);
-  }
-  if (name === "net") {
-    // A host granted without a port covers every port of that host, as in Deno.
-    return requested === allowed || (!/:\d+$/.test(allowed) && requested.startsWith(`${allowed}:`));
-  }
-  return requested === allowed;
 }

@@ -1,6 +1,9 @@
 /**
- * The gateway's end of the runner channel: one unix socket in a private directory. A runner
- * proves which run it is with a one-time token; anything else is refused and logged (SEC-07).
+ * The gateway's end of a runner's channel: a unix socket of its own, in the runner's private
+ * directory, that lives only until the runner has proved itself with its one-time token. Then
+ * the listener is closed and the socket file removed, before any script code is loaded, so no
+ * script can delete, listen on or flood a socket another run depends on (issue 9, items 2–3).
+ * Connections that do not identify themselves are bounded in number, bytes and time (SEC-07).
  * @module
  */
 
@@ -21,167 +24,238 @@ export interface RunnerConnection {
   close(): void;
 }
 
-interface Waiting {
-  token: string;
-  resolve: (connection: RunnerConnection) => void;
+/** Limits on connections that have not presented the token yet. */
+export interface ChannelLimits {
+  /** Unidentified connections held at once; more are closed on accept. @default {4} */
+  maxPending: number;
+  /** Bytes accepted before the hello line. @default {4096} */
+  maxHelloBytes: number;
+  /** Time a connection has to say hello. @default {10000} */
+  helloTimeoutMs: number;
+  /**
+   * Largest message an identified runner may send. A run's own message is bounded again by
+   * what the run may send back (result, attachments), so this is a backstop.
+   * @default {MAX_CHANNEL_LINE_BYTES}
+   */
+  maxMessageBytes: number;
 }
 
-/** Accepts runner connections and matches each to the run that registered its token. */
+const DEFAULT_LIMITS: ChannelLimits = {
+  maxPending: 4,
+  maxHelloBytes: 4096,
+  helloTimeoutMs: 10_000,
+  maxMessageBytes: MAX_CHANNEL_LINE_BYTES,
+};
+
+/** A listener waiting for one runner. */
+export interface ChannelExpectation {
+  /** Resolves with the identified runner's connection. */
+  connection: Promise<RunnerConnection>;
+  /** Stops listening and removes the socket file (idempotent). */
+  cancel(): void;
+}
+
+/** Opens per-runner channels. Holds no state but its limits and its log. */
 export class RunChannelServer {
-  readonly socketPath: string;
-  #listener: Deno.Listener | null = null;
-  readonly #waiting = new Map<string, Waiting>();
   readonly #log: (message: string) => void;
+  readonly #limits: ChannelLimits;
 
-  constructor(socketPath: string, options: { log?: (message: string) => void } = {}) {
-    this.socketPath = socketPath;
+  constructor(
+    options: { log?: (message: string) => void; limits?: Partial<ChannelLimits> } = {},
+  ) {
     this.#log = options.log ?? (() => {});
-  }
-
-  /** Starts listening; the socket's directory must already be private (0700). */
-  start(): void {
-    try {
-      Deno.removeSync(this.socketPath);
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-    }
-    this.#listener = Deno.listen({ transport: "unix", path: this.socketPath });
-    Deno.chmodSync(this.socketPath, 0o600);
-    this.#acceptLoop(this.#listener);
-  }
-
-  async #acceptLoop(listener: Deno.Listener): Promise<void> {
-    try {
-      for await (const conn of listener) this.#handshake(conn);
-    } catch (error) {
-      if (this.#listener !== null) this.#log(`runner channel stopped accepting: ${error}`);
-    }
+    this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
   }
 
   /**
-   * Registers a one-time token; the promise resolves with the connection of the runner that
-   * presents it. `cancel` withdraws the registration.
+   * Listens at `socketPath` (in a private 0700 directory) for the runner that presents `token`.
+   * The listener is closed and the file removed as soon as it has.
    */
-  expect(token: string): { connection: Promise<RunnerConnection>; cancel: () => void } {
+  listen(socketPath: string, token: string): ChannelExpectation {
+    const listener = Deno.listen({ transport: "unix", path: socketPath });
+    Deno.chmodSync(socketPath, 0o600);
     let resolve!: (connection: RunnerConnection) => void;
     const connection = new Promise<RunnerConnection>((r) => (resolve = r));
-    this.#waiting.set(token, { token, resolve });
-    return { connection, cancel: () => this.#waiting.delete(token) };
-  }
-
-  #handshake(conn: Deno.Conn): void {
-    const queue: RunnerToGateway[] = [];
-    let handler: ((message: RunnerToGateway) => void) | null = null;
-    let identified = false;
-    const encoder = new TextEncoder();
-    let writing: Promise<unknown> = Promise.resolve();
     let open = true;
-    let resolveClosed!: () => void;
-    const closed = new Promise<void>((r) => (resolveClosed = r));
-    const close = () => {
+    const pending = new Set<Deno.Conn>();
+    const cancel = () => {
       if (!open) return;
       open = false;
       try {
-        conn.close();
+        listener.close();
       } catch {
-        // already closed by the peer
+        // closed already
       }
-    };
-    const connection: RunnerConnection = {
-      send: (message) => {
-        if (!open) return;
-        const bytes = encoder.encode(JSON.stringify(message) + "\n");
-        writing = writing.then(async () => {
-          let offset = 0;
-          while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
-        }).catch(() => close());
-      },
-      onMessage: (h) => {
-        handler = h;
-        for (const m of queue.splice(0)) h(m);
-      },
-      closed,
-      close,
-    };
-    const deliver = (message: RunnerToGateway) => {
-      if (!identified) {
-        const waiting = message.t === "hello" ? this.#claim(message.token) : null;
-        if (!waiting) {
-          this.#log("runner channel: refused a connection with an unknown or used token");
-          connection.send({ t: "refused", message: "unknown run token" });
-          setTimeout(close, 50);
-          return;
-        }
-        identified = true;
-        waiting.resolve(connection);
-        return;
+      try {
+        Deno.removeSync(socketPath);
+      } catch {
+        // removed already
       }
-      if (handler) handler(message);
-      else queue.push(message);
+      for (const conn of pending) closeQuietly(conn);
+      pending.clear();
     };
     (async () => {
-      const decoder = new TextDecoder();
-      let buffered = "";
-      const buf = new Uint8Array(64 * 1024);
       try {
-        for (;;) {
-          const n = await conn.read(buf);
-          if (n === null) break;
-          buffered += decoder.decode(buf.subarray(0, n), { stream: true });
-          if (buffered.length > MAX_CHANNEL_LINE_BYTES) {
-            this.#log("runner channel: a message exceeded the size limit; closing");
-            break;
+        for await (const conn of listener) {
+          if (pending.size >= this.#limits.maxPending) {
+            this.#log("runner channel: too many unidentified connections; closed one");
+            closeQuietly(conn);
+            continue;
           }
-          let newline = buffered.indexOf("\n");
-          while (newline >= 0) {
-            const line = buffered.slice(0, newline);
-            buffered = buffered.slice(newline + 1);
-            if (line.trim() !== "") {
-              let message: RunnerToGateway;
-              try {
-                message = JSON.parse(line) as RunnerToGateway;
-              } catch {
-                this.#log("runner channel: dropped a line that is not JSON");
-                newline = buffered.indexOf("\n");
-                continue;
-              }
-              deliver(message);
+          pending.add(conn);
+          this.#handshake(conn, token).then((identified) => {
+            pending.delete(conn);
+            if (identified === null) return;
+            if (!open) {
+              identified.close();
+              return;
             }
-            newline = buffered.indexOf("\n");
-          }
-          if (!open) break;
+            cancel();
+            resolve(identified);
+          });
         }
-      } catch {
-        // the runner died or the connection was closed: handled below
+      } catch (error) {
+        // EMFILE and friends end this runner's listener only; the run reports Crashed.
+        if (open) this.#log(`runner channel stopped accepting: ${error}`);
       }
-      close();
-      resolveClosed();
     })();
+    return { connection, cancel };
   }
 
-  #claim(token: string): Waiting | null {
-    for (const [key, waiting] of this.#waiting) {
-      if (timingSafeEqualText(key, token)) {
-        this.#waiting.delete(key);
-        return waiting;
-      }
+  /** Reads the hello; resolves with the connection when it carries `token`, else null. */
+  async #handshake(conn: Deno.Conn, token: string): Promise<RunnerConnection | null> {
+    const reader = new LineReader(conn, this.#limits.maxHelloBytes);
+    const timer = setTimeout(() => closeQuietly(conn), this.#limits.helloTimeoutMs);
+    let hello: RunnerToGateway | null = null;
+    try {
+      const line = await reader.nextLine();
+      if (line !== null) hello = parseMessage(line);
+    } catch {
+      hello = null;
+    } finally {
+      clearTimeout(timer);
     }
+    if (hello === null || hello.t !== "hello" || !timingSafeEqualText(token, hello.token)) {
+      this.#log("runner channel: refused a connection with an unknown or used token");
+      await writeAll(conn, JSON.stringify({ t: "refused", message: "unknown run token" }) + "\n")
+        .catch(() => undefined);
+      closeQuietly(conn);
+      return null;
+    }
+    reader.limit = this.#limits.maxMessageBytes;
+    return identifiedConnection(conn, reader, this.#log);
+  }
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // closed by the peer already
+  }
+}
+
+async function writeAll(conn: Deno.Conn, text: string): Promise<void> {
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
+}
+
+function parseMessage(line: string): RunnerToGateway | null {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return typeof value === "object" && value !== null && "t" in value
+      ? value as RunnerToGateway
+      : null;
+  } catch {
     return null;
   }
+}
 
-  /** Stops listening and removes the socket file. */
-  close(): void {
-    const listener = this.#listener;
-    this.#listener = null;
-    try {
-      listener?.close();
-    } catch {
-      // already closed
-    }
-    try {
-      Deno.removeSync(this.socketPath);
-    } catch {
-      // gone already
+/** Thrown by {@linkcode LineReader} when a line is longer than its limit. */
+class LineTooLong extends Error {}
+
+/** Newline-delimited reading with a cap on the bytes one line may hold. */
+class LineReader {
+  readonly #conn: Deno.Conn;
+  readonly #decoder = new TextDecoder();
+  readonly #buf = new Uint8Array(64 * 1024);
+  #buffered = "";
+  limit: number;
+
+  constructor(conn: Deno.Conn, limit: number) {
+    this.#conn = conn;
+    this.limit = limit;
+  }
+
+  /** The next line, or null at the end of the stream. */
+  async nextLine(): Promise<string | null> {
+    for (;;) {
+      const newline = this.#buffered.indexOf("\n");
+      if (newline >= 0) {
+        const line = this.#buffered.slice(0, newline);
+        this.#buffered = this.#buffered.slice(newline + 1);
+        if (line.trim() !== "") return line;
+        continue;
+      }
+      if (this.#buffered.length > this.limit) throw new LineTooLong();
+      const n = await this.#conn.read(this.#buf);
+      if (n === null) return null;
+      this.#buffered += this.#decoder.decode(this.#buf.subarray(0, n), { stream: true });
     }
   }
+}
+
+function identifiedConnection(
+  conn: Deno.Conn,
+  reader: LineReader,
+  log: (message: string) => void,
+): RunnerConnection {
+  const queue: RunnerToGateway[] = [];
+  const state: { handler: ((message: RunnerToGateway) => void) | null } = { handler: null };
+  let writing: Promise<unknown> = Promise.resolve();
+  let open = true;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  const close = () => {
+    if (!open) return;
+    open = false;
+    closeQuietly(conn);
+  };
+  const connection: RunnerConnection = {
+    send: (message) => {
+      if (!open) return;
+      const text = JSON.stringify(message) + "\n";
+      writing = writing.then(() => writeAll(conn, text)).catch(() => close());
+    },
+    onMessage: (h) => {
+      state.handler = h;
+      for (const m of queue.splice(0)) h(m);
+    },
+    closed,
+    close,
+  };
+  (async () => {
+    try {
+      for (;;) {
+        const line = await reader.nextLine();
+        if (line === null || !open) break;
+        const message = parseMessage(line);
+        if (message === null) {
+          log("runner channel: dropped a line that is not a JSON message");
+          continue;
+        }
+        if (state.handler) state.handler(message);
+        else queue.push(message);
+      }
+    } catch (error) {
+      if (error instanceof LineTooLong) {
+        log("runner channel: a message exceeded the size limit; closing");
+      }
+      // otherwise the runner died or the connection was closed
+    }
+    close();
+    resolveClosed();
+  })();
+  return connection;
 }

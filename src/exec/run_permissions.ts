@@ -1,12 +1,19 @@
 /**
- * Resolves a caller's permission request for one run: relative paths against the caller's
- * directory, then checked against `exec.maxPermissions` (SPEC §5) before anything starts.
+ * Resolves a caller's permission request for one run: every value normalised (paths absolute,
+ * `..` folded, symlinks resolved; separators refused), then checked against
+ * `exec.maxPermissions` (SPEC §5, §14) before anything starts. The gateway's own data dir is
+ * never granted to a run.
  * @module
  */
 
-import { isAbsolute, resolve } from "node:path";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionsBeyond } from "../config/permission_flags.ts";
+import {
+  canonicalPath,
+  normaliseGrant,
+  pathWithin,
+  PERMISSION_NAMES,
+} from "../config/permission_values.ts";
 
 /** The outcome: the grant to run with, or why it is refused. */
 export type PermissionDecision =
@@ -14,26 +21,11 @@ export type PermissionDecision =
   | { ok: false; message: string };
 
 /**
- * Makes the paths of a grant absolute against `base`. With no base, relative paths are dropped:
- * a config path must never be read against a directory the caller chose.
- */
-function resolvePaths(grant: PermissionSet["read"], base: string | null): PermissionSet["read"] {
-  if (!Array.isArray(grant)) return grant;
-  return grant.flatMap((p) => (isAbsolute(p) ? [p] : base === null ? [] : [resolve(base, p)]));
-}
-
-function resolveSet(set: PermissionSet, base: string | null): PermissionSet {
-  const out: PermissionSet = { ...set };
-  if (set.read !== undefined) out.read = resolvePaths(set.read, base);
-  if (set.write !== undefined) out.write = resolvePaths(set.write, base);
-  return out;
-}
-
-/**
  * Merges the config's default grant with the request and checks the request against the
  * ceiling. Paths the caller asks for resolve against `cwd` (the caller's directory); paths in
  * the config (`defaults`, `ceiling`) resolve against `configDir`, the root holding
  * `gateway.json`, so a caller cannot widen the ceiling by choosing its working directory.
+ * A path inside one of `protectedPaths` (the data dir) is refused whoever grants it.
  */
 export function decidePermissions(
   requested: PermissionSet | undefined,
@@ -43,19 +35,36 @@ export function decidePermissions(
     cwd: string;
     /** Where relative config paths point; without it they grant nothing. @default {null} */
     configDir?: string | null;
+    /** Directories no run may be granted (the data dir). @default {[]} */
+    protectedPaths?: readonly string[];
   },
 ): PermissionDecision {
   const configDir = options.configDir ?? null;
-  const request = resolveSet(requested ?? {}, options.cwd);
-  const resolved: PermissionSet = { ...resolveSet(options.defaults, configDir), ...request };
+  const request = normaliseGrant(requested ?? {}, options.cwd);
+  if (!request.ok) {
+    return { ok: false, message: `Refused before start: ${request.problems.join("; ")}` };
+  }
+  const defaults = normaliseGrant(options.defaults, configDir);
+  const ceiling = normaliseGrant(options.ceiling, configDir);
+  if (!defaults.ok || !ceiling.ok) {
+    const problems = [
+      ...(defaults.ok ? [] : defaults.problems.map((p) => `exec.permissions: ${p}`)),
+      ...(ceiling.ok ? [] : ceiling.problems.map((p) => `exec.maxPermissions: ${p}`)),
+    ];
+    return { ok: false, message: `Refused before start: ${problems.join("; ")}: fix gateway.json` };
+  }
+  const resolved: PermissionSet = { ...defaults.permissions, ...request.permissions };
   for (const key of Object.keys(resolved) as (keyof PermissionSet)[]) {
     if (resolved[key] === undefined) delete resolved[key];
   }
-  const ceiling = resolveSet(options.ceiling, configDir);
+  const guarded = protectedPathProblems(resolved, options.protectedPaths ?? []);
+  if (guarded.length > 0) {
+    return { ok: false, message: `Refused before start: ${guarded.join("; ")}` };
+  }
   // The config's own default grant is always within bounds: the ceiling applies to requests.
   const excess = permissionsBeyond(
-    request,
-    mergeCeiling(ceiling, resolveSet(options.defaults, configDir)),
+    request.permissions,
+    mergeCeiling(ceiling.permissions, defaults.permissions),
   );
   if (excess.length > 0) {
     return {
@@ -65,6 +74,26 @@ export function decidePermissions(
     };
   }
   return { ok: true, permissions: resolved };
+}
+
+/** Grants that name a protected directory or a path inside it. */
+function protectedPathProblems(set: PermissionSet, protectedPaths: readonly string[]): string[] {
+  const guarded = protectedPaths.flatMap((p) => [p, canonicalPath(p)]);
+  const problems: string[] = [];
+  for (const name of PERMISSION_NAMES) {
+    const grant = set[name];
+    if (!Array.isArray(grant) || (name !== "read" && name !== "write" && name !== "ffi")) continue;
+    for (const value of grant) {
+      const hit = guarded.find((dir) => pathWithin(value, dir));
+      if (hit !== undefined) {
+        problems.push(
+          `${name} "${value}" is inside the gateway's data dir "${hit}", which holds its token ` +
+            `and history and is never granted to a run`,
+        );
+      }
+    }
+  }
+  return problems;
 }
 
 function mergeCeiling(ceiling: PermissionSet, defaults: PermissionSet): PermissionSet {

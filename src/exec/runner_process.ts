@@ -1,14 +1,17 @@
 /**
  * Starts one runner subprocess: a fresh Deno process in its own process group with no
- * permissions beyond its channel and its script file (plus what the caller was granted), with
- * remote and npm imports off unless network access was granted, and then only from the granted
- * hosts (SPEC §5, SBX-02).
+ * permissions beyond its own channel socket and its script file (plus what the caller was
+ * granted), the gateway's data dir always denied, remote and npm imports off unless network
+ * access was granted (and then only from the granted hosts), and web storage private to the run
+ * (SPEC §5, SBX-02, issue 9 items 2, 8, 12).
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionFlags } from "../config/permission_flags.ts";
+import { canonicalPath, pathWithin } from "../config/permission_values.ts";
 import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
 
 /** A started runner waiting for (or running) its script. */
@@ -38,6 +41,10 @@ export interface RunnerSpawnOptions {
   env: Record<string, string>;
   /** Deno's cache directory, so runs reuse transpiled code. */
   denoDir: string;
+  /** Directories the run is denied whatever it was granted (the data dir). @default {[]} */
+  deniedPaths?: readonly string[];
+  /** Told the pid (= process group) of every runner started, so a later server can reap it. */
+  onSpawn?: (pid: number) => void;
 }
 
 const RUNNER_MAIN = new URL("./runner/runner_main.ts", import.meta.url).pathname;
@@ -54,6 +61,25 @@ function merge(grant: boolean | string[] | undefined, own: string[]): boolean | 
   return [...own, ...(Array.isArray(grant) ? grant : [])];
 }
 
+/** Whether a caller's grant already covers `path` (then revoking it would narrow their grant). */
+function grantCoversPath(grant: boolean | string[] | undefined, path: string): boolean {
+  return grant === true || (Array.isArray(grant) && grant.some((g) => pathWithin(path, g)));
+}
+
+/**
+ * The origin that keys the run's web storage: unique per runner, so `localStorage` and the
+ * Cache API start empty and no run reads what another stored (issue 9, item 8).
+ */
+export function storageOrigin(runnerId: string): string {
+  return `http://run-${runnerId}.gateway.invalid`;
+}
+
+/** Where Deno keeps the web storage of `origin` under `denoDir` (to remove it after the run). */
+export function storagePaths(denoDir: string, origin: string): string[] {
+  const key = createHash("sha256").update(origin).digest("hex");
+  return [join(denoDir, "location_data", key), join(denoDir, "location_data", "web_cache", key)];
+}
+
 /** Builds the `deno run` flags of a runner. Exported for tests of the sandbox flags. */
 export function runnerFlags(
   options: {
@@ -61,6 +87,10 @@ export function runnerFlags(
     scriptPath: string;
     socketPath: string;
     maxMemoryMb: number;
+    /** Denied whatever the grant says (the data dir). @default {[]} */
+    deniedPaths?: readonly string[];
+    /** Keys the run's private web storage. */
+    location?: string;
   },
 ): string[] {
   const { permissions, scriptPath, socketPath } = options;
@@ -79,6 +109,14 @@ export function runnerFlags(
     write: merge(permissions.write, [socketPath]),
     net: merge(permissions.net, [`unix:${socketPath}`]),
   };
+  const denied = [...new Set((options.deniedPaths ?? []).flatMap((p) => [p, canonicalPath(p)]))];
+  const denyFlags = denied.length === 0
+    ? []
+    : [`--deny-read=${denied.join(",")}`, `--deny-write=${denied.join(",")}`];
+  // The runner drops its socket grants once connected, unless the caller's own grant covers
+  // the path (Deno revokes a covering grant too, which would narrow what the caller asked for).
+  const revoke = !grantCoversPath(permissions.read, socketPath) &&
+    !grantCoversPath(permissions.write, socketPath);
   return [
     "run",
     "--no-prompt",
@@ -86,35 +124,44 @@ export function runnerFlags(
     "--no-lock",
     "--quiet",
     ...importFlags,
+    ...(options.location ? [`--location=${options.location}`] : []),
     `--v8-flags=--max-old-space-size=${options.maxMemoryMb}`,
     ...permissionFlags(grants),
+    ...denyFlags,
     RUNNER_MAIN,
     socketPath,
+    ...(revoke ? ["revoke"] : []),
   ];
 }
 
 /** Spawns a runner and registers its one-time token with the channel server. */
 export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerProcess> {
-  const dir = join(options.runsDir, randomHex(8));
+  const runnerId = randomHex(8);
+  const dir = join(options.runsDir, runnerId);
   await Deno.mkdir(dir, { mode: 0o700 });
   const scriptPath = join(dir, "script.ts");
+  const socketPath = join(dir, "channel.sock");
   const token = randomHex(32);
-  const expectation = options.channel.expect(token);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: runnerFlags({
-      permissions: options.permissions,
-      scriptPath,
-      socketPath: options.channel.socketPath,
-      maxMemoryMb: options.maxMemoryMb,
-    }),
-    cwd: options.cwd,
-    clearEnv: true,
-    env: { ...options.env, DENO_DIR: options.denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    detached: true,
-  }).spawn();
+  const expectation = options.channel.listen(socketPath, token);
+  const location = storageOrigin(runnerId);
+  let child: Deno.ChildProcess;
+  try {
+    child = spawnProcess(options, {
+      args: runnerFlags({
+        permissions: options.permissions,
+        scriptPath,
+        socketPath,
+        maxMemoryMb: options.maxMemoryMb,
+        ...(options.deniedPaths ? { deniedPaths: options.deniedPaths } : {}),
+        location,
+      }),
+    });
+  } catch (error) {
+    expectation.cancel();
+    await Deno.remove(dir, { recursive: true }).catch(() => undefined);
+    throw error;
+  }
+  options.onSpawn?.(child.pid);
   // The token goes over stdin, never argv or env, so /proc/<pid>/cmdline and environ hold no
   // secret (SEC-07).
   const writer = child.stdin.getWriter();
@@ -140,6 +187,9 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     // Even when the runner exited, a child it forked may live on in its group: KILL the group.
     signalGroup("SIGKILL");
     if (!exited) await child.status;
+    for (const path of storagePaths(options.denoDir, location)) {
+      await Deno.remove(path, { recursive: true }).catch(() => undefined);
+    }
   };
   return {
     scriptPath,
@@ -150,4 +200,17 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     maxMemoryMb: options.maxMemoryMb,
     kill,
   };
+}
+
+function spawnProcess(options: RunnerSpawnOptions, command: { args: string[] }): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: command.args,
+    cwd: options.cwd,
+    clearEnv: true,
+    env: { ...options.env, DENO_DIR: options.denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    detached: true,
+  }).spawn();
 }

@@ -18,7 +18,7 @@ import type {
 import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { capForCaller, OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
-import { watchMemory } from "./memory_watch.ts";
+import { watchMemory } from "../process/memory_watch.ts";
 import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { decidePermissions } from "./run_permissions.ts";
@@ -98,6 +98,10 @@ export interface ScriptRunnerDeps {
   channel: RunChannelServer;
   runsDir: string;
   denoDir: string;
+  /** Directories no run is granted, whatever it asks (the data dir). @default {[]} */
+  deniedPaths?: readonly string[];
+  /** Told the pid of every runner started (the process ledger). */
+  onSpawn?: (pid: number) => void;
   exec: () => ExecConfig;
   /**
    * The root holding `gateway.json`: relative paths in `exec.permissions` and
@@ -233,6 +237,8 @@ export class ScriptRunner {
       cwd,
       env,
       denoDir: this.#deps.denoDir,
+      ...(this.#deps.deniedPaths ? { deniedPaths: this.#deps.deniedPaths } : {}),
+      ...(this.#deps.onSpawn ? { onSpawn: this.#deps.onSpawn } : {}),
     });
   }
 
@@ -337,6 +343,7 @@ export class ScriptRunner {
       ceiling: exec.maxPermissions,
       cwd: request.cwd,
       configDir: this.#deps.configDir ?? null,
+      protectedPaths: this.#deps.deniedPaths ?? [],
     });
     if (!decision.ok) return failEarly({ kind: "PermissionRefused", message: decision.message });
     await this.#deps.catalogueReady(request.source);

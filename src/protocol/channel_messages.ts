@@ -72,5 +72,8 @@ export type RunnerToGateway =
   | { t: "warning"; message: string }
   | { t: "failed"; error: ScriptFailure };
 
-/** Longest line either side accepts; longer ones close the channel (guards memory). */
-export const MAX_CHANNEL_LINE_BYTES = 64 * 1024 * 1024;
+/**
+ * Longest line either side accepts; longer ones close the channel (guards memory). What a run
+ * hands back (result, attachments, warnings) is capped again, far lower, by the gateway.
+ */
+export const MAX_CHANNEL_LINE_BYTES = 16 * 1024 * 1024;

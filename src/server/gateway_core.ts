@@ -24,6 +24,8 @@ import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
 import { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
 import { RunChannelServer } from "../exec/run_channel_server.ts";
+import { ProcessLedger } from "../process/process_ledger.ts";
+import { runtimeDirFor } from "../config/runtime_dir.ts";
 import {
   type FinishedRun,
   RESULT_HOOK,
@@ -94,6 +96,8 @@ export class GatewayCore {
   readonly #finished = new Map<string, RunDocument>();
   #shuttingDown = false;
   readonly #stateDir: string;
+  #runtimeDir: string | null = null;
+  #ledger: ProcessLedger | null = null;
 
   constructor(paths: GatewayPaths, loaded: LoadedConfig, log: Logger) {
     this.paths = paths;
@@ -140,8 +144,13 @@ export class GatewayCore {
   async start(): Promise<void> {
     await Deno.mkdir(this.#stateDir, { recursive: true, mode: 0o700 });
     await Deno.chmod(this.#stateDir, 0o700);
-    await this.#removeStaleState();
-    const runsDir = join(this.#stateDir, `runs-${Deno.pid}`);
+    // The server lock is held (gateway_server.ts): every ledger but ours is a dead server's.
+    ProcessLedger.reapStale(this.#stateDir, { log: (m) => this.log.warn(m) });
+    this.#ledger = new ProcessLedger(this.#stateDir, { log: (m) => this.log.warn(m) });
+    this.#runtimeDir = runtimeDirFor(this.paths.dataDir);
+    await this.#removeStaleState(this.#stateDir);
+    await this.#removeStaleState(this.#runtimeDir);
+    const runsDir = join(this.#runtimeDir, `runs-${Deno.pid}`);
     await Deno.mkdir(runsDir, { recursive: true, mode: 0o700 });
     this.#database = openGatewayDatabase(join(this.paths.dataDir, "gateway.db"));
     this.#history = new RunHistory(this.#database, {
@@ -150,15 +159,16 @@ export class GatewayCore {
     });
     this.#pruneHistory();
     this.#workflows = new WorkflowService({ database: this.#database, root: this.paths.root.dir });
-    this.#channel = new RunChannelServer(join(this.#stateDir, `channel-${Deno.pid}.sock`), {
+    this.#channel = new RunChannelServer({
       log: (m) => this.log.warn(m, { component: "channel" }),
     });
-    this.#channel.start();
     this.#checker = ScriptCheckerWorker.start({ cacheDir: join(this.paths.dataDir, "cache") });
     this.#runner = new ScriptRunner({
       channel: this.#channel,
       runsDir,
       denoDir: denoDir(),
+      deniedPaths: [this.paths.dataDir],
+      onSpawn: (pid) => this.#ledger?.record(pid),
       exec: () => this.config.exec,
       historyOutputBytes: () => this.config.history.maxOutputBytes,
       configDir: this.paths.root.dir,
@@ -193,11 +203,11 @@ export class GatewayCore {
    * Removes run directories and channel sockets left by gateways that died without stopping
    * (kill -9), so scratch space returns to its baseline (RELIABILITY SBX-13).
    */
-  async #removeStaleState(): Promise<void> {
-    for await (const entry of Deno.readDir(this.#stateDir)) {
+  async #removeStaleState(dir: string): Promise<void> {
+    for await (const entry of Deno.readDir(dir)) {
       const match = /^(?:runs|channel)-(\d+)(?:\.sock)?$/.exec(entry.name);
       if (!match || Number(match[1]) === Deno.pid || pidAlive(Number(match[1]))) continue;
-      await Deno.remove(join(this.#stateDir, entry.name), { recursive: true }).catch((error) =>
+      await Deno.remove(join(dir, entry.name), { recursive: true }).catch((error) =>
         this.log.warn("cannot remove stale run state", { path: entry.name, error: String(error) })
       );
     }
@@ -259,6 +269,7 @@ export class GatewayCore {
         config,
         dataDir: this.paths.dataDir,
         cacheDir: join(this.paths.dataDir, "cache"),
+        onSpawn: (pid) => this.#ledger?.record(pid),
         signatures: this.#signatures!,
         logger: this.log.child(`tools.${name}`),
       }),
@@ -270,7 +281,10 @@ export class GatewayCore {
     const config = "command" in server && server.cwd !== undefined
       ? { ...server, cwd: resolve(this.paths.root.dir, server.cwd) }
       : server;
-    return new McpNamespace(name, config, { logger: this.log.child(`mcp.${name}`) });
+    return new McpNamespace(name, config, {
+      logger: this.log.child(`mcp.${name}`),
+      onSpawn: (pid) => this.#ledger?.record(pid),
+    });
   }
 
   async #refreshScripts(): Promise<void> {
@@ -598,7 +612,7 @@ export class GatewayCore {
     this.#shuttingDown = true;
   }
 
-  /** Stops runs, namespaces, the channel and the database, in that order. */
+  /** Stops runs, namespaces and the database, in that order. */
   async stop(): Promise<void> {
     try {
       this.#configWatcher?.close();
@@ -609,11 +623,14 @@ export class GatewayCore {
     await this.#runner?.close();
     await this.registry.stopAll();
     await this.#signatures?.close();
-    this.#channel?.close();
     await this.#checker?.close();
     this.#database?.close();
-    await Deno.remove(join(this.#stateDir, `runs-${Deno.pid}`), { recursive: true }).catch(
-      () => undefined,
-    );
+    // Every child has been ended: nothing is left for a later server to reap.
+    this.#ledger?.remove();
+    if (this.#runtimeDir !== null) {
+      await Deno.remove(join(this.#runtimeDir, `runs-${Deno.pid}`), { recursive: true }).catch(
+        () => undefined,
+      );
+    }
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { join } from "node:path";
 import type { LoadedConfig } from "../config/config_loader.ts";
 import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import { ServerStartError } from "./server_start_error.ts";
@@ -13,6 +14,7 @@ export { GATEWAY_VERSION, ServerStartError };
 import type { Logger } from "../logger.ts";
 import { GatewayCore, type GatewayPaths } from "./gateway_core.ts";
 import { createHttpRoutes } from "./http_routes.ts";
+import { serveSupervised, type SupervisedServer } from "./supervised_serve.ts";
 import { Router } from "./router.ts";
 import { execMethods } from "./methods/exec_methods.ts";
 import { namespaceMethods } from "./methods/namespace_methods.ts";
@@ -69,6 +71,47 @@ export async function startGatewayServer(
   options: { paths: GatewayPaths; loaded: LoadedConfig; log: Logger; handleSignals?: boolean },
 ): Promise<RunningServer> {
   const { paths, loaded, log } = options;
+  const lock = await acquireServerLock(paths.dataDir);
+  try {
+    return await startLocked(options, lock);
+  } catch (error) {
+    lock.close();
+    throw error;
+  }
+}
+
+/**
+ * Takes the data dir's exclusive lock, held (by the open file) for the server's whole life, so
+ * two servers can never share a data dir however they race (issue 9, item 7; SVC-02). The
+ * kernel drops it when the process dies, even by `kill -9`.
+ */
+async function acquireServerLock(dataDir: string): Promise<Deno.FsFile> {
+  await Deno.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const file = await Deno.open(join(dataDir, "server.lock"), {
+    read: true,
+    write: true,
+    create: true,
+    mode: 0o600,
+  });
+  if (!await file.tryLock(true)) {
+    file.close();
+    const existing = await readServerState(dataDir);
+    const who = existing
+      ? ` (pid ${existing.state.pid}, port ${existing.state.port}, root "${existing.state.root}")`
+      : "";
+    throw new ServerStartError(
+      `A gateway is already running for data dir "${dataDir}"${who}: ` +
+        `stop it with gateway stop, or set GATEWAY_DATA_DIR to use another data dir`,
+    );
+  }
+  return file;
+}
+
+async function startLocked(
+  options: { paths: GatewayPaths; loaded: LoadedConfig; log: Logger; handleSignals?: boolean },
+  lock: Deno.FsFile,
+): Promise<RunningServer> {
+  const { paths, loaded, log } = options;
   const existing = await readServerState(paths.dataDir);
   if (
     existing && !existing.stale && existing.state.pid !== Deno.pid &&
@@ -104,13 +147,14 @@ export async function startGatewayServer(
     }),
   });
   const config = core.config;
-  let server: Deno.HttpServer;
+  let server: SupervisedServer;
   try {
-    server = Deno.serve({
+    server = serveSupervised({
       hostname: config.host,
       port: config.port,
-      onListen: () => {},
-    }, app.fetch);
+      handler: app.fetch,
+      log: (message, fields) => log.error(message, fields),
+    });
   } catch (error) {
     await core.stop();
     if (error instanceof Deno.errors.AddrInUse) {
@@ -123,7 +167,7 @@ export async function startGatewayServer(
     }
     throw error;
   }
-  port = (server.addr as Deno.NetAddr).port;
+  port = server.addr.port;
   await writeServerState(paths.dataDir, {
     pid: Deno.pid,
     host: config.host,
@@ -157,10 +201,14 @@ export async function startGatewayServer(
       while (core.runner.activeCount > 0 && Date.now() < graceEnds) {
         await new Promise((r) => setTimeout(r, 50));
       }
+      // Runs still going are cancelled while the listener is open, so each caller receives
+      // its Cancelled run document rather than a closed connection (issue 9, item 11).
+      await core.runner.close();
       await new Promise((r) => setTimeout(r, 50)); // let the last answers go out
       const shutdown = server.shutdown();
       await core.stop();
       await Promise.race([shutdown, new Promise((r) => setTimeout(r, 2000))]);
+      lock.close();
       resolveFinished();
     })();
     return stopping;

@@ -16,11 +16,14 @@ export interface Refusal {
   message: string;
 }
 
-function splitHost(host: string): { name: string; port: string | null } {
-  const bracket = /^(\[[^\]]+\])(?::(\d+))?$/.exec(host);
-  if (bracket) return { name: bracket[1]!.toLowerCase(), port: bracket[2] ?? null };
-  const [name, port] = host.split(":");
-  return { name: (name ?? "").toLowerCase(), port: port ?? null };
+/**
+ * Splits a Host header into name and port, or null when it is not exactly `name[:port]`:
+ * anything after the port (`127.0.0.1:PORT:evil`) makes the whole header invalid.
+ */
+function splitHost(host: string): { name: string; port: string | null } | null {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(host);
+  if (!match) return null;
+  return { name: match[1]!.toLowerCase(), port: match[2] ?? null };
 }
 
 /** Origins the server itself serves its UI from; a browser page elsewhere is refused. */
@@ -38,9 +41,10 @@ export function checkHostAndOrigin(
 ): Refusal | null {
   const host = request.headers.get("host");
   if (host === null) return { status: 403, message: "Refused: request has no Host header" };
-  const { name, port } = splitHost(host);
-  const hostOk = LOOPBACK_HOSTS.has(name) || (options.extraHosts ?? []).includes(name);
-  if (!hostOk || (port !== null && port !== String(options.port))) {
+  const split = splitHost(host);
+  const hostOk = split !== null &&
+    (LOOPBACK_HOSTS.has(split.name) || (options.extraHosts ?? []).includes(split.name));
+  if (!hostOk || (split.port !== null && split.port !== String(options.port))) {
     return {
       status: 403,
       message: `Refused: Host "${host}" is not this gateway's loopback address`,

@@ -16,6 +16,8 @@ import { installScriptGlobals } from "./script_globals.ts";
 
 const socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
+/** Whether to drop the socket grants once connected (the gateway says when that is safe). */
+const revokeSocketGrants = Deno.args[1] === "revoke";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -97,6 +99,9 @@ async function readMessages(onMessage: (message: GatewayToRunner) => void): Prom
     entry.reject(new Error("The gateway closed the run's channel"));
   }
   pending.clear();
+  // With its channel gone the run has no one to answer to (the gateway stopped or died):
+  // end now rather than live on as an orphan (issue 9, item 6).
+  Deno.exit(70);
 }
 
 const runMessage = new Promise<RunMessage>((resolve, reject) => {
@@ -115,6 +120,12 @@ const runMessage = new Promise<RunMessage>((resolve, reject) => {
 });
 
 await send({ t: "hello", token });
+if (revokeSocketGrants) {
+  // Connected: the socket's grants are of no further use, and no script may hold them.
+  Deno.permissions.revokeSync({ name: "read", path: socketPath });
+  Deno.permissions.revokeSync({ name: "write", path: socketPath });
+  Deno.permissions.revokeSync({ name: "net", host: `unix:${socketPath}` });
+}
 const run = await runMessage;
 
 /** Sends a request and resolves with the gateway's reply. */

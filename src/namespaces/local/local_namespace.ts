@@ -28,6 +28,8 @@ export interface LocalNamespaceOptions {
   config: ToolModuleConfig;
   /** The gateway's data dir, handed to the module as `GATEWAY_DATA_DIR`. */
   dataDir: string;
+  /** Told the pid of every tool host started (the process ledger). */
+  onSpawn?: (pid: number) => void;
   /** On-disk signature cache, used when no shared `signatures` is given. */
   cacheDir: string;
   /** @default {console} */
@@ -270,6 +272,8 @@ export class LocalNamespace implements Namespace {
       dataDir: options.dataDir,
       configPath: rootConfig(options.file),
       logger: this.#logger,
+      ...(options.config.maxMemoryMb ? { maxMemoryMb: options.config.maxMemoryMb } : {}),
+      ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
       ...(options.loadTimeoutMs === undefined ? {} : { loadTimeoutMs: options.loadTimeoutMs }),
       ...(options.restartDelayMs === undefined ? {} : { restartDelayMs: options.restartDelayMs }),
       ...(options.abortGraceMs === undefined ? {} : { abortGraceMs: options.abortGraceMs }),

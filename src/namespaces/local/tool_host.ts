@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import { dirname } from "node:path";
 import type { PermissionSet } from "../../config/gateway_config.ts";
 import { permissionFlags } from "../../config/permission_flags.ts";
+import { watchMemory } from "../../process/memory_watch.ts";
 import { ToolCallError } from "../namespace.ts";
 import { describeExit, type ToolHostLogger, ToolHostProcess } from "./tool_host_process.ts";
 
@@ -60,6 +61,10 @@ export interface ToolHostOptions {
   maxRestartDelayMs?: number;
   /** Longest result message accepted from the host. @default {67108864} */
   maxMessageLength?: number;
+  /** Resident memory of the host; past it the host is restarted (issue 9). @default {1024} */
+  maxMemoryMb?: number;
+  /** Told the pid (= process group) of every host started, so a later server can reap it. */
+  onSpawn?: (pid: number) => void;
   /** @default {console} */
   logger?: ToolHostLogger;
   /** Told about every state change. */
@@ -262,7 +267,20 @@ export class ToolHost {
     }
     this.#process = process;
     this.#alive.add(process);
-    process.closed.then(() => this.#alive.delete(process));
+    options.onSpawn?.(process.pid);
+    const maxMemoryMb = options.maxMemoryMb ?? 1024;
+    const memory = watchMemory(process.pid, maxMemoryMb, () => {
+      memory.stop();
+      const reason = `tool host for "${options.name}" used more than ${maxMemoryMb} MB of ` +
+        `memory (tools.${options.name}.maxMemoryMb) and was restarted`;
+      this.#logger.warn(reason);
+      process.retire(reason);
+      process.stop(0, reason).catch(() => {});
+    }, { intervalMs: 250 });
+    process.closed.then(() => {
+      memory.stop();
+      this.#alive.delete(process);
+    });
     this.#setState(
       lastFailure === undefined ? { state: "starting" } : {
         state: "starting",

@@ -41,6 +41,8 @@ export interface ConnectUpstreamOptions {
   setup?: (client: Client) => void;
   /** Grace after closing stdin and after SIGTERM. @default 2000 */
   killGraceMs?: number;
+  /** Told the pid of a stdio child once spawned (the process ledger). */
+  onSpawn?: (pid: number) => void;
 }
 
 /**
@@ -64,6 +66,7 @@ export async function connectUpstream(
       stderr: options.stderr,
       onStderrLine: (line) => options.logger.debug(`[${name} stderr] ${line}`),
       ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+      ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
     });
     options.logger.info(
       `Starting MCP server "${name}": ${[config.command, ...config.args].join(" ")}`,

@@ -46,6 +46,8 @@ export interface McpNamespaceOptions {
   restart?: Partial<RestartPolicyOptions>;
   /** For stdio servers: grace after closing stdin, and again after SIGTERM. @default 2000 */
   killGraceMs?: number;
+  /** Told the pid of every stdio child started (the process ledger). */
+  onSpawn?: (pid: number) => void;
 }
 
 /** Progress forwarded to callers at most this often (the final one always passes). */
@@ -84,6 +86,7 @@ export class McpNamespace implements Namespace {
   readonly #logger: McpLogger;
   readonly #restart: RestartPolicy;
   readonly #killGraceMs: number | undefined;
+  readonly #onSpawn: ((pid: number) => void) | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #typeCache = new Map<string, RenderedSchema>();
   readonly #validator = new InputValidator();
@@ -107,6 +110,7 @@ export class McpNamespace implements Namespace {
     this.#logger = options.logger ?? SILENT_LOGGER;
     this.#restart = new RestartPolicy(options.restart);
     this.#killGraceMs = options.killGraceMs;
+    this.#onSpawn = options.onSpawn;
     if (config.disabled) this.#status = { state: "disabled" };
   }
 
@@ -450,6 +454,7 @@ export class McpNamespace implements Namespace {
         stderr,
         logger: this.#logger,
         ...(this.#killGraceMs === undefined ? {} : { killGraceMs: this.#killGraceMs }),
+        ...(this.#onSpawn ? { onSpawn: this.#onSpawn } : {}),
         setup: (client) => {
           this.#installHandlers(client);
           client.onclose = () => {

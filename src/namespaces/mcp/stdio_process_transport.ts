@@ -22,6 +22,8 @@ export interface StdioProcessOptions {
   onStderrLine?: (line: string) => void;
   /** Wait after closing stdin, and again after SIGTERM, before the next step. @default 2000 */
   killGraceMs?: number;
+  /** Told the child's pid (= process group) once spawned, so a later server can reap it. */
+  onSpawn?: (pid: number) => void;
 }
 
 const STDERR_LINES_PER_SECOND = 20;
@@ -100,6 +102,7 @@ export class StdioProcessTransport implements Transport {
       );
     }
     this.#child = child;
+    this.#options.onSpawn?.(child.pid);
     this.#writer = child.stdin.getWriter();
     // The writer's own rejection is reported by send(); keep it from being "unhandled".
     this.#writer.closed.catch(() => {});

@@ -1,0 +1,124 @@
+/**
+ * A record, on disk, of the process groups a server started (runners, tool hosts, stdio
+ * upstreams), so the next server for the same data dir can end the ones a `kill -9` left
+ * behind (issue 9, item 6). Each entry keeps the process's start time, so a pid reused by an
+ * unrelated program since is never signalled.
+ * @module
+ */
+
+import { join } from "node:path";
+
+/** Entries appended before the file is rewritten with only the live ones. */
+const COMPACT_EVERY = 256;
+
+/** The start time of `pid` in clock ticks since boot (Linux), or null when unknown. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // Fields after the command name (which may hold spaces and parentheses): the 22nd field
+    // of the whole line is the 20th after the closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+interface Entry {
+  pid: number;
+  start: string | null;
+}
+
+function parseEntries(text: string): Entry[] {
+  return text.split("\n").flatMap((line) => {
+    const [pid, start] = line.trim().split(" ");
+    const n = Number(pid);
+    return Number.isInteger(n) && n > 1
+      ? [{ pid: n, start: start && start !== "-" ? start : null }]
+      : [];
+  });
+}
+
+/** Whether the entry still names the process it was written for. */
+function stillSame(entry: Entry): boolean {
+  const now = processStartTime(entry.pid);
+  return now !== null && entry.start !== null && now === entry.start;
+}
+
+/** The process groups this server started, written to `children-<pid>.log` in the state dir. */
+export class ProcessLedger {
+  readonly #file: string;
+  #appended = 0;
+  readonly #log: (message: string) => void;
+
+  constructor(stateDir: string, options: { log?: (message: string) => void } = {}) {
+    this.#file = join(stateDir, `children-${Deno.pid}.log`);
+    this.#log = options.log ?? (() => {});
+  }
+
+  /** Records a child started with `detached: true` (its pid is its process group). */
+  record(pid: number): void {
+    try {
+      Deno.writeTextFileSync(this.#file, `${pid} ${processStartTime(pid) ?? "-"}\n`, {
+        append: true,
+        mode: 0o600,
+      });
+      if (++this.#appended % COMPACT_EVERY === 0) this.#compact();
+    } catch (error) {
+      this.#log(`cannot record child process ${pid}: ${error}`);
+    }
+  }
+
+  #compact(): void {
+    const live = parseEntries(Deno.readTextFileSync(this.#file)).filter(stillSame);
+    Deno.writeTextFileSync(this.#file, live.map((e) => `${e.pid} ${e.start}\n`).join(""), {
+      mode: 0o600,
+    });
+  }
+
+  /** Removes this server's ledger (after a clean stop, when every child has been ended). */
+  remove(): void {
+    try {
+      Deno.removeSync(this.#file);
+    } catch {
+      // never written
+    }
+  }
+
+  /**
+   * Ends the process groups recorded by servers that are gone. Call only while holding the
+   * data dir's server lock, so no ledger here belongs to a live server. Returns how many
+   * groups were signalled.
+   */
+  static reapStale(stateDir: string, options: { log?: (message: string) => void } = {}): number {
+    const log = options.log ?? (() => {});
+    let reaped = 0;
+    let entries: Deno.DirEntry[];
+    try {
+      entries = [...Deno.readDirSync(stateDir)];
+    } catch {
+      return 0;
+    }
+    for (const entry of entries) {
+      const match = /^children-(\d+)\.log$/.exec(entry.name);
+      if (!match || Number(match[1]) === Deno.pid) continue;
+      const file = join(stateDir, entry.name);
+      try {
+        for (const child of parseEntries(Deno.readTextFileSync(file))) {
+          if (!stillSame(child)) continue;
+          try {
+            Deno.kill(-child.pid, "SIGKILL");
+            reaped++;
+          } catch {
+            // the group ended between the check and the signal
+          }
+        }
+        Deno.removeSync(file);
+      } catch (error) {
+        log(`cannot reap the children listed in "${file}": ${error}`);
+      }
+    }
+    if (reaped > 0) log(`ended ${reaped} process group(s) left by a gateway that did not stop`);
+    return reaped;
+  }
+}
