@@ -70,7 +70,7 @@ export interface RunningServer {
 export async function startGatewayServer(
   options: { paths: GatewayPaths; loaded: LoadedConfig; log: Logger; handleSignals?: boolean },
 ): Promise<RunningServer> {
-  const { paths, loaded, log } = options;
+  const { paths } = options;
   const lock = await acquireServerLock(paths.dataDir);
   try {
     return await startLocked(options, lock);
