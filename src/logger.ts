@@ -4,6 +4,8 @@
  * @module
  */
 
+import { SecretMask } from "./config/secret_mask.ts";
+
 /** Severity, lowest first. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -40,20 +42,17 @@ export function createLogger(options: {
       // stderr closed (detached server): nothing more to do with a log line
     }
   });
-  const secrets = options.secrets ?? (() => []);
+  const mask = new SecretMask(options.secrets ?? (() => []));
   const emit = (level: LogLevel, message: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] < ORDER[options.level]) return;
-    let line = JSON.stringify({
+    const line = JSON.stringify({
       time: new Date().toISOString(),
       level,
       ...(options.component ? { component: options.component } : {}),
       message,
       ...fields,
     });
-    for (const secret of secrets()) {
-      if (secret.length >= 4) line = line.replaceAll(secret, "[REDACTED]");
-    }
-    write(line);
+    write(mask.mask(line));
   };
   return {
     debug: (m, f) => emit("debug", m, f),

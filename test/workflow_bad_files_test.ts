@@ -80,7 +80,7 @@ const BAD_FILES: Record<string, { text: string; line: number; column: number; pr
     text: "steps:\n  - title: One\n    prompt: go\n    loop: { min: two, max: 3 }\n",
     line: 4,
     column: 18,
-    problem: /step 1 loop\.min: expected a number, got string "two"/,
+    problem: /step 1 loop\.min: expected a number, got text \(3 characters\)/,
   },
   "empty": {
     text: "",

@@ -60,11 +60,19 @@ export class RunChannelServer {
   readonly #log: (message: string) => void;
   readonly #limits: ChannelLimits;
 
+  readonly #stringify: (message: GatewayToRunner) => string;
+
   constructor(
-    options: { log?: (message: string) => void; limits?: Partial<ChannelLimits> } = {},
+    options: {
+      log?: (message: string) => void;
+      limits?: Partial<ChannelLimits>;
+      /** Serialises every message sent to a runner (masking the config's secrets). */
+      stringify?: (message: GatewayToRunner) => string;
+    } = {},
   ) {
     this.#log = options.log ?? (() => {});
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.#stringify = options.stringify ?? ((message) => JSON.stringify(message));
   }
 
   /**
@@ -143,7 +151,7 @@ export class RunChannelServer {
       return null;
     }
     reader.limit = this.#limits.maxMessageBytes;
-    return identifiedConnection(conn, reader, this.#log);
+    return identifiedConnection(conn, reader, { log: this.#log, stringify: this.#stringify });
   }
 }
 
@@ -209,8 +217,9 @@ class LineReader {
 function identifiedConnection(
   conn: Deno.Conn,
   reader: LineReader,
-  log: (message: string) => void,
+  options: { log: (message: string) => void; stringify: (message: GatewayToRunner) => string },
 ): RunnerConnection {
+  const { log, stringify } = options;
   const queue: RunnerToGateway[] = [];
   const state: { handler: ((message: RunnerToGateway) => void) | null } = { handler: null };
   let writing: Promise<unknown> = Promise.resolve();
@@ -225,7 +234,7 @@ function identifiedConnection(
   const connection: RunnerConnection = {
     send: (message) => {
       if (!open) return;
-      const text = JSON.stringify(message) + "\n";
+      const text = stringify(message) + "\n";
       writing = writing.then(() => writeAll(conn, text)).catch(() => close());
     },
     onMessage: (h) => {

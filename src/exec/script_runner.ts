@@ -18,6 +18,7 @@ import type {
 import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { capForCaller, OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
+import { RunReturns } from "./run_returns.ts";
 import { watchMemory } from "../process/memory_watch.ts";
 import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
@@ -67,6 +68,8 @@ export interface FinishedRun {
   stdoutBytes: number;
   stderrBytes: number;
   toolCalls: ToolCallRecord[];
+  /** The whole result when the document carries a truncated one; history keeps it. */
+  fullResult?: unknown;
 }
 
 /** A run in flight. */
@@ -291,6 +294,7 @@ export class ScriptRunner {
         stdout: "",
         stderr: "",
       },
+      fullResult?: unknown,
     ): RunDocument => {
       const out = capForCaller("stdout", output.stdout, {
         total: output.stdoutTotal,
@@ -314,6 +318,7 @@ export class ScriptRunner {
         warnings: partial.warnings ?? [],
         attachments: partial.attachments ?? [],
         ...(partial.result !== undefined ? { result: partial.result } : {}),
+        ...(partial.resultTruncated ? { resultTruncated: true } : {}),
         ...(partial.error ? { error: partial.error } : {}),
       };
       const saved = this.#deps.record({
@@ -325,6 +330,7 @@ export class ScriptRunner {
         stdoutBytes: out.total,
         stderrBytes: err.total,
         toolCalls,
+        ...(fullResult !== undefined ? { fullResult } : {}),
       });
       document.history = saved ? "saved" : "failed";
       return document;
@@ -444,9 +450,12 @@ export class ScriptRunner {
       ));
 
     const calls = new AbortController();
-    let result: unknown = undefined;
-    const warnings: string[] = [];
-    const attachments: Attachment[] = [];
+    const returns = new RunReturns({
+      maxResultBytes: maxOutputBytes,
+      maxAttachments: exec.maxAttachments,
+      maxAttachmentBytes: exec.maxAttachmentBytes,
+      maxWarnings: exec.maxWarnings,
+    });
     let failure: Extract<RunnerToGateway, { t: "failed" }>["error"] | null = null;
     let callCount = 0;
     let inFlight = 0;
@@ -463,13 +472,13 @@ export class ScriptRunner {
       connected.onMessage((message) => {
         switch (message.t) {
           case "result":
-            result = message.value;
+            returns.setResult(message.value);
             break;
           case "warning":
-            warnings.push(message.message);
+            returns.addWarning(String(message.message));
             break;
           case "attach":
-            attachments.push(message.block as Attachment);
+            returns.addAttachment(message.block as Attachment);
             break;
           case "failed":
             failure = message.error;
@@ -614,14 +623,17 @@ export class ScriptRunner {
       stderr: output.stderr,
       connected: connected !== null,
     });
-    return finish({
-      ok: error === null,
-      exitCode: status.code,
-      warnings,
-      attachments,
-      ...(error === null && request.inline && result !== undefined ? { result } : {}),
-      ...(error ? { error } : {}),
-    }, output);
+    const bounded = returns.bounded(runId, { includeResult: error === null && request.inline });
+    return finish(
+      {
+        ok: error === null,
+        exitCode: status.code,
+        ...bounded,
+        ...(error ? { error } : {}),
+      },
+      output,
+      bounded.resultTruncated ? returns.fullResult : undefined,
+    );
   }
 
   /** Cancels every run and ends the pool. */

@@ -71,6 +71,8 @@ export interface RunDocument {
   durationMs: number;
   toolCalls: number;
   stdoutTruncated: boolean;
+  /** Set when `result` is a notice plus the head of a result too large to return whole. */
+  resultTruncated?: boolean;
   warnings: string[];
   attachments: Attachment[];
   error?: RunError;

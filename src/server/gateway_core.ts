@@ -25,6 +25,7 @@ import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures
 import { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
 import { RunChannelServer } from "../exec/run_channel_server.ts";
 import { ProcessLedger } from "../process/process_ledger.ts";
+import { SecretMask } from "../config/secret_mask.ts";
 import { runtimeDirFor } from "../config/runtime_dir.ts";
 import {
   type FinishedRun,
@@ -96,13 +97,21 @@ export class GatewayCore {
   readonly #finished = new Map<string, RunDocument>();
   #shuttingDown = false;
   readonly #stateDir: string;
+  /** The gateway's own token: masked wherever secrets are (issue 9, item 9). */
+  readonly #token: string | null;
   #runtimeDir: string | null = null;
   #ledger: ProcessLedger | null = null;
 
-  constructor(paths: GatewayPaths, loaded: LoadedConfig, log: Logger) {
+  constructor(
+    paths: GatewayPaths,
+    loaded: LoadedConfig,
+    log: Logger,
+    options: { token?: string } = {},
+  ) {
     this.paths = paths;
     this.#loaded = loaded;
     this.log = log;
+    this.#token = options.token ?? null;
     this.#stateDir = join(paths.dataDir, "state");
   }
 
@@ -111,10 +120,28 @@ export class GatewayCore {
     return this.#loaded.config;
   }
 
-  /** Values to mask in logs and history. */
+  /** Values to mask in logs and history: the config's secrets and the gateway's own token. */
   secrets(): string[] {
-    return [...this.#loaded.secrets, ...this.#loaded.config.history.redact];
+    return [...(this.#token === null ? [] : [this.#token]), ...this.#configSecrets()];
   }
+
+  #configSecretsFrom: LoadedConfig | null = null;
+  #configSecretsList: string[] = [];
+  /** `${env:…}` expansions and `history.redact`, one array per loaded config. */
+  #configSecrets(): string[] {
+    if (this.#configSecretsFrom !== this.#loaded) {
+      this.#configSecretsFrom = this.#loaded;
+      this.#configSecretsList = [...this.#loaded.secrets, ...this.#loaded.config.history.redact];
+    }
+    return this.#configSecretsList;
+  }
+
+  /**
+   * Masks the config's secrets in everything that leaves the server: HTTP bodies, WebSocket
+   * frames, messages to runners (issue 9, item 4). Not the token, which the dashboard page
+   * legitimately carries; no server answer is built from it.
+   */
+  readonly outgoingMask = new SecretMask(() => this.#configSecrets());
 
   /** The history store. */
   get history(): RunHistory {
@@ -161,6 +188,7 @@ export class GatewayCore {
     this.#workflows = new WorkflowService({ database: this.#database, root: this.paths.root.dir });
     this.#channel = new RunChannelServer({
       log: (m) => this.log.warn(m, { component: "channel" }),
+      stringify: (message) => this.outgoingMask.stringify(message),
     });
     this.#checker = ScriptCheckerWorker.start({ cacheDir: join(this.paths.dataDir, "cache") });
     this.#runner = new ScriptRunner({
@@ -506,7 +534,11 @@ export class GatewayCore {
         errorMessage: document.error?.message ?? null,
         stdout: run.stdout,
         stderr: run.stderr,
-        result: document.result === undefined ? null : JSON.stringify(document.result),
+        result: run.fullResult !== undefined
+          ? JSON.stringify(run.fullResult)
+          : document.result === undefined
+          ? null
+          : JSON.stringify(document.result),
         exitCode: document.exitCode,
         toolCalls: run.toolCalls,
         name: request.name ?? null,

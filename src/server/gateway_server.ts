@@ -126,7 +126,7 @@ async function startLocked(
     log.info("ignoring a stale server.json", { pid: existing.state.pid });
   }
   const token = await ensureToken(paths.dataDir);
-  const core = new GatewayCore(paths, loaded, log);
+  const core = new GatewayCore(paths, loaded, log, { token });
   await core.start();
   const router = createRouter();
   let port = 0;
@@ -137,12 +137,14 @@ async function startLocked(
     port: () => port,
     version: GATEWAY_VERSION,
     mcp: createMcpHttpHandler({
-      call: (method, params) =>
-        router.dispatch(method, params, {
-          core,
-          client: "mcp",
-          signal: new AbortController().signal,
-        }),
+      call: async (method, params) =>
+        core.outgoingMask.deep(
+          await router.dispatch(method, params, {
+            core,
+            client: "mcp",
+            signal: new AbortController().signal,
+          }),
+        ),
       version: GATEWAY_VERSION,
     }),
   });

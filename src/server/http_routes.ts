@@ -42,21 +42,76 @@ function statusOf(error: RpcError): 400 | 404 | 422 | 500 | 503 {
   }
 }
 
+/** Largest request body accepted, in bytes (a run's stdin and source fit well within it). */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Reads `request`'s body up to `maxBytes` and returns an equal request with that body in
+ * memory, or null when the body (declared or actual) is larger.
+ */
+async function readBoundedBody(request: Request, maxBytes: number): Promise<Request | null> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > maxBytes) {
+    await request.body?.cancel().catch(() => undefined);
+    return null;
+  }
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, at);
+    at += chunk.length;
+  }
+  return new Request(request, { body });
+}
+
 /** Builds the app. */
 export function createHttpRoutes(options: HttpRoutesOptions): Hono {
   const { core, router } = options;
   const app = new Hono();
+  /** Every JSON answer goes out with the config's secrets masked (issue 9, item 4). */
+  const json = (_c: Context, value: unknown, status: number = 200) =>
+    new Response(core.outgoingMask.stringify(value), {
+      status,
+      headers: { "content-type": "application/json; charset=UTF-8" },
+    });
 
   app.use("*", async (c, next) => {
     const refusal = checkHostAndOrigin(c.req.raw, { port: options.port() });
     if (refusal) {
       core.log.warn("refused request", { path: c.req.path, reason: refusal.message });
-      return c.json({ error: { message: refusal.message } }, refusal.status);
+      return json(c, { error: { message: refusal.message } }, refusal.status);
     }
     if (c.req.path !== "/health") {
       const allowQuery = c.req.path === "/ws" || c.req.path === "/ui";
       const denied = checkToken(c.req.raw, { token: options.token, allowQuery });
-      if (denied) return c.json({ error: { message: denied.message } }, denied.status);
+      if (denied) return json(c, { error: { message: denied.message } }, denied.status);
+    }
+    if (c.req.raw.body !== null) {
+      // Bodies are read whole before any handler sees them, within a cap: a 200 MB upload must
+      // cost 413, not the server's memory (issue 9, item 12).
+      const bounded = await readBoundedBody(c.req.raw, MAX_BODY_BYTES);
+      if (bounded === null) {
+        return json(c, {
+          error: {
+            message: `Request body is larger than ${MAX_BODY_BYTES} bytes: send less ` +
+              `(large inputs belong in a file the script may read)`,
+          },
+        }, 413);
+      }
+      c.req.raw = bounded;
     }
     await next();
   });
@@ -70,12 +125,12 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
         client: "http",
         signal: gone.signal,
       });
-      return c.json(result as Record<string, unknown>);
+      return json(c, result as Record<string, unknown>);
     } catch (error) {
       const rpc = error instanceof RpcError
         ? error
         : new RpcError(RpcCode.InternalError, String(error));
-      return c.json({ error: rpc.toJSON() }, statusOf(rpc));
+      return json(c, { error: rpc.toJSON() }, statusOf(rpc));
     }
   };
   const body = async (c: Context): Promise<unknown> => {
@@ -90,13 +145,13 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     try {
       params = await body(c);
     } catch (error) {
-      return c.json({ error: (error as RpcError).toJSON() }, 400);
+      return json(c, { error: (error as RpcError).toJSON() }, 400);
     }
     return call(c, method, params);
   };
 
   app.get("/health", (c) =>
-    c.json({
+    json(c, {
       ok: true,
       version: options.version,
       pid: Deno.pid,
@@ -142,30 +197,30 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     try {
       params = await body(c);
     } catch (error) {
-      return c.json({ error: (error as RpcError).toJSON() }, 400);
+      return json(c, { error: (error as RpcError).toJSON() }, 400);
     }
     return call(c, `workflow.${c.req.param("command")}`, params);
   });
-  app.get("/openapi.json", (c) => c.json(openApiDocument(options.version)));
+  app.get("/openapi.json", (c) => json(c, openApiDocument(options.version)));
   app.get("/ui", (c) => c.html(dashboardHtml()));
   app.all("/mcp", (c) => {
-    if (!options.mcp) return c.json({ error: { message: "MCP endpoint is not enabled" } }, 404);
+    if (!options.mcp) return json(c, { error: { message: "MCP endpoint is not enabled" } }, 404);
     return options.mcp(c.req.raw);
   });
   app.get("/ws", (c) => {
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
-      return c.json({ error: { message: "Expected a WebSocket upgrade on /ws" } }, 400);
+      return json(c, { error: { message: "Expected a WebSocket upgrade on /ws" } }, 400);
     }
     const { socket, response } = Deno.upgradeWebSocket(c.req.raw, { idleTimeout: 30 });
     serveSocket(socket, { core, router });
     return response;
   });
   app.notFound((c) =>
-    c.json({ error: { message: `No route ${c.req.method} ${c.req.path}` } }, 404)
+    json(c, { error: { message: `No route ${c.req.method} ${c.req.path}` } }, 404)
   );
   app.onError((error, c) => {
     core.log.error("http handler failed", { path: c.req.path, error: String(error) });
-    return c.json({ error: { message: `Internal error: ${error.message}` } }, 500);
+    return json(c, { error: { message: `Internal error: ${error.message}` } }, 500);
   });
   return app;
 }

@@ -130,7 +130,7 @@ export function serveSocket(
   const send = (payload: unknown) => {
     if (socket.readyState !== WebSocket.OPEN) return;
     try {
-      socket.send(JSON.stringify(payload));
+      socket.send(core.outgoingMask.stringify(payload));
     } catch (error) {
       core.log.warn("websocket send failed", { error: String(error) });
     }

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { maskSecrets, secretForms } from "../config/secret_mask.ts";
 import { Buffer } from "node:buffer";
 import type { SQLInputValue } from "node:sqlite";
 import { type FailureKind, isFailureKind } from "../protocol/run_document.ts";
@@ -98,7 +99,6 @@ export interface RunHistoryOptions {
   now?: () => number;
 }
 
-const REDACTED = "[REDACTED]";
 const PRUNE_BATCH = 500;
 const DAY_MS = 86_400_000;
 
@@ -126,8 +126,8 @@ export class RunHistory {
    */
   record(run: RunRecord): void {
     const cap = this.#maxOutputBytes;
-    const stdout = this.#redactAndCap(run.stdout, cap);
-    const stderr = this.#redactAndCap(run.stderr, cap);
+    const stdout = this.#redactAndCap(run.stdout, cap, run.stdoutTotalBytes);
+    const stderr = this.#redactAndCap(run.stderr, cap, run.stderrTotalBytes);
     const result = run.result === null ? null : this.#redactAndCap(run.result, cap);
     const resultCapped = result !== null && result.capped;
     const values: Record<string, SQLInputValue> = {
@@ -314,11 +314,7 @@ export class RunHistory {
   }
 
   #redact(text: string): string {
-    let out = text;
-    for (const secret of this.#secrets) {
-      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    }
-    return out;
+    return maskSecrets(text, this.#secrets);
   }
 
   /**
@@ -326,9 +322,23 @@ export class RunHistory {
    * redacted, so a 100 MB stdout costs no 100 MB copies; a secret cut by that prefix is dropped
    * too, never stored in part.
    */
-  #redactAndCap(text: string, cap: number): { text: string; bytes: number; capped: boolean } {
+  #redactAndCap(
+    text: string,
+    cap: number,
+    totalBytes?: number,
+  ): { text: string; bytes: number; capped: boolean } {
     const bytes = Buffer.byteLength(text, "utf8");
-    if (bytes <= cap) return { text: this.#redact(text), bytes, capped: false };
+    if (bytes <= cap) {
+      // Text already cut before it reached us (the capture kept its head) may end in the first
+      // characters of a secret whose rest was dropped: those go too.
+      const cutUpstream = (totalBytes ?? 0) > bytes;
+      const redacted = this.#redact(text);
+      return {
+        text: cutUpstream ? dropPartialSecret(redacted, this.#secrets) : redacted,
+        bytes,
+        capped: false,
+      };
+    }
     const longest = this.#secrets.reduce((n, s) => Math.max(n, s.length), 0);
     // `cap` bytes hold at most `cap` characters; the extra covers secrets crossing the cut.
     const cut = text.length > cap + longest;
@@ -340,18 +350,6 @@ export class RunHistory {
 }
 
 /** Every stored form of each secret: as written, and as it appears inside JSON strings. */
-function secretForms(secrets: readonly string[]): string[] {
-  const forms = new Set<string>();
-  for (const secret of secrets) {
-    if (secret.length < 4) continue;
-    forms.add(secret);
-    const escaped = JSON.stringify(secret).slice(1, -1);
-    if (escaped !== secret) forms.add(escaped);
-  }
-  // Longest first, so a secret containing another is replaced whole.
-  return [...forms].sort((a, b) => b.length - a.length);
-}
-
 /** Removes a trailing beginning of a secret (`…sk-te` when `sk-test-1` is a secret). */
 function dropPartialSecret(text: string, secrets: readonly string[]): string {
   let cut = 0;

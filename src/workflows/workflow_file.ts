@@ -303,6 +303,9 @@ function describeValue(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
+  // Text is described, never quoted: a file that is not a workflow (say, one holding secrets)
+  // must not come back inside the error (issue 9, item 12).
+  if (typeof value === "string") return `text (${value.length} characters)`;
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 

@@ -145,7 +145,7 @@ Deno.test("parseWorkflowFile() refuses empty or missing steps", () => {
   assert.match(badFile("# only a comment\n").message, /the file is empty/);
   assert.match(
     badFile("just text").message,
-    /expected a mapping with "steps", got string "just text"/,
+    /expected a mapping with "steps", got text \(9 characters\)/,
   );
   assert.match(badFile("steps:\n  title: A\n").message, /steps: expected a list, got a mapping/);
 });

@@ -5,12 +5,13 @@
  * @module
  */
 
-import type {
-  ChannelError,
-  GatewayToRunner,
-  RunMessage,
-  RunnerToGateway,
-  ScriptFailure,
+import {
+  type ChannelError,
+  type GatewayToRunner,
+  MAX_CHANNEL_LINE_BYTES,
+  type RunMessage,
+  type RunnerToGateway,
+  type ScriptFailure,
 } from "../../protocol/channel_messages.ts";
 import { installScriptGlobals } from "./script_globals.ts";
 
@@ -54,6 +55,14 @@ let writing: Promise<unknown> = Promise.resolve();
 /** Sends one message; writes are chained so lines never interleave. */
 function send(message: RunnerToGateway): Promise<void> {
   const bytes = encoder.encode(JSON.stringify(message) + "\n");
+  if (bytes.length > MAX_CHANNEL_LINE_BYTES) {
+    return Promise.reject(
+      new RangeError(
+        `the ${message.t} message is ${bytes.length} bytes, over the gateway channel's limit of ` +
+          `${MAX_CHANNEL_LINE_BYTES} bytes: send less at once`,
+      ),
+    );
+  }
   const next = writing.then(async () => {
     let offset = 0;
     while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));

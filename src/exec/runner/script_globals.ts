@@ -5,7 +5,12 @@
  * @module
  */
 
-import type { ChannelError, RunMessage, RunnerToGateway } from "../../protocol/channel_messages.ts";
+import {
+  type ChannelError,
+  MAX_CHANNEL_LINE_BYTES,
+  type RunMessage,
+  type RunnerToGateway,
+} from "../../protocol/channel_messages.ts";
 import type { CatalogueSnapshot } from "../../discovery/catalogue_snapshot.ts";
 import { SearchIndex } from "../../discovery/search.ts";
 import { describePath } from "../../discovery/describe.ts";
@@ -110,7 +115,15 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
   });
 
   function attach(block: unknown): void {
-    port.send({ t: "attach", block: normaliseAttachment(block) }).catch(() => undefined);
+    const message = { t: "attach" as const, block: normaliseAttachment(block) };
+    const size = JSON.stringify(message).length;
+    if (size > MAX_CHANNEL_LINE_BYTES) {
+      throw new RangeError(
+        `attach(): the block is ${size} bytes, over the ${MAX_CHANNEL_LINE_BYTES}-byte limit: ` +
+          `attach a smaller image, or write it to a file the caller can read`,
+      );
+    }
+    port.send(message).catch(() => undefined);
   }
 
   const resources = {
@@ -145,7 +158,10 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
   function resultHook(value: unknown): void {
     if (value === undefined || reported) return;
     reported = true;
-    port.send({ t: "result", value: toJsonSafe(value) }).catch(() => undefined);
+    port.send({ t: "result", value: toJsonSafe(value) }).catch((error: Error) =>
+      port.send({ t: "warning", message: `The result was not returned: ${error.message}` })
+        .catch(() => undefined)
+    );
   }
 
   const define = (name: string, value: unknown) =>

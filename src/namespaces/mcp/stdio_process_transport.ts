@@ -151,7 +151,7 @@ export class StdioProcessTransport implements Transport {
     const max = this.#options.maxMessageBytes ?? 16 * 1024 * 1024;
     let parts: Uint8Array[] = [];
     let size = 0;
-    let dropping = false;
+    let dropping: OversizedLine | null = null;
     try {
       for await (const chunk of stream) {
         let start = 0;
@@ -160,22 +160,20 @@ export class StdioProcessTransport implements Transport {
           const end = newline === -1 ? chunk.length : newline;
           const piece = chunk.subarray(start, end);
           if (!dropping && size + piece.length > max) {
-            dropping = true;
+            dropping = new OversizedLine(concatBytes(parts, size));
             parts = [];
             size = 0;
-            this.onerror?.(
-              new Error(
-                `Dropped a message from "${this.#options.command}": longer than ${max} bytes`,
-              ),
-            );
           }
-          if (!dropping && piece.length > 0) {
+          if (dropping) dropping.add(piece);
+          else if (piece.length > 0) {
             parts.push(piece);
             size += piece.length;
           }
           if (newline === -1) break;
-          const delivered = !dropping && this.#handleLine(concatBytes(parts, size));
-          dropping = false;
+          const delivered = dropping
+            ? this.#rejectOversized(dropping, max)
+            : this.#handleLine(concatBytes(parts, size));
+          dropping = null;
           parts = [];
           size = 0;
           start = newline + 1;
@@ -189,6 +187,21 @@ export class StdioProcessTransport implements Transport {
         new Error(`Cannot read stdout of "${this.#options.command}"`, { cause: error }),
       );
     }
+  }
+
+  /**
+   * A reply too large to accept still answers its request: the id is read from the line's
+   * ends, and the caller gets an error naming the size at once instead of waiting for its
+   * timeout (issue 9, item 10). True when a message was delivered.
+   */
+  #rejectOversized(line: OversizedLine, max: number): boolean {
+    const message = `The reply of "${this.#options.command}" is ${line.size} bytes, over the ` +
+      `gateway's limit of ${max} bytes for one message: ask the tool for less (a page, a filter)`;
+    this.onerror?.(new Error(`Dropped a message: ${message}`));
+    const id = line.requestId();
+    if (id === null) return false;
+    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+    return true;
   }
 
   /** Parses and delivers one line; true when a message was delivered. */
@@ -293,4 +306,47 @@ function concatBytes(parts: Uint8Array[], size: number): Uint8Array {
     offset += part.length;
   }
   return out;
+}
+
+/** Keeps the two ends of a line too long to hold, to find the id of the reply it carried. */
+class OversizedLine {
+  static readonly END_BYTES = 512;
+  #head: Uint8Array;
+  #tail: Uint8Array = new Uint8Array(0);
+  size: number;
+
+  constructor(start: Uint8Array) {
+    this.#head = start.subarray(0, OversizedLine.END_BYTES);
+    this.#tail = start.subarray(-OversizedLine.END_BYTES);
+    this.size = start.length;
+  }
+
+  add(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    this.size += piece.length;
+    if (this.#head.length < OversizedLine.END_BYTES) {
+      this.#head = concatBytes([this.#head, piece], this.#head.length + piece.length)
+        .subarray(0, OversizedLine.END_BYTES);
+    }
+    const last = piece.subarray(-OversizedLine.END_BYTES);
+    const joined = concatBytes([this.#tail, last], this.#tail.length + last.length);
+    this.#tail = joined.subarray(-OversizedLine.END_BYTES);
+  }
+
+  /**
+   * The top-level JSON-RPC id, when the line opens with it (`{"jsonrpc":"2.0","id":3,…`) or
+   * closes with it (`…,"id":3}`, as the SDK writes replies); an `"id"` inside the payload is
+   * never taken for it.
+   */
+  requestId(): string | number | null {
+    const decoder = new TextDecoder();
+    const id = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+    const opening = new RegExp(
+      String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + id,
+    );
+    const closing = new RegExp(String.raw`"id"\s*:\s*` + id + String.raw`\s*\}\s*$`);
+    const match = opening.exec(decoder.decode(this.#head)) ??
+      closing.exec(decoder.decode(this.#tail));
+    return match ? JSON.parse(match[1]!) as string | number : null;
+  }
 }

@@ -26,6 +26,15 @@ function runRequest(
 ): { request: RunRequest; bind: (handle: RunHandle) => void } {
   let runId = "";
   const notify = context.notify;
+  const maxStdin = context.core.config.exec.maxStdinBytes;
+  const stdinBytes = new TextEncoder().encode(params.stdin ?? "").length;
+  if (stdinBytes > maxStdin) {
+    throw new RpcError(
+      RpcCode.InvalidParams,
+      `Invalid params: "stdin" is ${stdinBytes} bytes, over exec.maxStdinBytes (${maxStdin}): ` +
+        `pipe less, or grant --allow-read to a file the script reads itself`,
+    );
+  }
   const request: RunRequest = {
     ...source,
     args: params.args,
