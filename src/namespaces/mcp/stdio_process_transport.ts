@@ -197,7 +197,12 @@ export class StdioProcessTransport implements Transport {
   #rejectOversized(line: OversizedLine, max: number): boolean {
     const message = `The reply of "${this.#options.command}" is ${line.size} bytes, over the ` +
       `gateway's limit of ${max} bytes for one message: ask the tool for less (a page, a filter)`;
-    this.onerror?.(new Error(`Dropped a message: ${message}`));
+    this.onerror?.(
+      new Error(
+        `Dropped a message from "${this.#options.command}": longer than ${max} bytes ` +
+          `(${line.size} bytes)`,
+      ),
+    );
     const id = line.requestId();
     if (id === null) return false;
     this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message } });
