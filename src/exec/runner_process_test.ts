@@ -31,3 +31,22 @@ Deno.test("runnerFlags() leaves imports to Deno's defaults with unrestricted net
   assert.ok(!flags.includes("--no-remote") && !flags.includes("--no-npm"));
   assert.ok(!flags.some((f) => f.startsWith("--allow-import")));
 });
+
+Deno.test("runnerFlags() always denies the data dir and gives the run its own storage origin", () => {
+  const flags = runnerFlags({
+    ...paths,
+    permissions: { read: true },
+    deniedPaths: ["/home/u/.local/share/gateway"],
+    location: "http://run-ab.gateway.invalid",
+  });
+  assert.ok(flags.includes("--deny-read=/home/u/.local/share/gateway"));
+  assert.ok(flags.includes("--deny-write=/home/u/.local/share/gateway"));
+  assert.ok(flags.includes("--location=http://run-ab.gateway.invalid"));
+});
+
+Deno.test("runnerFlags() asks the runner to drop its socket grants unless the caller's grant covers them", () => {
+  assert.equal(runnerFlags({ ...paths, permissions: {} }).at(-1), "revoke");
+  // Revoking would also revoke the caller's covering grant, so it is skipped then.
+  assert.notEqual(runnerFlags({ ...paths, permissions: { write: ["/state"] } }).at(-1), "revoke");
+  assert.notEqual(runnerFlags({ ...paths, permissions: { read: true } }).at(-1), "revoke");
+});

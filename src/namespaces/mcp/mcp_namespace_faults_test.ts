@@ -117,14 +117,24 @@ Deno.test("`McpNamespace` handles a misbehaving fixture server", async (t) => {
       assert.equal(silent.message, "fixture.fail_silent returned isError");
     });
 
-    await t.step("a reply over the 16 MiB message limit fails its call at once, naming the size", async () => {
-      const error = await callError(
-        ns.callTool("huge_reply", { bytes: 17 * 1024 * 1024 }, callOptions({ callTimeoutMs: 60_000 })),
-      );
-      assert.notEqual(error.kind, "ToolTimeout");
-      assert.match(error.message, /is \d+ bytes, over the gateway's limit of 16777216 bytes/);
-      assert.equal((await ns.callTool("echo", { message: "still" }, callOptions())).value, "Echo: still");
-    });
+    await t.step(
+      "a reply over the 16 MiB message limit fails its call at once, naming the size",
+      async () => {
+        const error = await callError(
+          ns.callTool(
+            "huge_reply",
+            { bytes: 17 * 1024 * 1024 },
+            callOptions({ callTimeoutMs: 60_000 }),
+          ),
+        );
+        assert.notEqual(error.kind, "ToolTimeout");
+        assert.match(error.message, /is \d+ bytes, over the gateway's limit of 16777216 bytes/);
+        assert.equal(
+          (await ns.callTool("echo", { message: "still" }, callOptions())).value,
+          "Echo: still",
+        );
+      },
+    );
 
     await t.step("JSON text is parsed and mixed content stays blocks", async () => {
       assert.deepStrictEqual((await ns.callTool("json_text", {}, callOptions())).value, {

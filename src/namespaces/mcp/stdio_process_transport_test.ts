@@ -40,7 +40,10 @@ Deno.test("`StdioProcessTransport` delivers JSON-RPC lines and reports garbage a
       errors[0] ?? "",
       /^Ignored a line on stdout of "sh" that is not JSON-RPC: "not json"$/,
     );
-    assert.match(errors[1] ?? "", /^Dropped a message from "sh": longer than 1000 bytes \(\d+ bytes\)$/);
+    assert.match(
+      errors[1] ?? "",
+      /^Dropped a message from "sh": longer than 1000 bytes \(\d+ bytes\)$/,
+    );
     assert.match(errors[2] ?? "", /not JSON-RPC: "\{\\"no\\":\\"rpc\\"\}"/);
   } finally {
     await transport.close();

@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { RunChannelServer } from "./run_channel_server.ts";
+
+async function connect(path: string): Promise<Deno.UnixConn> {
+  return await Deno.connect({ transport: "unix", path });
+}
+
+async function readAll(conn: Deno.Conn): Promise<string> {
+  const chunks: string[] = [];
+  const buf = new Uint8Array(1024);
+  const decoder = new TextDecoder();
+  for (;;) {
+    const n = await conn.read(buf).catch(() => null);
+    if (n === null) return chunks.join("");
+    chunks.push(decoder.decode(buf.subarray(0, n)));
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("RunChannelServer.listen() hands over the runner with the token, then removes the socket", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
+  const path = `${dir}/c.sock`;
+  const channel = new RunChannelServer();
+  const expectation = channel.listen(path, "right-token");
+  try {
+    assert.equal((Deno.statSync(path).mode ?? 0) & 0o777, 0o600);
+    const wrong = await connect(path);
+    await wrong.write(new TextEncoder().encode('{"t":"hello","token":"wrong"}\n'));
+    assert.match(await readAll(wrong), /"t":"refused"/);
+    wrong.close();
+    const runner = await connect(path);
+    await runner.write(new TextEncoder().encode('{"t":"hello","token":"right-token"}\n'));
+    const connection = await expectation.connection;
+    assert.equal(exists(path), false, "the socket file outlived the handshake");
+    const got = new Promise((resolve) => connection.onMessage(resolve));
+    await runner.write(new TextEncoder().encode('{"t":"warning","message":"hi"}\n'));
+    assert.deepEqual(await got, { t: "warning", message: "hi" });
+    connection.close();
+    runner.close();
+  } finally {
+    expectation.cancel();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("RunChannelServer bounds unidentified connections in number, bytes and time", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
+  const path = `${dir}/c.sock`;
+  const channel = new RunChannelServer({
+    limits: { maxPending: 2, maxHelloBytes: 64, helloTimeoutMs: 200 },
+  });
+  const expectation = channel.listen(path, "token");
+  const held: Deno.UnixConn[] = [];
+  try {
+    // Two silent connections are held; a third is closed at once.
+    held.push(await connect(path), await connect(path));
+    const third = await connect(path);
+    assert.equal(await readAll(third), "");
+    third.close();
+    // A hello longer than the cap is refused, not buffered.
+    const flood = await connect(path);
+    await flood.write(new TextEncoder().encode("x".repeat(10_000))).catch(() => 0);
+    assert.doesNotMatch(await readAll(flood), /"t":"run"/);
+    flood.close();
+    // Silent connections are closed at the hello deadline.
+    for (const conn of held) assert.match(await readAll(conn), /refused|^$/);
+    const runner = await connect(path);
+    await runner.write(new TextEncoder().encode('{"t":"hello","token":"token"}\n'));
+    (await expectation.connection).close();
+    runner.close();
+  } finally {
+    for (const conn of held) {
+      try {
+        conn.close();
+      } catch {
+        // closed by the server
+      }
+    }
+    expectation.cancel();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
