@@ -188,7 +188,15 @@ export class GatewayCore {
     this.#workflows = new WorkflowService({ database: this.#database, root: this.paths.root.dir });
     this.#channel = new RunChannelServer({
       log: (m) => this.log.warn(m, { component: "channel" }),
-      stringify: (message) => this.outgoingMask.stringify(message),
+      stringify: (message) => {
+        if (message.t !== "run") return this.outgoingMask.stringify(message);
+        // The caller's own arguments and stdin reach the script as given; everything the
+        // gateway adds (catalogue, discovery data) is masked.
+        const { args, stdin, ...rest } = message;
+        return `${this.outgoingMask.stringify(rest).slice(0, -1)},"args":${
+          JSON.stringify(args)
+        },"stdin":${JSON.stringify(stdin)}}`;
+      },
     });
     this.#checker = ScriptCheckerWorker.start({ cacheDir: join(this.paths.dataDir, "cache") });
     this.#runner = new ScriptRunner({
