@@ -24,6 +24,7 @@ const RANK: Record<string, number> = {
   protocol: 5,
   config: 6,
   "logger.ts": 6,
+  telemetry: 6,
   process: 6,
 };
 

@@ -19,6 +19,7 @@ import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { capForCaller, OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
 import { RunReturns } from "./run_returns.ts";
+import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import { watchMemory } from "../process/memory_watch.ts";
 import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
@@ -51,6 +52,8 @@ export interface RunRequest {
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   /** Upstream progress of the run's tool calls, for `run.progress` notifications. */
   onProgress?: (progress: ToolProgress & { namespace: string; tool: string }) => void;
+  /** The caller's W3C trace context; the run's span becomes its child. */
+  traceparent?: string;
 }
 
 /** Everything history needs about a finished run beyond its document. */
@@ -105,6 +108,10 @@ export interface ScriptRunnerDeps {
   deniedPaths?: readonly string[];
   /** Told the pid of every runner started (the process ledger). */
   onSpawn?: (pid: number) => void;
+  /** Spans and metrics of runs (OpenTelemetry); absent or disabled costs nothing. */
+  telemetry?: GatewayTelemetry;
+  /** What kind of upstream serves a namespace ("local", "mcp"), for call spans. */
+  upstreamOf?: (namespace: string) => string;
   exec: () => ExecConfig;
   /**
    * The root holding `gateway.json`: relative paths in `exec.permissions` and
@@ -142,6 +149,9 @@ function newRunId(): string {
   ).join("");
   return `${time}${random}`;
 }
+
+/** Used when no telemetry is given: every span is a no-op. */
+const NO_TELEMETRY = new GatewayTelemetry({ enabled: false });
 
 /** Grace between TERM and KILL when a run is stopped. */
 const KILL_GRACE_MS = 500;
@@ -285,6 +295,12 @@ export class ScriptRunner {
   ): Promise<RunDocument> {
     const startedAt = Date.now();
     const exec = this.#deps.exec();
+    const runTrace = (this.#deps.telemetry ?? NO_TELEMETRY).startRun({
+      runId,
+      client: request.client,
+      ...(request.name ? { name: request.name } : {}),
+      ...(request.traceparent ? { traceparent: request.traceparent } : {}),
+    });
     const maxOutputBytes = request.maxOutputBytes ?? exec.maxOutputBytes;
     const historyCap = Math.max(maxOutputBytes, this.#deps.historyOutputBytes?.() ?? 1_048_576);
     const toolCalls: ToolCallRecord[] = [];
@@ -321,18 +337,25 @@ export class ScriptRunner {
         ...(partial.resultTruncated ? { resultTruncated: true } : {}),
         ...(partial.error ? { error: partial.error } : {}),
       };
-      const saved = this.#deps.record({
-        document,
-        request,
-        startedAt,
-        stdout: output.stdout,
-        stderr: output.stderr,
-        stdoutBytes: out.total,
-        stderrBytes: err.total,
-        toolCalls,
-        ...(fullResult !== undefined ? { fullResult } : {}),
-      });
+      const saved = runTrace.step("gateway.history_write", () =>
+        this.#deps.record({
+          document,
+          request,
+          startedAt,
+          stdout: output.stdout,
+          stderr: output.stderr,
+          stdoutBytes: out.total,
+          stderrBytes: err.total,
+          toolCalls,
+          ...(fullResult !== undefined ? { fullResult } : {}),
+        }));
       document.history = saved ? "saved" : "failed";
+      runTrace.end({
+        ok: document.ok,
+        ...(document.error ? { kind: document.error.kind } : {}),
+        toolCalls: document.toolCalls,
+        durationMs: document.durationMs,
+      });
       return document;
     };
     const failEarly = (error: RunError) => finish({ ok: false, error, exitCode: null });
@@ -365,7 +388,7 @@ export class ScriptRunner {
     if (request.check ?? exec.typecheck) {
       let diagnostics: Diagnostic[];
       try {
-        diagnostics = await this.#deps.check(prepared);
+        diagnostics = await runTrace.step("gateway.typecheck", () => this.#deps.check(prepared));
       } catch (error) {
         return failEarly({
           kind: "CheckFailed",
@@ -516,61 +539,69 @@ export class ScriptRunner {
               inFlight++;
               const callStarted = Date.now();
               let approval: ToolCallRecord["approval"] = null;
-              this.#deps.callTool({
-                runId,
-                onApproval: (decision) => (approval = decision),
-                namespace: message.namespace,
-                tool: message.tool,
-                args: message.args,
-                raw: message.raw,
-                signal: calls.signal,
-                callTimeoutMs,
-                ...(request.onProgress
-                  ? {
-                    onProgress: (p: ToolProgress) =>
-                      request.onProgress!({
-                        ...p,
-                        namespace: message.namespace,
-                        tool: message.tool,
-                      }),
-                  }
-                  : {}),
-              }).then(
-                (value) => {
-                  toolCalls.push({
-                    namespace: message.namespace,
-                    tool: message.tool,
-                    startedAt: callStarted,
-                    durationMs: Date.now() - callStarted,
-                    ok: true,
-                    errorKind: null,
-                    ...(approval ? { approval } : {}),
-                  });
-                  connected.send({ t: "reply", id: message.id, ok: true, value });
-                },
-                (error) => {
-                  const channelError = toChannelError(error, message.namespace, message.tool);
-                  toolCalls.push({
-                    namespace: message.namespace,
-                    tool: message.tool,
-                    startedAt: callStarted,
-                    durationMs: Date.now() - callStarted,
-                    ok: false,
-                    errorKind: channelError.kind,
-                    ...(approval ? { approval } : {}),
-                  });
-                  connected.send({
-                    t: "reply",
-                    id: message.id,
-                    ok: false,
-                    error: channelError,
-                    ...(error instanceof ToolCallError && error.raw ? { raw: error.raw } : {}),
-                  });
-                },
-              ).finally(() => {
-                inFlight--;
-                queue.shift()?.();
-              });
+              const callTrace = runTrace.call(
+                message.namespace,
+                message.tool,
+                this.#deps.upstreamOf?.(message.namespace) ?? "unknown",
+              );
+              GatewayTelemetry.within(callTrace.context, () =>
+                this.#deps.callTool({
+                  runId,
+                  onApproval: (decision) => (approval = decision),
+                  namespace: message.namespace,
+                  tool: message.tool,
+                  args: message.args,
+                  raw: message.raw,
+                  signal: calls.signal,
+                  callTimeoutMs,
+                  ...(request.onProgress
+                    ? {
+                      onProgress: (p: ToolProgress) =>
+                        request.onProgress!({
+                          ...p,
+                          namespace: message.namespace,
+                          tool: message.tool,
+                        }),
+                    }
+                    : {}),
+                })).then(
+                  (value) => {
+                    callTrace.end({ ok: true });
+                    toolCalls.push({
+                      namespace: message.namespace,
+                      tool: message.tool,
+                      startedAt: callStarted,
+                      durationMs: Date.now() - callStarted,
+                      ok: true,
+                      errorKind: null,
+                      ...(approval ? { approval } : {}),
+                    });
+                    connected.send({ t: "reply", id: message.id, ok: true, value });
+                  },
+                  (error) => {
+                    const channelError = toChannelError(error, message.namespace, message.tool);
+                    callTrace.end({ ok: false, kind: channelError.kind });
+                    toolCalls.push({
+                      namespace: message.namespace,
+                      tool: message.tool,
+                      startedAt: callStarted,
+                      durationMs: Date.now() - callStarted,
+                      ok: false,
+                      errorKind: channelError.kind,
+                      ...(approval ? { approval } : {}),
+                    });
+                    connected.send({
+                      t: "reply",
+                      id: message.id,
+                      ok: false,
+                      error: channelError,
+                      ...(error instanceof ToolCallError && error.raw ? { raw: error.raw } : {}),
+                    });
+                  },
+                ).finally(() => {
+                  inFlight--;
+                  queue.shift()?.();
+                });
             };
             // Calls past the per-run concurrency cap wait their turn; they do not fail.
             if (inFlight < exec.maxConcurrentCalls) go();

@@ -24,6 +24,11 @@ const runOptionsShape = {
   client: z.string().max(200).optional(),
   /** Ask for `run.output` notifications while the run goes on. */
   stream: z.boolean().optional(),
+  /** W3C trace context of the caller: the run's span becomes its child (OpenTelemetry). */
+  traceparent: z.string().regex(
+    /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/,
+    "a W3C traceparent: 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>",
+  ).optional(),
 };
 
 /** `exec`: run inline TypeScript. */

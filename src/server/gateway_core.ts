@@ -26,6 +26,7 @@ import { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
 import { RunChannelServer } from "../exec/run_channel_server.ts";
 import { ProcessLedger } from "../process/process_ledger.ts";
 import { SecretMask } from "../config/secret_mask.ts";
+import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import { runtimeDirFor } from "../config/runtime_dir.ts";
 import {
   type FinishedRun,
@@ -100,6 +101,8 @@ export class GatewayCore {
   /** The gateway's own token: masked wherever secrets are (issue 9, item 9). */
   readonly #token: string | null;
   #runtimeDir: string | null = null;
+  /** Spans and metrics, exported only when `OTEL_DENO` is set (issue 16). */
+  readonly #telemetry = new GatewayTelemetry();
   #ledger: ProcessLedger | null = null;
 
   constructor(
@@ -205,6 +208,8 @@ export class GatewayCore {
       denoDir: denoDir(),
       deniedPaths: [this.paths.dataDir],
       onSpawn: (pid) => this.#ledger?.record(pid),
+      telemetry: this.#telemetry,
+      upstreamOf: (name) => this.registry.get(name)?.kind ?? "unknown",
       exec: () => this.config.exec,
       historyOutputBytes: () => this.config.history.maxOutputBytes,
       configDir: this.paths.root.dir,
@@ -228,6 +233,18 @@ export class GatewayCore {
       log: (m) => this.log.warn(m, { component: "runner" }),
     });
     this.#runner.warm();
+    this.#telemetry.observe(() => {
+      const namespaces: Record<string, number> = {};
+      for (const ns of this.registry.list()) {
+        const state = ns.status().state;
+        namespaces[state] = (namespaces[state] ?? 0) + 1;
+      }
+      return {
+        queued: this.#runner?.queuedCount ?? 0,
+        active: this.#runner?.activeCount ?? 0,
+        namespaces,
+      };
+    });
     this.registry.onChange(() => this.#catalogueChanged());
     await this.#refreshScripts();
     this.#startNamespaces();

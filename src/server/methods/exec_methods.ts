@@ -46,6 +46,7 @@ function runRequest(
       ? { timeoutMs: capped(params.timeoutMs, context.core.config.exec.timeoutMs, "timeoutMs") }
       : {}),
     ...(params.check !== undefined ? { check: params.check } : {}),
+    ...(params.traceparent !== undefined ? { traceparent: params.traceparent } : {}),
     ...(params.maxOutputBytes !== undefined
       ? {
         maxOutputBytes: capped(
