@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { pollUntil } from "./support/poll_until.ts";
 import { execRpc, runTestRoot, withRunHarness } from "./support/run_test_support.ts";
+import { startTraceRecordingServer } from "./fixtures/mcp/http_trace_server.ts";
 
 interface OtlpValue {
   stringValue?: string;
@@ -65,8 +66,14 @@ Deno.test("a traced run exports its span tree and metrics over OTLP", {
   sanitizeResources: false,
 }, async () => {
   const receiver = startReceiver();
+  const upstream = startTraceRecordingServer();
   try {
-    const files = await runTestRoot({ config: { history: { redact: [SECRET] } } });
+    const files = await runTestRoot({
+      config: {
+        history: { redact: [SECRET] },
+        mcpServers: { remote: { url: upstream.url, transport: "streamable-http" } },
+      },
+    });
     await withRunHarness({
       files,
       env: {
@@ -90,6 +97,7 @@ Deno.test("a traced run exports its span tree and metrics over OTLP", {
             await tools.probe.echo({ nonce: "one" });
             await tools.probe.echo({ nonce: ${JSON.stringify(SECRET)} });
             try { await tools.probe.fail({ message: "no" }); } catch { /* expected */ }
+            await tools.remote.ping();
             "done"`,
         });
         assert.equal(document.ok, true, JSON.stringify(document.error));
@@ -102,14 +110,14 @@ Deno.test("a traced run exports its span tree and metrics over OTLP", {
           ), { timeoutMs: 30_000 });
         assert.equal(runSpan.traceId, traceId);
         assert.equal(runSpan.parentSpanId, callerSpan);
-        assert.equal(attr(runSpan, "gateway.run.tool_calls"), 3, JSON.stringify(runSpan));
+        assert.equal(attr(runSpan, "gateway.run.tool_calls"), 4, JSON.stringify(runSpan));
         assert.equal(attr(runSpan, "gateway.outcome"), "ok");
 
         const children = await pollUntil("the run's child spans", () => {
           const found = receiver.spans.filter((s) => s.parentSpanId === runSpan.spanId);
           const names = found.map((s) => s.name);
           return Promise.resolve(
-            names.filter((n) => n === "gateway.tool_call").length === 3 &&
+            names.filter((n) => n === "gateway.tool_call").length === 4 &&
               names.includes("gateway.typecheck") && names.includes("gateway.history_write")
               ? found
               : undefined,
@@ -118,8 +126,13 @@ Deno.test("a traced run exports its span tree and metrics over OTLP", {
         const calls = children.filter((s) => s.name === "gateway.tool_call");
         assert.deepEqual(
           calls.map((s) => [attr(s, "gateway.tool"), attr(s, "gateway.outcome")]).sort(),
-          [["echo", "ok"], ["echo", "ok"], ["fail", "error"]],
+          [["echo", "ok"], ["echo", "ok"], ["fail", "error"], ["ping", "ok"]],
         );
+        // The HTTP upstream received the call span's trace context (W3C traceparent).
+        const ping = calls.find((s) => attr(s, "gateway.tool") === "ping")!;
+        assert.equal(attr(ping, "gateway.upstream"), "mcp");
+        assert.equal(upstream.traceparents.length, 1);
+        assert.match(upstream.traceparents[0] ?? "", new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
         const failed = calls.find((s) => attr(s, "gateway.outcome") === "error")!;
         assert.equal(attr(failed, "gateway.error.kind"), "ToolError");
         assert.equal(failed.status?.code, 2);
@@ -142,6 +155,7 @@ Deno.test("a traced run exports its span tree and metrics over OTLP", {
     });
   } finally {
     await receiver.server.shutdown();
+    await upstream.close();
   }
 });
 
