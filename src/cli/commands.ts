@@ -56,6 +56,10 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "step through a YAML workflow: start|step|status|reset|abort|list|log",
     load: () => import("./workflow_command.ts").then((m) => m.workflowCommand),
   },
+  auth: {
+    summary: "OAuth for remote MCP servers: auth login|status|logout NS",
+    load: () => import("./auth_command.ts").then((m) => m.authCommand),
+  },
   approve: {
     summary: "allow (or --deny) tool calls an ask policy holds for a run",
     load: () => import("./approve_command.ts").then((m) => m.approveCommand),

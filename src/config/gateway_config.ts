@@ -41,6 +41,20 @@ const httpServerSchema = z.strictObject({
   headers: z.record(z.string(), z.string()).default({}),
   /** "auto" tries streamable HTTP, then falls back to SSE for old servers. */
   transport: z.enum(["auto", "streamable-http", "sse"]).default("auto"),
+  /**
+   * OAuth (the MCP authorization spec) for a server that asks for it: on by default with
+   * dynamic client registration; a hand-registered client and scopes here; `false` turns it off.
+   */
+  oauth: z.union([
+    z.literal(false),
+    z.strictObject({
+      clientId: z.string().min(1).optional(),
+      clientSecret: z.string().min(1).optional(),
+      scopes: z.array(z.string().min(1)).optional(),
+      /** Loopback port `gateway auth login` listens on for the redirect; 0 = any free one. */
+      redirectPort: z.number().int().min(0).max(65535).optional(),
+    }),
+  ]).optional(),
   disabled: z.boolean().default(false),
   startTimeoutMs: z.number().int().positive().default(10_000),
 });

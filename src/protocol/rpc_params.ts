@@ -48,6 +48,9 @@ export const callParams = z.strictObject({
   args: z.unknown().optional(),
 });
 
+/** `namespace.reconnect`: drop and reopen one MCP server's connection (after a login). */
+export const reconnectParams = z.strictObject({ namespace: z.string().min(1) });
+
 /** `types`: declarations for some or all namespaces. */
 export const typesParams = z.strictObject({ namespaces: z.array(z.string()).optional() });
 

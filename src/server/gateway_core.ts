@@ -337,6 +337,7 @@ export class GatewayCore {
     return new McpNamespace(name, config, {
       logger: this.log.child(`mcp.${name}`),
       onSpawn: (pid) => this.#ledger?.record(pid),
+      dataDir: this.paths.dataDir,
     });
   }
 

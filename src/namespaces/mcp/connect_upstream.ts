@@ -4,6 +4,7 @@
  * @module
  */
 
+import { findLoginRequired, type UpstreamOAuthProvider } from "./upstream_oauth_provider.ts";
 import type { McpServerConfig } from "../../config/gateway_config.ts";
 import type { McpLogger } from "./mcp_logger.ts";
 import {
@@ -43,6 +44,8 @@ export interface ConnectUpstreamOptions {
   killGraceMs?: number;
   /** Told the pid of a stdio child once spawned (the process ledger). */
   onSpawn?: (pid: number) => void;
+  /** OAuth for an HTTP server that asks for it; absent = no authorization. */
+  oauth?: UpstreamOAuthProvider;
 }
 
 /**
@@ -82,8 +85,9 @@ export async function connectUpstream(
   }
   const url = new URL(config.url);
   const requestInit: RequestInit = { headers: config.headers };
+  const auth = options.oauth ? { authProvider: options.oauth, fetch: options.oauth.fetch } : {};
   const viaStreamable = async (): Promise<UpstreamConnection> => {
-    const transport = new StreamableHTTPClientTransport(url, { requestInit });
+    const transport = new StreamableHTTPClientTransport(url, { requestInit, ...auth });
     const client = await handshake(transport, options);
     return {
       client,
@@ -95,7 +99,7 @@ export async function connectUpstream(
     };
   };
   const viaSse = async (): Promise<UpstreamConnection> => {
-    const client = await handshake(new SSEClientTransport(url, { requestInit }), options);
+    const client = await handshake(new SSEClientTransport(url, { requestInit, ...auth }), options);
     return { client, via: "sse", close: () => client.close() };
   };
   if (config.transport === "streamable-http") return await viaStreamable();
@@ -104,6 +108,9 @@ export async function connectUpstream(
     return await viaStreamable();
   } catch (streamableError) {
     if (options.signal.aborted) throw streamableError;
+    // The server is there and wants a login: SSE would only ask again.
+    const login = findLoginRequired(streamableError);
+    if (login) throw login;
     options.logger.info(
       `MCP server "${name}" refused streamable HTTP (${messageOf(streamableError)}): trying SSE`,
     );

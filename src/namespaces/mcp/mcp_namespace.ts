@@ -6,6 +6,12 @@
  * @module
  */
 
+import {
+  findLoginRequired,
+  LoginRequiredError,
+  UpstreamOAuthProvider,
+} from "./upstream_oauth_provider.ts";
+import { OAuthStore } from "./oauth_store.ts";
 import type { McpServerConfig } from "../../config/gateway_config.ts";
 import {
   type Namespace,
@@ -48,6 +54,11 @@ export interface McpNamespaceOptions {
   killGraceMs?: number;
   /** Told the pid of every stdio child started (the process ledger). */
   onSpawn?: (pid: number) => void;
+  /**
+   * The data dir, where OAuth state lives (`DATA_DIR/oauth/NAME.json`); without it an HTTP
+   * server that asks for authorization cannot be reached.
+   */
+  dataDir?: string;
 }
 
 /** Progress forwarded to callers at most this often (the final one always passes). */
@@ -87,6 +98,7 @@ export class McpNamespace implements Namespace {
   readonly #restart: RestartPolicy;
   readonly #killGraceMs: number | undefined;
   readonly #onSpawn: ((pid: number) => void) | undefined;
+  readonly #oauth: UpstreamOAuthProvider | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #typeCache = new Map<string, RenderedSchema>();
   readonly #validator = new InputValidator();
@@ -111,6 +123,17 @@ export class McpNamespace implements Namespace {
     this.#restart = new RestartPolicy(options.restart);
     this.#killGraceMs = options.killGraceMs;
     this.#onSpawn = options.onSpawn;
+    if ("url" in config && config.oauth !== false && options.dataDir !== undefined) {
+      this.#oauth = new UpstreamOAuthProvider({
+        namespace: name,
+        store: new OAuthStore(options.dataDir, name),
+        settings: {
+          ...(config.oauth?.clientId ? { clientId: config.oauth.clientId } : {}),
+          ...(config.oauth?.clientSecret ? { clientSecret: config.oauth.clientSecret } : {}),
+          ...(config.oauth?.scopes ? { scopes: config.oauth.scopes } : {}),
+        },
+      });
+    }
     if (config.disabled) this.#status = { state: "disabled" };
   }
 
@@ -378,6 +401,16 @@ export class McpNamespace implements Namespace {
         { cause: error },
       );
     }
+    const login = findLoginRequired(error) ?? this.#refusedLogin(error);
+    if (login) {
+      // Tokens expired or were revoked and could not be refreshed: no call can succeed now.
+      if (this.#connection === context.connection) {
+        this.#connection = undefined;
+        void context.connection.close().catch(() => {});
+      }
+      this.#needsLogin(login);
+      return new ToolCallError("NamespaceUnavailable", login.message, { cause: error });
+    }
     if (error instanceof McpError) {
       return new ToolCallError("ToolError", `Tool ${what} failed: ${error.message}`, {
         cause: error,
@@ -455,6 +488,7 @@ export class McpNamespace implements Namespace {
         logger: this.#logger,
         ...(this.#killGraceMs === undefined ? {} : { killGraceMs: this.#killGraceMs }),
         ...(this.#onSpawn ? { onSpawn: this.#onSpawn } : {}),
+        ...(this.#oauth ? { oauth: this.#oauth } : {}),
         setup: (client) => {
           this.#installHandlers(client);
           client.onclose = () => {
@@ -481,6 +515,11 @@ export class McpNamespace implements Namespace {
     } catch (error) {
       await connection?.close().catch(() => {});
       if (generation !== this.#generation) return;
+      const login = findLoginRequired(error) ?? this.#refusedLogin(error);
+      if (login) {
+        this.#needsLogin(login);
+        return;
+      }
       const detail = attempt.signal.aborted ? messageOf(attempt.signal.reason) : messageOf(error);
       const decision = this.#restart.onFailure("start", Date.now());
       this.#fail(`MCP server "${this.name}" failed to start: ${detail}`, decision.delayMs, stderr);
@@ -617,6 +656,27 @@ export class McpNamespace implements Namespace {
       reason += ` (${breakerCrashes} crashes within ${seconds(breakerWindowMs)}: held down)`;
     }
     this.#fail(reason, decision.delayMs, this.#stderr);
+  }
+
+  /**
+   * A login is needed: failed, without retries (a retry cannot log in); `gateway auth login`
+   * reconnects the namespace when it has stored new tokens.
+   */
+  /**
+   * A 401 that survived the SDK's own re-authorization (a token the server will never take,
+   * e.g. issued for another audience) is a login problem too, with the server's reason.
+   */
+  #refusedLogin(error: unknown): LoginRequiredError | null {
+    const refusal = this.#oauth?.lastRefusal;
+    if (!refusal || !/\b401\b|unauthori[sz]ed/i.test(messageOf(error))) return null;
+    return new LoginRequiredError(this.name, refusal);
+  }
+
+  #needsLogin(error: LoginRequiredError): void {
+    this.#logger.warn(error.message);
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    this.#setStatus({ state: "failed", reason: error.message });
   }
 
   #fail(reason: string, retryInMs: number, stderr: TailBuffer): void {

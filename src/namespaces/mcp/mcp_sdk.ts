@@ -13,6 +13,8 @@ import type * as StdioTyped from "@modelcontextprotocol/sdk/client/stdio";
 import * as streamableModule from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type * as StreamableTyped from "@modelcontextprotocol/sdk/client/streamableHttp";
 import * as typesModule from "@modelcontextprotocol/sdk/types.js";
+import * as authModule from "@modelcontextprotocol/sdk/client/auth.js";
+import type * as AuthTyped from "@modelcontextprotocol/sdk/client/auth";
 import type * as TypesTyped from "@modelcontextprotocol/sdk/types";
 
 export { Client } from "@modelcontextprotocol/sdk/client";
@@ -23,6 +25,10 @@ const sse = sseModule as typeof SseTyped;
 const stdio = stdioModule as typeof StdioTyped;
 const streamable = streamableModule as typeof StreamableTyped;
 const types = typesModule as typeof TypesTyped;
+const authTyped = authModule as typeof AuthTyped;
+
+/** The SDK's OAuth client flow (discovery, registration, PKCE, token exchange, refresh), typed. */
+export const oauthFlow: typeof AuthTyped.auth = authTyped.auth;
 
 /** The SDK's client side of the old HTTP+SSE transport, typed. */
 export const SSEClientTransport: typeof SseTyped.SSEClientTransport = sse.SSEClientTransport;

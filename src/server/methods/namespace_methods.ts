@@ -1,10 +1,11 @@
 /**
  * RPC handlers about namespaces: `namespaces` (status), `types` (TypeScript), `call` (one tool,
- * directly). No method can add or change an upstream command or module path (SEC-08).
+ * directly), `namespace.reconnect` (after `gateway auth login`). No method can add or change an upstream command or module path (SEC-08).
  * @module
  */
 
-import { callParams, typesParams } from "../../protocol/rpc_params.ts";
+import { callParams, reconnectParams, typesParams } from "../../protocol/rpc_params.ts";
+import { McpNamespace } from "../../namespaces/mcp/mcp_namespace.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { renderNamespaceTypes, renderScriptGlobals } from "../../namespaces/render_types.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
@@ -41,6 +42,18 @@ export const namespaceMethods: Record<string, MethodDefinition> = {
     typesParams,
     (params, context) => Promise.resolve({ types: typesText(context.core, params.namespaces) }),
   ),
+  "namespace.reconnect": defineMethod(reconnectParams, async (params, context) => {
+    const namespace = context.core.registry.get(params.namespace);
+    if (!(namespace instanceof McpNamespace)) {
+      throw new RpcError(
+        RpcCode.InvalidParams,
+        `No MCP server "${params.namespace}" to reconnect (gateway tools lists namespaces)`,
+      );
+    }
+    await namespace.stop();
+    await namespace.start();
+    return { namespace: params.namespace, status: namespace.status() };
+  }),
   call: defineMethod(callParams, async (params, context) => {
     const value = await context.core.callTool(params.namespace, params.tool, params.args, {
       raw: false,
