@@ -91,7 +91,10 @@ async function driveLogin(gw: GatewayHarness, namespace: string) {
     stderr += value;
     authorizeUrl = /(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)/.exec(stderr)?.[1] ?? null;
   }
-  assert.ok(authorizeUrl, `no authorization URL printed: ${stderr}`);
+  if (authorizeUrl === null) {
+    const [status, stdout] = await Promise.all([child.status, new Response(child.stdout).text()]);
+    throw new Error(`no authorization URL printed (exit ${status.code}): ${stderr}${stdout}`);
+  }
   // The user approves: the authorization server redirects to the CLI's loopback listener.
   const approval = await fetch(authorizeUrl, { redirect: "manual" });
   await approval.body?.cancel();
@@ -162,7 +165,7 @@ Deno.test(
           async () => {
             const login = await driveLogin(gw, "secure");
             assert.equal(login.code, 0, login.stderr);
-            assert.match(login.stdout, /Logged in to "secure" \(scopes: mcp:tools\)/);
+            assert.match(login.stdout, /Logged in to "secure" \(scopes: mcp:tools/);
             assert.match(login.stdout, /"secure" is ready/);
             const file = join(gw.dataDir, "oauth", "secure.json");
             assert.equal((Deno.statSync(file).mode ?? 0) & 0o777, 0o600);
@@ -274,3 +277,73 @@ Deno.test("a token issued for another audience is refused with the resource serv
     await oauth.stop();
   }
 });
+
+Deno.test(
+  "a hand-registered client logs in without registration, and a call needing a wider scope steps up",
+  {
+    sanitizeOps: false,
+    sanitizeResources: false,
+  },
+  async () => {
+    const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const redirectPort = (probe.addr as Deno.NetAddr).port;
+    probe.close();
+    const oauth = await startOAuthServer({
+      OAUTH_STATIC_CLIENT: `static-client|s3cret-value|http://127.0.0.1:${redirectPort}/callback`,
+      OAUTH_NO_REGISTRATION: "1",
+    });
+    try {
+      const files = {
+        "gateway.json": JSON.stringify({
+          port: 0,
+          mcpServers: {
+            hand: {
+              url: oauth.url,
+              transport: "streamable-http",
+              oauth: {
+                clientId: "static-client",
+                clientSecret: "s3cret-value",
+                scopes: ["mcp:tools"],
+                redirectPort,
+              },
+            },
+          },
+        }),
+      };
+      await withRunHarness({ files }, async (gw) => {
+        await gw.server();
+        const login = await driveLogin(gw, "hand");
+        assert.equal(login.code, 0, login.stderr);
+        assert.match(login.stdout, /scopes: mcp:tools\)/);
+        assert.equal((await oauth.stats()).registrations, 0);
+        const ok = parseRun(
+          (await gw.cli(["exec", "--json", "--no-check", "await tools.hand.whoami()"])).stdout,
+        );
+        assert.equal(ok.result, "client static-client", JSON.stringify(ok));
+
+        const refused = parseRun(
+          (await gw.cli(["exec", "--json", "--no-check", "await tools.hand.admin_report()"]))
+            .stdout,
+        );
+        assert.equal(refused.error?.kind, "ToolError", JSON.stringify(refused));
+        assert.match(
+          refused.error?.message ?? "",
+          /needs the OAuth scope "mcp:tools mcp:admin".*run gateway auth login hand/,
+        );
+        // The namespace itself still works for what the grant covers.
+        assert.equal((await namespaceRow(gw, "hand"))?.status, "ready");
+
+        const wider = await driveLogin(gw, "hand");
+        assert.equal(wider.code, 0, wider.stderr);
+        assert.match(wider.stdout, /scopes: mcp:tools mcp:admin/);
+        const done = parseRun(
+          (await gw.cli(["exec", "--json", "--no-check", "await tools.hand.admin_report()"]))
+            .stdout,
+        );
+        assert.equal(done.result, "admin report", JSON.stringify(done));
+      });
+    } finally {
+      await oauth.stop();
+    }
+  },
+);

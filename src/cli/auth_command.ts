@@ -125,7 +125,13 @@ async function login(
       },
     },
   });
-  const scope = settings.scopes?.join(" ");
+  // The configured scopes, widened by any a call stepped up to (insufficient_scope).
+  const stepUp = new OAuthStore(context.dataDir, namespace).read().stepUpScope?.split(" ") ?? [];
+  const wanted = [...new Set([...(settings.scopes ?? []), ...stepUp])];
+  const scope = wanted.length > 0 ? wanted.join(" ") : undefined;
+  // A login always asks the user: stored tokens would otherwise just be refreshed, with the
+  // old scopes (and the old account).
+  provider.invalidateCredentials("tokens");
   try {
     const first = await oauthFlow(provider, {
       serverUrl: server.url,

@@ -401,6 +401,16 @@ export class McpNamespace implements Namespace {
         { cause: error },
       );
     }
+    const stepUp = this.#oauth?.stepUpScope;
+    if (stepUp && /\b403\b/.test(messageOf(error))) {
+      // This call needs more than the grant allows; the rest of the namespace still works.
+      return new ToolCallError(
+        "ToolError",
+        `Tool ${what} needs the OAuth scope "${stepUp}", beyond what "${this.name}" was granted: ` +
+          `run gateway auth login ${this.name} to grant it`,
+        { cause: error },
+      );
+    }
     const login = findLoginRequired(error) ?? this.#refusedLogin(error);
     if (login) {
       // Tokens expired or were revoked and could not be refreshed: no call can succeed now.

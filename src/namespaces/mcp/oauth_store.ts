@@ -23,6 +23,8 @@ export interface StoredOAuth {
   discoveryState?: Record<string, unknown>;
   /** The redirect URI the registered client was registered with. */
   redirectUri?: string;
+  /** A wider scope a call was refused for (`insufficient_scope`): the next login asks for it. */
+  stepUpScope?: string;
 }
 
 /** The OAuth file of one namespace. */

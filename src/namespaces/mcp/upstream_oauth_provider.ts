@@ -14,7 +14,7 @@ import type {
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth";
-import type { OAuthStore } from "./oauth_store.ts";
+import type { OAuthStore, StoredOAuth } from "./oauth_store.ts";
 
 /** A login (a browser visit) is needed before this namespace can be used. */
 export class LoginRequiredError extends Error {
@@ -101,6 +101,11 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return this.#lastRefusal;
   }
 
+  /** The scope a call last needed beyond the granted one (step-up), if any. */
+  get stepUpScope(): string | null {
+    return this.#store.read().stepUpScope ?? null;
+  }
+
   clientInformation(): OAuthClientInformationMixed | undefined {
     if (this.#settings.clientId) {
       return {
@@ -130,11 +135,13 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   saveTokens(tokens: OAuthTokens): void {
     this.#lastRefusal = null;
     // Kept exactly as received (the SDK stamps the issuer on them).
-    this.#store.update((state) => ({
-      ...state,
-      tokens: tokens as StoredTokens,
-      savedAt: Date.now(),
-    }));
+    this.#store.update((state) => {
+      const next: StoredOAuth = { ...state, tokens: tokens as StoredTokens, savedAt: Date.now() };
+      // A login that was granted the scope a call stepped up to has settled the step-up.
+      const granted = new Set((tokens.scope ?? "").split(" "));
+      if (state.stepUpScope?.split(" ").every((s) => granted.has(s))) delete next.stepUpScope;
+      return next;
+    });
   }
 
   state(): string {
@@ -183,6 +190,10 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
       const challenge = response.headers.get("www-authenticate") ?? "";
       const error = /error="([^"]*)"/.exec(challenge)?.[1];
       const description = /error_description="([^"]*)"/.exec(challenge)?.[1];
+      const scope = /scope="([^"]*)"/.exec(challenge)?.[1];
+      if (response.status === 403 && error === "insufficient_scope" && scope) {
+        this.#store.update((state) => ({ ...state, stepUpScope: scope }));
+      }
       if (error) {
         this.#lastRefusal = `the MCP server refused the token: ${error}${
           description ? `: ${description}` : ""
