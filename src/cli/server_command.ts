@@ -3,7 +3,7 @@
  * @module
  */
 
-import { loadConfig } from "../config/config_loader.ts";
+import { loadRootConfig } from "../config/config_loader.ts";
 import { createLogger, parseLogLevel } from "../logger.ts";
 import { startGatewayServer } from "../server/gateway_server.ts";
 import type { CliContext } from "./cli_context.ts";
@@ -55,7 +55,7 @@ async function serve(
   context: CliContext,
   options: { verbose: boolean; write?: (line: string) => void },
 ): Promise<number> {
-  const loaded = await loadConfig(context.root.configFile, context.env);
+  const loaded = await loadRootConfig(context.root, context.env);
   if (context.env.GATEWAY_PORT !== undefined) {
     const port = Number(context.env.GATEWAY_PORT);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {

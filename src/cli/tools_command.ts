@@ -80,10 +80,9 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       }
       return 0;
     }
-    const answer = await client.request<{ namespaces: NamespaceSummary[]; warnings: string[] }>(
-      "namespaces",
-      {},
-    );
+    const answer = await client.request<
+      { namespaces: NamespaceSummary[]; warnings: string[]; configError?: string }
+    >("namespaces", {});
     if (parsed.flags.json) {
       context.output.out(`${JSON.stringify(answer, null, 2)}\n`);
       return 0;
@@ -100,6 +99,11 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       );
     }
     for (const warning of answer.warnings) context.output.err(`warning: ${warning}\n`);
+    if (answer.configError) {
+      context.output.err(
+        `error[Config]: the last config edit did not load, the previous config is in force: ${answer.configError}\n`,
+      );
+    }
     return 0;
   });
 }

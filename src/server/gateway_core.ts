@@ -6,9 +6,10 @@
  * @module
  */
 
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { LoadedConfig } from "../config/config_loader.ts";
-import { loadConfig } from "../config/config_loader.ts";
+import { loadRootConfig } from "../config/config_loader.ts";
 import type { GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
 import type { ResolvedRoot } from "../config/gateway_paths.ts";
 import { pidAlive } from "../config/server_state.ts";
@@ -16,7 +17,7 @@ import type { Logger } from "../logger.ts";
 import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { type ApprovalDecision, Approvals } from "./approvals.ts";
-import { CallPolicy } from "./call_policy.ts";
+import { CallPolicy, globMatch } from "./call_policy.ts";
 import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
@@ -93,6 +94,8 @@ export class GatewayCore {
   #globalsReady: Promise<void> = Promise.resolve();
   readonly #finished = new Map<string, RunDocument>();
   #shuttingDown = false;
+  /** Why the last config reload failed (the last good config stays in force), or null. */
+  #reloadError: string | null = null;
   readonly #stateDir: string;
 
   constructor(paths: GatewayPaths, loaded: LoadedConfig, log: Logger) {
@@ -238,21 +241,78 @@ export class GatewayCore {
       (error) => this.log.error("cannot watch the tools directory", { error: String(error) }),
     );
     for (const [name, server] of Object.entries(this.config.mcpServers)) {
-      if (server.disabled) continue;
-      if (this.registry.get(name)) {
-        this.log.warn(
-          `mcpServers "${name}" has the name of a tool module; the MCP server is skipped`,
-        );
-        continue;
-      }
+      if (server.disabled || this.#hasToolModule(name)) continue;
       this.registry.add(this.#mcpNamespace(name, server));
     }
+  }
+
+  /** Whether `ROOT/tools/NAME.ts` exists: such a name cannot also be an MCP server's. */
+  #hasToolModule(name: string): boolean {
+    return existsSync(join(this.paths.root.dir, "tools", `${name}.ts`));
+  }
+
+  /**
+   * Names that are both a tool module and an enabled MCP server: neither is served, whatever
+   * order they appeared in (at start or on reload), and `gateway tools` says why.
+   */
+  #clashes(): string[] {
+    return Object.entries(this.config.mcpServers)
+      .filter(([name, server]) => !server.disabled && this.#hasToolModule(name))
+      .map(([name]) =>
+        `namespace "${name}" is both the tool module ${
+          join(this.paths.root.dir, "tools", `${name}.ts`)
+        } and mcpServers "${name}" in ${
+          this.#loaded.mcpJsonFile ?? this.paths.root.configFile ?? "gateway.json"
+        }: rename one (neither is served until then)`
+      );
+  }
+
+  /** Policy rules that match no tool of a namespace that is ready (likely a typo). */
+  #idlePolicyRules(): string[] {
+    const namespaces = this.registry.typed();
+    if (namespaces.some((ns) => ns.status.state === "starting")) return [];
+    const names = namespaces.flatMap((ns) =>
+      ns.catalogue.tools.flatMap((tool) => [
+        `${ns.name}.${tool.originalName}`,
+        `${ns.identifier}.${
+          (ns.toolIdentifiers as ReadonlyMap<string, string>).get(tool.originalName) ??
+            tool.originalName
+        }`,
+      ])
+    );
+    return this.config.policy.filter((rule) => !names.some((n) => globMatch(rule.match, n)))
+      .map((rule) =>
+        `policy rule "${rule.match}" (${rule.action}) matches no tool: check the namespace and tool names (gateway tools)`
+      );
+  }
+
+  /**
+   * What is wrong with the configuration in force, for `gateway tools`/`status`: warnings from
+   * loading it (unset variables, ignored keys), name clashes, policy rules that match nothing.
+   */
+  configWarnings(): string[] {
+    return [...this.#loaded.warnings, ...this.#clashes(), ...this.#idlePolicyRules()];
+  }
+
+  /** A failed reload and the config's warnings, added to `/health` for the token holder. */
+  healthExtras(): { configError?: string; configWarnings: string[] } {
+    return {
+      ...(this.#reloadError !== null ? { configError: this.#reloadError } : {}),
+      configWarnings: this.configWarnings(),
+    };
+  }
+
+  /** Why the last config reload failed, or null when the config in force is the file's. */
+  get reloadError(): string | null {
+    return this.#reloadError;
   }
 
   /** Adds the tool module `file` as namespace `name`, unless its config disables it. */
   #addLocal(name: string, file: string): void {
     const config = this.config.tools[name] ?? { settings: {}, disabled: false };
     if (config.disabled) return;
+    const server = this.config.mcpServers[name];
+    if (server && !server.disabled) return; // a clash, reported by configWarnings()
     this.registry.add(
       new LocalNamespace(name, {
         file,
@@ -547,14 +607,17 @@ export class GatewayCore {
     const file = this.paths.root.configFile;
     let next: LoadedConfig;
     try {
-      next = await loadConfig(file, Deno.env.toObject());
+      next = await loadRootConfig(this.paths.root, Deno.env.toObject());
     } catch (error) {
-      // A bad edit keeps the last good config (SPEC §2).
+      // A bad edit keeps the last good config (SPEC §2), and `gateway tools`/`status` say so.
+      this.#reloadError = (error as Error).message;
       this.log.error("config reload failed; keeping the last good config", {
         error: (error as Error).message,
       });
       return;
     }
+    this.#reloadError = null;
+    for (const warning of next.warnings) this.log.warn(warning);
     const before = this.#loaded.config;
     this.#loaded = next;
     this.log.info("config reloaded", { file });
@@ -562,12 +625,17 @@ export class GatewayCore {
       const old = before.mcpServers[name];
       if (JSON.stringify(old) === JSON.stringify(server)) continue;
       await this.registry.remove(name);
-      if (!server.disabled) {
+      if (!server.disabled && !this.#hasToolModule(name)) {
         this.registry.add(this.#mcpNamespace(name, server));
       }
     }
     for (const name of Object.keys(before.mcpServers)) {
-      if (!(name in next.config.mcpServers)) await this.registry.remove(name);
+      if (name in next.config.mcpServers) continue;
+      await this.registry.remove(name);
+      // A tool module the server's name kept out is served now.
+      if (this.#hasToolModule(name)) {
+        this.#addLocal(name, join(this.paths.root.dir, "tools", `${name}.ts`));
+      }
     }
     // A tool module whose settings or permissions changed restarts with the new ones.
     for (const namespace of this.registry.list()) {

@@ -95,14 +95,21 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     return call(c, method, params);
   };
 
-  app.get("/health", (c) =>
-    c.json({
-      ok: true,
-      version: options.version,
-      pid: Deno.pid,
-      root: core.paths.root.dir,
-      namespaces: core.namespaceList(),
-    }));
+  // Without the token, only "up": the root, pid and namespaces are for the token holder.
+  app.get(
+    "/health",
+    (c) =>
+      checkToken(c.req.raw, { token: options.token, allowQuery: false })
+        ? c.json({ ok: true })
+        : c.json({
+          ok: true,
+          version: options.version,
+          pid: Deno.pid,
+          root: core.paths.root.dir,
+          namespaces: core.namespaceList(),
+          ...core.healthExtras(),
+        }),
+  );
   app.get("/namespaces", (c) => call(c, "namespaces", {}));
   app.get("/types", (c) => call(c, "types", {}));
   app.get("/types/:ns", (c) => call(c, "types", { namespaces: c.req.param("ns").split(",") }));
