@@ -7,7 +7,8 @@
  */
 
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { envFilePath } from "../config/env_file.ts";
 import type { LoadedConfig } from "../config/config_loader.ts";
 import { loadRootConfig } from "../config/config_loader.ts";
 import type { GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
@@ -86,6 +87,7 @@ export class GatewayCore {
   #watcher: ToolDirectoryWatcher | null = null;
   #signatures: ToolModuleSignatures | null = null;
   #configWatcher: Deno.FsWatcher | null = null;
+  #projectWatcher: Deno.FsWatcher | null = null;
   #scripts: NamedScript[] = [];
   #snapshot: CatalogueSnapshot | null = null;
   #searchIndex: SearchIndex | null = null;
@@ -573,11 +575,31 @@ export class GatewayCore {
     const file = this.paths.root.configFile;
     const scriptsDir = join(this.paths.root.dir, "scripts");
     const watched = [this.paths.root.dir];
+    // The env file and the project's .mcp.json (beside a .gateway/ root) reload the config too.
+    const configFiles = [file, envFilePath(this.paths.root.dir)];
+    const projectDir = this.paths.root.source === "project" ? dirname(this.paths.root.dir) : null;
+    if (projectDir !== null) configFiles.push(join(projectDir, ".mcp.json"));
+    else configFiles.push(join(this.paths.root.dir, ".mcp.json"));
     try {
       this.#configWatcher = Deno.watchFs(watched, { recursive: true });
+      if (projectDir !== null) {
+        this.#projectWatcher = Deno.watchFs(projectDir, { recursive: false });
+      }
     } catch (error) {
       this.log.warn("cannot watch the root for changes", { error: String(error) });
       return;
+    }
+    if (this.#projectWatcher) {
+      const project = this.#projectWatcher;
+      (async () => {
+        try {
+          for await (const event of project) {
+            if (event.paths.some((p) => configFiles.includes(p))) this.#scheduleReload();
+          }
+        } catch (error) {
+          this.log.warn("project watcher stopped", { error: String(error) });
+        }
+      })();
     }
     let timer: ReturnType<typeof setTimeout> | null = null;
     let configTouched = false;
@@ -585,7 +607,7 @@ export class GatewayCore {
     (async () => {
       try {
         for await (const event of this.#configWatcher!) {
-          if (file && event.paths.includes(file)) configTouched = true;
+          if (event.paths.some((p) => configFiles.includes(p))) configTouched = true;
           if (event.paths.some((p) => p.startsWith(scriptsDir))) scriptsTouched = true;
           if (!configTouched && !scriptsTouched) continue;
           if (timer !== null) clearTimeout(timer);
@@ -601,6 +623,17 @@ export class GatewayCore {
         this.log.warn("root watcher stopped", { error: String(error) });
       }
     })();
+  }
+
+  #reloadTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Reloads the config shortly after a burst of changes to the project's `.mcp.json`. */
+  #scheduleReload(): void {
+    if (this.#reloadTimer !== null) clearTimeout(this.#reloadTimer);
+    this.#reloadTimer = setTimeout(() => {
+      this.#reloadTimer = null;
+      this.#reloadConfig();
+    }, 100);
   }
 
   async #reloadConfig(): Promise<void> {
@@ -670,9 +703,11 @@ export class GatewayCore {
   async stop(): Promise<void> {
     try {
       this.#configWatcher?.close();
+      this.#projectWatcher?.close();
     } catch {
       // already closed
     }
+    if (this.#reloadTimer !== null) clearTimeout(this.#reloadTimer);
     await this.#watcher?.stop();
     await this.#runner?.close();
     await this.registry.stopAll();
