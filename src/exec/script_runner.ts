@@ -89,6 +89,8 @@ export interface ScriptToolCall {
   signal: AbortSignal;
   callTimeoutMs: number;
   onProgress?: (progress: ToolProgress) => void;
+  /** When the run times out (epoch ms), so a held call can end before it. */
+  deadline?: number;
   /** Told when a policy `ask` was answered, so the call's history record says by whom. */
   onApproval?: (decision: { allowed: boolean; by: string; at: number }) => void;
 }
@@ -422,6 +424,7 @@ export class ScriptRunner {
       runner.kill(KILL_GRACE_MS);
     };
     const timeoutMs = request.timeoutMs ?? exec.timeoutMs;
+    const deadline = Date.now() + timeoutMs;
     const timer = setTimeout(
       () => stop("Timeout", `Run exceeded its ${timeoutMs} ms timeout and was stopped`),
       timeoutMs,
@@ -502,6 +505,7 @@ export class ScriptRunner {
               let approval: ToolCallRecord["approval"] = null;
               this.#deps.callTool({
                 runId,
+                deadline,
                 onApproval: (decision) => (approval = decision),
                 namespace: message.namespace,
                 tool: message.tool,

@@ -173,6 +173,7 @@ export class GatewayCore {
           signal: call.signal,
           callTimeoutMs: call.callTimeoutMs,
           runId: call.runId,
+          ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
           ...(call.onApproval ? { onApproval: call.onApproval } : {}),
         }),
@@ -431,6 +432,8 @@ export class GatewayCore {
       /** The run making the call; only runs can wait for an approval. */
       runId?: string;
       onApproval?: (decision: ApprovalDecision) => void;
+      /** When the run making the call times out (epoch ms). */
+      deadline?: number;
     },
   ): Promise<unknown> {
     const { namespace, tool } = this.registry.resolve(namespaceName, toolName);
@@ -448,6 +451,7 @@ export class GatewayCore {
       runId: options.runId,
       signal: options.signal,
       onApproval: options.onApproval,
+      deadline: options.deadline,
     });
     const result = await namespace.callTool(tool.originalName, args ?? {}, {
       signal: options.signal,

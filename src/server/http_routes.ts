@@ -12,7 +12,7 @@ import type { GatewayCore } from "./gateway_core.ts";
 import type { Router } from "./router.ts";
 import { serveSocket } from "./socket_session.ts";
 import { openApiDocument } from "./openapi_document.ts";
-import { dashboardHtml } from "./dashboard_page.ts";
+import { dashboardHtml, dashboardLoginHtml } from "./dashboard_page.ts";
 
 /** What the routes need. */
 export interface HttpRoutesOptions {
@@ -56,6 +56,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     if (c.req.path !== "/health") {
       const allowQuery = c.req.path === "/ws" || c.req.path === "/ui";
       const denied = checkToken(c.req.raw, { token: options.token, allowQuery });
+      if (denied && c.req.path === "/ui") return c.html(dashboardLoginHtml(), denied.status);
       if (denied) return c.json({ error: { message: denied.message } }, denied.status);
     }
     await next();
