@@ -3,6 +3,7 @@
  * @module
  */
 
+import { dirname, resolve } from "node:path";
 import { loadRootConfig } from "../config/config_loader.ts";
 import { createLogger, parseLogLevel } from "../logger.ts";
 import { startGatewayServer } from "../server/gateway_server.ts";
@@ -29,8 +30,12 @@ export async function serverCommand(args: string[], context: CliContext): Promis
     return 0;
   }
   const logFile = typeof parsed.flags["log-file"] === "string" ? parsed.flags["log-file"] : null;
+  // A service's first start may come before anything made the data dir.
+  if (logFile) {
+    await Deno.mkdir(dirname(resolve(context.cwd, logFile)), { recursive: true, mode: 0o700 });
+  }
   const file = logFile
-    ? await Deno.open(logFile, { append: true, create: true, mode: 0o600 })
+    ? await Deno.open(resolve(context.cwd, logFile), { append: true, create: true, mode: 0o600 })
     : null;
   const encoder = new TextEncoder();
   try {
