@@ -128,7 +128,7 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
         `No gateway is running for data dir "${options.dataDir}": start one with gateway start (or drop --no-autostart)`,
       );
     }
-    options.progress?.("starting the gateway server…");
+    options.progress?.(`starting gateway for ${options.rootDir}…`);
     await Deno.mkdir(options.dataDir, { recursive: true, mode: 0o700 });
     const pid = spawnBackgroundServer({ rootFlag: options.rootFlag, dataDir: options.dataDir });
     const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);

@@ -453,12 +453,19 @@ export class GatewayCore {
       onApproval: options.onApproval,
       deadline: options.deadline,
     });
-    const result = await namespace.callTool(tool.originalName, args ?? {}, {
-      signal: options.signal,
-      callTimeoutMs: options.callTimeoutMs ?? this.config.exec.callTimeoutMs,
-      callMaxMs: this.config.exec.callMaxMs,
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    let result;
+    try {
+      result = await namespace.callTool(tool.originalName, args ?? {}, {
+        signal: options.signal,
+        callTimeoutMs: options.callTimeoutMs ?? this.config.exec.callTimeoutMs,
+        callMaxMs: this.config.exec.callMaxMs,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+    } catch (error) {
+      // `.raw()` hands back the envelope as the tool sent it, `isError` included (SPEC §4).
+      if (options.raw && error instanceof ToolCallError && error.raw !== undefined) return error.raw;
+      throw error;
+    }
     return options.raw ? result.raw : result.value;
   }
 

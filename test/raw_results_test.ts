@@ -1,0 +1,42 @@
+/**
+ * End-to-end: `tools.ns.tool.raw()` hands back the envelope an MCP server sent, `isError`
+ * included, without throwing; the plain call throws `ToolError` (SPEC §4, §6).
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { REPO, withHarness } from "./support/gateway_harness.ts";
+
+const FAKE_SERVER = join(REPO, "test", "fixtures", "mcp", "fault_server.ts");
+
+Deno.test(".raw() returns an isError envelope instead of throwing; the plain call throws ToolError", async () => {
+  const fake = {
+    command: Deno.execPath(),
+    args: ["run", "--allow-all", "--quiet", "--config", join(REPO, "deno.json"), FAKE_SERVER],
+  };
+  await withHarness(
+    { files: { "gateway.json": JSON.stringify({ mcpServers: { fake } }) } },
+    async (gw) => {
+      const raw = await gw.cli([
+        "exec",
+        "--json",
+        "const envelope = await tools.fake.fail.raw();\n[envelope.isError, envelope.content[0]]",
+      ]);
+      const document = JSON.parse(raw.stdout) as { ok: boolean; result: unknown; error?: unknown };
+      assert.equal(document.ok, true, JSON.stringify(document.error));
+      assert.deepEqual(document.result, [true, { type: "text", text: "it broke: on purpose" }]);
+
+      const thrown = await gw.cli([
+        "exec",
+        "--json",
+        "let seen: unknown = null;\n" +
+        "try { await tools.fake.fail() } catch (e) { seen = e instanceof ToolError ? [e.kind, e.message] : String(e) }\n" +
+        "seen",
+      ]);
+      const caught = JSON.parse(thrown.stdout) as { ok: boolean; result: unknown; error?: unknown };
+      assert.equal(caught.ok, true, JSON.stringify(caught.error));
+      assert.deepEqual(caught.result, ["ToolError", "it broke: on purpose"]);
+    },
+  );
+});
