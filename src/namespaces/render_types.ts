@@ -189,11 +189,12 @@ function renderNamespaceBody(ns: TypedNamespace, indent: string): string {
     const doc = toolDocLines(tool);
     parts.push(`${renderJsDoc(doc, `${inner}  `)}${inner}  ${identifier}: ${type};`);
     if (identifier !== tool.originalName) {
-      const alias = [...doc, "", `Original name of \`tools.${ns.identifier}.${identifier}\`.`];
+      // One declaration per tool: the original name refers to it, so the types stay no larger
+      // than the upstream's tools/list.
       parts.push(
-        `${renderJsDoc(alias, `${inner}  `)}${inner}  ${
+        `${inner}  /** Original name of \`tools.${ns.identifier}.${identifier}\`. */\n${inner}  ${
           JSON.stringify(tool.originalName)
-        }: ${type};`,
+        }: GatewayTools[${JSON.stringify(identifier)}];`,
       );
     }
   }

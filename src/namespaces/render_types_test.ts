@@ -114,7 +114,7 @@ function otherNamespaces(): TypedNamespace[] {
   ];
 }
 
-Deno.test("`renderNamespaceTypes()` declares one GatewayTool member per exposed tool", () => {
+Deno.test("`renderNamespaceTypes()` declares one GatewayTool member per exposed tool, original names referring to it", () => {
   const text = renderNamespaceTypes(kvNamespace());
   assert.match(text, /^\/\*\* Namespace "kv" \(local tool module, ready\): 5 tools\. \*\/$/m);
   assert.match(text, /declare namespace kv \{/);
@@ -124,12 +124,11 @@ Deno.test("`renderNamespaceTypes()` declares one GatewayTool member per exposed 
     text,
     /^ {4}list_all: GatewayTool<\(\{ prefix\?: string \}\) \| void, Entry\[\]>;$/m,
   );
-  assert.match(
-    text,
-    /^ {4}"list-all": GatewayTool<\(\{ prefix\?: string \}\) \| void, Entry\[\]>;$/m,
-  );
+  assert.match(text, /^ {4}"list-all": GatewayTools\["list_all"\];$/m);
   assert.match(text, /^ {4}delete_: GatewayTool<void, \{ deleted: number \}>;$/m);
-  assert.match(text, /^ {4}"delete": GatewayTool<void/m);
+  assert.match(text, /^ {4}"delete": GatewayTools\["delete_"\];$/m);
+  assert.equal(text.match(/Reads one entry/g)?.length ?? 0, 1, "each description once");
+  assert.equal(text.match(/@param args\.prefix/g)?.length, 1, "a renamed tool's JSDoc once");
   assert.doesNotMatch(text, /hidden/);
   assert.match(text, /^ {2}export interface Entry \{$/m, "declarations are kept, indented");
 });

@@ -463,7 +463,9 @@ export class GatewayCore {
       });
     } catch (error) {
       // `.raw()` hands back the envelope as the tool sent it, `isError` included (SPEC §4).
-      if (options.raw && error instanceof ToolCallError && error.raw !== undefined) return error.raw;
+      if (options.raw && error instanceof ToolCallError && error.raw !== undefined) {
+        return error.raw;
+      }
       throw error;
     }
     return options.raw ? result.raw : result.value;
