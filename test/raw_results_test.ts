@@ -10,7 +10,7 @@ import { REPO, withHarness } from "./support/gateway_harness.ts";
 
 const FAKE_SERVER = join(REPO, "test", "fixtures", "mcp", "fault_server.ts");
 
-Deno.test(".raw() returns an isError envelope instead of throwing; the plain call throws ToolError", async () => {
+Deno.test(".raw() returns an isError envelope instead of throwing; the plain call throws ToolError; results without a schema need no casts", async () => {
   const fake = {
     command: Deno.execPath(),
     args: ["run", "--allow-all", "--quiet", "--config", join(REPO, "deno.json"), FAKE_SERVER],
@@ -37,6 +37,18 @@ Deno.test(".raw() returns an isError envelope instead of throwing; the plain cal
       const caught = JSON.parse(thrown.stdout) as { ok: boolean; result: unknown; error?: unknown };
       assert.equal(caught.ok, true, JSON.stringify(caught.error));
       assert.deepEqual(caught.result, ["ToolError", "it broke: on purpose"]);
+
+      // Without an outputSchema a result is typed `any` (like JSON.parse): no casts needed.
+      const used = await gw.cli([
+        "exec",
+        "--json",
+        "const parsed = await tools.fake.json_text();\n" +
+        "const said = await tools.fake.echo({ message: 'hi' });\n" +
+        "[parsed.a.map((n: number) => n * 2), said.toUpperCase()]",
+      ]);
+      const typed = JSON.parse(used.stdout) as { ok: boolean; result: unknown; error?: unknown };
+      assert.equal(typed.ok, true, JSON.stringify(typed.error));
+      assert.deepEqual(typed.result, [[2, 4], "ECHO: HI"]);
     },
   );
 });
