@@ -250,7 +250,7 @@ Deno.test("bad workflow files are refused with file, line, column and the proble
           /^error\[BadArgument\]: Cannot use variable "rounds": "many" is not a number/,
         );
         const unused = await gw.cli(["workflow", "start", "good", "--var", "topik=x"]);
-        assert.notEqual(unused.code, 0);
+        assert.equal(unused.code, 2, "a bad argument is a usage error");
         assert.match(
           unused.stderr,
           /^error\[BadArgument\]: Cannot use variable "topik": the workflow does not use it \(it takes "rounds", "topic"\)/,
