@@ -49,6 +49,24 @@ Deno.test(".raw() returns an isError envelope instead of throwing; the plain cal
       const typed = JSON.parse(used.stdout) as { ok: boolean; result: unknown; error?: unknown };
       assert.equal(typed.ok, true, JSON.stringify(typed.error));
       assert.deepEqual(typed.result, [[2, 4], "ECHO: HI"]);
+
+      // What an upstream reports (two tool names that sanitise alike) is one note per listing,
+      // listed with --warnings, and logged once.
+      for (let i = 0; i < 2; i++) {
+        const listed = await gw.cli(["tools"]);
+        assert.match(
+          listed.stderr,
+          /^note: \d+ warnings? about namespaces and tools: gateway tools --warnings\n$/,
+        );
+      }
+      const warned = await gw.cli(["tools", "--warnings"]);
+      assert.match(warned.stderr, /warning: fake: .*fancy/);
+      const log = await Deno.readTextFile(join(gw.dataDir, "server.log"));
+      const first = /fake: (.*fancy[^"]*)/.exec(warned.stderr)?.[1] ?? "fancy";
+      assert.ok(
+        log.split("\n").filter((line) => line.includes(first.slice(0, 30))).length <= 1,
+        log,
+      );
     },
   );
 });
