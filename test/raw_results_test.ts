@@ -10,7 +10,7 @@ import { REPO, withHarness } from "./support/gateway_harness.ts";
 
 const FAKE_SERVER = join(REPO, "test", "fixtures", "mcp", "fault_server.ts");
 
-Deno.test(".raw() returns an isError envelope instead of throwing; the plain call throws ToolError; results without a schema need no casts", async () => {
+Deno.test(".raw() returns an isError envelope instead of throwing; the plain call throws ToolError; results without a schema need no casts; upstream warnings are a note", async () => {
   const fake = {
     command: Deno.execPath(),
     args: ["run", "--allow-all", "--quiet", "--config", join(REPO, "deno.json"), FAKE_SERVER],
@@ -51,7 +51,7 @@ Deno.test(".raw() returns an isError envelope instead of throwing; the plain cal
       assert.deepEqual(typed.result, [[2, 4], "ECHO: HI"]);
 
       // What an upstream reports (two tool names that sanitise alike) is one note per listing,
-      // listed with --warnings, and logged once.
+      // listed in full with --warnings.
       for (let i = 0; i < 2; i++) {
         const listed = await gw.cli(["tools"]);
         assert.match(
@@ -61,12 +61,6 @@ Deno.test(".raw() returns an isError envelope instead of throwing; the plain cal
       }
       const warned = await gw.cli(["tools", "--warnings"]);
       assert.match(warned.stderr, /warning: fake: .*fancy/);
-      const log = await Deno.readTextFile(join(gw.dataDir, "server.log"));
-      const first = /fake: (.*fancy[^"]*)/.exec(warned.stderr)?.[1] ?? "fancy";
-      assert.ok(
-        log.split("\n").filter((line) => line.includes(first.slice(0, 30))).length <= 1,
-        log,
-      );
     },
   );
 });
