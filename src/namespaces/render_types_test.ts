@@ -157,14 +157,17 @@ Deno.test("`renderJsDoc()` writes nothing for no lines and one line compactly", 
   assert.equal(renderJsDoc(["a\nb"]), "/**\n * a\n * b\n */\n");
 });
 
-Deno.test("`renderToolSignature()` inlines short declared types and keeps long ones by name", () => {
+Deno.test("`renderToolSignature()` inlines short declared types and keeps long ones by qualified name", () => {
   const ns = kvNamespace();
   const [bulk, commented, del, get, list] = exposedTools(ns).map((e) => e.tool);
   assert.equal(
     renderToolSignature(ns, get!),
-    "tools.kv.get(args: { key: string }): Promise<Entry | null>",
+    "tools.kv.get(args: { key: string }): Promise<GatewayNamespaces.kv.Entry | null>",
   );
-  assert.equal(renderToolSignature(ns, bulk!), "tools.kv.bulk(args: Bulky): Promise<void>");
+  assert.equal(
+    renderToolSignature(ns, bulk!),
+    "tools.kv.bulk(args: GatewayNamespaces.kv.Bulky): Promise<void>",
+  );
   assert.equal(
     renderToolSignature(ns, commented!),
     "tools.kv.commented(args?: { a: string }): Promise<unknown>",
@@ -172,7 +175,7 @@ Deno.test("`renderToolSignature()` inlines short declared types and keeps long o
   assert.equal(renderToolSignature(ns, del!), "tools.kv.delete_(): Promise<{ deleted: number }>");
   assert.equal(
     renderToolSignature(ns, list!),
-    "tools.kv.list_all(args?: { prefix?: string }): Promise<Entry[]>",
+    "tools.kv.list_all(args?: { prefix?: string }): Promise<GatewayNamespaces.kv.Entry[]>",
   );
 });
 
