@@ -61,6 +61,22 @@ Deno.test(".raw() returns an isError envelope instead of throwing; the plain cal
       }
       const warned = await gw.cli(["tools", "--warnings"]);
       assert.match(warned.stderr, /warning: fake: .*fancy/);
+
+      // An image left in the result reaches the caller as an attachment, a placeholder in place.
+      const media = await gw.cli(["exec", "--json", "await tools.fake.mixed()"]);
+      const withImage = JSON.parse(media.stdout) as {
+        ok: boolean;
+        result: unknown;
+        attachments: unknown[];
+      };
+      assert.equal(withImage.ok, true, media.stdout);
+      assert.deepEqual(withImage.result, [
+        { type: "text", text: "a picture:" },
+        "[image image/png: attachment 1]",
+      ]);
+      assert.deepEqual(withImage.attachments, [
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+      ]);
     },
   );
 });

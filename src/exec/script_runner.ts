@@ -25,6 +25,7 @@ import { decidePermissions } from "./run_permissions.ts";
 import { RunnerPool } from "./runner_pool.ts";
 import type { ToolCallRecord } from "../store/run_history.ts";
 import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
+import { moveMediaToAttachments } from "./media_result.ts";
 
 export type { ToolCallRecord };
 
@@ -616,7 +617,9 @@ export class ScriptRunner {
       exitCode: status.code,
       warnings,
       attachments,
-      ...(error === null && request.inline && result !== undefined ? { result } : {}),
+      ...(error === null && request.inline && result !== undefined
+        ? { result: moveMediaToAttachments(result, attachments) }
+        : {}),
       ...(error ? { error } : {}),
     }, output);
   }
