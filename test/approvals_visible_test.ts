@@ -17,6 +17,8 @@ import {
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type GatewayHarness, MAIN, withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
+import type { PendingApproval } from "../src/protocol/wire_views.ts";
 
 const TOOL = `/** Removes everything (pretend). */
 export function wipe(args: { what: string }): string {
@@ -180,6 +182,41 @@ Deno.test("over MCP the gateway asks the host by elicitation, or by a log notifi
       assert.equal((await approved as { code: number }).code, 0);
     } finally {
       await plain.close();
+    }
+  });
+});
+
+Deno.test("approval.watch pushes each new held call to a WebSocket client (what the dashboard listens to)", async () => {
+  await withHarness({ files: FILES }, async (gw) => {
+    const watcher = await gw.client();
+    const runner = await gw.client();
+    try {
+      const pushed: PendingApproval[] = [];
+      watcher.onNotification((n) => {
+        if (n.method === "approval.pending") pushed.push(n.params as PendingApproval);
+      });
+      assert.deepEqual(await watcher.request("approval.watch", {}), { watching: true });
+      const running = await runner.request<{ runId: string }>("exec", {
+        source: `await tools.danger.wipe({ what: "pushed" })`,
+        yieldAfterMs: 200,
+      });
+      const held = await pollUntil(
+        "the held call pushed to the watcher",
+        () => Promise.resolve(pushed.find((p) => p.runId === running.runId)),
+      );
+      assert.equal(held.args, '{"what":"pushed"}');
+      await runner.request("approval.respond", { runId: held.id, allow: true, by: "test" });
+      const done = await runner.request<{ ok: boolean; result: unknown }>("wait", {
+        runId: running.runId,
+      });
+      assert.equal(done.result, "wiped pushed");
+      const overHttp = await fetch(`http://127.0.0.1:${(await gw.server()).port}/approvals`, {
+        headers: { authorization: `Bearer ${(await gw.server()).token}` },
+      });
+      assert.deepEqual(await overHttp.json(), { pending: [] });
+    } finally {
+      await watcher.close();
+      await runner.close();
     }
   });
 });

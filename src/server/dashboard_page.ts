@@ -46,7 +46,15 @@ async function loadApprovals() {
     }
     tr.append(cell(p.runId), cell(p.namespace + "." + p.tool + "(" + p.args + ")"), cell(p.rule), actions); body.append(tr); }
 }
-setInterval(loadApprovals, 1000);
+// New held calls are pushed over the WebSocket; the poll catches answers given elsewhere.
+function watchApprovals() {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws?token=" + encodeURIComponent(token));
+  ws.onopen = () => ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "approval.watch", params: {} }));
+  ws.onmessage = (event) => { if (JSON.parse(event.data).method === "approval.pending") loadApprovals(); };
+  ws.onclose = () => setTimeout(watchApprovals, 2000);
+}
+watchApprovals();
+setInterval(loadApprovals, 2000);
 loadApprovals();
 document.querySelector("#run").onclick = async () => {
   const source = document.querySelector("#source").value;
