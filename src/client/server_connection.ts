@@ -161,7 +161,7 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
   if (state.root !== options.rootDir) {
     throw new NoServerError(
       `The gateway running for data dir "${options.dataDir}" serves root "${state.root}", not "${options.rootDir}": ` +
-        `stop it with gateway stop, or use another GATEWAY_DATA_DIR`,
+        `stop it with gateway stop, or unset GATEWAY_DATA_DIR so each root gets its own server`,
     );
   }
   const token = await readToken(options.dataDir);
