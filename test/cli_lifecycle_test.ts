@@ -68,7 +68,7 @@ Deno.test("gateway status, start and stop manage the background server of a data
         assert.ok(children.length > 0, "the server has no tool host or runner processes");
         const result = await gw.cli(["stop"]);
         assert.equal(result.code, 0, result.stderr);
-        assert.equal(result.stdout, `stopped gateway server (pid ${pid})\n`);
+        assert.equal(result.stdout, `stopped gateway server (pid ${pid}, root ${gw.root})\n`);
         await pollUntil(
           "the server process to exit",
           () => Promise.resolve(alive(pid) ? undefined : true),

@@ -28,7 +28,9 @@ Deno.test({
       const { port, token } = await gw.server();
       // Wait for the module to load so the page shows it ready.
       for (let i = 0; i < 100; i++) {
-        const health = await (await fetch(`http://127.0.0.1:${port}/health`)).json() as {
+        const health = await (await fetch(`http://127.0.0.1:${port}/health`, {
+          headers: { authorization: `Bearer ${token}` },
+        })).json() as {
           namespaces: { name: string; status: string }[];
         };
         if (health.namespaces.some((n) => n.name === "math" && n.status === "ready")) break;
@@ -50,6 +52,10 @@ Deno.test({
         const page = await browser.newPage();
         const denied = await page.goto(`http://127.0.0.1:${port}/ui`);
         assert.equal(denied?.status(), 401);
+        assert.match(
+          (await page.textContent("body")) ?? "",
+          /needs the gateway's token[\s\S]*gateway ui/,
+        );
 
         await page.goto(`http://127.0.0.1:${port}/ui?token=${token}`);
         await page.waitForSelector("#namespaces tbody tr");

@@ -18,9 +18,13 @@ Deno.test("gateway init creates a project root that the next gateway exec there 
     const env = { ...minimalEnv(gw.dataDir), GATEWAY_PORT: "0" };
     const cli = (args: string[], cwd: string) => runCli(args, { env, cwd });
 
+    await Deno.writeTextFile(join(project, ".mcp.json"), `{ "mcpServers": {} }\n`);
     const init = await cli(["init"], project);
     assert.equal(init.code, 0, init.stderr);
     const root = join(project, ".gateway");
+    assert.equal((await Deno.stat(join(root, "gateway.env"))).mode! & 0o777, 0o600);
+    assert.equal(await Deno.readTextFile(join(root, ".gitignore")), "gateway.env\n");
+    assert.match(init.stdout, /serving the MCP servers of .*project\/\.mcp\.json/);
     for (const dir of ["tools", "scripts", "workflows"]) {
       assert.ok((await Deno.stat(join(root, dir))).isDirectory, `${dir}/ was not created`);
     }

@@ -53,18 +53,21 @@ Deno.test("long runs yield, wait, cancel and stream", {
         },
       );
 
-      await t.step("without --json a yielded run prints its output and how to wait", async () => {
-        const yielded = await gw.cli(["exec", "--yield", "600", twoPart(1200)]);
-        assert.equal(yielded.code, 0);
-        assert.equal(yielded.stdout, "first\n");
-        const id = /gateway wait (\S+)/.exec(yielded.stderr)?.[1];
-        assert.ok(id, yielded.stderr);
-        assert.match(
-          yielded.stderr,
-          new RegExp(`^run ${id} is still running: gateway wait ${id}\\n$`),
-        );
-        assert.equal((await gw.cli(["wait", id])).stdout, "first\nsecond\ndone\n");
-      });
+      await t.step(
+        "without --json a yielded run prints its output, its id and how to wait",
+        async () => {
+          const yielded = await gw.cli(["exec", "--yield", "600", twoPart(1200)]);
+          assert.equal(yielded.code, 0);
+          const id = /gateway wait (\S+)/.exec(yielded.stderr)?.[1];
+          assert.ok(id, yielded.stderr);
+          assert.equal(yielded.stdout, `first\n${id}\n`);
+          assert.match(
+            yielded.stderr,
+            new RegExp(`^run ${id} is still running: gateway wait ${id}\\n$`),
+          );
+          assert.equal((await gw.cli(["wait", id])).stdout, "first\nsecond\ndone\n");
+        },
+      );
 
       await t.step(
         "RPC wait returns the rest, or running again when its own timeout passes first",

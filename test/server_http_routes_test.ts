@@ -28,15 +28,16 @@ Deno.test("the HTTP routes serve status, types, tool calls and runs to the token
       return { status: response.status, body: await response.json() };
     };
     await pollUntil("echo, kv and fs to be ready", async () => {
-      const { body } = await getJson("/health", {});
+      const { body } = await getJson("/health");
       const ready = (body.namespaces as Array<{ status: string }>).filter((n) =>
         n.status === "ready"
       );
       return ready.length === 3 ? true : undefined;
     });
 
-    await t.step("GET /health reports each namespace's status without a token", async () => {
-      const { status, body } = await getJson("/health", {});
+    await t.step("GET /health reports each namespace's status to the token holder", async () => {
+      assert.deepEqual((await getJson("/health", {})).body, { ok: true });
+      const { status, body } = await getJson("/health");
       assert.equal(status, 200);
       assert.equal(body.ok, true);
       assert.equal(body.root, gw.root);

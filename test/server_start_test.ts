@@ -36,6 +36,7 @@ Deno.test("gateway server fails with a message naming the port when another prog
       assert.equal(foreground.timedOut, false, "gateway server kept running on a taken port");
       assert.notEqual(foreground.code, 0);
       assert.match(foreground.stderr, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use`));
+      assert.match(foreground.stderr, /\$GATEWAY_PORT \(0 picks a free one\)/);
 
       const background = await boundedCli(["--root", gw.root, "start"], options);
       assert.equal(background.timedOut, false);

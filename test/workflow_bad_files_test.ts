@@ -249,6 +249,12 @@ Deno.test("bad workflow files are refused with file, line, column and the proble
           badNumber.stderr,
           /^error\[BadArgument\]: Cannot use variable "rounds": "many" is not a number/,
         );
+        const unused = await gw.cli(["workflow", "start", "good", "--var", "topik=x"]);
+        assert.equal(unused.code, 2, "a bad argument is a usage error");
+        assert.match(
+          unused.stderr,
+          /^error\[BadArgument\]: Cannot use variable "topik": the workflow does not use it \(it takes "rounds", "topic"\)/,
+        );
         const badName = await gw.cli(["workflow", "start", "good", "--var", "1x=3"]);
         assert.match(badName.stderr, /^error\[BadArgument\]: Cannot use variable "1x"/);
         const noValue = await gw.cli(["workflow", "start", "good", "--var", "topic"]);

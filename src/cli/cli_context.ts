@@ -40,9 +40,14 @@ export class CliContext {
     return this.#root;
   }
 
-  /** The data dir, resolved on first use. */
+  /** The data dir of this root (or the one `$GATEWAY_DATA_DIR` pins), resolved on first use. */
   get dataDir(): string {
-    this.#dataDir ??= resolveDataDir({ env: this.env, os: Deno.build.os, cwd: this.cwd });
+    this.#dataDir ??= resolveDataDir({
+      env: this.env,
+      os: Deno.build.os,
+      cwd: this.cwd,
+      rootDir: this.root.dir,
+    });
     return this.#dataDir;
   }
 

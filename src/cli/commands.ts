@@ -104,6 +104,14 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     summary: "create .gateway/ with sample tools, scripts and workflows",
     load: () => import("./init_command.ts").then((m) => m.initCommand),
   },
+  ui: {
+    summary: "print (and on a desktop open) the dashboard URL with its token",
+    load: () => import("./ui_command.ts").then((m) => m.uiCommand),
+  },
+  import: {
+    summary: "copy MCP servers from a .mcp.json or Claude Desktop config into gateway.json",
+    load: () => import("./import_command.ts").then((m) => m.importCommand),
+  },
   service: {
     summary: "install|uninstall|status a user service (systemd/launchd)",
     load: () => import("./service_command.ts").then((m) => m.serviceCommand),

@@ -5,6 +5,7 @@
  */
 
 import { join } from "node:path";
+import { installationDir } from "../config/gateway_paths.ts";
 import type { CliContext } from "./cli_context.ts";
 import { intFlag, parseCommandArgs } from "./command_args.ts";
 import { submitRun } from "./submit_run.ts";
@@ -146,6 +147,13 @@ export async function historyCommand(args: string[], context: CliContext): Promi
   if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(name)) {
     throw new UsageError(
       `Invalid script name "${name}": use letters, digits, _ and - (and / for folders)`,
+      HISTORY_USAGE,
+    );
+  }
+  if (context.root.source === "bundled" || context.root.dir === installationDir()) {
+    // Never into the gateway's own checkout or installation.
+    throw new UsageError(
+      `The root here is the gateway's installation (${context.root.dir}), not yours: run gateway init here (or pass --root DIR), then save the run into that root's scripts/`,
       HISTORY_USAGE,
     );
   }

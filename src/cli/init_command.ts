@@ -12,8 +12,10 @@ import { scriptTemplate } from "./scripts_command.ts";
 /** Usage text of `gateway init`. */
 export const INIT_USAGE = `Usage: gateway init
 
-Creates .gateway/ here with tools/, scripts/ and workflows/ (a sample in each) and a
-gateway.json. Commands run below this directory then use it as their root.`;
+Creates .gateway/ here with tools/, scripts/ and workflows/ (a sample in each), a
+gateway.json and a gateway.env for the variables it references (mode 0600, git-ignored).
+Commands run below this directory then use it as their root, with its own gateway server;
+a .mcp.json here is served as it is.`;
 
 const SAMPLE_TOOL = `/**
  * Sample tool module: every exported function with 0 or 1 parameter is a tool.
@@ -57,6 +59,12 @@ const SAMPLE_CONFIG = `{
 }
 `;
 
+const SAMPLE_ENV =
+  `# gateway.env: NAME=VALUE lines the gateway server reads (and a service unit loads), for
+# the \${env:NAME} and \${NAME} references in gateway.json and .mcp.json. Keep it mode 0600
+# and out of version control (.gitignore here lists it).
+`;
+
 /** Runs `gateway init`. */
 export async function initCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, {}, INIT_USAGE);
@@ -76,16 +84,27 @@ export async function initCommand(args: string[], context: CliContext): Promise<
     ],
     [join(root, "workflows", "sample.yaml"), SAMPLE_WORKFLOW],
     [join(root, "gateway.json"), SAMPLE_CONFIG],
+    [join(root, "gateway.env"), SAMPLE_ENV],
+    [join(root, ".gitignore"), "gateway.env\n"],
   ];
   for (const [file, text] of files) {
     await Deno.mkdir(join(file, ".."), { recursive: true });
     try {
-      await Deno.writeTextFile(file, text, { createNew: true });
+      await Deno.writeTextFile(file, text, {
+        createNew: true,
+        ...(file.endsWith("gateway.env") ? { mode: 0o600 } : {}),
+      });
       context.output.out(`created ${file}\n`);
     } catch (error) {
       if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       context.output.out(`kept ${file} (exists)\n`);
     }
+  }
+  const mcpJson = join(context.cwd, ".mcp.json");
+  if (await Deno.stat(mcpJson).then(() => true, () => false)) {
+    context.output.out(
+      `serving the MCP servers of ${mcpJson} (gateway import .mcp.json copies them into gateway.json)\n`,
+    );
   }
   context.output.out(`root ready: try gateway exec 'await tools.hello.greet({ name: "Ada" })'\n`);
   return 0;

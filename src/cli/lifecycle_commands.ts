@@ -4,8 +4,11 @@
  * @module
  */
 
+import { join } from "node:path";
 import { findServer } from "../client/server_connection.ts";
-import { readServerState } from "../config/server_state.ts";
+import { rootsDataDir, userDataDir } from "../config/gateway_paths.ts";
+import { readServerState, type ServerState } from "../config/server_state.ts";
+import { readToken } from "../config/token_file.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 
@@ -14,13 +17,61 @@ export const START_USAGE = `Usage: gateway start [--root DIR]
 
 Starts the gateway server in the background (logs: DATA_DIR/server.log) and waits until it answers.`;
 /** Usage text of `gateway stop`. */
-export const STOP_USAGE = `Usage: gateway stop
+export const STOP_USAGE = `Usage: gateway stop [--all]
 
-Stops the background server of this data dir (SIGTERM, waiting up to 10 s).`;
+Stops the background server of this root's data dir (SIGTERM, waiting up to 10 s).
+--all stops every gateway server of this user (every root).`;
 /** Usage text of `gateway status`. */
-export const STATUS_USAGE = `Usage: gateway status [--json]
+export const STATUS_USAGE = `Usage: gateway status [--all] [--json]
 
-Says whether a server runs for this data dir and root, and the state of its namespaces.`;
+Says whether a server runs for this root (exit 3 when none does), and the state of its
+namespaces. --all lists every running gateway server of this user, with its root.`;
+
+/**
+ * Every live gateway server of this user: one per data dir under USER_DATA_DIR/roots, plus
+ * the user data dir itself and a `$GATEWAY_DATA_DIR` that pins another one.
+ */
+export async function runningServers(context: CliContext): Promise<ServerState[]> {
+  const dirs = new Set<string>();
+  const user = userDataDir({ env: context.env, os: Deno.build.os });
+  dirs.add(user);
+  if (context.env.GATEWAY_DATA_DIR) dirs.add(context.dataDir);
+  try {
+    for await (const entry of Deno.readDir(rootsDataDir(user))) {
+      if (entry.isDirectory) dirs.add(join(rootsDataDir(user), entry.name));
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  const found: ServerState[] = [];
+  for (const dir of [...dirs].sort()) {
+    const state = await readServerState(dir);
+    if (state && !state.stale) found.push(state.state);
+  }
+  return found;
+}
+
+/** Sends SIGTERM to the server of `dataDir` (by the pid its server.json names) and waits. */
+async function stopServerIn(
+  dataDir: string,
+  context: CliContext,
+): Promise<"stopped" | "none" | "timeout"> {
+  const found = await readServerState(dataDir);
+  if (!found || found.stale) return "none";
+  const pid = found.state.pid;
+  Deno.kill(pid, "SIGTERM");
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const now = await readServerState(dataDir);
+    if (!now || now.stale || now.state.pid !== pid) {
+      context.output.out(`stopped gateway server (pid ${pid}, root ${found.state.root})\n`);
+      return "stopped";
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  context.output.err(`error[Timeout]: gateway server (pid ${pid}) did not stop within 10 s\n`);
+  return "timeout";
+}
 
 /** Runs `gateway start`. */
 export async function startCommand(args: string[], context: CliContext): Promise<number> {
@@ -41,37 +92,46 @@ export async function startCommand(args: string[], context: CliContext): Promise
 
 /** Runs `gateway stop`. */
 export async function stopCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, {}, STOP_USAGE);
+  const parsed = parseCommandArgs(args, { booleans: ["all"] }, STOP_USAGE);
   if (parsed.flags.help) {
     context.output.out(`${STOP_USAGE}\n`);
     return 0;
   }
-  const found = await readServerState(context.dataDir);
-  if (!found || found.stale) {
-    context.output.out("no gateway server is running for this data dir\n");
-    return 0;
-  }
-  const pid = found.state.pid;
-  Deno.kill(pid, "SIGTERM");
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const now = await readServerState(context.dataDir);
-    if (!now || now.stale || now.state.pid !== pid) {
-      context.output.out(`stopped gateway server (pid ${pid})\n`);
-      return 0;
+  if (parsed.flags.all) {
+    const servers = await runningServers(context);
+    if (servers.length === 0) context.output.out("no gateway server is running\n");
+    let failed = false;
+    for (const state of servers) {
+      if (await stopServerIn(state.dataDir, context) === "timeout") failed = true;
     }
-    await new Promise((r) => setTimeout(r, 50));
+    return failed ? 1 : 0;
   }
-  context.output.err(`error[Timeout]: gateway server (pid ${pid}) did not stop within 10 s\n`);
-  return 1;
+  const outcome = await stopServerIn(context.dataDir, context);
+  if (outcome === "none") {
+    context.output.out(`no gateway server is running for root ${context.root.dir}\n`);
+  }
+  return outcome === "timeout" ? 1 : 0;
 }
 
 /** Runs `gateway status`. */
 export async function statusCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, { booleans: ["json"] }, STATUS_USAGE);
+  const parsed = parseCommandArgs(args, { booleans: ["json", "all"] }, STATUS_USAGE);
   if (parsed.flags.help) {
     context.output.out(`${STATUS_USAGE}\n`);
     return 0;
+  }
+  if (parsed.flags.all) {
+    const servers = await runningServers(context);
+    if (parsed.flags.json) context.output.out(`${JSON.stringify(servers, null, 2)}\n`);
+    else if (servers.length === 0) context.output.out("no gateway server is running\n");
+    else {
+      for (const state of servers) {
+        context.output.out(
+          `${state.root}: pid ${state.pid}, port ${state.port}, data dir ${state.dataDir}\n`,
+        );
+      }
+    }
+    return servers.length === 0 ? 3 : 0;
   }
   const state = await findServer(context.dataDir);
   const root = context.root;
@@ -87,12 +147,29 @@ export async function statusCommand(args: string[], context: CliContext): Promis
     }
     return 3;
   }
-  const health = await (await fetch(`http://127.0.0.1:${state.port}/health`)).json() as {
+  const token = await readToken(state.dataDir);
+  const health = await (await fetch(`http://127.0.0.1:${state.port}/health`, {
+    headers: { authorization: `Bearer ${token}` },
+  })).json() as {
     namespaces: Array<{ name: string; status: string; tools: number; reason?: string }>;
+    configError?: string;
+    configWarnings?: string[];
   };
   if (parsed.flags.json) {
     context.output.out(
-      `${JSON.stringify({ running: true, ...state, namespaces: health.namespaces }, null, 2)}\n`,
+      `${
+        JSON.stringify(
+          {
+            running: true,
+            ...state,
+            namespaces: health.namespaces,
+            configWarnings: health.configWarnings ?? [],
+            ...(health.configError ? { configError: health.configError } : {}),
+          },
+          null,
+          2,
+        )
+      }\n`,
     );
     return 0;
   }
@@ -104,6 +181,12 @@ export async function statusCommand(args: string[], context: CliContext): Promis
   for (const ns of health.namespaces) {
     context.output.out(
       `  ${ns.name}: ${ns.status}${ns.reason ? ` (${ns.reason})` : ""}, ${ns.tools} tools\n`,
+    );
+  }
+  for (const warning of health.configWarnings ?? []) context.output.err(`warning: ${warning}\n`);
+  if (health.configError) {
+    context.output.err(
+      `error[Config]: the last config edit did not load, the previous config is in force: ${health.configError}\n`,
     );
   }
   return 0;

@@ -26,7 +26,17 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
   }
   const connection = await context.connect();
   const server = createGatewayMcpServer({
-    call: (method, params) => connection.client.request(method, { ...params }),
+    call: async (method, params, notify) => {
+      const off = notify
+        ? connection.client.onNotification((n) => notify(n.method, n.params))
+        : undefined;
+      try {
+        return await connection.client.request(method, { ...params });
+      } finally {
+        off?.();
+      }
+    },
+    onError: (message) => context.output.err(`warning: ${message}\n`),
     version: GATEWAY_VERSION,
   });
   const transport = new StdioServerTransport();

@@ -4,6 +4,7 @@
  */
 
 import type { RunDocument } from "../protocol/run_document.ts";
+import { printApprovalNotices } from "./approval_notice.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 import { printRun, runExitCode } from "./print.ts";
@@ -28,6 +29,7 @@ export async function waitCommand(args: string[], context: CliContext): Promise<
   const runId = parsed.positionals[0];
   if (!runId) throw new UsageError("wait needs a run ID", WAIT_USAGE);
   return await context.withClient(async ({ client }) => {
+    printApprovalNotices(client, context);
     const document = await client.request<RunDocument>("wait", { runId });
     if (parsed.flags.json) context.output.out(`${JSON.stringify(document, null, 2)}\n`);
     else printRun(document, context.output, { streamed: false });

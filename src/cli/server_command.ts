@@ -3,7 +3,8 @@
  * @module
  */
 
-import { loadConfig } from "../config/config_loader.ts";
+import { dirname, resolve } from "node:path";
+import { loadRootConfig } from "../config/config_loader.ts";
 import { createLogger, parseLogLevel } from "../logger.ts";
 import { startGatewayServer } from "../server/gateway_server.ts";
 import type { CliContext } from "./cli_context.ts";
@@ -29,8 +30,12 @@ export async function serverCommand(args: string[], context: CliContext): Promis
     return 0;
   }
   const logFile = typeof parsed.flags["log-file"] === "string" ? parsed.flags["log-file"] : null;
+  // A service's first start may come before anything made the data dir.
+  if (logFile) {
+    await Deno.mkdir(dirname(resolve(context.cwd, logFile)), { recursive: true, mode: 0o700 });
+  }
   const file = logFile
-    ? await Deno.open(logFile, { append: true, create: true, mode: 0o600 })
+    ? await Deno.open(resolve(context.cwd, logFile), { append: true, create: true, mode: 0o600 })
     : null;
   const encoder = new TextEncoder();
   try {
@@ -55,7 +60,7 @@ async function serve(
   context: CliContext,
   options: { verbose: boolean; write?: (line: string) => void },
 ): Promise<number> {
-  const loaded = await loadConfig(context.root.configFile, context.env);
+  const loaded = await loadRootConfig(context.root, context.env);
   if (context.env.GATEWAY_PORT !== undefined) {
     const port = Number(context.env.GATEWAY_PORT);
     if (!Number.isInteger(port) || port < 0 || port > 65535) {

@@ -10,6 +10,7 @@ import type { RunDocument } from "../protocol/run_document.ts";
 import { RpcError } from "../protocol/json_rpc.ts";
 import type { CliContext } from "./cli_context.ts";
 import { isRunning, printError, printRun, runExitCode } from "./print.ts";
+import { printApprovalNotices } from "./approval_notice.ts";
 
 /** Flags `exec` and `run` share, already parsed. */
 export interface RunFlags {
@@ -38,6 +39,7 @@ export async function submitRun(
   const streaming = context.output.isTty && !flags.json;
   return await context.withClient(async ({ client }) => {
     let streamed = false;
+    printApprovalNotices(client, context);
     if (streaming) {
       client.onNotification((n) => {
         if (n.method !== "run.output") return;
@@ -72,6 +74,8 @@ export async function submitRun(
       if (flags.json) context.output.out(`${JSON.stringify(answer, null, 2)}\n`);
       else {
         if (!streamed && answer.stdout) context.output.out(answer.stdout);
+        // The id on stdout, so `id=$(gateway exec --yield …)` works; the hint on stderr.
+        context.output.out(`${answer.runId}\n`);
         context.output.err(`run ${answer.runId} is still running: gateway wait ${answer.runId}\n`);
       }
       return 0;

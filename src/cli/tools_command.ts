@@ -10,15 +10,16 @@ import { UsageError } from "./usage_error.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 
 /** Usage text of `gateway tools`. */
-export const TOOLS_USAGE = `Usage: gateway tools [NS] [--json]
+export const TOOLS_USAGE = `Usage: gateway tools [NS] [--json] [--warnings]
        gateway tools types [NS[,NS...]]
 
 Lists namespaces (ready, starting, failed: reason) with tool counts; with NS, that namespace's
-tools; "types" prints the TypeScript scripts are checked against.`;
+tools; "types" prints the TypeScript scripts are checked against. Problems with the config are
+always shown; --warnings lists what namespaces reported (tools left out, renamed names).`;
 
 /** Runs `gateway tools`. */
 export async function toolsCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, { booleans: ["json"] }, TOOLS_USAGE);
+  const parsed = parseCommandArgs(args, { booleans: ["json", "warnings"] }, TOOLS_USAGE);
   if (parsed.flags.help) {
     context.output.out(`${TOOLS_USAGE}\n`);
     return 0;
@@ -80,10 +81,14 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       }
       return 0;
     }
-    const answer = await client.request<{ namespaces: NamespaceSummary[]; warnings: string[] }>(
-      "namespaces",
-      {},
-    );
+    const answer = await client.request<
+      {
+        namespaces: NamespaceSummary[];
+        warnings: string[];
+        upstreamWarnings?: string[];
+        configError?: string;
+      }
+    >("namespaces", {});
     if (parsed.flags.json) {
       context.output.out(`${JSON.stringify(answer, null, 2)}\n`);
       return 0;
@@ -100,6 +105,23 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       );
     }
     for (const warning of answer.warnings) context.output.err(`warning: ${warning}\n`);
+    // What upstreams say (a tool left out, a name changed) is in the server log once per
+    // change; here only when asked, so every listing does not repeat it.
+    const upstream = answer.upstreamWarnings ?? [];
+    if (parsed.flags.warnings) {
+      for (const warning of upstream) context.output.err(`warning: ${warning}\n`);
+    } else if (upstream.length > 0) {
+      context.output.err(
+        `note: ${upstream.length} warning${
+          upstream.length === 1 ? "" : "s"
+        } about namespaces and tools: gateway tools --warnings\n`,
+      );
+    }
+    if (answer.configError) {
+      context.output.err(
+        `error[Config]: the last config edit did not load, the previous config is in force: ${answer.configError}\n`,
+      );
+    }
     return 0;
   });
 }

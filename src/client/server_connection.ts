@@ -128,7 +128,7 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
         `No gateway is running for data dir "${options.dataDir}": start one with gateway start (or drop --no-autostart)`,
       );
     }
-    options.progress?.("starting the gateway server…");
+    options.progress?.(`starting gateway for ${options.rootDir}…`);
     await Deno.mkdir(options.dataDir, { recursive: true, mode: 0o700 });
     const pid = spawnBackgroundServer({ rootFlag: options.rootFlag, dataDir: options.dataDir });
     const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
@@ -161,7 +161,7 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
   if (state.root !== options.rootDir) {
     throw new NoServerError(
       `The gateway running for data dir "${options.dataDir}" serves root "${state.root}", not "${options.rootDir}": ` +
-        `stop it with gateway stop, or use another GATEWAY_DATA_DIR`,
+        `stop it with gateway stop, or unset GATEWAY_DATA_DIR so each root gets its own server`,
     );
   }
   const token = await readToken(options.dataDir);

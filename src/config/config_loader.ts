@@ -11,8 +11,11 @@ import {
   parseTree,
   printParseErrorCode,
 } from "jsonc-parser";
-import { type GatewayConfig, gatewayConfigSchema } from "./gateway_config.ts";
+import { type GatewayConfig, gatewayConfigSchema, mcpServerSchema } from "./gateway_config.ts";
 import { ConfigError } from "./config_error.ts";
+import { ENV_FILE_NAME, readEnvFile } from "./env_file.ts";
+import { mcpJsonFileOf, type ResolvedRoot } from "./gateway_paths.ts";
+import { normaliseServerEntry, parseForeignServers } from "./mcp_json.ts";
 
 export { ConfigError };
 
@@ -23,6 +26,8 @@ export interface LoadedConfig {
   /** Values substituted from the environment; never stored or logged. */
   secrets: string[];
   warnings: string[];
+  /** The `.mcp.json` whose servers are in use (the root's config has no `mcpServers`). */
+  mcpJsonFile?: string;
 }
 
 function lineOf(text: string, offset: number): number {
@@ -41,8 +46,16 @@ function pathText(path: readonly PropertyKey[]): string {
 /** Keys lootbox configs carry that mean nothing to the gateway; dropped with a warning. */
 const LOOTBOX_KEYS = ["lootbox_root", "lootbox_data_dir", "tools_dir", "workflows_dir"];
 
+/** A `${…}` reference to a variable the environment lacks (and that has no default). */
+export interface UnsetVariable {
+  path: (string | number)[];
+  name: string;
+}
+
 /**
- * Expands `${env:NAME}` in every string of a parsed JSON value. A missing variable is an error
+ * Expands `${env:NAME}` in every string of a parsed JSON value, and inside `mcpServers` also
+ * Claude Code's `${NAME}`; both take a default as `${NAME:-default}`. A variable the
+ * environment lacks is collected into `unset` (expanding to "") when given, else an error
  * naming the key path and the variable.
  */
 export function expandEnv(
@@ -51,22 +64,37 @@ export function expandEnv(
     env: Record<string, string | undefined>;
     path?: (string | number)[];
     secrets: string[];
+    /** Whether `${NAME}` (without `env:`) is a reference everywhere, not only in mcpServers. */
+    bare?: boolean;
+    unset?: UnsetVariable[];
   },
 ): unknown {
   const path = options.path ?? [];
   if (typeof value === "string") {
-    return value.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
-      const found = options.env[name];
-      if (found === undefined) {
-        throw new ConfigError(
-          `"${
-            pathText(path)
-          }" uses \${env:${name}} but the environment has no ${name}: set it or remove the reference`,
-        );
-      }
-      if (found.length > 0) options.secrets.push(found);
-      return found;
-    });
+    const bare = options.bare === true || path[0] === "mcpServers";
+    const pattern = bare
+      ? /\$\{(env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g
+      : /\$\{(env:)([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+    return value.replace(
+      pattern,
+      (_m, prefix: string | undefined, name: string, fallback?: string) => {
+        const found = options.env[name];
+        if (found === undefined || (found === "" && fallback !== undefined)) {
+          if (fallback !== undefined) return fallback;
+          if (options.unset) {
+            options.unset.push({ path, name });
+            return "";
+          }
+          throw new ConfigError(
+            `"${pathText(path)}" uses \${${
+              prefix ?? ""
+            }${name}} but the environment has no ${name}: set it (or add it to ${ENV_FILE_NAME} in the root) or remove the reference`,
+          );
+        }
+        if (found.length > 0) options.secrets.push(found);
+        return found;
+      },
+    );
   }
   if (Array.isArray(value)) {
     return value.map((v, i) => expandEnv(v, { ...options, path: [...path, i] }));
@@ -79,6 +107,40 @@ export function expandEnv(
     return out;
   }
   return value;
+}
+
+/**
+ * Expands references in `mcpServers` entries; an entry that uses an unset variable is left
+ * out with a warning naming it, so one server's missing token does not stop the gateway.
+ */
+function expandServers(
+  servers: Record<string, unknown>,
+  options: { env: Record<string, string | undefined>; secrets: string[]; file: string },
+): { servers: Record<string, unknown>; warnings: string[] } {
+  const out: Record<string, unknown> = {};
+  const warnings: string[] = [];
+  for (const [name, entry] of Object.entries(servers)) {
+    const unset: UnsetVariable[] = [];
+    const expanded = expandEnv(entry, {
+      env: options.env,
+      secrets: options.secrets,
+      path: ["mcpServers", name],
+      unset,
+    });
+    if (unset.length === 0) {
+      out[name] = expanded;
+      continue;
+    }
+    const names = [...new Set(unset.map((u) => u.name))];
+    warnings.push(
+      `mcpServers "${name}" (${options.file}) is not started: it uses ${
+        names.map((n) => `\${${n}}`).join(", ")
+      }, unset in the gateway server's environment: set ${
+        names.length > 1 ? "them" : "it"
+      } in ${ENV_FILE_NAME} beside the config (the gateway reloads it)`,
+    );
+  }
+  return { servers: out, warnings };
 }
 
 /** Parses and validates config text; `file` is only used in messages. */
@@ -113,7 +175,24 @@ export function parseConfigText(
   const secrets: string[] = [];
   let expanded: unknown;
   try {
-    expanded = expandEnv(record, { env: options.env, secrets });
+    const servers = record.mcpServers;
+    const { mcpServers: _, ...rest } = record;
+    expanded = expandEnv(rest, { env: options.env, secrets });
+    if (servers !== null && typeof servers === "object" && !Array.isArray(servers)) {
+      const normalised: Record<string, unknown> = {};
+      for (const [name, entry] of Object.entries(servers)) {
+        normalised[name] = normaliseServerEntry(name, entry, {
+          file: options.file,
+          warnings,
+          strict: true,
+        });
+      }
+      const taken = expandServers(normalised, { env: options.env, secrets, file: options.file });
+      warnings.push(...taken.warnings);
+      (expanded as Record<string, unknown>).mcpServers = taken.servers;
+    } else if (servers !== undefined) {
+      (expanded as Record<string, unknown>).mcpServers = servers;
+    }
   } catch (error) {
     if (error instanceof ConfigError) {
       throw new ConfigError(`Invalid config "${options.file}": ${error.message}`);
@@ -163,4 +242,48 @@ export async function loadConfig(
     });
   }
   return parseConfigText(text, { file, env });
+}
+
+/**
+ * Loads a root's whole configuration: `gateway.env` over the process environment, then
+ * `gateway.json`, then, when that has no `mcpServers`, the servers of the project's
+ * `.mcp.json` (Claude Code's file, `${VAR}` and `${VAR:-default}` expanded as it does).
+ */
+export async function loadRootConfig(
+  root: ResolvedRoot,
+  processEnv: Record<string, string | undefined>,
+): Promise<LoadedConfig> {
+  const envFile = await readEnvFile(root.dir);
+  const env = { ...processEnv, ...envFile.vars };
+  const loaded = await loadConfig(root.configFile, env);
+  loaded.warnings.push(...envFile.warnings);
+  const mcpJson = mcpJsonFileOf(root);
+  if (mcpJson === null || Object.keys(loaded.config.mcpServers).length > 0) return loaded;
+  let text: string;
+  try {
+    text = await Deno.readTextFile(mcpJson);
+  } catch (error) {
+    throw new ConfigError(`Cannot read "${mcpJson}": ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const foreign = parseForeignServers(text, mcpJson);
+  loaded.warnings.push(...foreign.warnings);
+  const taken = expandServers(foreign.servers, { env, secrets: loaded.secrets, file: mcpJson });
+  loaded.warnings.push(...taken.warnings);
+  for (const [name, entry] of Object.entries(taken.servers)) {
+    const parsed = mcpServerSchema.safeParse(entry);
+    if (!parsed.success) {
+      throw new ConfigError(
+        `Invalid config "${mcpJson}": "mcpServers.${name}": ${
+          parsed.error.issues.map((i) =>
+            `${i.path.length ? `${i.path.join(".")}: ` : ""}${i.message}`
+          ).join("; ")
+        }`,
+      );
+    }
+    loaded.config.mcpServers[name] = parsed.data;
+  }
+  loaded.mcpJsonFile = mcpJson;
+  return loaded;
 }

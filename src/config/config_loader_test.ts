@@ -3,7 +3,7 @@ import { ConfigError, parseConfigText } from "./config_loader.ts";
 
 Deno.test("parseConfigText() fills defaults for an empty object", () => {
   const loaded = parseConfigText("{}", { file: "gateway.json", env: {} });
-  assert.deepEqual(loaded.config.port, 9420);
+  assert.equal(loaded.config.port, undefined, "no port: 9420 when free, else any free port");
   assert.deepEqual(loaded.config.exec.timeoutMs, 120_000);
 });
 
@@ -47,11 +47,47 @@ Deno.test("parseConfigText() expands ${env:NAME} and remembers the value as a se
   assert.deepEqual(loaded.secrets, ["s3cret"]);
 });
 
-Deno.test("parseConfigText() refuses a missing environment variable by key path", () => {
-  const text = `{"mcpServers": {"r": {"command": "x", "env": {"K": "\${env:NOPE_X}"}}}}`;
+Deno.test("parseConfigText() refuses a missing environment variable outside mcpServers by key path", () => {
+  const text = `{"history": {"redact": ["\${env:NOPE_X}"]}}`;
   assert.throws(
     () => parseConfigText(text, { file: "g.json", env: {} }),
     (e: unknown) =>
-      e instanceof ConfigError && /"mcpServers.r.env.K" uses \$\{env:NOPE_X\}/.test(e.message),
+      e instanceof ConfigError && /"history.redact\[0\]" uses \$\{env:NOPE_X\}/.test(e.message),
   );
+});
+
+Deno.test("parseConfigText() leaves out an MCP server whose variable is unset, with a warning naming it", () => {
+  const text = `{"mcpServers": {
+    "r": {"command": "x", "env": {"K": "\${env:NOPE_X}"}},
+    "ok": {"command": "y"}
+  }}`;
+  const loaded = parseConfigText(text, { file: "g.json", env: {} });
+  assert.deepEqual(Object.keys(loaded.config.mcpServers), ["ok"]);
+  assert.equal(loaded.warnings.length, 1);
+  assert.match(
+    loaded.warnings[0]!,
+    /mcpServers "r" \(g\.json\) is not started: it uses \$\{NOPE_X\}/,
+  );
+  assert.match(loaded.warnings[0]!, /gateway\.env/);
+});
+
+Deno.test("parseConfigText() expands Claude Code's ${VAR} and ${VAR:-default} in mcpServers", () => {
+  const text = `{"mcpServers": {"api": {
+    "type": "http",
+    "url": "\${API_BASE_URL:-https://api.example.com}/mcp",
+    "headers": {"Authorization": "Bearer \${API_KEY}"}
+  }}}`;
+  const loaded = parseConfigText(text, { file: "g.json", env: { API_KEY: "k1" } });
+  const server = loaded.config.mcpServers.api;
+  assert.ok(server && "url" in server);
+  assert.equal(server.url, "https://api.example.com/mcp");
+  assert.equal(server.transport, "streamable-http");
+  assert.equal(server.headers.Authorization, "Bearer k1");
+  assert.deepEqual(loaded.secrets, ["k1"]);
+});
+
+Deno.test("parseConfigText() keeps ${NAME} literal outside mcpServers", () => {
+  const text = `{"tools": {"kv": {"settings": {"template": "\${name}"}}}}`;
+  const loaded = parseConfigText(text, { file: "g.json", env: {} });
+  assert.equal(loaded.config.tools.kv?.settings.template, "${name}");
 });

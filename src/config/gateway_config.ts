@@ -120,7 +120,11 @@ export type ToolModuleConfig = z.infer<typeof toolModuleConfigSchema>;
 /** The whole `gateway.json`, unknown keys refused at every level. */
 export const gatewayConfigSchema = z.strictObject({
   $schema: z.string().optional(),
-  port: z.number().int().min(0).max(65535).default(9420),
+  /**
+   * Absent: 9420, or any free port when another program (another project's gateway) holds it.
+   * Set: exactly this port (0 = any free one).
+   */
+  port: z.number().int().min(0).max(65535).optional(),
   host: z.string().default("127.0.0.1"),
   mcpServers: z.record(z.string(), mcpServerSchema).default({}),
   exec: execConfigSchema.default(execConfigSchema.parse({})),

@@ -4,8 +4,9 @@
  * @module
  */
 
+import { createHash } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** How the root was found; shown by `gateway status` so a surprise is explainable. */
@@ -17,6 +18,35 @@ export interface ResolvedRoot {
   source: RootSource;
   /** `gateway.json`, or `lootbox.config.json` for a lootbox root; null when there is none. */
   configFile: string | null;
+}
+
+/**
+ * The `.mcp.json` (Claude Code's project file) a root reads when its config has no
+ * `mcpServers`: `ROOT/.mcp.json`, or for a project's `.gateway/` the one beside it, where
+ * Claude Code keeps it. Null when there is none.
+ */
+export function mcpJsonFileOf(root: ResolvedRoot): string | null {
+  const candidates = [join(root.dir, ".mcp.json")];
+  if (basename(root.dir) === ".gateway" || basename(root.dir) === ".lootbox") {
+    candidates.push(join(dirname(root.dir), ".mcp.json"));
+  }
+  return candidates.find((path) => existsSync(path)) ?? null;
+}
+
+/**
+ * A short, stable name for a root, used for its data dir, service unit and launchd label:
+ * the project's directory name (the parent of a `.gateway/`), then 8 hex digits of a hash of
+ * the full path, so two projects named alike stay apart.
+ */
+export function rootKey(rootDir: string): string {
+  const dir = resolve(rootDir);
+  const named = basename(dir) === ".gateway" || basename(dir) === ".lootbox"
+    ? basename(dirname(dir))
+    : basename(dir);
+  const slug = named.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") ||
+    "root";
+  const hash = createHash("sha256").update(dir).digest("hex").slice(0, 8);
+  return `${slug.slice(0, 40)}-${hash}`;
 }
 
 /** The gateway's installation directory: the bundled default root. */
@@ -85,17 +115,38 @@ export function resolveRoot(
 }
 
 /**
- * The data dir: `$GATEWAY_DATA_DIR`, else `$XDG_DATA_HOME/gateway`, else
+ * The user's data dir, under which each root has its own: `$XDG_DATA_HOME/gateway`, else
  * `~/.local/share/gateway` (macOS: `~/Library/Application Support/gateway`).
  */
-export function resolveDataDir(
-  options: { env: Record<string, string | undefined>; os: typeof Deno.build.os; cwd: string },
+export function userDataDir(
+  options: { env: Record<string, string | undefined>; os: typeof Deno.build.os },
 ): string {
   const { env } = options;
-  if (env.GATEWAY_DATA_DIR) return resolve(options.cwd, env.GATEWAY_DATA_DIR);
   if (env.XDG_DATA_HOME) return join(env.XDG_DATA_HOME, "gateway");
   const home = env.HOME ?? env.USERPROFILE;
   if (!home) throw new Error("Cannot find a data dir: set $GATEWAY_DATA_DIR or $HOME");
   if (options.os === "darwin") return join(home, "Library", "Application Support", "gateway");
   return join(home, ".local", "share", "gateway");
+}
+
+/** Where per-root data dirs live inside the user's data dir. */
+export function rootsDataDir(userDir: string): string {
+  return join(userDir, "roots");
+}
+
+/**
+ * The data dir of a root: `$GATEWAY_DATA_DIR` when set (it pins one data dir, whatever the
+ * root), else `USER_DATA_DIR/roots/<rootKey>`, so each project has its own server, token and
+ * database and several run at once (SPEC §14).
+ */
+export function resolveDataDir(
+  options: {
+    env: Record<string, string | undefined>;
+    os: typeof Deno.build.os;
+    cwd: string;
+    rootDir: string;
+  },
+): string {
+  if (options.env.GATEWAY_DATA_DIR) return resolve(options.cwd, options.env.GATEWAY_DATA_DIR);
+  return join(rootsDataDir(userDataDir(options)), rootKey(options.rootDir));
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { installationDir, resolveDataDir, resolveRoot } from "./gateway_paths.ts";
+import { installationDir, resolveDataDir, resolveRoot, rootKey } from "./gateway_paths.ts";
 
 async function tree(paths: string[]): Promise<string> {
   const base = await Deno.makeTempDir({ prefix: "gateway-paths-" });
@@ -82,18 +82,30 @@ Deno.test("resolveRoot() refuses a --root that is not a directory, naming it", (
   );
 });
 
-Deno.test("resolveDataDir() prefers $GATEWAY_DATA_DIR, then XDG, then the platform default", () => {
-  assert.equal(resolveDataDir({ env: { GATEWAY_DATA_DIR: "d" }, os: "linux", cwd: "/w" }), "/w/d");
+Deno.test("resolveDataDir() prefers $GATEWAY_DATA_DIR, else a dir per root under XDG or the platform default", () => {
+  const rootDir = "/home/me/shop/.gateway";
+  const key = rootKey(rootDir);
   assert.equal(
-    resolveDataDir({ env: { XDG_DATA_HOME: "/x" }, os: "linux", cwd: "/" }),
-    "/x/gateway",
+    resolveDataDir({ env: { GATEWAY_DATA_DIR: "d" }, os: "linux", cwd: "/w", rootDir }),
+    "/w/d",
   );
   assert.equal(
-    resolveDataDir({ env: { HOME: "/h" }, os: "linux", cwd: "/" }),
-    "/h/.local/share/gateway",
+    resolveDataDir({ env: { XDG_DATA_HOME: "/x" }, os: "linux", cwd: "/", rootDir }),
+    `/x/gateway/roots/${key}`,
   );
   assert.equal(
-    resolveDataDir({ env: { HOME: "/h" }, os: "darwin", cwd: "/" }),
-    "/h/Library/Application Support/gateway",
+    resolveDataDir({ env: { HOME: "/h" }, os: "linux", cwd: "/", rootDir }),
+    `/h/.local/share/gateway/roots/${key}`,
   );
+  assert.equal(
+    resolveDataDir({ env: { HOME: "/h" }, os: "darwin", cwd: "/", rootDir }),
+    `/h/Library/Application Support/gateway/roots/${key}`,
+  );
+});
+
+Deno.test("rootKey() names a root after its project and keeps same-named projects apart", () => {
+  assert.match(rootKey("/home/me/shop/.gateway"), /^shop-[0-9a-f]{8}$/);
+  assert.match(rootKey("/srv/My Site"), /^my-site-[0-9a-f]{8}$/);
+  assert.notEqual(rootKey("/a/shop/.gateway"), rootKey("/b/shop/.gateway"));
+  assert.equal(rootKey("/a/shop/.gateway"), rootKey("/a/shop/.gateway/"));
 });

@@ -14,6 +14,28 @@ import {
 } from "../namespaces/render_types.ts";
 import type { CatalogueSnapshot, SnapshotNamespace, SnapshotScript } from "./catalogue_snapshot.ts";
 
+/** Longest summary the catalogue and search show for a tool or script. */
+export const SUMMARY_MAX_CHARS = 120;
+
+/**
+ * The short description discovery shows: the first sentence of the first line when it fits,
+ * else the line cut at a word boundary with "…", never mid-word.
+ *
+ * @example
+ * ```ts
+ * import { summarise } from "./catalogue_entries.ts";
+ * summarise("Reads a file. Large files are streamed."); // "Reads a file."
+ * ```
+ */
+export function summarise(description: string, max = SUMMARY_MAX_CHARS): string {
+  const line = firstLine(description);
+  const sentence = /^.*?[.!?](?=\s|$)/.exec(line)?.[0] ?? line;
+  if (sentence.length <= max) return sentence;
+  const cut = sentence.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, "")}…`;
+}
+
 /** A tool as discovery shows it. */
 export interface ToolEntry {
   kind: "tool";
@@ -104,7 +126,7 @@ export class CatalogueEntries {
           tool,
           identifier,
           signature: renderToolSignature(ns, tool, { declarations }),
-          summary: firstLine(tool.description),
+          summary: summarise(tool.description),
         };
         byKey.set(identifier, entry);
         if (!byKey.has(tool.originalName)) byKey.set(tool.originalName, entry);
@@ -118,7 +140,7 @@ export class CatalogueEntries {
         path: script.name,
         script,
         signature: scriptSignature(script),
-        summary: firstLine(script.description),
+        summary: summarise(script.description),
       };
       this.#scriptByName.set(script.name, entry);
       entries.push(entry);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CatalogueEntries, splitPath } from "./catalogue_entries.ts";
+import { CatalogueEntries, splitPath, summarise } from "./catalogue_entries.ts";
 import { syntheticSnapshot } from "./synthetic_snapshot.ts";
 
 Deno.test("`splitPath()` splits dotted and bracketed names, and refuses what is not a path", () => {
@@ -30,4 +30,14 @@ Deno.test("`CatalogueEntries` lists tools by namespace then name, then scripts",
   assert.equal(entries.resolve("not a path"), undefined);
   const kv = entries.resolve("tools.kv");
   assert.equal(kv?.kind === "namespace" ? kv.namespace.name : null, "kv");
+});
+
+Deno.test("`summarise()` keeps the first sentence, or cuts at a word boundary", () => {
+  assert.equal(summarise("Reads a file. Large files are streamed."), "Reads a file.");
+  assert.equal(summarise("Version 1.2 of the reader\nmore"), "Version 1.2 of the reader");
+  const long = "word ".repeat(40).trim();
+  const cut = summarise(long, 30);
+  assert.ok(cut.length <= 30, cut);
+  assert.match(cut, /^(word )*word…$/, "never mid-word");
+  assert.equal(summarise(""), "");
 });

@@ -90,7 +90,7 @@ Deno.test("`searchCatalogue()` answers an exact path with that item alone", () =
   const hit = index.search("tools.kv.get_entry").results[0]!;
   assert.equal(
     hit.signature,
-    "tools.kv.get_entry(args: { id: string }): Promise<{ id: string; title: string; owner: Owner }>",
+    "tools.kv.get_entry(args: { id: string }): Promise<{ id: string; title: string; owner: GatewayNamespaces.kv.Owner }>",
   );
   assert.equal(hit.description, "Gets one entry from kv by id.");
 });

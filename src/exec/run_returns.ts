@@ -58,6 +58,11 @@ export class RunReturns {
     this.#limits = limits;
   }
 
+  /** The attachments kept so far (numbering continues from their count). */
+  get attachments(): readonly Attachment[] {
+    return this.#attachments;
+  }
+
   /** The result exactly as the script gave it, for history. */
   get fullResult(): unknown {
     return this.#result;

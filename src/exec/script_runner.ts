@@ -27,6 +27,7 @@ import { decidePermissions } from "./run_permissions.ts";
 import { RunnerPool } from "./runner_pool.ts";
 import type { ToolCallRecord } from "../store/run_history.ts";
 import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
+import { moveMediaToAttachments } from "./media_result.ts";
 
 export type { ToolCallRecord };
 
@@ -95,6 +96,8 @@ export interface ScriptToolCall {
   signal: AbortSignal;
   callTimeoutMs: number;
   onProgress?: (progress: ToolProgress) => void;
+  /** When the run times out (epoch ms), so a held call can end before it. */
+  deadline?: number;
   /** Told when a policy `ask` was answered, so the call's history record says by whom. */
   onApproval?: (decision: { allowed: boolean; by: string; at: number }) => void;
 }
@@ -458,6 +461,7 @@ export class ScriptRunner {
       runner.kill(KILL_GRACE_MS);
     };
     const timeoutMs = request.timeoutMs ?? exec.timeoutMs;
+    const deadline = Date.now() + timeoutMs;
     const timer = setTimeout(
       () => stop("Timeout", `Run exceeded its ${timeoutMs} ms timeout and was stopped`),
       timeoutMs,
@@ -547,6 +551,7 @@ export class ScriptRunner {
               GatewayTelemetry.within(callTrace.context, () =>
                 this.#deps.callTool({
                   runId,
+                  deadline,
                   onApproval: (decision) => (approval = decision),
                   namespace: message.namespace,
                   tool: message.tool,
@@ -654,6 +659,13 @@ export class ScriptRunner {
       stderr: output.stderr,
       connected: connected !== null,
     });
+    if (error === null && request.inline && returns.fullResult !== undefined) {
+      // Images and audio in the result travel as attachments, a placeholder in their place.
+      const media: Attachment[] = [...returns.attachments];
+      const before = media.length;
+      returns.setResult(moveMediaToAttachments(returns.fullResult, media));
+      for (const block of media.slice(before)) returns.addAttachment(block);
+    }
     const bounded = returns.bounded(runId, { includeResult: error === null && request.inline });
     return finish(
       {

@@ -15,9 +15,62 @@ import {
 import { describeZodError } from "../protocol/rpc_params.ts";
 import { z } from "zod";
 import type { RunDocument } from "../protocol/run_document.ts";
+import type { PendingApproval } from "../protocol/wire_views.ts";
 
-/** Calls a gateway method (router in-process, or a client over the wire). */
-export type GatewayCall = (method: string, params: Record<string, unknown>) => Promise<unknown>;
+/**
+ * Calls a gateway method (router in-process, or a client over the wire). `notify`, when the
+ * transport can carry them, receives the server's notifications about that call's run
+ * (`run.approval` for a call an `ask` rule holds).
+ */
+export type GatewayCall = (
+  method: string,
+  params: Record<string, unknown>,
+  notify?: (method: string, params: unknown) => void,
+) => Promise<unknown>;
+
+/**
+ * Asks the MCP host about a held call: through elicitation when the host supports it (accept
+ * with allow=true allows, decline denies, cancel leaves it held), otherwise with a log
+ * notification naming the `gateway approve` command. Each held call is asked about once.
+ */
+async function askHost(
+  server: Server,
+  call: GatewayCall,
+  pending: PendingApproval,
+): Promise<void> {
+  const what =
+    `${pending.namespace}.${pending.tool}(${pending.args}) is held by policy ${pending.rule}`;
+  const command = `gateway approve ${pending.runId}`;
+  if (server.getClientCapabilities()?.elicitation) {
+    const answer = await server.elicitInput({
+      message: `${what}. Allow it?`,
+      requestedSchema: {
+        type: "object",
+        properties: {
+          allow: {
+            type: "boolean",
+            title: "Allow",
+            description: `Allow ${pending.namespace}.${pending.tool}`,
+          },
+        },
+        required: ["allow"],
+      },
+    });
+    if (answer.action !== "cancel") {
+      await call("approval.respond", {
+        runId: pending.id,
+        allow: answer.action === "accept" && answer.content?.allow === true,
+        by: "mcp:elicitation",
+      });
+      return;
+    }
+  }
+  await server.sendLoggingMessage({
+    level: "warning",
+    logger: "gateway",
+    data: `waiting for approval: ${what}: answer with ${command} (or ${command} --deny)`,
+  });
+}
 
 function isRunDocument(value: unknown): value is RunDocument {
   return typeof value === "object" && value !== null && "runId" in value && "ok" in value;
@@ -93,18 +146,23 @@ const runOptions = {
     .describe("Answer {status:'running', runId} after this many ms; then call wait"),
 };
 
-function gatewayTools(call: GatewayCall): Record<string, GatewayMcpTool> {
+function gatewayTools(
+  call: GatewayCall,
+  notify: (method: string, params: unknown) => void,
+): Record<string, GatewayMcpTool> {
   return {
     exec: {
       description:
         "Run TypeScript in a sandbox. Tools: `await tools.ns.tool(args)`. The last expression is the result; console.log is stdout.",
       input: z.strictObject({ source: z.string().describe("TypeScript source"), ...runOptions }),
-      handle: async (args) => runToToolResult(await call("exec", { ...args, client: "mcp" })),
+      handle: async (args) =>
+        runToToolResult(await call("exec", { ...args, client: "mcp" }, notify)),
     },
     run_script: {
       description: "Run a named script from the gateway's scripts/ directory.",
       input: z.strictObject({ name: z.string(), ...runOptions }),
-      handle: async (args) => runToToolResult(await call("run", { ...args, client: "mcp" })),
+      handle: async (args) =>
+        runToToolResult(await call("run", { ...args, client: "mcp" }, notify)),
     },
     search: {
       description:
@@ -136,7 +194,7 @@ function gatewayTools(call: GatewayCall): Record<string, GatewayMcpTool> {
         runId: z.string(),
         timeoutMs: z.number().int().positive().optional(),
       }),
-      handle: async (args) => runToToolResult(await call("wait", args)),
+      handle: async (args) => runToToolResult(await call("wait", args, notify)),
     },
     invoke: {
       description:
@@ -167,17 +225,30 @@ function gatewayTools(call: GatewayCall): Record<string, GatewayMcpTool> {
  * `McpServer.registerTool` typing does not infer handler arguments with zod 4.6 here, and the
  * schemas below are converted to JSON Schema by zod itself.
  */
-export function createGatewayMcpServer(options: { call: GatewayCall; version: string }): Server {
-  const tools = gatewayTools(options.call);
+export function createGatewayMcpServer(
+  options: { call: GatewayCall; version: string; onError?: (message: string) => void },
+): Server {
   const server = new Server(
     { name: "gateway", version: options.version },
     {
-      capabilities: { tools: {} },
+      capabilities: { tools: {}, logging: {} },
       instructions:
         "Write TypeScript that calls tools as `await tools.<namespace>.<tool>(args)` and run it with `exec`. " +
         "Find tools with `search`, read their types with `types`. Only the script's output comes back.",
     },
   );
+  const asked = new Set<string>();
+  const tools = gatewayTools(options.call, (method, params) => {
+    if (method !== "run.approval") return;
+    const pending = params as PendingApproval;
+    if (asked.has(pending.id)) return;
+    asked.add(pending.id);
+    askHost(server, options.call, pending).catch((error) =>
+      // The host went away or refused the request; the call stays held until it is answered
+      // another way (gateway approve, the dashboard) or its time runs out.
+      options.onError?.(`cannot ask the MCP host about ${pending.id}: ${String(error)}`)
+    );
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: Object.entries(tools).map(([name, tool]) => ({
       name,

@@ -189,11 +189,12 @@ function renderNamespaceBody(ns: TypedNamespace, indent: string): string {
     const doc = toolDocLines(tool);
     parts.push(`${renderJsDoc(doc, `${inner}  `)}${inner}  ${identifier}: ${type};`);
     if (identifier !== tool.originalName) {
-      const alias = [...doc, "", `Original name of \`tools.${ns.identifier}.${identifier}\`.`];
+      // One declaration per tool: the original name refers to it, so the types stay no larger
+      // than the upstream's tools/list.
       parts.push(
-        `${renderJsDoc(alias, `${inner}  `)}${inner}  ${
+        `${inner}  /** Original name of \`tools.${ns.identifier}.${identifier}\`. */\n${inner}  ${
           JSON.stringify(tool.originalName)
-        }: ${type};`,
+        }: GatewayTools[${JSON.stringify(identifier)}];`,
       );
     }
   }
@@ -252,12 +253,41 @@ export function renderToolSignature(
   const path = identifier === undefined
     ? `tools.${ns.identifier}[${member}]`
     : `tools.${ns.identifier}.${identifier}`;
+  const qualified = (type: string) => qualifyTypeNames(type, ns.identifier, declarations);
   let params = "";
   if (tool.inputType !== null) {
-    params = `args${tool.inputOptional ? "?" : ""}: ${inlineType(tool.inputType, declarations)}`;
+    params = `args${tool.inputOptional ? "?" : ""}: ${
+      qualified(inlineType(tool.inputType, declarations))
+    }`;
   }
-  const output = inlineType(embeddableType(tool.outputType), declarations);
+  const output = qualified(inlineType(embeddableType(tool.outputType), declarations));
   return `${path}(${params}): Promise<${output}>`;
+}
+
+/**
+ * Writes the namespace's declared type names in a one-line type as scripts can name them
+ * (`GatewayNamespaces.ns.Name`), so a signature shown alone (catalogue, search) is exact.
+ * Property keys, members after `.` and text in strings are left alone.
+ */
+function qualifyTypeNames(
+  typeText: string,
+  namespace: string,
+  declarations: DeclarationIndex,
+): string {
+  const { code } = maskSource(typeText);
+  let out = "";
+  let last = 0;
+  for (const match of code.matchAll(/[A-Za-z_$][\w$]*/g)) {
+    const name = match[0];
+    const at = match.index;
+    if (!declarations.has(name)) continue;
+    const before = code.slice(0, at).trimEnd().at(-1);
+    const after = code.slice(at + name.length).trimStart()[0];
+    if (before === "." || after === ":" || after === "?") continue;
+    out += `${typeText.slice(last, at)}GatewayNamespaces.${namespace}.${name}`;
+    last = at + name.length;
+  }
+  return out + typeText.slice(last);
 }
 
 /**

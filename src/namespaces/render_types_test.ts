@@ -114,7 +114,7 @@ function otherNamespaces(): TypedNamespace[] {
   ];
 }
 
-Deno.test("`renderNamespaceTypes()` declares one GatewayTool member per exposed tool", () => {
+Deno.test("`renderNamespaceTypes()` declares one GatewayTool member per exposed tool, original names referring to it", () => {
   const text = renderNamespaceTypes(kvNamespace());
   assert.match(text, /^\/\*\* Namespace "kv" \(local tool module, ready\): 5 tools\. \*\/$/m);
   assert.match(text, /declare namespace kv \{/);
@@ -124,12 +124,11 @@ Deno.test("`renderNamespaceTypes()` declares one GatewayTool member per exposed 
     text,
     /^ {4}list_all: GatewayTool<\(\{ prefix\?: string \}\) \| void, Entry\[\]>;$/m,
   );
-  assert.match(
-    text,
-    /^ {4}"list-all": GatewayTool<\(\{ prefix\?: string \}\) \| void, Entry\[\]>;$/m,
-  );
+  assert.match(text, /^ {4}"list-all": GatewayTools\["list_all"\];$/m);
   assert.match(text, /^ {4}delete_: GatewayTool<void, \{ deleted: number \}>;$/m);
-  assert.match(text, /^ {4}"delete": GatewayTool<void/m);
+  assert.match(text, /^ {4}"delete": GatewayTools\["delete_"\];$/m);
+  assert.equal(text.match(/Reads one entry/g)?.length ?? 0, 1, "each description once");
+  assert.equal(text.match(/@param args\.prefix/g)?.length, 1, "a renamed tool's JSDoc once");
   assert.doesNotMatch(text, /hidden/);
   assert.match(text, /^ {2}export interface Entry \{$/m, "declarations are kept, indented");
 });
@@ -158,14 +157,17 @@ Deno.test("`renderJsDoc()` writes nothing for no lines and one line compactly", 
   assert.equal(renderJsDoc(["a\nb"]), "/**\n * a\n * b\n */\n");
 });
 
-Deno.test("`renderToolSignature()` inlines short declared types and keeps long ones by name", () => {
+Deno.test("`renderToolSignature()` inlines short declared types and keeps long ones by qualified name", () => {
   const ns = kvNamespace();
   const [bulk, commented, del, get, list] = exposedTools(ns).map((e) => e.tool);
   assert.equal(
     renderToolSignature(ns, get!),
-    "tools.kv.get(args: { key: string }): Promise<Entry | null>",
+    "tools.kv.get(args: { key: string }): Promise<GatewayNamespaces.kv.Entry | null>",
   );
-  assert.equal(renderToolSignature(ns, bulk!), "tools.kv.bulk(args: Bulky): Promise<void>");
+  assert.equal(
+    renderToolSignature(ns, bulk!),
+    "tools.kv.bulk(args: GatewayNamespaces.kv.Bulky): Promise<void>",
+  );
   assert.equal(
     renderToolSignature(ns, commented!),
     "tools.kv.commented(args?: { a: string }): Promise<unknown>",
@@ -173,7 +175,7 @@ Deno.test("`renderToolSignature()` inlines short declared types and keeps long o
   assert.equal(renderToolSignature(ns, del!), "tools.kv.delete_(): Promise<{ deleted: number }>");
   assert.equal(
     renderToolSignature(ns, list!),
-    "tools.kv.list_all(args?: { prefix?: string }): Promise<Entry[]>",
+    "tools.kv.list_all(args?: { prefix?: string }): Promise<GatewayNamespaces.kv.Entry[]>",
   );
 });
 

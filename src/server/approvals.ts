@@ -28,7 +28,12 @@ export class Approvals {
 
   /** Holds a call until it is answered or `signal` aborts (then it is denied by "deadline"). */
   request(
-    call: Omit<PendingApproval, "id" | "since" | "args"> & { args: unknown; signal: AbortSignal },
+    call: Omit<PendingApproval, "id" | "since" | "args"> & {
+      args: unknown;
+      signal: AbortSignal;
+      /** Unanswered after this long, the call is denied by "deadline". */
+      timeoutMs?: number;
+    },
   ): Promise<ApprovalDecision> {
     const id = `${call.runId}:${this.#next++}`;
     let args: string;
@@ -38,8 +43,10 @@ export class Approvals {
       args = String(call.args);
     }
     return new Promise((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const finish = (decision: ApprovalDecision) => {
         if (!this.#held.delete(id)) return;
+        clearTimeout(timer);
         call.signal.removeEventListener("abort", onAbort);
         resolve(decision);
       };
@@ -60,6 +67,7 @@ export class Approvals {
         return;
       }
       call.signal.addEventListener("abort", onAbort, { once: true });
+      if (call.timeoutMs !== undefined) timer = setTimeout(onAbort, Math.max(0, call.timeoutMs));
       for (const listener of this.#listeners) listener(publicView(held));
     });
   }

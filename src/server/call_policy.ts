@@ -37,6 +37,8 @@ export class CallPolicy {
       annotations: Record<string, unknown> | undefined;
       runId: string | undefined;
       signal: AbortSignal;
+      /** When the run times out (epoch ms): a hold ends a little before, as PolicyDenied. */
+      deadline?: number | undefined;
       onApproval: ((decision: ApprovalDecision) => void) | undefined;
     },
   ): Promise<void> {
@@ -61,6 +63,7 @@ export class CallPolicy {
         runId: context.runId,
         call: `${namespace}.${tool}`,
       });
+      const holdMs = context.deadline === undefined ? undefined : holdTime(context.deadline);
       const decision = await this.#options.approvals.request({
         runId: context.runId,
         namespace: namespace,
@@ -68,17 +71,34 @@ export class CallPolicy {
         args,
         rule: described,
         signal: context.signal,
+        ...(holdMs !== undefined ? { timeoutMs: holdMs } : {}),
       });
       context.onApproval?.(decision);
       if (decision.allowed) return;
       throw new ToolCallError(
         "PolicyDenied",
         decision.by === "deadline"
-          ? `${namespace}.${tool} needed approval (${described}) and got none before the run ended: denied`
+          ? `${namespace}.${tool} needed approval (${described}) and was not answered within ${
+            seconds(holdMs)
+          }: denied (answer with gateway approve ${context.runId}, or give the run a longer timeout)`
           : `${namespace}.${tool} was denied by ${decision.by} (${described})`,
       );
     }
   }
+}
+
+/**
+ * How long a call may be held: until shortly before the run's deadline, so an unanswered call
+ * fails as `PolicyDenied` (SPEC §13) and the script can still handle it, not as `Timeout`.
+ */
+function holdTime(deadline: number): number {
+  const remaining = deadline - Date.now();
+  return Math.max(0, remaining - Math.min(2000, Math.max(100, remaining / 4)));
+}
+
+function seconds(ms: number | undefined): string {
+  if (ms === undefined) return "the run's time";
+  return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
 }
 
 /** Matches `ns.tool` against a glob where `*` is any run of characters. */

@@ -46,7 +46,15 @@ async function loadApprovals() {
     }
     tr.append(cell(p.runId), cell(p.namespace + "." + p.tool + "(" + p.args + ")"), cell(p.rule), actions); body.append(tr); }
 }
-setInterval(loadApprovals, 1000);
+// New held calls are pushed over the WebSocket; the poll catches answers given elsewhere.
+function watchApprovals() {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws?token=" + encodeURIComponent(token));
+  ws.onopen = () => ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "approval.watch", params: {} }));
+  ws.onmessage = (event) => { if (JSON.parse(event.data).method === "approval.pending") loadApprovals(); };
+  ws.onclose = () => setTimeout(watchApprovals, 2000);
+}
+watchApprovals();
+setInterval(loadApprovals, 2000);
 loadApprovals();
 document.querySelector("#run").onclick = async () => {
   const source = document.querySelector("#source").value;
@@ -56,4 +64,22 @@ document.querySelector("#run").onclick = async () => {
 };
 load();
 </script></body></html>`;
+}
+
+/**
+ * What `/ui` shows without a valid token: how to get in (`gateway ui` prints the URL with the
+ * token), instead of a bare JSON 401.
+ */
+export function dashboardLoginHtml(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>gateway: sign in</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{background:#eee;padding:0 .3em}</style>
+</head><body>
+<h1>gateway dashboard</h1>
+<p>This page needs the gateway's token. In the project the gateway serves, run</p>
+<p><code>gateway ui</code></p>
+<p>It prints (and on a desktop opens) this address with the token. The token lives in the
+gateway's data dir (<code>token</code>, mode 0600); <code>gateway status</code> shows where.</p>
+</body></html>
+`;
 }

@@ -6,9 +6,11 @@
  * @module
  */
 
-import { join, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { envFilePath } from "../config/env_file.ts";
 import type { LoadedConfig } from "../config/config_loader.ts";
-import { loadConfig } from "../config/config_loader.ts";
+import { loadRootConfig } from "../config/config_loader.ts";
 import type { GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
 import type { ResolvedRoot } from "../config/gateway_paths.ts";
 import { pidAlive } from "../config/server_state.ts";
@@ -16,7 +18,7 @@ import type { Logger } from "../logger.ts";
 import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { type ApprovalDecision, Approvals } from "./approvals.ts";
-import { CallPolicy } from "./call_policy.ts";
+import { CallPolicy, globMatch } from "./call_policy.ts";
 import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
@@ -89,6 +91,7 @@ export class GatewayCore {
   #watcher: ToolDirectoryWatcher | null = null;
   #signatures: ToolModuleSignatures | null = null;
   #configWatcher: Deno.FsWatcher | null = null;
+  #projectWatcher: Deno.FsWatcher | null = null;
   #scripts: NamedScript[] = [];
   #snapshot: CatalogueSnapshot | null = null;
   #searchIndex: SearchIndex | null = null;
@@ -97,6 +100,8 @@ export class GatewayCore {
   #globalsReady: Promise<void> = Promise.resolve();
   readonly #finished = new Map<string, RunDocument>();
   #shuttingDown = false;
+  /** Why the last config reload failed (the last good config stays in force), or null. */
+  #reloadError: string | null = null;
   readonly #stateDir: string;
   /** The gateway's own token: masked wherever secrets are (issue 9, item 9). */
   readonly #token: string | null;
@@ -219,6 +224,7 @@ export class GatewayCore {
           signal: call.signal,
           callTimeoutMs: call.callTimeoutMs,
           runId: call.runId,
+          ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
           ...(call.onApproval ? { onApproval: call.onApproval } : {}),
         }),
@@ -301,21 +307,78 @@ export class GatewayCore {
       (error) => this.log.error("cannot watch the tools directory", { error: String(error) }),
     );
     for (const [name, server] of Object.entries(this.config.mcpServers)) {
-      if (server.disabled) continue;
-      if (this.registry.get(name)) {
-        this.log.warn(
-          `mcpServers "${name}" has the name of a tool module; the MCP server is skipped`,
-        );
-        continue;
-      }
+      if (server.disabled || this.#hasToolModule(name)) continue;
       this.registry.add(this.#mcpNamespace(name, server));
     }
+  }
+
+  /** Whether `ROOT/tools/NAME.ts` exists: such a name cannot also be an MCP server's. */
+  #hasToolModule(name: string): boolean {
+    return existsSync(join(this.paths.root.dir, "tools", `${name}.ts`));
+  }
+
+  /**
+   * Names that are both a tool module and an enabled MCP server: neither is served, whatever
+   * order they appeared in (at start or on reload), and `gateway tools` says why.
+   */
+  #clashes(): string[] {
+    return Object.entries(this.config.mcpServers)
+      .filter(([name, server]) => !server.disabled && this.#hasToolModule(name))
+      .map(([name]) =>
+        `namespace "${name}" is both the tool module ${
+          join(this.paths.root.dir, "tools", `${name}.ts`)
+        } and mcpServers "${name}" in ${
+          this.#loaded.mcpJsonFile ?? this.paths.root.configFile ?? "gateway.json"
+        }: rename one (neither is served until then)`
+      );
+  }
+
+  /** Policy rules that match no tool of a namespace that is ready (likely a typo). */
+  #idlePolicyRules(): string[] {
+    const namespaces = this.registry.typed();
+    if (namespaces.some((ns) => ns.status.state === "starting")) return [];
+    const names = namespaces.flatMap((ns) =>
+      ns.catalogue.tools.flatMap((tool) => [
+        `${ns.name}.${tool.originalName}`,
+        `${ns.identifier}.${
+          (ns.toolIdentifiers as ReadonlyMap<string, string>).get(tool.originalName) ??
+            tool.originalName
+        }`,
+      ])
+    );
+    return this.config.policy.filter((rule) => !names.some((n) => globMatch(rule.match, n)))
+      .map((rule) =>
+        `policy rule "${rule.match}" (${rule.action}) matches no tool: check the namespace and tool names (gateway tools)`
+      );
+  }
+
+  /**
+   * What is wrong with the configuration in force, for `gateway tools`/`status`: warnings from
+   * loading it (unset variables, ignored keys), name clashes, policy rules that match nothing.
+   */
+  configWarnings(): string[] {
+    return [...this.#loaded.warnings, ...this.#clashes(), ...this.#idlePolicyRules()];
+  }
+
+  /** A failed reload and the config's warnings, added to `/health` for the token holder. */
+  healthExtras(): { configError?: string; configWarnings: string[] } {
+    return {
+      ...(this.#reloadError !== null ? { configError: this.#reloadError } : {}),
+      configWarnings: this.configWarnings(),
+    };
+  }
+
+  /** Why the last config reload failed, or null when the config in force is the file's. */
+  get reloadError(): string | null {
+    return this.#reloadError;
   }
 
   /** Adds the tool module `file` as namespace `name`, unless its config disables it. */
   #addLocal(name: string, file: string): void {
     const config = this.config.tools[name] ?? { settings: {}, disabled: false };
     if (config.disabled) return;
+    const server = this.config.mcpServers[name];
+    if (server && !server.disabled) return; // a clash, reported by configWarnings()
     this.registry.add(
       new LocalNamespace(name, {
         file,
@@ -437,6 +500,8 @@ export class GatewayCore {
       /** The run making the call; only runs can wait for an approval. */
       runId?: string;
       onApproval?: (decision: ApprovalDecision) => void;
+      /** When the run making the call times out (epoch ms). */
+      deadline?: number;
     },
   ): Promise<unknown> {
     const { namespace, tool } = this.registry.resolve(namespaceName, toolName);
@@ -454,13 +519,23 @@ export class GatewayCore {
       runId: options.runId,
       signal: options.signal,
       onApproval: options.onApproval,
+      deadline: options.deadline,
     });
-    const result = await namespace.callTool(tool.originalName, args ?? {}, {
-      signal: options.signal,
-      callTimeoutMs: options.callTimeoutMs ?? this.config.exec.callTimeoutMs,
-      callMaxMs: this.config.exec.callMaxMs,
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
+    let result;
+    try {
+      result = await namespace.callTool(tool.originalName, args ?? {}, {
+        signal: options.signal,
+        callTimeoutMs: options.callTimeoutMs ?? this.config.exec.callTimeoutMs,
+        callMaxMs: this.config.exec.callMaxMs,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+    } catch (error) {
+      // `.raw()` hands back the envelope as the tool sent it, `isError` included (SPEC §4).
+      if (options.raw && error instanceof ToolCallError && error.raw !== undefined) {
+        return error.raw;
+      }
+      throw error;
+    }
     return options.raw ? result.raw : result.value;
   }
 
@@ -585,11 +660,31 @@ export class GatewayCore {
     const file = this.paths.root.configFile;
     const scriptsDir = join(this.paths.root.dir, "scripts");
     const watched = [this.paths.root.dir];
+    // The env file and the project's .mcp.json (beside a .gateway/ root) reload the config too.
+    const configFiles = [file, envFilePath(this.paths.root.dir)];
+    const projectDir = this.paths.root.source === "project" ? dirname(this.paths.root.dir) : null;
+    if (projectDir !== null) configFiles.push(join(projectDir, ".mcp.json"));
+    else configFiles.push(join(this.paths.root.dir, ".mcp.json"));
     try {
       this.#configWatcher = Deno.watchFs(watched, { recursive: true });
+      if (projectDir !== null) {
+        this.#projectWatcher = Deno.watchFs(projectDir, { recursive: false });
+      }
     } catch (error) {
       this.log.warn("cannot watch the root for changes", { error: String(error) });
       return;
+    }
+    if (this.#projectWatcher) {
+      const project = this.#projectWatcher;
+      (async () => {
+        try {
+          for await (const event of project) {
+            if (event.paths.some((p) => configFiles.includes(p))) this.#scheduleReload();
+          }
+        } catch (error) {
+          this.log.warn("project watcher stopped", { error: String(error) });
+        }
+      })();
     }
     let timer: ReturnType<typeof setTimeout> | null = null;
     let configTouched = false;
@@ -597,7 +692,7 @@ export class GatewayCore {
     (async () => {
       try {
         for await (const event of this.#configWatcher!) {
-          if (file && event.paths.includes(file)) configTouched = true;
+          if (event.paths.some((p) => configFiles.includes(p))) configTouched = true;
           if (event.paths.some((p) => p.startsWith(scriptsDir))) scriptsTouched = true;
           if (!configTouched && !scriptsTouched) continue;
           if (timer !== null) clearTimeout(timer);
@@ -615,18 +710,32 @@ export class GatewayCore {
     })();
   }
 
+  #reloadTimer: ReturnType<typeof setTimeout> | null = null;
+
+  /** Reloads the config shortly after a burst of changes to the project's `.mcp.json`. */
+  #scheduleReload(): void {
+    if (this.#reloadTimer !== null) clearTimeout(this.#reloadTimer);
+    this.#reloadTimer = setTimeout(() => {
+      this.#reloadTimer = null;
+      this.#reloadConfig();
+    }, 100);
+  }
+
   async #reloadConfig(): Promise<void> {
     const file = this.paths.root.configFile;
     let next: LoadedConfig;
     try {
-      next = await loadConfig(file, Deno.env.toObject());
+      next = await loadRootConfig(this.paths.root, Deno.env.toObject());
     } catch (error) {
-      // A bad edit keeps the last good config (SPEC §2).
+      // A bad edit keeps the last good config (SPEC §2), and `gateway tools`/`status` say so.
+      this.#reloadError = (error as Error).message;
       this.log.error("config reload failed; keeping the last good config", {
         error: (error as Error).message,
       });
       return;
     }
+    this.#reloadError = null;
+    for (const warning of next.warnings) this.log.warn(warning);
     const before = this.#loaded.config;
     this.#loaded = next;
     this.log.info("config reloaded", { file });
@@ -634,12 +743,17 @@ export class GatewayCore {
       const old = before.mcpServers[name];
       if (JSON.stringify(old) === JSON.stringify(server)) continue;
       await this.registry.remove(name);
-      if (!server.disabled) {
+      if (!server.disabled && !this.#hasToolModule(name)) {
         this.registry.add(this.#mcpNamespace(name, server));
       }
     }
     for (const name of Object.keys(before.mcpServers)) {
-      if (!(name in next.config.mcpServers)) await this.registry.remove(name);
+      if (name in next.config.mcpServers) continue;
+      await this.registry.remove(name);
+      // A tool module the server's name kept out is served now.
+      if (this.#hasToolModule(name)) {
+        this.#addLocal(name, join(this.paths.root.dir, "tools", `${name}.ts`));
+      }
     }
     // A tool module whose settings or permissions changed restarts with the new ones.
     for (const namespace of this.registry.list()) {
@@ -674,9 +788,11 @@ export class GatewayCore {
   async stop(): Promise<void> {
     try {
       this.#configWatcher?.close();
+      this.#projectWatcher?.close();
     } catch {
       // already closed
     }
+    if (this.#reloadTimer !== null) clearTimeout(this.#reloadTimer);
     await this.#watcher?.stop();
     await this.#runner?.close();
     await this.registry.stopAll();

@@ -22,7 +22,7 @@ import { historyMethods } from "./methods/history_methods.ts";
 import { discoveryMethods } from "./methods/discovery_methods.ts";
 import { workflowMethods } from "./methods/workflow_methods.ts";
 import { approvalMethods } from "./methods/approval_methods.ts";
-import { ensureToken } from "../config/token_file.ts";
+import { ensureToken, readToken } from "../config/token_file.ts";
 import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
 
@@ -30,9 +30,11 @@ import { readServerState, removeServerState, writeServerState } from "../config/
  * Whether a gateway with `pid` answers on `port`: a live pid alone is not proof, since after a
  * crash the pid may belong to another program by now.
  */
-async function answersHealth(port: number, pid: number): Promise<boolean> {
+async function answersHealth(port: number, pid: number, dataDir: string): Promise<boolean> {
   try {
+    const token = await readToken(dataDir);
     const response = await fetch(`http://127.0.0.1:${port}/health`, {
+      headers: { authorization: `Bearer ${token}` },
       signal: AbortSignal.timeout(2000),
     });
     const body = await response.json() as { pid?: unknown };
@@ -53,6 +55,9 @@ export function createRouter(): Router {
     ...approvalMethods,
   });
 }
+
+/** The port a gateway takes when its config names none and it is free. */
+const DEFAULT_PORT = 9420;
 
 /** How long runs in flight may finish after SIGTERM before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -115,7 +120,7 @@ async function startLocked(
   const existing = await readServerState(paths.dataDir);
   if (
     existing && !existing.stale && existing.state.pid !== Deno.pid &&
-    await answersHealth(existing.state.port, existing.state.pid)
+    await answersHealth(existing.state.port, existing.state.pid, paths.dataDir)
   ) {
     throw new ServerStartError(
       `A gateway is already running for data dir "${paths.dataDir}" (pid ${existing.state.pid}, port ${existing.state.port}, root "${existing.state.root}"): ` +
@@ -150,20 +155,30 @@ async function startLocked(
   });
   const config = core.config;
   let server: SupervisedServer;
-  try {
-    server = serveSupervised({
+  const listen = (port: number) =>
+    serveSupervised({
       hostname: config.host,
-      port: config.port,
+      port,
       handler: app.fetch,
       log: (message, fields) => log.error(message, fields),
     });
+  try {
+    try {
+      server = listen(config.port ?? DEFAULT_PORT);
+    } catch (error) {
+      // Several projects each run a gateway: without a configured port, the second takes any
+      // free one (clients find it in server.json).
+      if (!(error instanceof Deno.errors.AddrInUse) || config.port !== undefined) throw error;
+      log.info("default port in use; taking a free one", { port: DEFAULT_PORT });
+      server = listen(0);
+    }
   } catch (error) {
     await core.stop();
     if (error instanceof Deno.errors.AddrInUse) {
       throw new ServerStartError(
         `Port ${config.port} on ${config.host} is in use by another program: set "port" in ${
           paths.root.configFile ?? "gateway.json"
-        } (0 picks a free one) or stop that program`,
+        } or $GATEWAY_PORT (0 picks a free one), or stop that program`,
         { cause: error },
       );
     }

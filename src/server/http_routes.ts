@@ -12,7 +12,7 @@ import type { GatewayCore } from "./gateway_core.ts";
 import type { Router } from "./router.ts";
 import { serveSocket } from "./socket_session.ts";
 import { openApiDocument } from "./openapi_document.ts";
-import { dashboardHtml } from "./dashboard_page.ts";
+import { dashboardHtml, dashboardLoginHtml } from "./dashboard_page.ts";
 
 /** What the routes need. */
 export interface HttpRoutesOptions {
@@ -97,6 +97,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     if (c.req.path !== "/health") {
       const allowQuery = c.req.path === "/ws" || c.req.path === "/ui";
       const denied = checkToken(c.req.raw, { token: options.token, allowQuery });
+      if (denied && c.req.path === "/ui") return c.html(dashboardLoginHtml(), denied.status);
       if (denied) return json(c, { error: { message: denied.message } }, denied.status);
     }
     if (c.req.raw.body !== null) {
@@ -150,14 +151,21 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     return call(c, method, params);
   };
 
-  app.get("/health", (c) =>
-    json(c, {
-      ok: true,
-      version: options.version,
-      pid: Deno.pid,
-      root: core.paths.root.dir,
-      namespaces: core.namespaceList(),
-    }));
+  // Without the token, only "up": the root, pid and namespaces are for the token holder.
+  app.get(
+    "/health",
+    (c) =>
+      checkToken(c.req.raw, { token: options.token, allowQuery: false })
+        ? json(c, { ok: true })
+        : json(c, {
+          ok: true,
+          version: options.version,
+          pid: Deno.pid,
+          root: core.paths.root.dir,
+          namespaces: core.namespaceList(),
+          ...core.healthExtras(),
+        }),
+  );
   app.get("/namespaces", (c) => call(c, "namespaces", {}));
   app.get("/types", (c) => call(c, "types", {}));
   app.get("/types/:ns", (c) => call(c, "types", { namespaces: c.req.param("ns").split(",") }));

@@ -355,6 +355,20 @@ function issueOffset(doc: Document, issue: z.core.$ZodIssue): number {
 }
 
 /**
+ * The variables a workflow takes: its `vars:` defaults and every `vars.NAME` its titles and
+ * prompts name, sorted.
+ */
+export function workflowVarNames(definition: WorkflowDefinition): string[] {
+  const names = new Set(Object.keys(definition.vars));
+  for (
+    const match of JSON.stringify(definition.steps).matchAll(/\bvars\.([A-Za-z_][A-Za-z0-9_]*)/g)
+  ) {
+    names.add(match[1]!);
+  }
+  return [...names].sort();
+}
+
+/**
  * Checks `--var` names (a `BadArgument` {@linkcode WorkflowError} when wrong) and turns values into the type of the file's default for that name
  * (`--var rounds=3` is the number 3 when the file says `rounds: 2`).
  */
@@ -363,11 +377,21 @@ export function checkWorkflowVars(
   definition: WorkflowDefinition,
 ): Record<string, WorkflowVarValue> {
   const vars: Record<string, WorkflowVarValue> = {};
+  const taken = workflowVarNames(definition);
   for (const [key, value] of Object.entries(given)) {
     if (!VAR_NAME.test(key)) {
       throw new WorkflowError(
         "BadArgument",
         `Cannot use variable "${key}": names are letters, digits and _, not starting with a digit`,
+      );
+    }
+    if (!taken.includes(key)) {
+      // A misspelt --var would otherwise be ignored while the default (or nothing) is used.
+      throw new WorkflowError(
+        "BadArgument",
+        `Cannot use variable "${key}": the workflow does not use it (it takes ${
+          taken.length === 0 ? "no variables" : taken.map((n) => `"${n}"`).join(", ")
+        })`,
       );
     }
     const fallback = definition.vars[key];

@@ -8,6 +8,9 @@ import { assignIdentifiers } from "../names.ts";
 import type { JsonSchema, NamespaceCatalogue, ToolDescriptor } from "../namespace.ts";
 import { type RenderedSchema, schemaToTypeScript, typeNameFor } from "./schema_to_typescript.ts";
 
+/** What a tool without an `outputSchema` resolves to in scripts. */
+const NO_SCHEMA_OUTPUT_TYPE = "any";
+
 /** One tool as `tools/list` describes it (the fields the gateway uses). */
 export interface McpToolListing {
   name: string;
@@ -77,7 +80,9 @@ export async function buildCatalogue(
       if (rendered !== undefined) declarations.push(rendered.declarations);
       inputType = rendered?.typeName ?? FALLBACK_INPUT_TYPE;
     }
-    let outputType = "unknown";
+    // Without an output schema the value is text, parsed JSON or content blocks (SPEC §6):
+    // typed `any`, like `JSON.parse`, so a script uses it without casts.
+    let outputType = NO_SCHEMA_OUTPUT_TYPE;
     if (tool.outputSchema !== undefined) {
       const rendered = await render(tool.outputSchema, `${stem}Output`, "output", tool.name);
       if (rendered !== undefined) declarations.push(rendered.declarations);

@@ -38,7 +38,7 @@ Deno.test("`buildCatalogue()` describes each tool with its types, params and ann
     description: "Returns the sum of two numbers",
     inputType: "GetSumInput",
     inputOptional: false,
-    outputType: "unknown",
+    outputType: "any",
     params: [
       { name: "a", description: "First number", required: true },
       { name: "b", description: "", required: true },

@@ -115,6 +115,8 @@ export class McpNamespace implements Namespace {
   #stopped = false;
   #refreshing = false;
   #refreshAgain = false;
+  /** The warnings last logged, so a reconnect or refresh with the same ones logs nothing. */
+  #loggedWarnings = "";
 
   constructor(name: string, config: McpServerConfig, options: McpNamespaceOptions = {}) {
     this.name = name;
@@ -615,6 +617,9 @@ export class McpNamespace implements Namespace {
   #apply(loaded: { catalogue: NamespaceCatalogue; tools: Map<string, ToolEntry> }): void {
     this.#tools = loaded.tools;
     this.#catalogue = loaded.catalogue;
+    const warnings = JSON.stringify(loaded.catalogue.warnings);
+    if (warnings === this.#loggedWarnings) return;
+    this.#loggedWarnings = warnings;
     for (const warning of loaded.catalogue.warnings) this.#logger.warn(warning);
   }
 

@@ -62,6 +62,9 @@ export async function schemaToTypeScript(
       additionalProperties: false,
       unreachableDefinitions: false,
       strictIndexSignatures: false,
+      // `minItems: 1` would make `string[]` a tuple (`[string, ...string[]]`), so a script's
+      // plain array would not check; the bounds stay in the JSDoc and the input validator.
+      ignoreMinAndMaxItems: true,
       $refOptions: { resolve: { external: false } },
     },
   );
@@ -253,6 +256,12 @@ function normalizeNode(node: unknown, context: NormalizeContext): SchemaNode {
   if (isOpenObject(out)) out.additionalProperties = true;
   if (node.default !== undefined) addDoc(out, `@default ${shortJson(node.default)}`);
   if (typeof node.format === "string") addDoc(out, `@format ${node.format}`);
+  if (typeof node.minItems === "number" && node.minItems > 0) {
+    addDoc(out, `At least ${node.minItems} item${node.minItems === 1 ? "" : "s"}.`);
+  }
+  if (typeof node.maxItems === "number") {
+    addDoc(out, `At most ${node.maxItems} item${node.maxItems === 1 ? "" : "s"}.`);
+  }
   return out;
 }
 

@@ -116,6 +116,16 @@ Deno.test("`schemaToTypeScript()` renders prefixItems and items arrays as tuples
   assert.match(text, /head\?: \[string, \.\.\.\(number\)\[\]\]/);
 });
 
+Deno.test("`schemaToTypeScript()` keeps minItems arrays plain arrays, with the bound in JSDoc", async () => {
+  const text = await render({
+    type: "object",
+    properties: { paths: { type: "array", items: { type: "string" }, minItems: 1 } },
+    required: ["paths"],
+  });
+  assert.match(text, /paths: string\[\];/);
+  assert.match(text, /At least 1 item\./);
+});
+
 Deno.test("`schemaToTypeScript()` keeps nested objects as nested types and indexes only open objects", async () => {
   const text = await render({
     type: "object",

@@ -1,6 +1,6 @@
 /**
- * RPC handlers for calls held by `ask` policy rules (SPEC §13): `approval.list` and
- * `approval.respond`.
+ * RPC handlers for calls held by `ask` policy rules (SPEC §13): `approval.list`,
+ * `approval.watch` (notifications of new held calls) and `approval.respond`.
  * @module
  */
 
@@ -15,6 +15,20 @@ export const approvalMethods: Record<string, MethodDefinition> = {
     z.strictObject({}),
     (_params, context) => Promise.resolve({ pending: context.core.approvals.pending() }),
   ),
+  "approval.watch": defineMethod(z.strictObject({}), (_params, context) => {
+    // Pushes `approval.pending` for every new held call until the connection closes, so a
+    // dashboard shows it at once instead of at its next poll.
+    const notify = context.notify;
+    if (!notify) {
+      throw new RpcError(
+        RpcCode.InvalidRequest,
+        "approval.watch needs a connection that takes notifications: call it over WebSocket",
+      );
+    }
+    const off = context.core.approvals.onRequest((pending) => notify("approval.pending", pending));
+    context.signal.addEventListener("abort", off, { once: true });
+    return Promise.resolve({ watching: true });
+  }),
   "approval.respond": defineMethod(approvalParams, (params, context) => {
     const answered = context.core.approvals.respond(params.runId, {
       allowed: params.allow,

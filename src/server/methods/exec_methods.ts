@@ -95,6 +95,19 @@ function runRequest(
   return { request, bind: (handle) => (runId = handle.runId) };
 }
 
+/**
+ * Tells the caller about each call of the run an `ask` rule holds (`run.approval`), so the CLI
+ * can print the `gateway approve` command and an MCP host can ask its user. Returns the
+ * unsubscribe function.
+ */
+function announceApprovals(runId: string, context: MethodContext): () => void {
+  const notify = context.notify;
+  if (!notify) return () => {};
+  return context.core.approvals.onRequest((pending) => {
+    if (pending.runId === runId) notify("run.approval", pending);
+  });
+}
+
 /** Per-run limits may be lowered by a caller, never raised past the config (SPEC §2). */
 function capped(value: number, max: number, name: string): number {
   if (value > max) {
@@ -146,7 +159,12 @@ export const execMethods: Record<string, MethodDefinition> = {
     const { request, bind } = runRequest(rest, context, { source, inline: true });
     const handle = context.core.exec(request);
     bind(handle);
-    return await answer(handle, yieldAfterMs ?? context.core.config.exec.yieldAfterMs, context);
+    const off = announceApprovals(handle.runId, context);
+    try {
+      return await answer(handle, yieldAfterMs ?? context.core.config.exec.yieldAfterMs, context);
+    } finally {
+      off();
+    }
   }),
   run: defineMethod(runParams, async (params, context) => {
     const { name, yieldAfterMs, ...rest } = params;
@@ -159,13 +177,27 @@ export const execMethods: Record<string, MethodDefinition> = {
     });
     const handle = context.core.exec(request);
     bind(handle);
-    return await answer(handle, yieldAfterMs ?? context.core.config.exec.yieldAfterMs, context);
+    const off = announceApprovals(handle.runId, context);
+    try {
+      return await answer(handle, yieldAfterMs ?? context.core.config.exec.yieldAfterMs, context);
+    } finally {
+      off();
+    }
   }),
   wait: defineMethod(waitParams, async (params, context) => {
     const active = context.core.runner.active(params.runId);
     // Waiting never owns the run: an interrupted `gateway wait` leaves it going.
     if (active) {
-      return await answer(active, params.timeoutMs ?? 0, context, { cancelWhenGone: false });
+      const off = announceApprovals(active.runId, context);
+      // Calls held before this wait began are announced too.
+      for (const pending of context.core.approvals.pending()) {
+        if (pending.runId === active.runId) context.notify?.("run.approval", pending);
+      }
+      try {
+        return await answer(active, params.timeoutMs ?? 0, context, { cancelWhenGone: false });
+      } finally {
+        off();
+      }
     }
     const finished = context.core.finished(params.runId);
     if (finished) return finished;

@@ -36,7 +36,9 @@ export const namespaceMethods: Record<string, MethodDefinition> = {
   namespaces: defineMethod(typesParams.partial(), (_params, context) =>
     Promise.resolve({
       namespaces: context.core.namespaceList(),
-      warnings: context.core.registry.warnings(),
+      warnings: context.core.configWarnings(),
+      upstreamWarnings: context.core.registry.warnings(),
+      ...(context.core.reloadError !== null ? { configError: context.core.reloadError } : {}),
     })),
   types: defineMethod(
     typesParams,

@@ -1,0 +1,32 @@
+/**
+ * The one stderr line the CLI prints while a call of its run is held by an `ask` policy rule:
+ * the call, and the exact `gateway approve` command that answers it (SPEC §13).
+ * @module
+ */
+
+import type { GatewayClient } from "../client/gateway_client.ts";
+import type { PendingApproval } from "../protocol/wire_views.ts";
+import type { CliContext } from "./cli_context.ts";
+
+/** The `gateway approve` command for a held call, with `--root` when the root came from one. */
+export function approveCommandLine(pending: PendingApproval, context: CliContext): string {
+  const root = context.root.source === "flag" || context.root.source === "env"
+    ? ` --root ${JSON.stringify(context.root.dir)}`
+    : "";
+  return `gateway${root} approve ${pending.runId}`;
+}
+
+/** Prints a line on stderr for each held call of this client's runs; returns the unsubscribe. */
+export function printApprovalNotices(client: GatewayClient, context: CliContext): () => void {
+  const seen = new Set<string>();
+  return client.onNotification((n) => {
+    if (n.method !== "run.approval") return;
+    const pending = n.params as PendingApproval;
+    if (seen.has(pending.id)) return;
+    seen.add(pending.id);
+    const command = approveCommandLine(pending, context);
+    context.output.err(
+      `waiting for approval: ${pending.namespace}.${pending.tool}(${pending.args}) held by policy ${pending.rule}: ${command} (or ${command} --deny)\n`,
+    );
+  });
+}

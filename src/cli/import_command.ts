@@ -1,0 +1,93 @@
+/**
+ * `gateway import PATH`: copies the MCP servers of a `.mcp.json` (Claude Code) or a Claude
+ * Desktop `claude_desktop_config.json` into the root's `gateway.json`, keeping its comments
+ * and `${VAR}` references, and says what it took, kept and left out.
+ * @module
+ */
+
+import { join, resolve } from "node:path";
+import { applyEdits, modify, parse } from "jsonc-parser";
+import { ConfigError } from "../config/config_error.ts";
+import { parseConfigText } from "../config/config_loader.ts";
+import { parseForeignServers } from "../config/mcp_json.ts";
+import type { CliContext } from "./cli_context.ts";
+import { parseCommandArgs } from "./command_args.ts";
+import { UsageError } from "./usage_error.ts";
+
+/** Usage text of `gateway import`. */
+export const IMPORT_USAGE = `Usage: gateway import PATH [--root DIR]
+
+Copies the mcpServers of PATH (a project's .mcp.json, or Claude Desktop's
+claude_desktop_config.json) into ROOT/gateway.json. Servers the root already has are kept;
+\${VAR} references stay as they are and are read from the server's environment or
+ROOT/gateway.env. Without gateway.json, a root reads its project's .mcp.json directly.`;
+
+/** Runs `gateway import`. */
+export async function importCommand(args: string[], context: CliContext): Promise<number> {
+  const parsed = parseCommandArgs(args, {}, IMPORT_USAGE);
+  if (parsed.flags.help) {
+    context.output.out(`${IMPORT_USAGE}\n`);
+    return 0;
+  }
+  const source = parsed.positionals[0];
+  if (source === undefined || parsed.positionals.length > 1) {
+    throw new UsageError(
+      "import needs one PATH (a .mcp.json or Claude Desktop config)",
+      IMPORT_USAGE,
+    );
+  }
+  const root = context.root;
+  if (root.source === "bundled") {
+    throw new UsageError(
+      `The root here is the gateway's own installation (${root.dir}): run gateway init in your project first, or pass --root DIR`,
+      IMPORT_USAGE,
+    );
+  }
+  const from = resolve(context.cwd, source);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(from);
+  } catch (error) {
+    throw new ConfigError(`Cannot read "${from}": ${(error as Error).message}`, { cause: error });
+  }
+  const foreign = parseForeignServers(text, from);
+  const target = root.configFile ?? join(root.dir, "gateway.json");
+  let config = "{\n}\n";
+  try {
+    config = await Deno.readTextFile(target);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  // The target must be valid before and after: unset variables are fine here (warnings).
+  parseConfigText(config, { file: target, env: {} });
+  const existing = new Set(
+    Object.keys((parse(config) as { mcpServers?: Record<string, unknown> }).mcpServers ?? {}),
+  );
+  const taken: string[] = [];
+  const kept: string[] = [];
+  for (const [name, entry] of Object.entries(foreign.servers)) {
+    if (existing.has(name)) {
+      kept.push(name);
+      continue;
+    }
+    config = applyEdits(
+      config,
+      modify(config, ["mcpServers", name], entry, {
+        formattingOptions: { insertSpaces: true, tabSize: 2, eol: "\n" },
+      }),
+    );
+    taken.push(name);
+  }
+  parseConfigText(config, { file: target, env: {} });
+  if (taken.length > 0) await Deno.writeTextFile(target, config);
+  const out = context.output.out;
+  for (const name of taken) out(`imported mcpServers "${name}" from ${from}\n`);
+  for (const name of kept) out(`kept mcpServers "${name}": ${target} already has it\n`);
+  for (const warning of foreign.warnings) context.output.err(`warning: ${warning}\n`);
+  out(
+    taken.length > 0
+      ? `wrote ${target}: ${taken.length} server${taken.length === 1 ? "" : "s"} added\n`
+      : `nothing to import into ${target}\n`,
+  );
+  return 0;
+}
