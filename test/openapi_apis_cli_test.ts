@@ -6,8 +6,11 @@
  */
 
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parse as parseJsonc } from "jsonc-parser";
+import { parseConfigText } from "../src/config/config_loader.ts";
 import type { RunDocument, RunningDocument } from "../src/protocol/run_document.ts";
-import { withHarness } from "./support/gateway_harness.ts";
+import { REPO, withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
 import { GITHUB_SPEC, startPrism } from "./support/prism_server.ts";
 
@@ -23,29 +26,50 @@ async function pendingFor(gw: { cli(args: string[]): Promise<{ stdout: string }>
   throw new Error(`run ${runId} never waited for approval`);
 }
 
+/** The code block after `<!-- marker -->` in the README. */
+async function readmeBlock(marker: string): Promise<string> {
+  const readme = await Deno.readTextFile(join(REPO, "README.md"));
+  const match = new RegExp(`<!-- ${marker} -->\\s*\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(readme);
+  if (!match) throw new Error(`README has no block after <!-- ${marker} -->`);
+  return match[1]!;
+}
+
+Deno.test("the README's apis example is a valid configuration with the documented defaults", async () => {
+  const text = await readmeBlock("readme-apis-config");
+  const loaded = parseConfigText(text, { file: "README.md", env: { GITHUB_TOKEN: "t" } });
+  assert.deepEqual(Object.keys(loaded.config.apis), ["github", "petstore", "library"]);
+  assert.equal(loaded.config.apis.github?.writes, "ask");
+  assert.equal(loaded.config.apis.github?.headers.Authorization, "Bearer t");
+  assert.deepEqual(loaded.config.apis.petstore?.include, ["tag:pet", "GET /store/*"]);
+  assert.equal(loaded.config.apis.library?.graphql, "http://localhost:4000/graphql");
+  assert.throws(
+    () =>
+      parseConfigText('{ "apis": { "both": { "openapi": "a.json", "graphql": "http://x/g" } } }', {
+        file: "gateway.json",
+        env: {},
+      }),
+    /"apis\.both" \(line 1\): set exactly one of "openapi" \(a document\) or "graphql"/,
+  );
+});
+
 Deno.test("GitHub's OpenAPI document is a typed namespace: await tools.github.repos_list_for_org({ org }) from the CLI", async (t) => {
   const prism = await startPrism(GITHUB_SPEC);
   try {
+    // The README's entry, pointed at the npm copy of the document and at the mock.
+    const readme = parseJsonc(await readmeBlock("readme-apis-config")) as {
+      apis: { github: Record<string, unknown> };
+    };
     const config = {
       port: 0,
-      apis: {
-        github: {
-          openapi: GITHUB_SPEC,
-          baseUrl: prism.url,
-          headers: { Authorization: "Bearer ${env:GITHUB_TOKEN}" },
-        },
-      },
+      apis: { github: { ...readme.apis.github, openapi: GITHUB_SPEC, baseUrl: prism.url } },
     };
+    const script = await readmeBlock("readme-apis-script");
     await withHarness({
       files: { "gateway.json": JSON.stringify(config) },
       env: { GITHUB_TOKEN: "ghp_test_token" },
     }, async (gw) => {
       await t.step("a typed call answers through the gateway", async () => {
-        const run = await gw.cli([
-          "exec",
-          "--json",
-          'const repos = await tools.github.repos_list_for_org({ org: "denoland" });\nrepos.map((r) => r.full_name)',
-        ]);
+        const run = await gw.cli(["exec", "--json", script]);
         const document = JSON.parse(run.stdout) as RunDocument;
         assert.equal(document.ok, true, run.stdout + run.stderr + prism.output().slice(-2000));
         assert.ok(Array.isArray(document.result));
