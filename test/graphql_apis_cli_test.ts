@@ -1,0 +1,53 @@
+/**
+ * A GraphQL endpoint (a real graphql-js server started by the test) as an `apis` namespace,
+ * driven from the CLI: typed calls, discovery (catalog, describe, LLM guide) and the `ask`
+ * default for mutations under a `writes: "deny"` override.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import type { RunDocument } from "../src/protocol/run_document.ts";
+import { startLibraryServer } from "./fixtures/graphql/library_graphql_server.ts";
+import { withHarness } from "./support/gateway_harness.ts";
+
+Deno.test("a GraphQL endpoint is a typed namespace in scripts and discovery", async () => {
+  const server = startLibraryServer();
+  try {
+    const config = { port: 0, apis: { library: { graphql: server.url, writes: "deny" } } };
+    await withHarness({ files: { "gateway.json": JSON.stringify(config) } }, async (gw) => {
+      const run = await gw.cli([
+        "exec",
+        "--json",
+        'const books = await tools.library.books({ genre: "HISTORY" });\nbooks.map((b) => `${b.title} by ${b.author?.name}`)',
+      ]);
+      const document = JSON.parse(run.stdout) as RunDocument;
+      assert.equal(document.ok, true, run.stdout + run.stderr);
+      assert.deepEqual(document.result, ["SPQR by Mary Beard"]);
+
+      const wrong = JSON.parse(
+        (await gw.cli(["exec", "--json", 'await tools.library.books({ genre: "POETRY" })'])).stdout,
+      ) as RunDocument;
+      assert.equal(wrong.error?.kind, "CheckFailed");
+
+      const denied = JSON.parse(
+        (await gw.cli([
+          "exec",
+          "--json",
+          'await tools.library.addBook({ input: { title: "x", authorName: "y" } })',
+        ])).stdout,
+      ) as RunDocument;
+      assert.equal(denied.error?.kind, "PolicyDenied");
+      assert.match(denied.error?.message ?? "", /set "apis\.library\.writes" or a policy rule/);
+
+      const listed = await gw.cli(["tools"]);
+      assert.match(listed.stdout, /library\s+graphql\s+5 tools\s+ready/);
+      const described = await gw.cli(["describe", "tools.library.addBook"]);
+      assert.equal(described.code, 0, described.stderr);
+      assert.match(described.stdout, /Adds a book and returns it/);
+      const guide = await gw.cli(["--llm-help"]);
+      assert.match(guide.stdout, /library.*GraphQL API/);
+    });
+  } finally {
+    await server.stop();
+  }
+});
