@@ -233,10 +233,19 @@ function renderNamespaceBody(ns: TypedNamespace, indent: string): string {
  * ```
  */
 export function renderNamespaceTypes(ns: TypedNamespace): string {
-  return `${renderNamespaceDoc(ns, "")}declare namespace ${ns.identifier} {\n${
+  // Kept per namespace view: the registry replaces the view on any change, and a large API
+  // (a thousand operations) would otherwise cost tens of milliseconds for every `/types/NS`.
+  const cached = renderedTypes.get(ns);
+  if (cached !== undefined) return cached;
+  const text = `${renderNamespaceDoc(ns, "")}declare namespace ${ns.identifier} {\n${
     renderNamespaceBody(ns, "")
   }\n}\n`;
+  renderedTypes.set(ns, text);
+  return text;
 }
+
+/** Rendered text by namespace view (weak: dropped with the view). */
+const renderedTypes = new WeakMap<TypedNamespace, string>();
 
 /** Collapses whitespace and drops comments so a type fits on one line. */
 export function oneLineType(typeText: string): string {
