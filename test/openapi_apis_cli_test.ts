@@ -76,34 +76,41 @@ Deno.test("GitHub's OpenAPI document is a typed namespace: await tools.github.re
         assert.equal(typeof (document.result as unknown[])[0], "string");
         await pollUntil(
           "Prism to log the request",
-          () => Promise.resolve(/\/orgs\/denoland\/repos\b/.test(prism.output()) ? true : undefined),
+          () =>
+            Promise.resolve(/\/orgs\/denoland\/repos\b/.test(prism.output()) ? true : undefined),
           { last: () => prism.output().slice(-500) },
         );
       });
 
-      await t.step("a wrong argument type fails the type check before anything is sent", async () => {
-        const run = await gw.cli([
-          "exec",
-          "--json",
-          "await tools.github.repos_list_for_org({ org: 42 })",
-        ]);
-        const document = JSON.parse(run.stdout) as RunDocument;
-        assert.equal(document.ok, false);
-        assert.equal(document.error?.kind, "CheckFailed");
-        assert.match(document.error?.message ?? "", /number.*string/);
-      });
+      await t.step(
+        "a wrong argument type fails the type check before anything is sent",
+        async () => {
+          const run = await gw.cli([
+            "exec",
+            "--json",
+            "await tools.github.repos_list_for_org({ org: 42 })",
+          ]);
+          const document = JSON.parse(run.stdout) as RunDocument;
+          assert.equal(document.ok, false);
+          assert.equal(document.error?.kind, "CheckFailed");
+          assert.match(document.error?.message ?? "", /number.*string/);
+        },
+      );
 
-      await t.step("tools, types and search know the operations; notes say what was loosened", async () => {
-        const listed = await gw.cli(["tools", "github"]);
-        assert.equal(listed.code, 0, listed.stderr);
-        assert.match(listed.stdout, /^github \(openapi, ready\): \d{4} tools/);
-        assert.match(listed.stdout, /repos_list_for_org/);
-        assert.match(listed.stdout, /notes \(\d+\):\n {2}loosened \d+ schemas/);
-        const types = await gw.cli(["tools", "types", "github"]);
-        assert.match(types.stdout, /export interface ReposListForOrgInput \{/);
-        const found = await gw.cli(["search", "list repos for org", "--limit", "20"]);
-        assert.match(found.stdout, /repos_list_for_org/, found.stdout + found.stderr);
-      });
+      await t.step(
+        "tools, types and search know the operations; notes say what was loosened",
+        async () => {
+          const listed = await gw.cli(["tools", "github"]);
+          assert.equal(listed.code, 0, listed.stderr);
+          assert.match(listed.stdout, /^github \(openapi, ready\): \d{4} tools/);
+          assert.match(listed.stdout, /repos_list_for_org/);
+          assert.match(listed.stdout, /notes \(\d+\):\n {2}loosened \d+ schemas/);
+          const types = await gw.cli(["tools", "types", "github"]);
+          assert.match(types.stdout, /export interface ReposListForOrgInput \{/);
+          const found = await gw.cli(["search", "list repos for org", "--limit", "20"]);
+          assert.match(found.stdout, /repos_list_for_org/, found.stdout + found.stderr);
+        },
+      );
 
       await t.step("a call that changes something waits for approval by default", async () => {
         const client = await gw.client();
@@ -127,21 +134,24 @@ Deno.test("GitHub's OpenAPI document is a typed namespace: await tools.github.re
         }
       });
 
-      await t.step("a request the mock rejects is a ToolError naming status and operation", async () => {
-        const run = await gw.cli([
-          "exec",
-          "--json",
-          // `since` must be a date-time: the gateway does not check formats, Prism does.
-          'await tools.github.activity_list_notifications_for_authenticated_user({ since: "yesterday" })',
-        ]);
-        const document = JSON.parse(run.stdout) as RunDocument;
-        assert.equal(document.ok, false);
-        assert.equal(document.error?.kind, "ToolError");
-        assert.match(
-          document.error?.message ?? "",
-          /"github\.activity_list_notifications_for_authenticated_user" \(GET \/notifications\) answered (400|422)/,
-        );
-      });
+      await t.step(
+        "a request the mock rejects is a ToolError naming status and operation",
+        async () => {
+          const run = await gw.cli([
+            "exec",
+            "--json",
+            // `since` must be a date-time: the gateway does not check formats, Prism does.
+            'await tools.github.activity_list_notifications_for_authenticated_user({ since: "yesterday" })',
+          ]);
+          const document = JSON.parse(run.stdout) as RunDocument;
+          assert.equal(document.ok, false);
+          assert.equal(document.error?.kind, "ToolError");
+          assert.match(
+            document.error?.message ?? "",
+            /"github\.activity_list_notifications_for_authenticated_user" \(GET \/notifications\) answered (400|422)/,
+          );
+        },
+      );
     });
   } finally {
     await prism.stop();

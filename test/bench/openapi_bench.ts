@@ -47,7 +47,9 @@ await ns.start();
 const loadMs = performance.now() - start;
 const after = Deno.memoryUsage();
 const status = ns.status();
-if (status.state !== "ready") throw new Error(`GitHub's document did not load: ${JSON.stringify(status)}`);
+if (status.state !== "ready") {
+  throw new Error(`GitHub's document did not load: ${JSON.stringify(status)}`);
+}
 const stats = ns.stats!;
 const notes = ns.catalogue().warnings;
 row("GitHub OpenAPI document: operations", String(stats.operations));

@@ -46,7 +46,10 @@ Deno.test("GraphqlNamespace introspects a real server: one typed tool per query 
     const addBook = catalogue.tools.find((t) => t.originalName === "addBook")!;
     assert.equal(addBook.annotations?.gatewayDefaultAction, "ask");
     assert.equal(catalogue.tools[0]?.annotations?.gatewayDefaultAction, undefined);
-    assert.match(catalogue.declarations, /export type Genre = "FICTION" \| "HISTORY" \| "SCIENCE";/);
+    assert.match(
+      catalogue.declarations,
+      /export type Genre = "FICTION" \| "HISTORY" \| "SCIENCE";/,
+    );
     assert.match(catalogue.declarations, /export interface NewBook \{[^}]*title: string;/);
     assert.match(catalogue.declarations, /export type Item = Book \| Magazine;/);
     // The declarations type-check as scripts see them.
@@ -87,15 +90,24 @@ Deno.test("GraphqlNamespace calls fields with variables, default or own selectio
       }]);
     });
     await t.step("$select sends the script's own selection", async () => {
-      const { value } = await ns.callTool("book", { id: "1", $select: "{ title author { books { title } } }" }, callOptions());
+      const { value } = await ns.callTool("book", {
+        id: "1",
+        $select: "{ title author { books { title } } }",
+      }, callOptions());
       assert.deepEqual(value, { title: "Dune", author: { books: [{ title: "Dune" }] } });
       const items = await ns.callTool("items", {}, callOptions());
-      assert.deepEqual((items.value as { __typename: string }[]).map((i) => i.__typename), ["Book", "Magazine"]);
+      assert.deepEqual((items.value as { __typename: string }[]).map((i) => i.__typename), [
+        "Book",
+        "Magazine",
+      ]);
     });
     await t.step("a mutation takes an input object", async () => {
       const { value } = await ns.callTool(
         "addBook",
-        { input: { title: "Cosmos", authorName: "Carl Sagan", genre: "SCIENCE" }, $select: "id title genre" },
+        {
+          input: { title: "Cosmos", authorName: "Carl Sagan", genre: "SCIENCE" },
+          $select: "id title genre",
+        },
         callOptions(),
       );
       assert.deepEqual(value, { id: "3", title: "Cosmos", genre: "SCIENCE" });
@@ -105,14 +117,19 @@ Deno.test("GraphqlNamespace calls fields with variables, default or own selectio
       const error = await rejection(ns.callTool("books", { genre: "POETRY" }, callOptions()));
       assert.equal(error.kind, "InvalidToolInput");
       assert.match(error.message, /"\/genre" must be one of "FICTION", "HISTORY", "SCIENCE"/);
-      const missing = await rejection(ns.callTool("addBook", { input: { title: "x" } }, callOptions()));
+      const missing = await rejection(
+        ns.callTool("addBook", { input: { title: "x" } }, callOptions()),
+      );
       assert.match(missing.message, /"\/input\/authorName" is required/);
       assert.equal(server.requests(), before);
     });
     await t.step("GraphQL errors are a ToolError with their messages", async () => {
       const error = await rejection(ns.callTool("broken", {}, callOptions()));
       assert.equal(error.kind, "ToolError");
-      assert.match(error.message, /"library\.broken" \(GraphQL query broken\) answered with errors: the broken field always fails/);
+      assert.match(
+        error.message,
+        /"library\.broken" \(GraphQL query broken\) answered with errors: the broken field always fails/,
+      );
     });
   } finally {
     await server.stop();
@@ -120,14 +137,19 @@ Deno.test("GraphqlNamespace calls fields with variables, default or own selectio
 });
 
 Deno.test("GraphqlNamespace fails with the reason when the endpoint does not answer introspection", async () => {
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, () =>
-    new Response("nope", { status: 500 }));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("nope", { status: 500 }),
+  );
   try {
     const ns = library(`http://127.0.0.1:${server.addr.port}/graphql`);
     await ns.start();
     const status = ns.status();
     assert.equal(status.state, "failed");
-    assert.match(status.state === "failed" ? status.reason : "", /Cannot read the GraphQL schema of .*answered 500 Internal Server Error: nope/);
+    assert.match(
+      status.state === "failed" ? status.reason : "",
+      /Cannot read the GraphQL schema of .*answered 500 Internal Server Error: nope/,
+    );
   } finally {
     await server.shutdown();
   }

@@ -51,10 +51,13 @@ Deno.test("buildApiCatalogue() names every operation of real documents and their
     const leftOut = built.catalogue.warnings.filter((w) => w.startsWith("left out ")).length;
     assert.equal(names.length + leftOut, built.total, `${file}: ${built.catalogue.warnings}`);
     const calls = built.catalogue.tools.map((t, i) =>
-      `declare const t${i}: (${t.inputType ? `input: api.${t.inputType}` : ""}) => Promise<api.${t.outputType}>;`
+      `declare const t${i}: (${
+        t.inputType ? `input: api.${t.inputType}` : ""
+      }) => Promise<api.${t.outputType}>;`
     ).join("\n");
     const stem = file.split("/").slice(-3).join("_").replace(/[^A-Za-z0-9_]/g, "_");
-    sources[stem] = `declare namespace api {\n${built.catalogue.declarations}\n}\n${calls}\nexport {};\n`;
+    sources[stem] =
+      `declare namespace api {\n${built.catalogue.declarations}\n}\n${calls}\nexport {};\n`;
     checked++;
   }
   assert.ok(checked > 40, `checked ${checked} documents`);
@@ -68,8 +71,14 @@ Deno.test("buildApiCatalogue() gives GitHub's repos/list-for-org typed parameter
   const tool = built.catalogue.tools.find((t) => t.originalName === "repos_list_for_org");
   assert.ok(tool);
   assert.equal(tool.inputType, "ReposListForOrgInput");
-  assert.match(built.catalogue.declarations, /export interface ReposListForOrgInput \{[^}]*\n {2}org: string;/);
-  assert.match(built.catalogue.declarations, /export type ReposListForOrgOutput = MinimalRepository\[\];/);
+  assert.match(
+    built.catalogue.declarations,
+    /export interface ReposListForOrgInput \{[^}]*\n {2}org: string;/,
+  );
+  assert.match(
+    built.catalogue.declarations,
+    /export type ReposListForOrgOutput = MinimalRepository\[\];/,
+  );
   assert.deepEqual(tool.annotations?.readOnlyHint, true);
   const create = built.catalogue.tools.find((t) => t.originalName === "repos_create_in_org");
   assert.equal(create?.annotations?.gatewayDefaultAction, "ask");
@@ -129,5 +138,8 @@ Deno.test("buildApiCatalogue() leaves out an operation that needs a cookie or an
   assert.match(built.catalogue.declarations, /export type GetOkOutput = null;/);
   const notes = built.catalogue.warnings.join("\n");
   assert.match(notes, /left out GET \/session \(get_session\): it needs cookie parameter "sid"/);
-  assert.match(notes, /left out POST \/xml \(postXml\): its body is only accepted as "application\/xml"/);
+  assert.match(
+    notes,
+    /left out POST \/xml \(postXml\): its body is only accepted as "application\/xml"/,
+  );
 });

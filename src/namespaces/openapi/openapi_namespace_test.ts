@@ -73,15 +73,23 @@ Deno.test("OpenApiNamespace calls operations against Prism: answers, local and r
       assert.match(extra.message, /"\/pet" is not allowed \(additionalProperties\)/);
     });
 
-    await t.step("a request Prism rejects is a ToolError with the status and the operation", async () => {
-      // Without the configured credentials the validating mock refuses the call.
-      const anonymous = petstore(prism.url);
-      await anonymous.start();
-      const error = await rejection(anonymous.callTool("getPetById", { petId: 1 }, callOptions()));
-      assert.equal(error.kind, "ToolError");
-      assert.match(error.message, /^"petstore\.getPetById" \(GET \/pet\/\{petId\}\) answered 401/);
-      assert.equal(error.raw?.isError, true);
-    });
+    await t.step(
+      "a request Prism rejects is a ToolError with the status and the operation",
+      async () => {
+        // Without the configured credentials the validating mock refuses the call.
+        const anonymous = petstore(prism.url);
+        await anonymous.start();
+        const error = await rejection(
+          anonymous.callTool("getPetById", { petId: 1 }, callOptions()),
+        );
+        assert.equal(error.kind, "ToolError");
+        assert.match(
+          error.message,
+          /^"petstore\.getPetById" \(GET \/pet\/\{petId\}\) answered 401/,
+        );
+        assert.equal(error.raw?.isError, true);
+      },
+    );
 
     await t.step("a non-2xx answer is a ToolError with status and body", async () => {
       const notFound = petstore(prism.url, { api_key: "special-key", Prefer: "code=404" });
@@ -138,5 +146,8 @@ Deno.test("OpenApiNamespace fails with the reason when the document cannot be re
   await ns.start();
   const status = ns.status();
   assert.equal(status.state, "failed");
-  assert.match(status.state === "failed" ? status.reason : "", /Cannot read API document "\/nonexistent-root\/missing\.yaml"/);
+  assert.match(
+    status.state === "failed" ? status.reason : "",
+    /Cannot read API document "\/nonexistent-root\/missing\.yaml"/,
+  );
 });
