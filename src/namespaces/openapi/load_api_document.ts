@@ -34,6 +34,15 @@ interface CachedDocument {
   etag: string | null;
   text: string;
   fetchedAt: string;
+  /** The document with its external references inlined, when it had any. */
+  bundled?: string;
+}
+
+/** What {@linkcode fetchCached} found: the entry, where it lives, and whether it is new. */
+interface CacheHit {
+  entry: CachedDocument;
+  file: string;
+  fresh: boolean;
 }
 
 /**
@@ -52,8 +61,15 @@ export async function loadApiDocument(
     ? location
     : (isAbsolute(location) ? location : resolve(options.baseDir, location));
   let text: string;
+  let cache: CacheHit | undefined;
   if (remote) {
-    text = await fetchCached(location, options, warnings);
+    cache = await fetchCached(location, options, warnings);
+    // An unchanged remote document is used as it was bundled, so its external references need
+    // not be reachable now.
+    if (!cache.fresh && cache.entry.bundled !== undefined) {
+      return { document: JSON.parse(cache.entry.bundled), source, warnings };
+    }
+    text = cache.entry.text;
   } else {
     try {
       text = await Deno.readTextFile(source);
@@ -68,16 +84,22 @@ export async function loadApiDocument(
     // The resolver reads and fetches what the references name; internal ones stay references.
     try {
       const base = remote ? source : pathToFileURL(source).href;
+      // A public document may not make the gateway fetch local or private addresses; one the
+      // user keeps on disk or on their own network may.
+      const safeUrlResolver = remote && !isPrivateHost(new URL(source).hostname);
       document = await SwaggerParser.bundle(
         base,
         document as unknown as Parameters<typeof SwaggerParser.bundle>[1],
-        {},
+        { resolve: { http: { safeUrlResolver } } } as Parameters<typeof SwaggerParser.bundle>[2],
       ) as unknown as Record<string, unknown>;
     } catch (error) {
       throw new Error(
         `Cannot resolve the external $refs of API document "${source}": ${messageOf(error)}`,
         { cause: error },
       );
+    }
+    if (cache !== undefined) {
+      await writeCache(cache.file, { ...cache.entry, bundled: JSON.stringify(document) });
     }
   }
   return { document, source, warnings };
@@ -105,6 +127,14 @@ export function parseDocument(text: string, source: string): Record<string, unkn
   return record;
 }
 
+/** Loopback, link-local and private-range hosts (and `localhost`). */
+function isPrivateHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return host === "localhost" || host.endsWith(".localhost") || host === "::1" ||
+    /^(127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.)/.test(host) ||
+    /^f[cd][0-9a-f]{2}:/.test(host) || host.startsWith("fe80:");
+}
+
 /** Whether any `$ref` points outside the document. */
 function hasExternalRef(value: unknown): boolean {
   const stack: unknown[] = [value];
@@ -127,7 +157,7 @@ async function fetchCached(
   url: string,
   options: LoadApiDocumentOptions,
   warnings: string[],
-): Promise<string> {
+): Promise<CacheHit> {
   const key = createHash("sha256").update(url).digest("hex").slice(0, 32);
   const file = join(options.cacheDir, "apis", `${key}.json`);
   let cached: CachedDocument | undefined;
@@ -147,7 +177,7 @@ async function fetchCached(
     });
     if (response.status === 304 && cached) {
       await response.body?.cancel();
-      return cached.text;
+      return { entry: cached, file, fresh: false };
     }
     if (!response.ok) {
       await response.body?.cancel();
@@ -160,10 +190,8 @@ async function fetchCached(
       text,
       fetchedAt: new Date().toISOString(),
     };
-    await Deno.mkdir(dirname(file), { recursive: true });
-    await Deno.writeTextFile(`${file}.tmp`, JSON.stringify(entry));
-    await Deno.rename(`${file}.tmp`, file);
-    return text;
+    await writeCache(file, entry);
+    return { entry, file, fresh: true };
   } catch (error) {
     if (cached) {
       warnings.push(
@@ -171,10 +199,16 @@ async function fetchCached(
           messageOf(error)
         }): using the copy cached at ${cached.fetchedAt}`,
       );
-      return cached.text;
+      return { entry: cached, file, fresh: false };
     }
     throw new Error(`Cannot fetch API document "${url}": ${messageOf(error)}`, { cause: error });
   }
+}
+
+async function writeCache(file: string, entry: CachedDocument): Promise<void> {
+  await Deno.mkdir(dirname(file), { recursive: true });
+  await Deno.writeTextFile(`${file}.tmp`, JSON.stringify(entry));
+  await Deno.rename(`${file}.tmp`, file);
 }
 
 function messageOf(error: unknown): string {
