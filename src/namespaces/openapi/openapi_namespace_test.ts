@@ -151,3 +151,36 @@ Deno.test("OpenApiNamespace fails with the reason when the document cannot be re
     /Cannot read API document "\/nonexistent-root\/missing\.yaml"/,
   );
 });
+
+Deno.test("OpenApiNamespace calls Swagger 2.0 and OpenAPI 3.1 documents against Prism", async (t) => {
+  for (const version of ["2.0", "3.1"]) {
+    await t.step(`petstore ${version}: a GET answers, a form post reaches the mock`, async () => {
+      const spec = join(OAS_EXAMPLES, version, "json/petstore.json");
+      const prism = await startPrism(spec);
+      try {
+        const ns = new OpenApiNamespace("petstore", {
+          openapi: spec,
+          baseUrl: prism.url,
+          headers: { api_key: "special-key", Authorization: "Bearer t0ken" },
+          include: [],
+          exclude: [],
+          writes: "ask",
+          disabled: false,
+        }, { baseDir: "/", cacheDir: "/nonexistent" });
+        await ns.start();
+        assert.deepEqual(ns.status(), { state: "ready" });
+        const { value } = await ns.callTool("getPetById", { petId: 3 }, callOptions());
+        assert.equal(typeof (value as { name?: unknown }).name, "string");
+        const bad = await rejection(ns.callTool("getPetById", { petId: 1.5 }, callOptions()));
+        assert.equal(bad.kind, "InvalidToolInput");
+        // The only answer the document gives is 405; a body Prism rejected would be 422.
+        const form = await rejection(
+          ns.callTool("updatePetWithForm", { petId: 3, body: { name: "rex" } }, callOptions()),
+        );
+        assert.match(form.message, /answered 405/);
+      } finally {
+        await prism.stop();
+      }
+    });
+  }
+});
