@@ -26,6 +26,7 @@ import { toIdentifier } from "../names.ts";
 import { typeNameFor } from "../mcp/schema_to_typescript.ts";
 import { jsDoc } from "../openapi/api_schema_types.ts";
 import { DEFAULT_ACTION_ANNOTATION } from "../openapi/build_api_catalogue.ts";
+import { globMatch } from "../openapi/api_operations.ts";
 
 /** The argument key that carries a script's own selection set. */
 export const SELECT_KEY = "$select";
@@ -52,7 +53,13 @@ export interface GraphqlCatalogue {
 /** Builds the catalogue of a GraphQL schema; mutations get `writes` as their default policy. */
 export function buildGraphqlCatalogue(
   schema: GraphQLSchema,
-  options: { writes: "ask" | "allow" | "deny" },
+  options: {
+    writes: "ask" | "allow" | "deny";
+    /** Tool-name globs (`user*`) or `query:NAME`/`mutation:NAME` globs to keep. @default all */
+    include?: readonly string[];
+    /** The same patterns, to leave out. @default none */
+    exclude?: readonly string[];
+  },
 ): GraphqlCatalogue {
   const renderer = new GraphqlTypes();
   const tools: ToolDescriptor[] = [];
@@ -60,9 +67,14 @@ export function buildGraphqlCatalogue(
   const operations = new Map<string, GraphqlOperation>();
   const warnings: string[] = [];
   const roots = [["query", schema.getQueryType()], ["mutation", schema.getMutationType()]] as const;
+  let filtered = 0;
   for (const [kind, root] of roots) {
     if (!root) continue;
     for (const field of Object.values(root.getFields())) {
+      if (!selected(kind, field.name, options.include ?? [], options.exclude ?? [])) {
+        filtered++;
+        continue;
+      }
       let name = toIdentifier(field.name);
       if (operations.has(name)) {
         const renamed = `${name}_${kind}`;
@@ -118,6 +130,7 @@ export function buildGraphqlCatalogue(
       });
     }
   }
+  if (filtered > 0) warnings.push(`left out ${filtered} fields by "include"/"exclude"`);
   return {
     catalogue: {
       tools,
@@ -330,4 +343,19 @@ export function selectionOf(type: GraphQLOutputType, depth: number): string {
 
 function propertyName(key: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : JSON.stringify(key);
+}
+
+function selected(
+  kind: "query" | "mutation",
+  name: string,
+  include: readonly string[],
+  exclude: readonly string[],
+): boolean {
+  const matches = (pattern: string) => {
+    const scoped = /^(query|mutation):(.*)$/.exec(pattern);
+    if (scoped) return scoped[1] === kind && globMatch(scoped[2]!, name);
+    return globMatch(pattern, name);
+  };
+  if (include.length > 0 && !include.some(matches)) return false;
+  return !exclude.some(matches);
 }

@@ -230,7 +230,11 @@ export class GraphqlNamespace implements Namespace {
         );
       }
       const schema = buildClientSchema(answer.data as IntrospectionQuery);
-      this.#built = buildGraphqlCatalogue(schema, { writes: this.#config.writes });
+      this.#built = buildGraphqlCatalogue(schema, {
+        writes: this.#config.writes,
+        include: this.#config.include,
+        exclude: this.#config.exclude,
+      });
       this.#checks.clear();
       this.#catalogue = this.#built.catalogue;
       this.#setStatus({ state: "ready" });

@@ -154,3 +154,23 @@ Deno.test("GraphqlNamespace fails with the reason when the endpoint does not ans
     await server.shutdown();
   }
 });
+
+Deno.test("GraphqlNamespace keeps only the included fields and notes the rest", async () => {
+  const server = startLibraryServer();
+  try {
+    const ns = new GraphqlNamespace("library", {
+      graphql: server.url,
+      headers: {},
+      include: ["book*", "mutation:*"],
+      exclude: ["books"],
+      writes: "allow",
+      disabled: false,
+    });
+    await ns.start();
+    assert.deepEqual(ns.catalogue().tools.map((t) => t.originalName), ["book", "addBook"]);
+    assert.deepEqual(ns.catalogue().warnings, ['left out 3 fields by "include"/"exclude"']);
+    assert.equal(ns.catalogue().tools[1]?.annotations?.gatewayDefaultAction, undefined);
+  } finally {
+    await server.stop();
+  }
+});

@@ -380,8 +380,8 @@ function swaggerResponse(operation: Record<string, unknown>, schemas: ApiSchemaT
   return codes.length > 0 ? null : {};
 }
 
-/** Matches `text` against a glob where `*` is any run of characters. */
-function globMatch(pattern: string, text: string): boolean {
+/** Matches `text` against a glob where `*` is any run of characters (include/exclude). */
+export function globMatch(pattern: string, text: string): boolean {
   const regex = new RegExp(
     `^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`,
   );
