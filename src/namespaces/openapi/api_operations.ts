@@ -232,6 +232,10 @@ function buildOperation(source: OperationSource, schemas: ApiSchemaTypes): ApiOp
     if (keys.has(parameter.key)) parameter.key = `${parameter.in}_${parameter.name}`;
     keys.add(parameter.key);
   }
+  const cookieOnly = cookieOnlyAuth(source, schemas);
+  if (cookieOnly !== undefined) {
+    return `its only authentication is the cookie "${cookieOnly}", which the gateway does not send`;
+  }
   const bodyKey = keys.has("body") ? "requestBody" : "body";
   const body = swagger
     ? swaggerBodyOf(source, swaggerBody, formData, bodyKey)
@@ -252,6 +256,32 @@ function buildOperation(source: OperationSource, schemas: ApiSchemaTypes): ApiOp
     body,
     response,
   };
+}
+
+/**
+ * The cookie name when every way to authenticate the operation is an API key in a cookie;
+ * undefined when some requirement can be met with headers or query (or none is needed).
+ */
+function cookieOnlyAuth(source: OperationSource, schemas: ApiSchemaTypes): string | undefined {
+  const requirements = Array.isArray(source.operation.security)
+    ? source.operation.security
+    : Array.isArray(source.document.security)
+    ? source.document.security
+    : [];
+  if (requirements.length === 0) return undefined;
+  const schemes = source.swagger
+    ? asRecord(source.document.securityDefinitions)
+    : asRecord(asRecord(source.document.components)?.securitySchemes);
+  let cookie: string | undefined;
+  for (const requirement of requirements) {
+    const names = Object.keys(asRecord(requirement) ?? {});
+    if (names.length === 0) return undefined; // `{}`: anonymous access is allowed
+    const cookies = names.map((name) => schemas.deref(schemes?.[name]))
+      .filter((scheme) => scheme?.type === "apiKey" && scheme.in === "cookie");
+    if (cookies.length === 0) return undefined;
+    cookie ??= String(cookies[0]?.name ?? names[0]);
+  }
+  return cookie;
 }
 
 /** A Swagger 2.0 non-body parameter carries its schema keywords inline. */

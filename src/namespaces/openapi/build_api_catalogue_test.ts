@@ -130,6 +130,16 @@ Deno.test("buildApiCatalogue() leaves out an operation that needs a cookie or an
         },
       },
       "/ok": { get: { responses: { "204": { description: "none" } } } },
+      "/me": {
+        get: {
+          operationId: "me",
+          security: [{ session: [] }],
+          responses: { "200": { description: "ok" } },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { session: { type: "apiKey", in: "cookie", name: "SESSION" } },
     },
   };
   const built = buildApiCatalogue(document, BUILD);
