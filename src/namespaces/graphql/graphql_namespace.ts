@@ -15,6 +15,7 @@ import {
   type ToolCallResult,
 } from "../namespace.ts";
 import { nearestNames } from "../../discovery/nearest_names.ts";
+import { readCapped } from "../openapi/send_api_request.ts";
 import { type ArgumentCheck, InputValidator } from "../mcp/input_validator.ts";
 import {
   buildGraphqlCatalogue,
@@ -164,8 +165,9 @@ export class GraphqlNamespace implements Namespace {
         redirect: "error",
         signal: AbortSignal.any([options.signal, timeout]),
       });
-      text = await response.text();
+      text = new TextDecoder().decode(await readCapped(response, what));
     } catch (error) {
+      if (error instanceof ToolCallError) throw error;
       if (options.signal.aborted) {
         throw new ToolCallError("Cancelled", `Call to ${what} was cancelled`, { cause: error });
       }

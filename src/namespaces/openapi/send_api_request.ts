@@ -14,6 +14,8 @@ const MAX_ERROR_TEXT = 2_000;
 /** Raw bodies kept on the result or error envelope. */
 const MAX_RAW_TEXT = 65_536;
 const MAX_REDIRECTS = 5;
+/** Answers larger than this are refused rather than held in the gateway's memory. */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** Where and how a namespace's requests go. */
 export interface ApiTarget {
@@ -217,7 +219,7 @@ function asObject(value: unknown): Record<string, unknown> {
 /** A 2xx answer's value (JSON parsed, text as text, binary as base64), or a `ToolError`. */
 async function readAnswer(response: Response, what: string): Promise<ToolCallResult> {
   const contentType = response.headers.get("content-type") ?? "";
-  const bytes = new Uint8Array(await response.arrayBuffer());
+  const bytes = await readCapped(response, what);
   const textual = contentType === "" || /json|text|xml|yaml|javascript|html/i.test(contentType);
   const text = textual ? new TextDecoder().decode(bytes) : "";
   if (response.status < 200 || response.status >= 300) {
@@ -277,4 +279,32 @@ function cap(text: string): string {
   return text.length > MAX_ERROR_TEXT
     ? `${text.slice(0, MAX_ERROR_TEXT)}… (${text.length} characters)`
     : text;
+}
+
+/** The whole body, or a `ToolError` once it passes {@linkcode MAX_ANSWER_BYTES}. */
+export async function readCapped(response: Response, what: string): Promise<Uint8Array> {
+  const declared = Number(response.headers.get("content-length") ?? 0);
+  const tooLarge = () =>
+    new ToolCallError(
+      "ToolError",
+      `${what} answered more than ${MAX_ANSWER_BYTES} bytes: refused (ask the API for less, e.g. a smaller page)`,
+    );
+  if (declared > MAX_ANSWER_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }

@@ -269,3 +269,29 @@ Deno.test("sendApiRequest() times out a silent server with ToolTimeout", async (
     await server.stop();
   }
 });
+
+Deno.test("sendApiRequest() refuses an answer past the size cap instead of holding it", async () => {
+  const chunk = new Uint8Array(1024 * 1024);
+  const server = recordingServer(() => {
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 40) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    return new Response(body, { headers: { "content-type": "application/json" } });
+  });
+  try {
+    const error = await sendApiRequest(
+      { namespace: "api", baseUrl: server.url, headers: {} },
+      operation({}),
+      {},
+      options(),
+    ).then(() => undefined, (e) => e as ToolCallError);
+    assert.equal(error?.kind, "ToolError");
+    assert.match(error?.message ?? "", /answered more than 33554432 bytes: refused/);
+  } finally {
+    await server.stop();
+  }
+});
