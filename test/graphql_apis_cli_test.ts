@@ -6,9 +6,11 @@
  */
 
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import type { RunDocument } from "../src/protocol/run_document.ts";
 import { startLibraryServer } from "./fixtures/graphql/library_graphql_server.ts";
 import { withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 Deno.test("a GraphQL endpoint is a typed namespace in scripts and discovery", async () => {
   const server = startLibraryServer();
@@ -46,6 +48,14 @@ Deno.test("a GraphQL endpoint is a typed namespace in scripts and discovery", as
       assert.match(described.stdout, /Adds a book and returns it/);
       const guide = await gw.cli(["--llm-help"]);
       assert.match(guide.stdout, /library.*GraphQL API/);
+
+      // An edited entry takes effect without a restart.
+      const edited = { ...config, apis: { library: { ...config.apis.library, include: ["book"] } } };
+      await Deno.writeTextFile(join(gw.root, "gateway.json"), JSON.stringify(edited));
+      await pollUntil("the reloaded apis entry", async () => {
+        const now = await gw.cli(["tools"]);
+        return /library\s+graphql\s+1 tools\s+ready/.test(now.stdout) ? true : undefined;
+      });
     });
   } finally {
     await server.stop();
