@@ -1,12 +1,14 @@
 /**
  * A GraphQL endpoint (a real graphql-js server started by the test) as an `apis` namespace,
- * driven from the CLI: typed calls, discovery (catalog, describe, LLM guide) and the `ask`
- * default for mutations under a `writes: "deny"` override.
+ * driven from the CLI and the MCP surface: typed calls, discovery (tools, describe, LLM guide,
+ * MCP `types`/`invoke`), the `writes: "deny"` override for mutations, and a live config edit.
  * @module
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RunDocument } from "../src/protocol/run_document.ts";
 import { startLibraryServer } from "./fixtures/graphql/library_graphql_server.ts";
 import { withHarness } from "./support/gateway_harness.ts";
@@ -49,8 +51,31 @@ Deno.test("a GraphQL endpoint is a typed namespace in scripts and discovery", as
       const guide = await gw.cli(["--llm-help"]);
       assert.match(guide.stdout, /library.*GraphQL API/);
 
+      // The MCP surface serves it like any other namespace.
+      const { port, token } = await gw.server();
+      const mcp = new Client({ name: "test", version: "1" });
+      await mcp.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
+      try {
+        const invoked = await mcp.callTool({
+          name: "invoke",
+          arguments: { path: "library.book", args: { id: "1", $select: "title" } },
+        });
+        assert.match(JSON.stringify(invoked.content), /Dune/);
+        const types = await mcp.callTool({ name: "types", arguments: { namespaces: ["library"] } });
+        assert.match(JSON.stringify(types.content), /BooksInput/);
+      } finally {
+        await mcp.close();
+      }
+
       // An edited entry takes effect without a restart.
-      const edited = { ...config, apis: { library: { ...config.apis.library, include: ["book"] } } };
+      const edited = {
+        ...config,
+        apis: { library: { ...config.apis.library, include: ["book"] } },
+      };
       await Deno.writeTextFile(join(gw.root, "gateway.json"), JSON.stringify(edited));
       await pollUntil("the reloaded apis entry", async () => {
         const now = await gw.cli(["tools"]);
