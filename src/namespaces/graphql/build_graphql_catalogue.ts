@@ -26,7 +26,7 @@ import { toIdentifier } from "../names.ts";
 import { typeNameFor } from "../mcp/schema_to_typescript.ts";
 import { jsDoc } from "../openapi/api_schema_types.ts";
 import { DEFAULT_ACTION_ANNOTATION } from "../openapi/build_api_catalogue.ts";
-import { globMatch } from "../openapi/api_operations.ts";
+import { globMatch } from "../openapi/operation_filter.ts";
 
 /** The argument key that carries a script's own selection set. */
 export const SELECT_KEY = "$select";

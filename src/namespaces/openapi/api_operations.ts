@@ -7,6 +7,7 @@
 
 import { toIdentifier } from "../names.ts";
 import { type ApiSchemaTypes, asRecord } from "./api_schema_types.ts";
+import { operationSelected } from "./operation_filter.ts";
 
 /** One parameter of an operation as the argument object carries it. */
 export interface ApiParameter {
@@ -101,7 +102,7 @@ export function extractOperations(
       const tags = Array.isArray(operation.tags)
         ? operation.tags.filter((t): t is string => typeof t === "string")
         : [];
-      if (!selected({ name, method, path, tags }, options)) {
+      if (!operationSelected({ name, method, path, tags }, options)) {
         filtered++;
         usedNames.delete(name);
         continue;
@@ -140,23 +141,6 @@ function uniqueName(name: string, used: Set<string>, notes: string[], where: str
   }
   used.add(candidate);
   return candidate;
-}
-
-function selected(
-  op: { name: string; method: string; path: string; tags: string[] },
-  options: { include: readonly string[]; exclude: readonly string[] },
-): boolean {
-  const matches = (pattern: string) => {
-    if (pattern.startsWith("tag:")) return op.tags.includes(pattern.slice(4));
-    const spaced = /^([A-Za-z]+)\s+(\/.*)$/.exec(pattern);
-    if (spaced) {
-      return spaced[1]!.toLowerCase() === op.method && globMatch(spaced[2]!, op.path);
-    }
-    if (pattern.startsWith("/")) return globMatch(pattern, op.path);
-    return globMatch(pattern, op.name);
-  };
-  if (options.include.length > 0 && !options.include.some(matches)) return false;
-  return !options.exclude.some(matches);
 }
 
 interface OperationSource {
@@ -408,12 +392,4 @@ function swaggerResponse(operation: Record<string, unknown>, schemas: ApiSchemaT
     if (response?.schema !== undefined) return response.schema;
   }
   return codes.length > 0 ? null : {};
-}
-
-/** Matches `text` against a glob where `*` is any run of characters (include/exclude). */
-export function globMatch(pattern: string, text: string): boolean {
-  const regex = new RegExp(
-    `^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`,
-  );
-  return regex.test(text);
 }
