@@ -14,7 +14,10 @@ async function realDocuments(): Promise<string[]> {
       if (entry.isFile && entry.name.endsWith(".json")) files.push(join(dir, entry.name));
     }
   }
-  return [...files.sort(), GITHUB_SPEC];
+  // GitHub's documents: the public API, Enterprise Cloud (whose one external $ref names a file
+  // the package does not ship) and an Enterprise Server release.
+  const github = join(GITHUB_SPEC, "..");
+  return [...files.sort(), GITHUB_SPEC, join(github, "ghec.json"), join(github, "ghes-3.19.json")];
 }
 
 /** Type-checks declarations the way scripts see them: inside `declare namespace`. */
@@ -42,8 +45,14 @@ Deno.test("buildApiCatalogue() names every operation of real documents and their
   const sources: Record<string, string> = {};
   let checked = 0;
   for (const file of await realDocuments()) {
-    const { document } = await loadApiDocument(file, { baseDir: "/", cacheDir: "/nonexistent" });
-    const built = buildApiCatalogue(document, BUILD);
+    const loaded = await loadApiDocument(file, { baseDir: "/", cacheDir: "/nonexistent" });
+    const built = buildApiCatalogue(loaded.document, BUILD);
+    if (file.endsWith("ghec.json")) {
+      assert.match(
+        loaded.warnings.join("\n"),
+        /loosened: \$ref ".*server-statistics-actions\.yaml.*" cannot be read/,
+      );
+    }
     const names = built.catalogue.tools.map((t) => t.originalName);
     assert.equal(new Set(names).size, names.length, `${file}: tool names are unique`);
     for (const name of names) assert.match(name, /^[A-Za-z_$][A-Za-z0-9_$]*$/, file);

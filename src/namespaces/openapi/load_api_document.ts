@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import SwaggerParser from "@apidevtools/swagger-parser";
+import { $RefParser } from "@apidevtools/json-schema-ref-parser";
 import { parse as parseYaml } from "yaml";
 
 /** A parsed API document plus what happened while loading it. */
@@ -81,23 +81,11 @@ export async function loadApiDocument(
   }
   let document = parseDocument(text, source);
   if (hasExternalRef(document)) {
-    // The resolver reads and fetches what the references name; internal ones stay references.
-    try {
-      const base = remote ? source : pathToFileURL(source).href;
-      // A public document may not make the gateway fetch local or private addresses; one the
-      // user keeps on disk or on their own network may.
-      const safeUrlResolver = remote && !isPrivateHost(new URL(source).hostname);
-      document = await SwaggerParser.bundle(
-        base,
-        document as unknown as Parameters<typeof SwaggerParser.bundle>[1],
-        { resolve: { http: { safeUrlResolver } } } as Parameters<typeof SwaggerParser.bundle>[2],
-      ) as unknown as Record<string, unknown>;
-    } catch (error) {
-      throw new Error(
-        `Cannot resolve the external $refs of API document "${source}": ${messageOf(error)}`,
-        { cause: error },
-      );
-    }
+    // A public document may not make the gateway fetch local or private addresses; one the
+    // user keeps on disk or on their own network may.
+    const safeUrlResolver = remote && !isPrivateHost(new URL(source).hostname);
+    const base = remote ? source : pathToFileURL(source).href;
+    document = await inlineExternalRefs(document, { base, safeUrlResolver, warnings, source });
     if (cache !== undefined) {
       await writeCache(cache.file, { ...cache.entry, bundled: JSON.stringify(document) });
     }
@@ -127,6 +115,116 @@ export function parseDocument(text: string, source: string): Record<string, unkn
   return record;
 }
 
+/** Where external targets are kept inside the document (any internal pointer works). */
+const EXTERNAL_KEY = "x-gateway-external";
+
+/**
+ * Reads every external `$ref` target with the resolver (files and URLs, relative to the
+ * document), copies each target once under `x-gateway-external`, and points the references
+ * there, so the rest of the gateway only meets internal references. Circular references between
+ * files stay circular. A target that cannot be read keeps its reference (typed unknown) and
+ * adds a warning. (The resolver's own `bundle` does the same but re-walks every internal
+ * reference, which takes seconds on a document of GitHub's size.)
+ */
+async function inlineExternalRefs(
+  document: Record<string, unknown>,
+  options: { base: string; safeUrlResolver: boolean; warnings: string[]; source: string },
+): Promise<Record<string, unknown>> {
+  // The resolver sees only the external references (as a stub standing in for the document),
+  // so it reads the files they name without walking the document's own references.
+  const external = new Set<string>();
+  walkRefs(document, (ref) => {
+    if (!ref.startsWith("#")) external.add(ref);
+  });
+  const stub = { refs: [...external].map((ref) => ({ $ref: ref })) };
+  const parser = new $RefParser();
+  try {
+    await parser.resolve(
+      options.base,
+      stub as unknown as Parameters<typeof parser.resolve>[1],
+      {
+        continueOnError: true,
+        resolve: { http: { safeUrlResolver: options.safeUrlResolver } },
+      } as Parameters<typeof parser.resolve>[2],
+    );
+  } catch (error) {
+    if (!(error instanceof Error) || error.name !== "JSONParserErrorGroup") {
+      throw new Error(
+        `Cannot resolve the external $refs of API document "${options.source}": ${
+          messageOf(error)
+        }`,
+        { cause: error },
+      );
+    }
+  }
+  const hoisted: Record<string, unknown> = {};
+  const keys = new Map<string, string>();
+  const unreadable = new Set<string>();
+  const fileOf = (url: string) => url.split("#")[0]!;
+  const keyFor = (absolute: string): string | undefined => {
+    const known = keys.get(absolute);
+    if (known !== undefined) return known;
+    let value: unknown;
+    try {
+      value = parser.$refs.get(absolute);
+    } catch (error) {
+      if (!unreadable.has(absolute)) {
+        unreadable.add(absolute);
+        options.warnings.push(
+          `loosened: $ref "${absolute}" cannot be read (${
+            messageOf(error).split("\n")[0]
+          }); typed unknown`,
+        );
+      }
+      return undefined;
+    }
+    const stem = (absolute.split("#")[1] ?? "").split("/").filter((p) => p !== "").at(-1) ??
+      fileOf(absolute).split("/").at(-1)!.replace(/\.[a-z]+$/i, "");
+    let key = stem.replace(/[^A-Za-z0-9_-]+/g, "_") || "external";
+    for (let n = 2; key in hoisted; n++) key = `${stem}_${n}`;
+    keys.set(absolute, key);
+    hoisted[key] = null; // reserved first, so a cycle back to it finds the key
+    hoisted[key] = copy(value, fileOf(absolute));
+    return key;
+  };
+  /** A reference found in file `file`, pointed at the document or at a hoisted copy. */
+  const pointAt = (ref: string, file: string): string => {
+    const absolute = new URL(ref, file).href;
+    if (fileOf(absolute) === fileOf(options.base)) return `#${absolute.split("#")[1] ?? ""}`;
+    const key = keyFor(absolute);
+    return key === undefined ? ref : `#/${EXTERNAL_KEY}/${key}`;
+  };
+  /** A deep copy of a value from another file, its references rewritten. */
+  const copy = (node: unknown, file: string): unknown => {
+    if (Array.isArray(node)) return node.map((item) => copy(item, file));
+    if (node === null || typeof node !== "object") return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      out[key] = key === "$ref" && typeof value === "string"
+        ? pointAt(value, file)
+        : copy(value, file);
+    }
+    return out;
+  };
+  // The document itself is rewritten in place: only its external references change.
+  const stack: unknown[] = [document];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (node === null || typeof node !== "object") continue;
+    if (Array.isArray(node)) {
+      for (const item of node) stack.push(item);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    if (typeof record.$ref === "string" && !record.$ref.startsWith("#")) {
+      record.$ref = pointAt(record.$ref, options.base);
+    }
+    for (const value of Object.values(record)) if (typeof value === "object") stack.push(value);
+  }
+  if (Object.keys(hoisted).length > 0) document[EXTERNAL_KEY] = hoisted;
+  return document;
+}
+
 /** Loopback, link-local and private-range hosts (and `localhost`). */
 function isPrivateHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
@@ -135,8 +233,8 @@ function isPrivateHost(hostname: string): boolean {
     /^f[cd][0-9a-f]{2}:/.test(host) || host.startsWith("fe80:");
 }
 
-/** Whether any `$ref` points outside the document. */
-function hasExternalRef(value: unknown): boolean {
+/** Calls `visit` with every `$ref` string in `value`. */
+function walkRefs(value: unknown, visit: (ref: string) => void): void {
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const node = stack.pop();
@@ -146,11 +244,19 @@ function hasExternalRef(value: unknown): boolean {
       continue;
     }
     for (const [key, child] of Object.entries(node)) {
-      if (key === "$ref" && typeof child === "string" && !child.startsWith("#")) return true;
-      if (typeof child === "object") stack.push(child);
+      if (key === "$ref" && typeof child === "string") visit(child);
+      else if (typeof child === "object") stack.push(child);
     }
   }
-  return false;
+}
+
+/** Whether any `$ref` points outside the document. */
+function hasExternalRef(value: unknown): boolean {
+  let found = false;
+  walkRefs(value, (ref) => {
+    if (!ref.startsWith("#")) found = true;
+  });
+  return found;
 }
 
 async function fetchCached(
