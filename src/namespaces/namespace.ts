@@ -16,6 +16,12 @@ export type NamespaceStatus =
 /** What a namespace is made from. */
 export type NamespaceKind = "local" | "mcp" | "openapi" | "graphql";
 
+/**
+ * Tool annotation naming the policy action (`"ask"` or `"deny"`) for a call no policy rule
+ * matches; API namespaces set it on calls that change something.
+ */
+export const DEFAULT_ACTION_ANNOTATION = "gatewayDefaultAction";
+
 /** A JSON Schema object as MCP carries it; kept loose because upstreams send any dialect. */
 export type JsonSchema = { [key: string]: unknown };
 

@@ -5,9 +5,8 @@
  */
 
 import type { GatewayConfig } from "../config/gateway_config.ts";
-import { ToolCallError } from "../namespaces/namespace.ts";
+import { DEFAULT_ACTION_ANNOTATION, ToolCallError } from "../namespaces/namespace.ts";
 import type { ApprovalDecision, Approvals } from "./approvals.ts";
-import { DEFAULT_ACTION_ANNOTATION } from "../namespaces/openapi/build_api_catalogue.ts";
 
 /** What a {@linkcode CallPolicy} needs. */
 export interface CallPolicyOptions {
@@ -41,51 +40,69 @@ export class CallPolicy {
       onApproval: ((decision: ApprovalDecision) => void) | undefined;
     },
   ): Promise<void> {
-    const rule = this.#options.rules().find((rule) =>
-      globMatch(rule.match, `${namespace}.${tool}`) &&
-      (!rule.when || context.annotations?.[rule.when] === true)
-    );
-    // No rule: a namespace may ask for a default (an API's writes are `ask` unless configured).
-    const fallback = context.annotations?.[DEFAULT_ACTION_ANNOTATION];
-    const action = rule?.action ??
-      (fallback === "ask" || fallback === "deny" ? fallback : "allow");
-    if (action === "allow") return;
-    const described = rule
-      ? `rule "${rule.match}"${rule.when ? ` when ${rule.when}` : ""}`
-      : `default for calls that change something in API "${namespace}"; set "apis.${namespace}.writes" or a policy rule to change it`;
-    if (action === "deny") {
+    const rules: Array<GatewayConfig["policy"][number] & { reason?: string }> = [
+      ...this.#options.rules(),
+      ...defaultRule(namespace, context.annotations),
+    ];
+    for (const rule of rules) {
+      if (!globMatch(rule.match, `${namespace}.${tool}`)) continue;
+      if (rule.when && context.annotations?.[rule.when] !== true) continue;
+      const described = rule.reason ??
+        `rule "${rule.match}"${rule.when ? ` when ${rule.when}` : ""}`;
+      if (rule.action === "allow") return;
+      if (rule.action === "deny") {
+        throw new ToolCallError(
+          "PolicyDenied",
+          `Policy denies ${namespace}.${tool} (${described}): change the policy in gateway.json to allow it`,
+        );
+      }
+      if (context.runId === undefined) {
+        throw new ToolCallError(
+          "PolicyDenied",
+          `Policy asks for approval of ${namespace}.${tool} (${described}); only calls from a run can wait for one: run it in a script`,
+        );
+      }
+      this.#options.log("tool call waits for approval", {
+        runId: context.runId,
+        call: `${namespace}.${tool}`,
+      });
+      const decision = await this.#options.approvals.request({
+        runId: context.runId,
+        namespace: namespace,
+        tool,
+        args,
+        rule: described,
+        signal: context.signal,
+      });
+      context.onApproval?.(decision);
+      if (decision.allowed) return;
       throw new ToolCallError(
         "PolicyDenied",
-        `Policy denies ${namespace}.${tool} (${described}): change the policy in gateway.json to allow it`,
+        decision.by === "deadline"
+          ? `${namespace}.${tool} needed approval (${described}) and got none before the run ended: denied`
+          : `${namespace}.${tool} was denied by ${decision.by} (${described})`,
       );
     }
-    if (context.runId === undefined) {
-      throw new ToolCallError(
-        "PolicyDenied",
-        `Policy asks for approval of ${namespace}.${tool} (${described}); only calls from a run can wait for one: run it in a script`,
-      );
-    }
-    this.#options.log("tool call waits for approval", {
-      runId: context.runId,
-      call: `${namespace}.${tool}`,
-    });
-    const decision = await this.#options.approvals.request({
-      runId: context.runId,
-      namespace: namespace,
-      tool,
-      args,
-      rule: described,
-      signal: context.signal,
-    });
-    context.onApproval?.(decision);
-    if (decision.allowed) return;
-    throw new ToolCallError(
-      "PolicyDenied",
-      decision.by === "deadline"
-        ? `${namespace}.${tool} needed approval (${described}) and got none before the run ended: denied`
-        : `${namespace}.${tool} was denied by ${decision.by} (${described})`,
-    );
   }
+}
+
+/**
+ * The rule that applies when no configured one matches: a namespace may ask for one per tool
+ * (an API's calls that change something are `ask` unless its `writes` says otherwise). Only
+ * `ask` and `deny` are honoured, so a tool can make itself stricter, never looser.
+ */
+function defaultRule(
+  namespace: string,
+  annotations: Record<string, unknown> | undefined,
+): Array<{ match: string; action: "ask" | "deny"; reason: string }> {
+  const action = annotations?.[DEFAULT_ACTION_ANNOTATION];
+  if (action !== "ask" && action !== "deny") return [];
+  return [{
+    match: "*",
+    action,
+    reason:
+      `default for calls that change something in API "${namespace}"; set "apis.${namespace}.writes" or a policy rule to change it`,
+  }];
 }
 
 /** Matches `ns.tool` against a glob where `*` is any run of characters. */

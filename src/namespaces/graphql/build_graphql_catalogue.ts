@@ -21,11 +21,15 @@ import {
   isScalarType,
   isUnionType,
 } from "graphql";
-import type { JsonSchema, NamespaceCatalogue, ToolDescriptor } from "../namespace.ts";
+import {
+  DEFAULT_ACTION_ANNOTATION,
+  type JsonSchema,
+  type NamespaceCatalogue,
+  type ToolDescriptor,
+} from "../namespace.ts";
 import { toIdentifier } from "../names.ts";
 import { typeNameFor } from "../mcp/schema_to_typescript.ts";
 import { jsDoc } from "../openapi/api_schema_types.ts";
-import { DEFAULT_ACTION_ANNOTATION } from "../openapi/build_api_catalogue.ts";
 import { globMatch } from "../openapi/operation_filter.ts";
 
 /** The argument key that carries a script's own selection set. */

@@ -5,13 +5,14 @@
  * @module
  */
 
-import type { NamespaceCatalogue, ToolDescriptor } from "../namespace.ts";
+import {
+  DEFAULT_ACTION_ANNOTATION,
+  type NamespaceCatalogue,
+  type ToolDescriptor,
+} from "../namespace.ts";
 import { typeNameFor } from "../mcp/schema_to_typescript.ts";
 import { type ApiOperation, extractOperations } from "./api_operations.ts";
 import { ApiSchemaTypes, asRecord, docOf, jsDoc } from "./api_schema_types.ts";
-
-/** The annotation key that carries an operation's policy when no rule matches. */
-export const DEFAULT_ACTION_ANNOTATION = "gatewayDefaultAction";
 
 /** A built API catalogue plus what the call path needs. */
 export interface ApiCatalogue {
