@@ -36,6 +36,8 @@ interface CachedDocument {
   fetchedAt: string;
   /** The document with its external references inlined, when it had any. */
   bundled?: string;
+  /** What inlining them noted (references that could not be read). */
+  bundleWarnings?: string[];
 }
 
 /** What {@linkcode fetchCached} found: the entry, where it lives, and whether it is new. */
@@ -67,6 +69,7 @@ export async function loadApiDocument(
     // An unchanged remote document is used as it was bundled, so its external references need
     // not be reachable now.
     if (!cache.fresh && cache.entry.bundled !== undefined) {
+      warnings.push(...(cache.entry.bundleWarnings ?? []));
       return { document: JSON.parse(cache.entry.bundled), source, warnings };
     }
     text = cache.entry.text;
@@ -85,9 +88,20 @@ export async function loadApiDocument(
     // user keeps on disk or on their own network may.
     const safeUrlResolver = remote && !isPrivateHost(new URL(source).hostname);
     const base = remote ? source : pathToFileURL(source).href;
-    document = await inlineExternalRefs(document, { base, safeUrlResolver, warnings, source });
+    const bundleWarnings: string[] = [];
+    document = await inlineExternalRefs(document, {
+      base,
+      safeUrlResolver,
+      warnings: bundleWarnings,
+      source,
+    });
+    warnings.push(...bundleWarnings);
     if (cache !== undefined) {
-      await writeCache(cache.file, { ...cache.entry, bundled: JSON.stringify(document) });
+      await writeCache(cache.file, {
+        ...cache.entry,
+        bundled: JSON.stringify(document),
+        bundleWarnings,
+      });
     }
   }
   return { document, source, warnings };
