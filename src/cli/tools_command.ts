@@ -71,6 +71,10 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
           `${hit.signature}\n${hit.description ? `    ${hit.description}\n` : ""}`,
         );
       }
+      if (ns.notes && ns.notes.length > 0) {
+        context.output.out(`notes (${ns.notes.length}):\n`);
+        for (const note of ns.notes) context.output.out(`  ${note}\n`);
+      }
       if (ns.prompts && ns.prompts.length > 0) {
         context.output.out(`prompts (${ns.prompts.length}):\n`);
         for (const prompt of ns.prompts) {

@@ -117,6 +117,33 @@ export const toolModuleConfigSchema = z.strictObject({
 /** Settings of one tool module. */
 export type ToolModuleConfig = z.infer<typeof toolModuleConfigSchema>;
 
+/**
+ * One `apis` entry: an HTTP API described by an OpenAPI/Swagger document (`openapi`) or a
+ * GraphQL endpoint (`graphql`), which the gateway calls on the script's behalf.
+ */
+export const apiConfigSchema = z.strictObject({
+  /** Path (relative to the root) or URL of an OpenAPI 3.x / Swagger 2.0 document, JSON or YAML. */
+  openapi: z.string().min(1).optional(),
+  /** URL of a GraphQL endpoint that answers introspection. */
+  graphql: z.url().optional(),
+  /** Where calls go; default: the document's first server (OpenAPI) or the endpoint (GraphQL). */
+  baseUrl: z.url().optional(),
+  /** Sent with every call (`${env:NAME}` expands, like everywhere in gateway.json). */
+  headers: z.record(z.string(), z.string()).default({}),
+  /** Operations to keep: `tag:NAME`, `METHOD /path/*`, `/path/*` or a tool-name glob. */
+  include: z.array(z.string().min(1)).default([]),
+  /** Operations to leave out, same patterns as `include`. */
+  exclude: z.array(z.string().min(1)).default([]),
+  /** Policy for calls that change something (non-GET/HEAD, mutations) when no rule matches. */
+  writes: z.enum(["ask", "allow", "deny"]).default("ask"),
+  disabled: z.boolean().default(false),
+}).refine((api) => (api.openapi === undefined) !== (api.graphql === undefined), {
+  message: 'set exactly one of "openapi" (a document) or "graphql" (an endpoint URL)',
+});
+
+/** One HTTP API's settings under `apis.<name>`. */
+export type ApiConfig = z.infer<typeof apiConfigSchema>;
+
 /** The whole `gateway.json`, unknown keys refused at every level. */
 export const gatewayConfigSchema = z.strictObject({
   $schema: z.string().optional(),
@@ -136,6 +163,7 @@ export const gatewayConfigSchema = z.strictObject({
     maxOutputBytes: z.number().int().positive().default(1_048_576),
   }).default({ maxRuns: 10_000, maxAgeDays: 30, redact: [], maxOutputBytes: 1_048_576 }),
   tools: z.record(z.string(), toolModuleConfigSchema).default({}),
+  apis: z.record(z.string(), apiConfigSchema).default({}),
 });
 
 /** The validated configuration with every default filled in. */

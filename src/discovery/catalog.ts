@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { NamespaceStatus } from "../namespaces/namespace.ts";
+import type { NamespaceKind, NamespaceStatus } from "../namespaces/namespace.ts";
 import { compareText, describeStatus } from "../namespaces/render_types.ts";
 import { CatalogueEntries, type ToolEntry } from "./catalogue_entries.ts";
 import type { CatalogueSnapshot, SnapshotNamespace } from "./catalogue_snapshot.ts";
@@ -22,7 +22,7 @@ export interface CatalogOptions {
 export interface CatalogNamespace {
   name: string;
   identifier: string;
-  kind: "local" | "mcp";
+  kind: NamespaceKind;
   status: NamespaceStatus;
   /** Tools the namespace exposes. */
   count: number;

@@ -8,6 +8,7 @@ import {
   declarationsUsedBy,
   describeStatus,
   embeddableType,
+  namespaceKindLabel,
   parseDeclarations,
   renderJsDoc,
   renderNamespaceTypes,
@@ -53,7 +54,7 @@ function describeTool(entry: ToolEntry): string {
   const params = tool.inputType === null
     ? ""
     : `args${tool.inputOptional ? "?" : ""}: ${embeddableType(tool.inputType)}`;
-  const kind = ns.kind === "local" ? "local tool module" : "MCP server";
+  const kind = namespaceKindLabel(ns.kind);
   const lines = [
     `${renderJsDoc(toolDocLines(tool))}${entry.path}(${params}): Promise<${
       embeddableType(tool.outputType)

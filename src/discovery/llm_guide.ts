@@ -6,7 +6,7 @@
 
 import type { ExecConfig, PermissionSet } from "../config/gateway_config.ts";
 import { FAILURE_KINDS, type FailureKind } from "../protocol/run_document.ts";
-import { describeStatus, exposedTools } from "../namespaces/render_types.ts";
+import { describeStatus, exposedTools, namespaceKindLabel } from "../namespaces/render_types.ts";
 import { CatalogueEntries } from "./catalogue_entries.ts";
 import type { CatalogueSnapshot } from "./catalogue_snapshot.ts";
 
@@ -66,7 +66,7 @@ function namespaceSection(entries: CatalogueEntries): string[] {
   for (const ns of entries.namespaces) {
     const count = exposedTools(ns).length;
     const name = ns.identifier === ns.name ? ns.identifier : `${ns.identifier} ("${ns.name}")`;
-    const kind = ns.kind === "local" ? "local module" : "MCP server";
+    const kind = namespaceKindLabel(ns.kind, true);
     lines.push(
       `- \`tools.${name}\`: ${kind}, ${describeStatus(ns.status)}, ${count} tool${
         count === 1 ? "" : "s"

@@ -13,6 +13,15 @@ export type NamespaceStatus =
   | { state: "failed"; reason: string }
   | { state: "disabled" };
 
+/** What a namespace is made from. */
+export type NamespaceKind = "local" | "mcp" | "openapi" | "graphql";
+
+/**
+ * Tool annotation naming the policy action (`"ask"` or `"deny"`) for a call no policy rule
+ * matches; API namespaces set it on calls that change something.
+ */
+export const DEFAULT_ACTION_ANNOTATION = "gatewayDefaultAction";
+
 /** A JSON Schema object as MCP carries it; kept loose because upstreams send any dialect. */
 export type JsonSchema = { [key: string]: unknown };
 
@@ -127,8 +136,8 @@ export interface ResourceContents {
 export interface Namespace {
   /** The configured name (config key or file stem), before sanitising. */
   readonly name: string;
-  /** "local" for a tool module, "mcp" for an upstream server. */
-  readonly kind: "local" | "mcp";
+  /** "local" for a tool module, "mcp" for an upstream server, "openapi"/"graphql" for an HTTP API. */
+  readonly kind: NamespaceKind;
   status(): NamespaceStatus;
   catalogue(): NamespaceCatalogue;
   /** Starts loading/connecting; resolves when ready or failed, never rejects. */

@@ -5,7 +5,12 @@
  * @module
  */
 
-import type { NamespaceCatalogue, NamespaceStatus, ToolDescriptor } from "./namespace.ts";
+import type {
+  NamespaceCatalogue,
+  NamespaceKind,
+  NamespaceStatus,
+  ToolDescriptor,
+} from "./namespace.ts";
 import { FAILURE_KINDS } from "../protocol/run_document.ts";
 
 /** original tool name → script identifier, as a `Map` or a plain record. */
@@ -21,7 +26,7 @@ export interface TypedNamespace {
   /** The sanitised identifier used under `tools.`. */
   identifier: string;
   /** "local" for a tool module, "mcp" for an upstream server. */
-  kind: "local" | "mcp";
+  kind: NamespaceKind;
   status: NamespaceStatus;
   catalogue: NamespaceCatalogue;
   /** Tools without an entry here are not exposed to scripts (their names were refused). */
@@ -157,9 +162,23 @@ function indentLines(text: string, indent: string): string {
   return text.split("\n").map((line) => (line.trim() === "" ? "" : indent + line)).join("\n");
 }
 
+/** How a kind reads in docs and guides ("local tool module", "MCP server", …). */
+export function namespaceKindLabel(kind: NamespaceKind, short = false): string {
+  switch (kind) {
+    case "local":
+      return short ? "local module" : "local tool module";
+    case "mcp":
+      return "MCP server";
+    case "openapi":
+      return "OpenAPI HTTP API";
+    case "graphql":
+      return "GraphQL API";
+  }
+}
+
 function renderNamespaceDoc(ns: TypedNamespace, indent: string): string {
   const count = exposedTools(ns).length;
-  const kind = ns.kind === "local" ? "local tool module" : "MCP server";
+  const kind = namespaceKindLabel(ns.kind);
   const lines = [
     `Namespace "${ns.name}" (${kind}, ${describeStatus(ns.status)}): ${count} tool${
       count === 1 ? "" : "s"
@@ -215,10 +234,19 @@ function renderNamespaceBody(ns: TypedNamespace, indent: string): string {
  * ```
  */
 export function renderNamespaceTypes(ns: TypedNamespace): string {
-  return `${renderNamespaceDoc(ns, "")}declare namespace ${ns.identifier} {\n${
+  // Kept per namespace view: the registry replaces the view on any change, and a large API
+  // (a thousand operations) would otherwise cost tens of milliseconds for every `/types/NS`.
+  const cached = renderedTypes.get(ns);
+  if (cached !== undefined) return cached;
+  const text = `${renderNamespaceDoc(ns, "")}declare namespace ${ns.identifier} {\n${
     renderNamespaceBody(ns, "")
   }\n}\n`;
+  renderedTypes.set(ns, text);
+  return text;
 }
+
+/** Rendered text by namespace view (weak: dropped with the view). */
+const renderedTypes = new WeakMap<TypedNamespace, string>();
 
 /** Collapses whitespace and drops comments so a type fits on one line. */
 export function oneLineType(typeText: string): string {

@@ -15,6 +15,8 @@ export interface NamespaceSummary {
   tools: number;
   /** An MCP server's prompts (`gateway tools NS` lists them). */
   prompts?: { name: string; description: string }[];
+  /** What loading left out or loosened, and why (API namespaces); `gateway tools NS` lists them. */
+  notes?: string[];
 }
 
 /** A tool call an `ask` policy rule holds, as `gateway approvals` lists it. */

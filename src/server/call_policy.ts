@@ -5,7 +5,7 @@
  */
 
 import type { GatewayConfig } from "../config/gateway_config.ts";
-import { ToolCallError } from "../namespaces/namespace.ts";
+import { DEFAULT_ACTION_ANNOTATION, ToolCallError } from "../namespaces/namespace.ts";
 import type { ApprovalDecision, Approvals } from "./approvals.ts";
 
 /** What a {@linkcode CallPolicy} needs. */
@@ -16,7 +16,7 @@ export interface CallPolicyOptions {
   log: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-/** Decides each call by the first matching rule; default allow. */
+/** Decides each call by the first matching rule; else the tool's default action, else allow. */
 export class CallPolicy {
   readonly #options: CallPolicyOptions;
 
@@ -42,10 +42,15 @@ export class CallPolicy {
       onApproval: ((decision: ApprovalDecision) => void) | undefined;
     },
   ): Promise<void> {
-    for (const rule of this.#options.rules()) {
+    const rules: Array<GatewayConfig["policy"][number] & { reason?: string }> = [
+      ...this.#options.rules(),
+      ...defaultRule(namespace, context.annotations),
+    ];
+    for (const rule of rules) {
       if (!globMatch(rule.match, `${namespace}.${tool}`)) continue;
       if (rule.when && context.annotations?.[rule.when] !== true) continue;
-      const described = `rule "${rule.match}"${rule.when ? ` when ${rule.when}` : ""}`;
+      const described = rule.reason ??
+        `rule "${rule.match}"${rule.when ? ` when ${rule.when}` : ""}`;
       if (rule.action === "allow") return;
       if (rule.action === "deny") {
         throw new ToolCallError(
@@ -99,6 +104,25 @@ function holdTime(deadline: number): number {
 function seconds(ms: number | undefined): string {
   if (ms === undefined) return "the run's time";
   return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * The rule that applies when no configured one matches: a namespace may ask for one per tool
+ * (an API's calls that change something are `ask` unless its `writes` says otherwise). Only
+ * `ask` and `deny` are honoured, so a tool can make itself stricter, never looser.
+ */
+function defaultRule(
+  namespace: string,
+  annotations: Record<string, unknown> | undefined,
+): Array<{ match: string; action: "ask" | "deny"; reason: string }> {
+  const action = annotations?.[DEFAULT_ACTION_ANNOTATION];
+  if (action !== "ask" && action !== "deny") return [];
+  return [{
+    match: "*",
+    action,
+    reason:
+      `default for calls that change something in API "${namespace}"; set "apis.${namespace}.writes" or a policy rule to change it`,
+  }];
 }
 
 /** Matches `ns.tool` against a glob where `*` is any run of characters. */

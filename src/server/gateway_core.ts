@@ -11,7 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { envFilePath } from "../config/env_file.ts";
 import type { LoadedConfig } from "../config/config_loader.ts";
 import { loadRootConfig } from "../config/config_loader.ts";
-import type { GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
+import type { ApiConfig, GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
 import type { ResolvedRoot } from "../config/gateway_paths.ts";
 import { pidAlive } from "../config/server_state.ts";
 import type { Logger } from "../logger.ts";
@@ -25,6 +25,8 @@ import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
 import { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
+import { OpenApiNamespace } from "../namespaces/openapi/openapi_namespace.ts";
+import { GraphqlNamespace } from "../namespaces/graphql/graphql_namespace.ts";
 import { RunChannelServer } from "../exec/run_channel_server.ts";
 import { ProcessLedger } from "../process/process_ledger.ts";
 import { SecretMask } from "../config/secret_mask.ts";
@@ -310,6 +312,22 @@ export class GatewayCore {
       if (server.disabled || this.#hasToolModule(name)) continue;
       this.registry.add(this.#mcpNamespace(name, server));
     }
+    for (const [name, api] of Object.entries(this.config.apis)) this.#addApi(name, api);
+  }
+
+  /** Adds an `apis` entry (OpenAPI document or GraphQL endpoint) as namespace `name`. */
+  #addApi(name: string, api: ApiConfig): void {
+    if (api.disabled) return;
+    if (this.registry.get(name)) {
+      this.log.warn(`apis "${name}" has the name of another namespace; the API is skipped`);
+      return;
+    }
+    const options = { baseDir: this.paths.root.dir, cacheDir: join(this.paths.dataDir, "cache") };
+    this.registry.add(
+      api.graphql === undefined
+        ? new OpenApiNamespace(name, api, options)
+        : new GraphqlNamespace(name, api),
+    );
   }
 
   /** Whether `ROOT/tools/NAME.ts` exists: such a name cannot also be an MCP server's. */
@@ -755,6 +773,14 @@ export class GatewayCore {
         this.#addLocal(name, join(this.paths.root.dir, "tools", `${name}.ts`));
       }
     }
+    for (const [name, api] of Object.entries(next.config.apis)) {
+      if (JSON.stringify(before.apis[name]) === JSON.stringify(api)) continue;
+      if (before.apis[name] !== undefined) await this.registry.remove(name);
+      this.#addApi(name, api);
+    }
+    for (const name of Object.keys(before.apis)) {
+      if (!(name in next.config.apis)) await this.registry.remove(name);
+    }
     // A tool module whose settings or permissions changed restarts with the new ones.
     for (const namespace of this.registry.list()) {
       if (!(namespace instanceof LocalNamespace)) continue;
@@ -776,6 +802,7 @@ export class GatewayCore {
       ...(ns.status.state === "failed" ? { reason: ns.status.reason } : {}),
       tools: ns.catalogue.tools.length,
       ...(ns.catalogue.prompts?.length ? { prompts: ns.catalogue.prompts } : {}),
+      ...(ns.catalogue.warnings.length ? { notes: ns.catalogue.warnings } : {}),
     }));
   }
 

@@ -225,6 +225,13 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
   row("catalogue over 2,000 tools (warm)", catalog, "(target ≤ 5 ms)");
   const search = await timeMs(() => Promise.resolve(index.search("create issue")), 50);
   row("search over 2,000 tools (warm)", search, "(target ≤ 5 ms)");
+  // API namespaces at scale, in a process of their own so its memory figures are its own.
+  console.log("");
+  await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--no-prompt", join(REPO, "test/bench/openapi_bench.ts")],
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
   await Deno.remove(scratch, { recursive: true });
 } finally {
   await gw.dispose();

@@ -1,0 +1,179 @@
+/**
+ * An API document → the namespace catalogue: one tool per operation with a named input type
+ * (parameters and body in one object) and output type (the 2xx answer), the shared schemas
+ * declared once, and notes on everything left out or loosened.
+ * @module
+ */
+
+import {
+  DEFAULT_ACTION_ANNOTATION,
+  type NamespaceCatalogue,
+  type ToolDescriptor,
+} from "../namespace.ts";
+import { typeNameFor } from "../mcp/schema_to_typescript.ts";
+import { type ApiOperation, extractOperations } from "./api_operations.ts";
+import { ApiSchemaTypes, asRecord, docOf, jsDoc } from "./api_schema_types.ts";
+
+/** A built API catalogue plus what the call path needs. */
+export interface ApiCatalogue {
+  catalogue: NamespaceCatalogue;
+  operations: Map<string, ApiOperation>;
+  schemas: ApiSchemaTypes;
+  /** Operations in the document, before filtering and leaving out. */
+  total: number;
+  /** Removed by `include`/`exclude`. */
+  filtered: number;
+}
+
+const READ_METHODS = new Set(["get", "head", "options"]);
+
+/**
+ * Builds an API namespace's catalogue from a parsed document. `writes` is the policy action
+ * for non-GET operations when no policy rule matches.
+ */
+export function buildApiCatalogue(
+  document: Record<string, unknown>,
+  options: {
+    include: readonly string[];
+    exclude: readonly string[];
+    writes: "ask" | "allow" | "deny";
+  },
+): ApiCatalogue {
+  const schemas = new ApiSchemaTypes(document);
+  const extracted = extractOperations(document, schemas, options);
+  const tools: ToolDescriptor[] = [];
+  const declarations: string[] = [];
+  const operations = new Map<string, ApiOperation>();
+  for (const operation of extracted.operations) {
+    operations.set(operation.name, operation);
+    const stem = typeNameFor(operation.name);
+    const inputName = schemas.uniqueTypeName(`${stem}Input`);
+    const outputName = schemas.uniqueTypeName(`${stem}Output`);
+    const members: string[] = [];
+    const params: ToolDescriptor["params"] = [];
+    for (const parameter of operation.parameters) {
+      const doc = [parameter.description.trim(), `(${parameter.in} parameter "${parameter.name}")`]
+        .filter((line) => line !== "").join("\n");
+      const schemaDoc = docOf(parameter.schema);
+      members.push(
+        `${jsDoc([doc, schemaDoc].filter((d) => d !== "").join("\n"), "  ")}  ${
+          propertyName(parameter.key)
+        }${parameter.required ? "" : "?"}: ${schemas.typeOf(parameter.schema, "  ")};`,
+      );
+      params.push({
+        name: parameter.key,
+        description: firstLine(parameter.description),
+        required: parameter.required,
+      });
+    }
+    const body = operation.body;
+    if (body !== undefined) {
+      const doc = [body.description.trim(), `(request body, sent as ${body.contentType})`]
+        .filter((line) => line !== "").join("\n");
+      members.push(
+        `${jsDoc(doc, "  ")}  ${body.key}${body.required ? "" : "?"}: ${
+          schemas.typeOf(body.schema, "  ")
+        };`,
+      );
+      params.push({
+        name: body.key,
+        description: firstLine(body.description),
+        required: body.required,
+      });
+    }
+    const required = params.filter((p) => p.required).length;
+    let inputType: string | null = null;
+    if (members.length > 0) {
+      declarations.push(`export interface ${inputName} {\n${members.join("\n")}\n}`);
+      inputType = inputName;
+    }
+    const outputType = operation.response === null ? "null" : schemas.typeOf(operation.response);
+    declarations.push(`export type ${outputName} = ${outputType};`);
+    const readOnly = READ_METHODS.has(operation.method);
+    const annotations: Record<string, unknown> = {
+      readOnlyHint: readOnly,
+      destructiveHint: operation.method === "delete",
+      idempotentHint: readOnly || operation.method === "put" || operation.method === "delete",
+    };
+    if (!readOnly && options.writes !== "allow") {
+      annotations[DEFAULT_ACTION_ANNOTATION] = options.writes;
+    }
+    tools.push({
+      originalName: operation.name,
+      description: describe(operation),
+      inputType,
+      inputOptional: inputType === null || required === 0,
+      outputType: outputName,
+      params,
+      annotations,
+    });
+  }
+  const notes = [...extracted.notes, ...loosenedSchemas(document)];
+  if (extracted.filtered > 0) {
+    notes.push(`left out ${extracted.filtered} operations by "include"/"exclude"`);
+  }
+  const named = schemas.declarations();
+  for (const ref of schemas.notes.danglingRefs) {
+    notes.push(`loosened: "$ref": "${ref}" points nowhere in the document; typed unknown`);
+  }
+  return {
+    catalogue: {
+      tools,
+      declarations: [named, ...declarations].filter((d) => d !== "").join("\n"),
+      warnings: notes,
+    },
+    operations,
+    schemas,
+    total: extracted.total,
+    filtered: extracted.filtered,
+  };
+}
+
+/** Summary, description and `METHOD /path`, as the tool's JSDoc. */
+function describe(operation: ApiOperation): string {
+  const parts = [operation.summary.trim(), operation.description.trim()].filter((p) => p !== "");
+  if (parts.length === 2 && parts[1]!.startsWith(parts[0]!)) parts.shift();
+  parts.push(`\`${operation.method.toUpperCase()} ${operation.path}\``);
+  if (operation.deprecated) parts.push("@deprecated");
+  return parts.join("\n\n");
+}
+
+/** One grouped note for named schemas whose `oneOf` has no discriminator. */
+function loosenedSchemas(document: Record<string, unknown>): string[] {
+  const holder = document.swagger === "2.0"
+    ? document.definitions
+    : asRecord(document.components)?.schemas;
+  const names: string[] = [];
+  for (const [name, schema] of Object.entries(asRecord(holder) ?? {})) {
+    if (hasLooseOneOf(schema, 0)) names.push(name);
+  }
+  if (names.length === 0) return [];
+  const shown = names.slice(0, 5).map((n) => `"${n}"`).join(", ");
+  return [
+    `loosened ${names.length} schema${names.length === 1 ? "" : "s"} (${shown}${
+      names.length > 5 ? ", …" : ""
+    }): "oneOf" without a discriminator is checked as "anyOf" (a value matching several branches is accepted)`,
+  ];
+}
+
+function hasLooseOneOf(node: unknown, depth: number): boolean {
+  if (depth > 20) return false;
+  const record = asRecord(node);
+  if (record === undefined) {
+    return Array.isArray(node) && node.some((item) => hasLooseOneOf(item, depth + 1));
+  }
+  if (Array.isArray(record.oneOf) && record.discriminator === undefined) return true;
+  for (const [key, value] of Object.entries(record)) {
+    if (key === "$ref" || key === "example" || key === "examples") continue;
+    if (typeof value === "object" && hasLooseOneOf(value, depth + 1)) return true;
+  }
+  return false;
+}
+
+function propertyName(key: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : JSON.stringify(key);
+}
+
+function firstLine(text: string): string {
+  return text.trim().split("\n")[0] ?? "";
+}

@@ -1,0 +1,280 @@
+/**
+ * An HTTP API described by an OpenAPI 3.x or Swagger 2.0 document as a gateway namespace: one
+ * tool per operation, arguments validated before the gateway (never the script) sends the
+ * request.
+ * @module
+ */
+
+import type { ApiConfig } from "../../config/gateway_config.ts";
+import {
+  type Namespace,
+  type NamespaceCatalogue,
+  type NamespaceStatus,
+  ToolCallError,
+  type ToolCallOptions,
+  type ToolCallResult,
+} from "../namespace.ts";
+import { nearestNames } from "../../discovery/nearest_names.ts";
+import { type ArgumentCheck, InputValidator } from "../mcp/input_validator.ts";
+import type { ApiOperation } from "./api_operations.ts";
+import { asRecord } from "./api_schema_types.ts";
+import { type ApiCatalogue, buildApiCatalogue } from "./build_api_catalogue.ts";
+import { loadApiDocument } from "./load_api_document.ts";
+import { sendApiRequest } from "./send_api_request.ts";
+
+/** Where an OpenAPI namespace finds relative paths and keeps its cache. */
+export interface OpenApiNamespaceOptions {
+  /** Directory a relative document path resolves against (the gateway root). */
+  baseDir: string;
+  /** Directory for cached remote documents. */
+  cacheDir: string;
+}
+
+/** Load figures, for `gateway tools` notes and the bench. */
+export interface OpenApiLoadStats {
+  operations: number;
+  included: number;
+  filtered: number;
+  leftOut: number;
+  loadMs: number;
+}
+
+/**
+ * One `apis` entry with `openapi` as a {@linkcode Namespace}. `start()` loads and renders the
+ * document (a failure is the `failed` status with the reason); calls validate their argument
+ * object with ajv, then go out as HTTP requests built from the operation.
+ *
+ * @example
+ * ```ts ignore
+ * import { OpenApiNamespace } from "./openapi_namespace.ts";
+ * const ns = new OpenApiNamespace("petstore", {
+ *   openapi: "./petstore.yaml", headers: {}, include: [], exclude: [], writes: "ask",
+ *   disabled: false,
+ * }, { baseDir: Deno.cwd(), cacheDir: "/tmp/cache" });
+ * await ns.start();
+ * const { value } = await ns.callTool("listPets", { limit: 2 }, {
+ *   signal: new AbortController().signal, callTimeoutMs: 60_000, callMaxMs: 600_000,
+ * });
+ * ```
+ */
+export class OpenApiNamespace implements Namespace {
+  /** The `apis` key. */
+  readonly name: string;
+  /** Always "openapi". */
+  readonly kind = "openapi" as const;
+  readonly #config: ApiConfig;
+  readonly #options: OpenApiNamespaceOptions;
+  readonly #listeners = new Set<() => void>();
+  readonly #validator = new InputValidator();
+  readonly #checks = new Map<string, ArgumentCheck>();
+  #status: NamespaceStatus = { state: "starting" };
+  #built: ApiCatalogue | undefined;
+  #catalogue: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
+  #baseUrl = "";
+  #stats: OpenApiLoadStats | undefined;
+  #loading: Promise<void> | undefined;
+
+  constructor(name: string, config: ApiConfig, options: OpenApiNamespaceOptions) {
+    this.name = name;
+    this.#config = config;
+    this.#options = options;
+    if (config.disabled) this.#status = { state: "disabled" };
+  }
+
+  /** Current status. */
+  status(): NamespaceStatus {
+    return { ...this.#status };
+  }
+
+  /** One tool per kept operation; warnings list what was left out or loosened, and why. */
+  catalogue(): NamespaceCatalogue {
+    return this.#catalogue;
+  }
+
+  /** Figures of the last load (undefined before it). */
+  get stats(): OpenApiLoadStats | undefined {
+    return this.#stats;
+  }
+
+  /** Loads the document; resolves ready or failed, never rejects. */
+  start(): Promise<void> {
+    if (this.#config.disabled) return Promise.resolve();
+    this.#loading ??= this.#load();
+    return this.#loading;
+  }
+
+  /** Nothing runs between calls; marks the namespace stopped. */
+  stop(): Promise<void> {
+    if (this.#status.state !== "disabled") this.#setStatus({ state: "failed", reason: "stopped" });
+    this.#loading = undefined;
+    return Promise.resolve();
+  }
+
+  /** Registers `listener` for status and catalogue changes; returns its unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Calls operation `tool`: checks `args` against the operation's parameters and body schema
+   * (`InvalidToolInput` naming the path and rule), then sends the request.
+   */
+  async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
+    if (this.#status.state !== "ready" || this.#built === undefined) {
+      throw new ToolCallError(
+        "NamespaceUnavailable",
+        `API "${this.name}" is ${
+          this.#status.state === "failed" ? `failed: ${this.#status.reason}` : this.#status.state
+        }`,
+      );
+    }
+    const operation = this.#built.operations.get(tool);
+    if (operation === undefined) {
+      const near = nearestNames(tool, [...this.#built.operations.keys()]);
+      throw new ToolCallError(
+        "UnknownTool",
+        `Unknown operation "${this.name}.${tool}"${
+          near.length > 0 ? `: nearest are ${near.map((n) => `"${n}"`).join(", ")}` : ""
+        }`,
+      );
+    }
+    const input = args ?? {};
+    if (typeof input !== "object" || Array.isArray(input)) {
+      throw new ToolCallError(
+        "InvalidToolInput",
+        `Invalid input for tool "${this.name}.${tool}": "/" must be an object, not ${
+          Array.isArray(input) ? "an array" : typeof input
+        } (type)`,
+      );
+    }
+    const problems = this.#checkFor(operation)(input);
+    if (problems.length > 0) {
+      throw new ToolCallError(
+        "InvalidToolInput",
+        `Invalid input for tool "${this.name}.${tool}": ${problems.join("; ")}`,
+      );
+    }
+    return await sendApiRequest(
+      { namespace: this.name, baseUrl: this.#baseUrl, headers: this.#config.headers },
+      operation,
+      input as Record<string, unknown>,
+      options,
+    );
+  }
+
+  /** The compiled argument check of an operation, built on its first call. */
+  #checkFor(operation: ApiOperation): ArgumentCheck {
+    const cached = this.#checks.get(operation.name);
+    if (cached !== undefined) return cached;
+    const properties: Record<string, unknown> = {};
+    const required: string[] = [];
+    for (const parameter of operation.parameters) {
+      properties[parameter.key] = parameter.schema ?? {};
+      if (parameter.required) required.push(parameter.key);
+    }
+    if (operation.body !== undefined) {
+      properties[operation.body.key] = operation.body.schema ?? {};
+      if (operation.body.required) required.push(operation.body.key);
+    }
+    const schema = this.#built!.schemas.toJsonSchema(
+      { type: "object", properties, required, additionalProperties: false },
+      operation.name,
+    );
+    let check: ArgumentCheck;
+    try {
+      check = this.#validator.compile(schema);
+    } catch (error) {
+      // A schema ajv cannot compile leaves the call unchecked; the API still judges it.
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#catalogue = {
+        ...this.#catalogue,
+        warnings: [
+          ...this.#catalogue.warnings,
+          `loosened ${operation.name}: arguments are not checked before sending (${reason})`,
+        ],
+      };
+      this.#emit();
+      check = () => [];
+    }
+    this.#checks.set(operation.name, check);
+    return check;
+  }
+
+  async #load(): Promise<void> {
+    const started = performance.now();
+    try {
+      const loaded = await loadApiDocument(this.#config.openapi!, this.#options);
+      const built = buildApiCatalogue(loaded.document, {
+        include: this.#config.include,
+        exclude: this.#config.exclude,
+        writes: this.#config.writes,
+      });
+      this.#baseUrl = this.#config.baseUrl ?? baseUrlOf(loaded.document, loaded.source);
+      this.#built = built;
+      this.#checks.clear();
+      this.#catalogue = {
+        ...built.catalogue,
+        warnings: [...loaded.warnings, ...built.catalogue.warnings],
+      };
+      const leftOut = built.catalogue.warnings.filter((w) =>
+        w.startsWith("left out ") && !w.includes('by "include"')
+      ).length;
+      this.#stats = {
+        operations: built.total,
+        included: built.operations.size,
+        filtered: built.filtered,
+        leftOut,
+        loadMs: performance.now() - started,
+      };
+      this.#setStatus({ state: "ready" });
+    } catch (error) {
+      this.#setStatus({
+        state: "failed",
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  #setStatus(status: NamespaceStatus): void {
+    this.#status = status;
+    this.#emit();
+  }
+
+  #emit(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}
+
+/**
+ * The base URL a document declares: OpenAPI 3 `servers[0]` (variables at their defaults,
+ * relative to a remote document's URL) or Swagger `schemes`/`host`/`basePath`. Throws when it
+ * declares none that can be used.
+ */
+export function baseUrlOf(document: Record<string, unknown>, source: string): string {
+  const remote = /^https?:\/\//i.test(source);
+  if (document.swagger === "2.0") {
+    const host = typeof document.host === "string" ? document.host : undefined;
+    const schemes = Array.isArray(document.schemes) ? document.schemes : [];
+    const basePath = typeof document.basePath === "string" ? document.basePath : "";
+    if (host !== undefined) {
+      const scheme = schemes.includes("https") ? "https" : String(schemes[0] ?? "https");
+      return `${scheme}://${host}${basePath}`;
+    }
+    if (remote) return new URL(basePath || "/", source).href;
+  } else {
+    const server = asRecord(Array.isArray(document.servers) ? document.servers[0] : undefined);
+    if (server !== undefined && typeof server.url === "string") {
+      const variables = asRecord(server.variables) ?? {};
+      const url = server.url.replace(/\{([^}]+)\}/g, (match, name: string) => {
+        const value = asRecord(variables[name])?.default;
+        return typeof value === "string" ? value : match;
+      });
+      if (/^https?:\/\//i.test(url)) return url;
+      if (remote) return new URL(url, source).href;
+    }
+  }
+  throw new Error(
+    `API document "${source}" declares no absolute server URL: set "baseUrl" in its "apis" entry`,
+  );
+}

@@ -1,0 +1,310 @@
+/**
+ * Turns one validated operation call into an HTTP request (path, query, headers, body in the
+ * operation's content type), sends it with the call's limits, follows redirects only within
+ * the API's host, and turns the answer into a value or a `ToolError`.
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { ToolCallError, type ToolCallOptions, type ToolCallResult } from "../namespace.ts";
+import type { ApiOperation, ApiParameter } from "./api_operations.ts";
+
+/** Error bodies are cut to this many characters in messages. */
+const MAX_ERROR_TEXT = 2_000;
+/** Raw bodies kept on the result or error envelope. */
+const MAX_RAW_TEXT = 65_536;
+const MAX_REDIRECTS = 5;
+/** Answers larger than this are refused rather than held in the gateway's memory. */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** Where and how a namespace's requests go. */
+export interface ApiTarget {
+  /** The namespace name, for messages. */
+  namespace: string;
+  /** Base URL the operation path is appended to. */
+  baseUrl: string;
+  /** Configured headers (already `${env:}`-expanded). */
+  headers: Record<string, string>;
+}
+
+/**
+ * Sends `operation` with `args` (already validated) to `target`. Rejects with a
+ * {@linkcode ToolCallError}: `ToolError` for a non-2xx answer (status, problem details or body
+ * text, operation), a refused redirect or a network failure; `ToolTimeout`; `Cancelled`.
+ */
+export async function sendApiRequest(
+  target: ApiTarget,
+  operation: ApiOperation,
+  args: Record<string, unknown>,
+  options: ToolCallOptions,
+): Promise<ToolCallResult> {
+  const what =
+    `"${target.namespace}.${operation.name}" (${operation.method.toUpperCase()} ${operation.path})`;
+  let url = new URL(buildUrl(target.baseUrl, operation, args));
+  const headers = new Headers(target.headers);
+  for (const parameter of operation.parameters) {
+    const value = args[parameter.key];
+    if (parameter.in === "header" && value !== undefined) {
+      headers.set(parameter.name, serialiseSimple(value));
+    }
+  }
+  let body: BodyInit | undefined;
+  if (operation.body !== undefined && args[operation.body.key] !== undefined) {
+    body = encodeBody(operation.body.contentType, args[operation.body.key], headers);
+  }
+  if (!headers.has("accept")) headers.set("accept", "application/json, */*;q=0.8");
+  const controller = new AbortController();
+  const forwardAbort = () => controller.abort(options.signal.reason);
+  if (options.signal.aborted) throw new ToolCallError("Cancelled", `Call to ${what} was cancelled`);
+  options.signal.addEventListener("abort", forwardAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error("timeout"));
+  }, Math.min(options.callTimeoutMs, options.callMaxMs));
+  const origin = new URL(target.baseUrl).host;
+  let method = operation.method.toUpperCase();
+  try {
+    for (let hop = 0;; hop++) {
+      const response = await fetch(url, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        redirect: "manual",
+        signal: controller.signal,
+      });
+      if (response.status >= 300 && response.status < 400 && response.headers.has("location")) {
+        await response.body?.cancel();
+        const next = new URL(response.headers.get("location")!, url);
+        if (next.host !== origin) {
+          throw new ToolCallError(
+            "ToolError",
+            `${what} was redirected to another host, "${next.host}": not followed (only "${origin}" is allowed)`,
+          );
+        }
+        if (hop >= MAX_REDIRECTS) {
+          throw new ToolCallError(
+            "ToolError",
+            `${what} was redirected more than ${MAX_REDIRECTS} times`,
+          );
+        }
+        if (
+          response.status === 303 ||
+          ((response.status === 301 || response.status === 302) && method === "POST")
+        ) {
+          method = "GET";
+          body = undefined;
+          headers.delete("content-type");
+        }
+        url = next;
+        continue;
+      }
+      return await readAnswer(response, what);
+    }
+  } catch (error) {
+    if (error instanceof ToolCallError) throw error;
+    if (options.signal.aborted) {
+      throw new ToolCallError("Cancelled", `Call to ${what} was cancelled`, { cause: error });
+    }
+    if (timedOut) {
+      throw new ToolCallError(
+        "ToolTimeout",
+        `${what} timed out: no answer within ${
+          Math.min(options.callTimeoutMs, options.callMaxMs)
+        } ms`,
+        { cause: error },
+      );
+    }
+    throw new ToolCallError(
+      "ToolError",
+      `${what} failed: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener("abort", forwardAbort);
+  }
+}
+
+/** Base URL + path with path parameters filled in + query string. */
+export function buildUrl(baseUrl: string, operation: ApiOperation, args: Record<string, unknown>) {
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
+    const parameter = operation.parameters.find((p) => p.in === "path" && p.name === name);
+    const value = parameter === undefined ? undefined : args[parameter.key];
+    return value === undefined ? `{${name}}` : encodeURIComponent(serialiseSimple(value));
+  });
+  const query = new URLSearchParams();
+  for (const parameter of operation.parameters) {
+    const value = args[parameter.key];
+    if (parameter.in !== "query" || value === undefined) continue;
+    appendQuery(query, parameter, value);
+  }
+  const text = query.toString();
+  return `${baseUrl.replace(/\/+$/, "")}${path}${text === "" ? "" : `?${text}`}`;
+}
+
+function appendQuery(query: URLSearchParams, parameter: ApiParameter, value: unknown): void {
+  if (Array.isArray(value)) {
+    if (parameter.explode) {
+      for (const item of value) query.append(parameter.name, scalar(item));
+      return;
+    }
+    const separator = { ssv: " ", spaceDelimited: " ", tsv: "\t", pipes: "|", pipeDelimited: "|" }[
+      parameter.style
+    ] ?? ",";
+    query.append(parameter.name, value.map(scalar).join(separator));
+    return;
+  }
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>);
+    if (parameter.style === "deepObject") {
+      for (const [key, item] of entries) query.append(`${parameter.name}[${key}]`, scalar(item));
+    } else if (parameter.explode) {
+      for (const [key, item] of entries) query.append(key, scalar(item));
+    } else {
+      query.append(parameter.name, entries.flatMap(([key, item]) => [key, scalar(item)]).join(","));
+    }
+    return;
+  }
+  query.append(parameter.name, scalar(value));
+}
+
+function serialiseSimple(value: unknown): string {
+  if (Array.isArray(value)) return value.map(scalar).join(",");
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value).flatMap(([key, item]) => [key, scalar(item)]).join(",");
+  }
+  return scalar(value);
+}
+
+function scalar(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (value === null) return "null";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+/** The body in `contentType`; sets the content-type header (multipart sets its own boundary). */
+function encodeBody(contentType: string, value: unknown, headers: Headers): BodyInit {
+  if (contentType === "application/x-www-form-urlencoded") {
+    headers.set("content-type", contentType);
+    const form = new URLSearchParams();
+    for (const [key, item] of Object.entries(asObject(value))) {
+      if (item === undefined) continue;
+      if (Array.isArray(item)) { for (const one of item) form.append(key, scalar(one)); }
+      else form.append(key, scalar(item));
+    }
+    return form;
+  }
+  if (contentType === "multipart/form-data") {
+    const form = new FormData();
+    for (const [key, item] of Object.entries(asObject(value))) {
+      if (item === undefined) continue;
+      if (Array.isArray(item)) { for (const one of item) form.append(key, scalar(one)); }
+      else form.append(key, scalar(item));
+    }
+    return form;
+  }
+  headers.set("content-type", contentType);
+  if (/json/.test(contentType)) return JSON.stringify(value);
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as Record<string, unknown>
+    : { value };
+}
+
+/** A 2xx answer's value (JSON parsed, text as text, binary as base64), or a `ToolError`. */
+async function readAnswer(response: Response, what: string): Promise<ToolCallResult> {
+  const contentType = response.headers.get("content-type") ?? "";
+  const bytes = await readCapped(response, what);
+  const textual = contentType === "" || /json|text|xml|yaml|javascript|html/i.test(contentType);
+  const text = textual ? new TextDecoder().decode(bytes) : "";
+  if (response.status < 200 || response.status >= 300) {
+    const detail = textual ? problemText(text) : `${bytes.length} bytes of ${contentType}`;
+    throw new ToolCallError(
+      "ToolError",
+      `${what} answered ${response.status}${
+        response.statusText ? ` ${response.statusText}` : ""
+      }: ${detail === "" ? "(empty body)" : detail}`,
+      {
+        raw: {
+          content: [{ type: "text", text: text.slice(0, MAX_RAW_TEXT) }],
+          isError: true,
+          status: response.status,
+          contentType,
+        },
+      },
+    );
+  }
+  let value: unknown;
+  if (bytes.length === 0) value = null;
+  else if (/json/i.test(contentType)) {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = text;
+    }
+  } else value = textual ? text : Buffer.from(bytes).toString("base64");
+  return {
+    value,
+    raw: {
+      content: [{ type: "text", text: textual ? text.slice(0, MAX_RAW_TEXT) : "" }],
+      structuredContent: value,
+      status: response.status,
+      contentType,
+    },
+  };
+}
+
+/** Problem details (`title`, `detail`) or an error message field when the body has them, else the text (capped). */
+function problemText(text: string): string {
+  try {
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    if (typeof parsed === "object" && parsed !== null) {
+      const parts = ["title", "detail", "message", "error", "error_description"]
+        .map((key) => parsed[key])
+        .filter((v): v is string => typeof v === "string" && v.trim() !== "");
+      if (parts.length > 0) return cap([...new Set(parts)].join(": "));
+    }
+  } catch {
+    // not JSON: the text itself
+  }
+  return cap(text.trim());
+}
+
+function cap(text: string): string {
+  return text.length > MAX_ERROR_TEXT
+    ? `${text.slice(0, MAX_ERROR_TEXT)}… (${text.length} characters)`
+    : text;
+}
+
+/** The whole body, or a `ToolError` once it passes {@linkcode MAX_ANSWER_BYTES}. */
+export async function readCapped(response: Response, what: string): Promise<Uint8Array> {
+  const declared = Number(response.headers.get("content-length") ?? 0);
+  const tooLarge = () =>
+    new ToolCallError(
+      "ToolError",
+      `${what} answered more than ${MAX_ANSWER_BYTES} bytes: refused (ask the API for less, e.g. a smaller page)`,
+    );
+  if (declared > MAX_ANSWER_BYTES) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
