@@ -36,7 +36,21 @@ Deno.test("the gateway serves MCP at /mcp: exec runs code, invoke calls a tool, 
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((t: { name: string }) => t.name).sort(),
-        ["catalog", "exec", "invoke", "run_script", "search", "types", "wait"],
+        [
+          "cancel",
+          "catalog",
+          "describe",
+          "exec",
+          "history",
+          "invoke",
+          "run_script",
+          "search",
+          "types",
+          "wait",
+          "workflow_start",
+          "workflow_status",
+          "workflow_step",
+        ],
       );
       const exec = await client.callTool({
         name: "exec",
@@ -51,7 +65,11 @@ Deno.test("the gateway serves MCP at /mcp: exec runs code, invoke calls a tool, 
         arguments: { source: "throw new Error('nope')" },
       });
       assert.equal(failed.isError, true);
-      assert.match(textOf(failed), /error\[ScriptError\]: Error: nope \(line 1\)/);
+      assert.match(textOf(failed), /^error\[ScriptError\]: Error: nope \(line 1\)/);
+      assert.equal(
+        (failed.structuredContent as { ok: boolean; error: { kind: string } }).error.kind,
+        "ScriptError",
+      );
 
       const invoked = await client.callTool({
         name: "invoke",
@@ -62,9 +80,18 @@ Deno.test("the gateway serves MCP at /mcp: exec runs code, invoke calls a tool, 
       const types = await client.callTool({ name: "types", arguments: { namespaces: ["math"] } });
       assert.match(textOf(types), /add/);
 
-      const bad = await client.callTool({ name: "exec", arguments: { nope: 1 } });
-      assert.equal(bad.isError, true);
-      assert.match(textOf(bad), /Invalid arguments for "exec"/);
+      // A caller's mistake is a protocol error (-32602) naming the tool and the argument.
+      await assert.rejects(
+        () => client.callTool({ name: "exec", arguments: { source: "1", nope: 1 } }),
+        (error: { code?: number; message: string }) =>
+          error.code === -32602 &&
+          /Invalid arguments for tool "exec": unknown argument "nope"/.test(error.message),
+      );
+      await assert.rejects(
+        () => client.callTool({ name: "exce", arguments: {} }),
+        (error: { code?: number; message: string }) =>
+          error.code === -32602 && /Unknown tool "exce" \(tools: exec,/.test(error.message),
+      );
     } finally {
       await client.close();
     }

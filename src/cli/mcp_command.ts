@@ -9,25 +9,45 @@ import { createGatewayMcpServer } from "../mcp_server/gateway_mcp_server.ts";
 import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
+import { UsageError } from "./usage_error.ts";
 
 /** Usage text of `gateway mcp`. */
-export const MCP_USAGE = `Usage: gateway mcp [--root DIR]
+export const MCP_USAGE = `Usage: gateway mcp [--expose code|tools] [--root DIR]
 
-Serves the gateway as an MCP server on stdin/stdout (tools: exec, run_script, search, types,
-catalog, wait, invoke). Example .mcp.json entry:
+Serves the gateway as an MCP server on stdin/stdout, with resources (types, guide, upstream
+resources), prompts (upstream prompts, workflows), completions and logging.
+  --expose code   (default) code-mode tools: exec, run_script, wait, cancel, search, describe,
+                  types, catalog, history, workflow_start, workflow_step, workflow_status, invoke
+  --expose tools  every upstream tool directly as <namespace>__<tool>, with policy and limits
+Example .mcp.json entry:
   { "mcpServers": { "gateway": { "command": "gateway", "args": ["mcp"] } } }`;
 
 /** Runs `gateway mcp`. */
 export async function mcpCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, {}, MCP_USAGE);
+  const parsed = parseCommandArgs(args, { strings: ["expose"] }, MCP_USAGE);
   if (parsed.flags.help) {
     context.output.out(`${MCP_USAGE}\n`);
     return 0;
   }
+  const expose = parsed.flags.expose ?? "code";
+  if (expose !== "code" && expose !== "tools") {
+    throw new UsageError(`--expose must be "code" or "tools", not "${expose}"`, MCP_USAGE);
+  }
   const connection = await context.connect();
   const server = createGatewayMcpServer({
-    call: (method, params) => connection.client.request(method, { ...params }),
+    call: async (method, params, sink) => {
+      // Notifications of this call's run (one stdio client; calls rarely overlap).
+      const stop = sink
+        ? connection.client.onNotification((n) => sink.notify(n.method, n.params))
+        : undefined;
+      try {
+        return await connection.client.request(method, { ...params });
+      } finally {
+        stop?.();
+      }
+    },
     version: GATEWAY_VERSION,
+    expose,
   });
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));

@@ -20,6 +20,7 @@ import { historyMethods } from "./methods/history_methods.ts";
 import { discoveryMethods } from "./methods/discovery_methods.ts";
 import { workflowMethods } from "./methods/workflow_methods.ts";
 import { approvalMethods } from "./methods/approval_methods.ts";
+import { upstreamMethods } from "./methods/upstream_methods.ts";
 import { ensureToken } from "../config/token_file.ts";
 import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
@@ -49,6 +50,7 @@ export function createRouter(): Router {
     ...historyMethods,
     ...workflowMethods,
     ...approvalMethods,
+    ...upstreamMethods,
   });
 }
 
@@ -87,21 +89,23 @@ export async function startGatewayServer(
   await core.start();
   const router = createRouter();
   let port = 0;
+  const mcp = createMcpHttpHandler({
+    call: (method, params, sink) =>
+      router.dispatch(method, params, {
+        core,
+        client: "mcp",
+        signal: new AbortController().signal,
+        ...(sink ? { notify: (m: string, p: unknown) => sink.notify(m, p) } : {}),
+      }),
+    version: GATEWAY_VERSION,
+  });
   const app = createHttpRoutes({
     core,
     router,
     token,
     port: () => port,
     version: GATEWAY_VERSION,
-    mcp: createMcpHttpHandler({
-      call: (method, params) =>
-        router.dispatch(method, params, {
-          core,
-          client: "mcp",
-          signal: new AbortController().signal,
-        }),
-      version: GATEWAY_VERSION,
-    }),
+    mcp,
   });
   const config = core.config;
   let server: Deno.HttpServer;
@@ -158,6 +162,7 @@ export async function startGatewayServer(
         await new Promise((r) => setTimeout(r, 50));
       }
       await new Promise((r) => setTimeout(r, 50)); // let the last answers go out
+      await mcp.close();
       const shutdown = server.shutdown();
       await core.stop();
       await Promise.race([shutdown, new Promise((r) => setTimeout(r, 2000))]);

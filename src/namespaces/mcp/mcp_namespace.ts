@@ -57,6 +57,22 @@ interface ToolEntry {
   check: ArgumentCheck | undefined;
 }
 
+/** Upstream MCP requests the gateway's own MCP server forwards (prompts, completions, …). */
+export type UpstreamMethod =
+  | "prompts/list"
+  | "prompts/get"
+  | "completion/complete"
+  | "resources/subscribe"
+  | "resources/unsubscribe";
+
+const UPSTREAM_CAPABILITY: Record<UpstreamMethod, "prompts" | "completions" | "resources"> = {
+  "prompts/list": "prompts",
+  "prompts/get": "prompts",
+  "completion/complete": "completions",
+  "resources/subscribe": "resources",
+  "resources/unsubscribe": "resources",
+};
+
 /**
  * One `mcpServers` entry as a {@linkcode Namespace}. `start()` connects within
  * `startTimeoutMs` and never rejects; a lost connection marks it failed (with the stderr tail),
@@ -250,6 +266,50 @@ export class McpNamespace implements Namespace {
       throw new ToolCallError(
         "ToolError",
         `Cannot list resources of "${this.name}": ${messageOf(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Forwards one prompts/completion/subscription request upstream unchanged, so the gateway's
+   * own MCP server can offer the upstream's prompts and completions under a namespaced name.
+   * Rejects with `ToolError` naming the namespace when the upstream refuses.
+   */
+  async upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown> {
+    const client = (await this.#readyConnection()).client;
+    const capabilities = client.getServerCapabilities() ?? {};
+    const needs = UPSTREAM_CAPABILITY[method];
+    if (capabilities[needs] === undefined) {
+      throw new ToolCallError(
+        "ToolError",
+        `Namespace "${this.name}" does not offer ${needs} (its server has no "${needs}" capability)`,
+      );
+    }
+    try {
+      switch (method) {
+        case "prompts/list":
+          return await listAll(async (cursor) => {
+            const page = await client.listPrompts(cursor === undefined ? {} : { cursor });
+            return { items: page.prompts, nextCursor: page.nextCursor };
+          });
+        case "prompts/get":
+          return await client.getPrompt(params as Parameters<Client["getPrompt"]>[0]);
+        case "completion/complete":
+          return await client.complete(params as Parameters<Client["complete"]>[0]);
+        case "resources/subscribe":
+          return await client.subscribeResource(
+            params as Parameters<Client["subscribeResource"]>[0],
+          );
+        case "resources/unsubscribe":
+          return await client.unsubscribeResource(
+            params as Parameters<Client["unsubscribeResource"]>[0],
+          );
+      }
+    } catch (error) {
+      throw new ToolCallError(
+        "ToolError",
+        `${method} on namespace "${this.name}" failed: ${messageOf(error)}`,
         { cause: error },
       );
     }

@@ -1,0 +1,20 @@
+/**
+ * The one seam between the gateway's MCP server and the gateway: a method call (the router
+ * in-process for `/mcp`, a WebSocket client for `gateway mcp`) plus the notifications the
+ * gateway sends while it runs (`run.output`, `run.progress`, `upstream.progress`).
+ * @module
+ */
+
+/** Receives a call's notifications and says whether anyone wants run output. */
+export interface NotificationSink {
+  /** True when the MCP client asked for progress or log messages, so output is worth sending. */
+  wantsOutput(): boolean;
+  notify(method: string, params: unknown): void;
+}
+
+/** Calls a gateway method; notifications sent while it runs go to `sink`. */
+export type GatewayCall = (
+  method: string,
+  params: Record<string, unknown>,
+  sink?: NotificationSink,
+) => Promise<unknown>;
