@@ -61,14 +61,19 @@ export async function callProxyTool(
     args,
   }, sink) as {
     content?: ContentBlock[];
-    structuredContent?: Record<string, unknown>;
+    structuredContent?: unknown;
     isError?: boolean;
     _meta?: Record<string, unknown>;
   };
   return {
     content: Array.isArray(raw.content) ? raw.content : [],
-    ...(raw.structuredContent !== undefined ? { structuredContent: raw.structuredContent } : {}),
+    // MCP's structuredContent is an object; a local tool's plain value is in its text block.
+    ...(isRecord(raw.structuredContent) ? { structuredContent: raw.structuredContent } : {}),
     ...(raw.isError ? { isError: true } : {}),
     ...(raw._meta !== undefined ? { _meta: raw._meta } : {}),
   };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
