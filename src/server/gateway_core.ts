@@ -37,10 +37,20 @@ import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_data
 import { RunHistory } from "../store/run_history.ts";
 import { WorkflowService } from "../workflows/workflow_service.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
-import type { RunDocument } from "../protocol/run_document.ts";
+import type { Diagnostic, RunDocument } from "../protocol/run_document.ts";
 import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import { SearchIndex } from "../discovery/search.ts";
+
+/** A run starting or finishing, as the dashboard's live view shows it. */
+export interface RunEvent {
+  event: "started" | "finished";
+  runId: string;
+  client: string;
+  ok?: boolean;
+  errorKind?: string;
+  durationMs?: number;
+}
 
 /** Where things live, resolved by the CLI before the core starts. */
 export interface GatewayPaths {
@@ -460,7 +470,16 @@ export class GatewayCore {
       );
     }
     const handle = this.runner.start(request);
+    this.#emitRun({ event: "started", runId: handle.runId, client: request.client });
     handle.done.then((doc) => {
+      this.#emitRun({
+        event: "finished",
+        runId: doc.runId,
+        client: request.client,
+        ok: doc.ok,
+        ...(doc.error ? { errorKind: doc.error.kind } : {}),
+        durationMs: doc.durationMs,
+      });
       this.#finished.set(doc.runId, doc);
       if (this.#finished.size > FINISHED_KEEP) {
         const oldest = this.#finished.keys().next().value;
@@ -468,6 +487,31 @@ export class GatewayCore {
       }
     });
     return handle;
+  }
+
+  readonly #runListeners = new Set<(event: RunEvent) => void>();
+
+  /** Tells `listener` when a run starts and finishes (the dashboard's live view). */
+  onRun(listener: (event: RunEvent) => void): () => void {
+    this.#runListeners.add(listener);
+    return () => this.#runListeners.delete(listener);
+  }
+
+  #emitRun(event: RunEvent): void {
+    for (const listener of this.#runListeners) listener(event);
+  }
+
+  /** Type-checks a script against the live tool types without running it (editor diagnostics). */
+  async checkSource(source: string): Promise<Diagnostic[]> {
+    await this.catalogueReady(source);
+    const prepared = await this.#checker!.prepare(source, {
+      inline: true,
+      resultFunction: RESULT_HOOK,
+    });
+    if (prepared.kind === "SyntaxError") {
+      return [{ message: prepared.message, line: prepared.line, column: prepared.column }];
+    }
+    return await this.#checker!.check(prepared);
   }
 
   /** A finished run's document, while it is still remembered. */

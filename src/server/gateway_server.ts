@@ -21,6 +21,7 @@ import { discoveryMethods } from "./methods/discovery_methods.ts";
 import { workflowMethods } from "./methods/workflow_methods.ts";
 import { approvalMethods } from "./methods/approval_methods.ts";
 import { upstreamMethods } from "./methods/upstream_methods.ts";
+import { dashboardMethods } from "./methods/dashboard_methods.ts";
 import { ensureToken } from "../config/token_file.ts";
 import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
@@ -51,6 +52,7 @@ export function createRouter(): Router {
     ...workflowMethods,
     ...approvalMethods,
     ...upstreamMethods,
+    ...dashboardMethods,
   });
 }
 

@@ -56,6 +56,22 @@ function namespaceNamed(context: MethodContext, name: string): Namespace {
   );
 }
 
+/**
+ * A local tool has TypeScript types but no JSON Schema: its parameter names, docs and
+ * required-ness still make an honest (untyped) object schema for forms and MCP hosts.
+ */
+function schemaFromParams(
+  params: { name: string; description: string; required: boolean }[],
+): Record<string, unknown> {
+  return {
+    type: "object",
+    properties: Object.fromEntries(
+      params.map((p) => [p.name, p.description ? { description: p.description } : {}]),
+    ),
+    required: params.filter((p) => p.required).map((p) => p.name),
+  };
+}
+
 /** The upstream-facing operations that only MCP namespaces have. */
 interface UpstreamCapable {
   upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown>;
@@ -77,7 +93,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
           identifier: ns.identifier,
           name: tool.originalName,
           description: tool.description,
-          inputSchema: tool.inputSchema ?? { type: "object" },
+          inputSchema: tool.inputSchema ?? schemaFromParams(tool.params),
           ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
           ...(tool.annotations ? { annotations: tool.annotations } : {}),
         });
