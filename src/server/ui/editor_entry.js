@@ -1,6 +1,6 @@
 // The dashboard's script editor: CodeMirror 6 with TypeScript highlighting, completions and
 // lint diagnostics fed by the page. Bundled into static/editor.js by
-// `deno run -A scripts/build_dashboard_editor.ts`; the page loads it from the gateway, never a CDN.
+// `deno run -A src/server/ui/build_editor_bundle.ts`; the page loads it from the gateway, never a CDN.
 import { basicSetup, EditorView } from "codemirror";
 import { javascript } from "@codemirror/lang-javascript";
 import { linter, lintGutter } from "@codemirror/lint";
