@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { MAIN, withHarness } from "./support/gateway_harness.ts";
 
 const TOOL = `/** Adds two numbers. */
@@ -120,6 +121,31 @@ Deno.test("gateway mcp serves the same tools on stdio through the running gatewa
         arguments: { source: "await tools.math.add({ a: 20, b: 22 })" },
       });
       assert.equal(textOf(result), "42");
+
+      // Output streams over stdio too: as log messages once a level is set, as progress.
+      const logs: unknown[] = [];
+      client.setNotificationHandler(
+        LoggingMessageNotificationSchema,
+        (n: { params: unknown }) => void logs.push(n.params),
+      );
+      await client.setLoggingLevel("info");
+      const progress: unknown[] = [];
+      await Promise.all(["one", "two"].map((word) =>
+        client.callTool(
+          { name: "exec", arguments: { source: `console.log("${word}")` } },
+          undefined,
+          { onprogress: (p: unknown) => void progress.push({ word, p }) },
+        )
+      ));
+      assert.deepEqual(
+        logs.map((l) => (l as { data: string }).data.trim()).sort(),
+        ["one", "two"],
+      );
+      // Each call's progress carries its own run's output, never the other call's.
+      assert.ok(progress.length >= 2, JSON.stringify(progress));
+      for (const { word, p } of progress as { word: string; p: { message: string } }[]) {
+        assert.match(p.message, new RegExp(word));
+      }
     } finally {
       await client.close();
     }

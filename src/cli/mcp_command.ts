@@ -36,14 +36,16 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
   const connection = await context.connect();
   const server = createGatewayMcpServer({
     call: async (method, params, sink) => {
-      // Notifications of this call's run (one stdio client; calls rarely overlap).
-      const stop = sink
-        ? connection.client.onNotification((n) => sink.notify(n.method, n.params))
-        : undefined;
+      if (!sink?.wantsOutput()) return await connection.client.request(method, { ...params });
+      // A call whose output streams gets its own connection: the gateway sends a run's
+      // notifications to the connection that started it, so calls never see each other's.
+      const own = await context.connect();
+      const stop = own.client.onNotification((n) => sink.notify(n.method, n.params));
       try {
-        return await connection.client.request(method, { ...params });
+        return await own.client.request(method, { ...params });
       } finally {
-        stop?.();
+        stop();
+        await own.client.close();
       }
     },
     version: GATEWAY_VERSION,
