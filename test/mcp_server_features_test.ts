@@ -165,6 +165,12 @@ Deno.test("MCP code mode: resources, prompts, completions, logging, progress and
         arguments: { action: "show", id: runs[0]!.runId },
       });
       assert.match(textOf(shown), new RegExp(runs[0]!.runId));
+      const filtered = await client.callTool({
+        name: "history",
+        arguments: { kind: "PermissionRefused" },
+      });
+      const refusedRuns = (filtered.structuredContent as { runs: { errorKind: string }[] }).runs;
+      assert.deepEqual(refusedRuns.map((r) => r.errorKind), ["PermissionRefused"]);
       await assert.rejects(
         () => client.callTool({ name: "history", arguments: { action: "show" } }),
         (e: { code?: number; message: string }) =>

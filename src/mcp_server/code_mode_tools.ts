@@ -155,13 +155,15 @@ export function codeModeTools(call: GatewayCall): Record<string, ExposedTool> {
       READ_ONLY,
     ),
     history: tool(
-      "Past runs: `list` (newest first, `failed` to filter, `limit`/`offset` to page) or `show` one by `id` with its source, output and tool calls.",
+      "Past runs: `list` (newest first; `failed`, `kind`, `text` filter; `limit`/`offset` page) or `show` one by `id` with its source, output and tool calls.",
       z.strictObject({
         action: z.enum(["list", "show"]).default("list"),
         id: z.string().optional().describe("Run id, for show"),
         limit: z.number().int().positive().max(1000).optional(),
         offset: z.number().int().nonnegative().optional(),
         failed: z.boolean().optional(),
+        kind: z.string().optional().describe("Only runs that failed with this error kind"),
+        text: z.string().optional().describe("Only runs whose id, source or name contain this"),
       }),
       async (args) => {
         const { action, id, ...page } = args as {
@@ -174,7 +176,18 @@ export function codeModeTools(call: GatewayCall): Record<string, ExposedTool> {
           return textOf(await call("history.get", { id }));
         }
         if (id) throw new ArgumentError('history: "id" goes with action "show", not "list"');
-        return textOf(await call("history.list", page));
+        const { failed, kind, text, ...paging } = page;
+        if (kind === undefined && text === undefined) {
+          return textOf(await call("history.list", { ...paging, ...(failed ? { failed } : {}) }));
+        }
+        return textOf(
+          await call("history.search", {
+            ...paging,
+            ...(failed || kind ? { status: "failed" } : {}),
+            ...(kind !== undefined ? { kind } : {}),
+            ...(text !== undefined ? { text } : {}),
+          }),
+        );
       },
       READ_ONLY,
     ),
