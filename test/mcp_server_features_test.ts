@@ -2,7 +2,11 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { pollUntil } from "./support/poll_until.ts";
 import { MAIN, withHarness } from "./support/gateway_harness.ts";
 import { realServerBin } from "./fixtures/mcp/mcp_test_servers.ts";
 
@@ -91,6 +95,23 @@ Deno.test("MCP code mode: resources, prompts, completions, logging, progress and
           t.uriTemplate === "gateway://types/{namespace}"
         ),
       );
+      // A subscription goes upstream, and the upstream's change comes back namespaced.
+      const updated: string[] = [];
+      client.setNotificationHandler(
+        ResourceUpdatedNotificationSchema,
+        (n: { params: { uri: string } }) => void updated.push(n.params.uri),
+      );
+      await client.subscribeResource({ uri: upstream });
+      await client.callTool({
+        name: "invoke",
+        arguments: { path: "everything.toggle-subscriber-updates" },
+      });
+      await pollUntil(
+        "resources/updated for the subscribed upstream resource",
+        () => Promise.resolve(updated.includes(upstream) ? true : undefined),
+        { last: () => updated },
+      );
+      await client.unsubscribeResource({ uri: upstream });
       await assert.rejects(
         () => client.readResource({ uri: "gateway://nothing" }),
         /Unknown resource "gateway:\/\/nothing"/,

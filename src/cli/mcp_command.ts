@@ -50,7 +50,12 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
     },
     version: GATEWAY_VERSION,
     expose,
+    events: (listener) =>
+      connection.client.onNotification((n) => {
+        if (n.method.startsWith("event.")) listener(n.method, n.params);
+      }),
   });
+  await connection.client.request("events.subscribe");
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
   await server.connect(transport);

@@ -18,3 +18,10 @@ export type GatewayCall = (
   params: Record<string, unknown>,
   sink?: NotificationSink,
 ) => Promise<unknown>;
+
+/**
+ * Subscribes to the gateway's pushed events (`event.namespaces`, `event.resource.updated` …);
+ * returns the unsubscribe function. The MCP server turns them into list-changed and
+ * resource-updated notifications.
+ */
+export type GatewayEvents = (listener: (method: string, params: unknown) => void) => () => void;

@@ -29,10 +29,11 @@ import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
 import { ErrorCode, McpError } from "../namespaces/mcp/mcp_sdk.ts";
 import { adaptToolResult, type ToolResultShape } from "./content_for_revision.ts";
 import { ArgumentError, codeModeTools, type ExposedTool } from "./code_mode_tools.ts";
-import type { GatewayCall, NotificationSink } from "./gateway_call.ts";
+import type { GatewayCall, GatewayEvents, NotificationSink } from "./gateway_call.ts";
 import {
   listResources,
   listTemplates,
+  namespacedUri,
   readResource,
   splitNamespacedUri,
   UnknownResourceError,
@@ -46,7 +47,7 @@ import {
 } from "./mcp_prompts.ts";
 import { callProxyTool, listProxyTools, type ProxyTool } from "./proxy_tools.ts";
 
-export { type GatewayCall } from "./gateway_call.ts";
+export { type GatewayCall, type GatewayEvents } from "./gateway_call.ts";
 export { runToToolResult } from "./run_tool_result.ts";
 
 /** Which tools the server lists: code mode (default) or every upstream tool directly. */
@@ -111,7 +112,7 @@ function gatewayErrorResult(error: RpcError): ToolResultShape {
 
 /** Builds the MCP server over `call`. One server serves one client session. */
 export function createGatewayMcpServer(
-  options: { call: GatewayCall; version: string; expose?: McpExposure },
+  options: { call: GatewayCall; version: string; expose?: McpExposure; events?: GatewayEvents },
 ): Server {
   const { call } = options;
   const expose = options.expose ?? "code";
@@ -125,9 +126,9 @@ export function createGatewayMcpServer(
     { name: "gateway", version: options.version },
     {
       capabilities: {
-        tools: { listChanged: false },
-        resources: { subscribe: true, listChanged: false },
-        prompts: { listChanged: false },
+        tools: { listChanged: expose === "tools" && options.events !== undefined },
+        resources: { subscribe: true, listChanged: options.events !== undefined },
+        prompts: { listChanged: options.events !== undefined },
         completions: {},
         logging: {},
       },
@@ -148,6 +149,27 @@ export function createGatewayMcpServer(
     revision = answer.protocolVersion;
     return answer;
   });
+
+  // Once initialized, upstream changes reach the client as list-changed notifications, and a
+  // subscribed upstream resource's change as notifications/resources/updated.
+  let unsubscribe: (() => void) | undefined;
+  server.oninitialized = () => {
+    unsubscribe ??= options.events?.((method, params) => {
+      const ignore = () => undefined;
+      if (method === "event.namespaces") {
+        if (expose === "tools") server.sendToolListChanged().catch(ignore);
+        server.sendResourceListChanged().catch(ignore);
+        server.sendPromptListChanged().catch(ignore);
+      } else if (method === "event.resource.updated") {
+        const { namespace, uri } = params as { namespace: string; uri: string };
+        const namespaced = namespacedUri(namespace, uri);
+        if (subscriptions.has(namespaced)) {
+          server.sendResourceUpdated({ uri: namespaced }).catch(ignore);
+        }
+      }
+    });
+  };
+  server.onclose = () => unsubscribe?.();
 
   server.setRequestHandler(SetLevelRequestSchema, (request: { params: { level: string } }) => {
     logLevel = request.params.level;

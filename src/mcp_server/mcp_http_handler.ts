@@ -10,6 +10,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import {
   createGatewayMcpServer,
   type GatewayCall,
+  type GatewayEvents,
   type McpExposure,
 } from "./gateway_mcp_server.ts";
 
@@ -34,7 +35,7 @@ function jsonError(status: number, message: string): Response {
 
 /** Builds the request handler; `close()` ends every session (server shutdown). */
 export function createMcpHttpHandler(
-  options: { call: GatewayCall; version: string },
+  options: { call: GatewayCall; version: string; events?: GatewayEvents },
 ): ((request: Request) => Promise<Response>) & { close(): Promise<void> } {
   const sessions = new Map<string, Session>();
 

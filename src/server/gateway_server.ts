@@ -100,6 +100,16 @@ export async function startGatewayServer(
         ...(sink ? { notify: (m: string, p: unknown) => sink.notify(m, p) } : {}),
       }),
     version: GATEWAY_VERSION,
+    events: (listener) => {
+      const gone = new AbortController();
+      router.dispatch("events.subscribe", {}, {
+        core,
+        client: "mcp",
+        signal: gone.signal,
+        notify: listener,
+      }).catch((error) => log.warn("mcp events unavailable", { error: String(error) }));
+      return () => gone.abort();
+    },
   });
   const app = createHttpRoutes({
     core,

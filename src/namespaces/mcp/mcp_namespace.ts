@@ -29,6 +29,7 @@ import {
   LoggingMessageNotificationSchema,
   McpError,
   PromptListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "./mcp_sdk.ts";
 import { nearestNames } from "../../discovery/nearest_names.ts";
@@ -269,6 +270,14 @@ export class McpNamespace implements Namespace {
         { cause: error },
       );
     }
+  }
+
+  readonly #resourceListeners = new Set<(uri: string) => void>();
+
+  /** Tells `listener` the URI of each subscribed resource the upstream says has changed. */
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    this.#resourceListeners.add(listener);
+    return () => this.#resourceListeners.delete(listener);
   }
 
   /**
@@ -549,6 +558,9 @@ export class McpNamespace implements Namespace {
     client.onerror = (error) => this.#logger.warn(`MCP server "${this.name}": ${messageOf(error)}`);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refresh(client));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.#refresh(client));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      for (const listener of this.#resourceListeners) listener(notification.params.uri);
+    });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const { level, logger, data } = notification.params;
       const text = typeof data === "string" ? data : JSON.stringify(data);

@@ -1,7 +1,7 @@
 /**
  * RPC handlers the dashboard needs beyond the CLI's: `events.subscribe` (live pushes over the
- * WebSocket: runs started/finished, approvals held/answered, namespace changes — so the page
- * never polls), `check` (type errors of a script against the live types, for the editor),
+ * WebSocket: runs started/finished, approvals held/answered, namespace changes, upstream
+ * resources updated — so the page and the MCP server never poll), `check` (type errors of a script against the live types, for the editor),
  * `namespace.restart`, `history.search` (filters and paging) and `history.save` (a run that
  * worked becomes a named script, as `gateway history save` does).
  * @module
@@ -11,6 +11,13 @@ import { join } from "node:path";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
+
+/** MCP namespaces announce changed resources; local ones have none. */
+function hasResourceEvents(
+  ns: object,
+): ns is { onResourceUpdated(listener: (uri: string) => void): () => void } {
+  return "onResourceUpdated" in ns && typeof ns.onResourceUpdated === "function";
+}
 
 const SCRIPT_NAME = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
 
@@ -25,17 +32,40 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
       );
     }
     const { core } = context;
+    // Resource updates come from each MCP namespace; follow namespaces added or removed.
+    const watched = new Map<string, () => void>();
+    const watchResources = () => {
+      const present = new Set(core.registry.list().map((ns) => ns.name));
+      for (const [name, stop] of watched) {
+        if (!present.has(name)) {
+          stop();
+          watched.delete(name);
+        }
+      }
+      for (const ns of core.registry.list()) {
+        if (watched.has(ns.name) || !hasResourceEvents(ns)) continue;
+        watched.set(
+          ns.name,
+          ns.onResourceUpdated((uri) =>
+            notify("event.resource.updated", { namespace: ns.name, uri })
+          ),
+        );
+      }
+    };
+    watchResources();
     const stops = [
       core.onRun((event) => notify(`event.run.${event.event}`, event)),
       core.approvals.onRequest((pending) => notify("event.approval.pending", pending)),
       core.approvals.onAnswer((answer) => notify("event.approval.answered", answer)),
-      core.registry.onChange(() =>
-        notify("event.namespaces", { namespaces: core.namespaceList() })
-      ),
+      core.registry.onChange(() => {
+        watchResources();
+        notify("event.namespaces", { namespaces: core.namespaceList() });
+      }),
     ];
-    context.signal.addEventListener("abort", () => stops.forEach((stop) => stop()), {
-      once: true,
-    });
+    context.signal.addEventListener("abort", () => {
+      stops.forEach((stop) => stop());
+      watched.forEach((stop) => stop());
+    }, { once: true });
     return Promise.resolve({ subscribed: true });
   }),
   check: defineMethod(z.strictObject({ source: z.string() }), async (params, context) => ({
