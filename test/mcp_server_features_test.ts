@@ -264,6 +264,19 @@ Deno.test("MCP proxy exposure lists upstream tools as <namespace>__<tool>, over 
     } finally {
       await client.close();
     }
+    // Proxy calls are kept in history like one-call scripts.
+    const rpc = await gw.client();
+    try {
+      const { runs } = await rpc.request<{ runs: { client: string; preview: string }[] }>(
+        "history.list",
+        { limit: 10 },
+      );
+      const proxied = runs.filter((r) => r.client === "mcp-proxy").map((r) => r.preview);
+      assert.ok(proxied.some((p) => p.includes('tools["everything"]["echo"]')), proxied.join("\n"));
+      assert.ok(proxied.some((p) => p.includes('tools["math"]["add"]')), proxied.join("\n"));
+    } finally {
+      await rpc.close();
+    }
 
     const stdio = new Client({ name: "test", version: "1" });
     await stdio.connect(

@@ -12,6 +12,7 @@ import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { type Namespace, ToolCallError } from "../../namespaces/namespace.ts";
 import type { UpstreamMethod } from "../../namespaces/mcp/mcp_namespace.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
+import { newRunId } from "../../exec/script_runner.ts";
 
 /** One upstream tool as an MCP `tools/list` entry needs it. */
 export interface UpstreamTool {
@@ -72,6 +73,54 @@ function schemaFromParams(
   };
 }
 
+/**
+ * A proxy call goes into history like a one-call script (`client: "mcp-proxy"`), so
+ * `gateway history` shows what a host that cannot write code did.
+ */
+function recordProxyCall(
+  context: MethodContext,
+  namespace: string,
+  tool: string,
+  args: Record<string, unknown>,
+  startedAt: number,
+  outcome: { value: unknown; error: ToolCallError | null },
+): void {
+  const durationMs = Date.now() - startedAt;
+  const failed = outcome.error !== null;
+  try {
+    context.core.history.record({
+      runId: newRunId(),
+      startedAt,
+      durationMs,
+      source: `await tools[${JSON.stringify(namespace)}][${JSON.stringify(tool)}](${
+        JSON.stringify(args)
+      })`,
+      args: [],
+      stdinBytes: 0,
+      cwd: context.core.paths.root.dir,
+      client: "mcp-proxy",
+      status: failed ? "failed" : "ok",
+      errorKind: outcome.error?.kind ?? null,
+      errorMessage: outcome.error?.message ?? null,
+      stdout: "",
+      stderr: "",
+      result: outcome.value === undefined ? null : JSON.stringify(outcome.value),
+      exitCode: null,
+      toolCalls: [{
+        namespace,
+        tool,
+        startedAt,
+        durationMs,
+        ok: !failed,
+        errorKind: outcome.error?.kind ?? null,
+      }],
+      name: null,
+    });
+  } catch (error) {
+    context.core.log.error("history write of a proxy call failed", { error: String(error) });
+  }
+}
+
 /** The upstream-facing operations that only MCP namespaces have. */
 interface UpstreamCapable {
   upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown>;
@@ -108,22 +157,31 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
       args: z.record(z.string(), z.unknown()).optional(),
     }),
     async (params, context) => {
+      const startedAt = Date.now();
+      const args = params.args ?? {};
+      let outcome: { value: unknown; error: ToolCallError | null };
       try {
-        return await context.core.callTool(params.namespace, params.tool, params.args ?? {}, {
-          raw: true,
-          signal: context.signal,
-          ...(context.notify
-            ? {
-              onProgress: (progress) =>
-                context.notify?.("upstream.progress", { ...progress, tool: params.tool }),
-            }
-            : {}),
-        });
+        outcome = {
+          value: await context.core.callTool(params.namespace, params.tool, args, {
+            raw: true,
+            signal: context.signal,
+            ...(context.notify
+              ? {
+                onProgress: (progress) =>
+                  context.notify?.("upstream.progress", { ...progress, tool: params.tool }),
+              }
+              : {}),
+          }),
+          error: null,
+        };
       } catch (error) {
-        // The tool said no: its own envelope (isError) goes back as the upstream sent it.
-        if (error instanceof ToolCallError && error.raw) return error.raw;
-        throw error;
+        if (!(error instanceof ToolCallError)) throw error;
+        outcome = { value: error.raw ?? null, error };
       }
+      recordProxyCall(context, params.namespace, params.tool, args, startedAt, outcome);
+      // The tool said no: its own envelope (isError) goes back as the upstream sent it.
+      if (outcome.error && !outcome.error.raw) throw outcome.error;
+      return outcome.value;
     },
   ),
   "upstream.resources": defineMethod(z.strictObject({}), async (_params, context) => {
