@@ -218,6 +218,37 @@ Deno.test("MCP code mode: resources, prompts, completions, logging, progress and
       const cancelled = await client.callTool({ name: "cancel", arguments: { runId: longId } });
       assert.match(textOf(cancelled), /"cancelled": true/);
 
+      // A request the MCP client cancels cancels its run.
+      const abort = new AbortController();
+      const cancelledCall = client.callTool(
+        {
+          name: "exec",
+          arguments: {
+            source: "console.log('started'); await new Promise((r) => setTimeout(r, 60000))",
+          },
+        },
+        undefined,
+        {
+          signal: abort.signal,
+          onprogress: (p: { message?: string }) => {
+            if (p.message?.includes("started")) abort.abort();
+          },
+        },
+      );
+      await assert.rejects(() => cancelledCall, /abort/i);
+      const rpc = await gw.client();
+      try {
+        await pollUntil("the cancelled run in history", async () => {
+          const { runs } = await rpc.request<{ runs: { errorKind: string; preview: string }[] }>(
+            "history.list",
+            { limit: 5 },
+          );
+          return runs.find((r) => r.errorKind === "Cancelled" && r.preview.includes("started"));
+        });
+      } finally {
+        await rpc.close();
+      }
+
       // Workflows: start, step, status.
       const started = await client.callTool({
         name: "workflow_start",

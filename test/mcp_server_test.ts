@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { MAIN, withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const TOOL = `/** Adds two numbers. */
 export function add(args: { a: number; b: number }): number {
@@ -141,6 +142,40 @@ Deno.test("gateway mcp serves the same tools on stdio through the running gatewa
         logs.map((l) => (l as { data: string }).data.trim()).sort(),
         ["one", "two"],
       );
+      // Cancelling the request over stdio cancels the run.
+      const abort = new AbortController();
+      await assert.rejects(
+        () =>
+          client.callTool(
+            {
+              name: "exec",
+              arguments: {
+                source: "console.log('begun'); await new Promise((r) => setTimeout(r, 60000))",
+              },
+            },
+            undefined,
+            {
+              signal: abort.signal,
+              onprogress: (p: { message?: string }) => {
+                if (p.message?.includes("begun")) abort.abort();
+              },
+            },
+          ),
+        /abort/i,
+      );
+      const rpc = await gw.client();
+      try {
+        await pollUntil("the cancelled stdio run in history", async () => {
+          const { runs } = await rpc.request<{ runs: { errorKind: string; preview: string }[] }>(
+            "history.list",
+            { limit: 5 },
+          );
+          return runs.find((r) => r.errorKind === "Cancelled" && r.preview.includes("begun"));
+        });
+      } finally {
+        await rpc.close();
+      }
+
       // Each call's progress carries its own run's output, never the other call's.
       assert.ok(progress.length >= 2, JSON.stringify(progress));
       for (const { word, p } of progress as { word: string; p: { message: string } }[]) {

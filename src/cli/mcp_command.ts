@@ -22,6 +22,9 @@ resources), prompts (upstream prompts, workflows), completions and logging.
 Example .mcp.json entry:
   { "mcpServers": { "gateway": { "command": "gateway", "args": ["mcp"] } } }`;
 
+/** Methods that start or hold a run: they stream output and can be cancelled. */
+const RUN_METHODS = new Set(["exec", "run", "upstream.call"]);
+
 /** Runs `gateway mcp`. */
 export async function mcpCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { strings: ["expose"] }, MCP_USAGE);
@@ -36,14 +39,20 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
   const connection = await context.connect();
   const server = createGatewayMcpServer({
     call: async (method, params, sink) => {
-      if (!sink?.wantsOutput()) return await connection.client.request(method, { ...params });
-      // A call whose output streams gets its own connection: the gateway sends a run's
-      // notifications to the connection that started it, so calls never see each other's.
+      if (!sink || !RUN_METHODS.has(method)) {
+        return await connection.client.request(method, { ...params });
+      }
+      // A tool call gets its own connection: the gateway sends a run's notifications to the
+      // connection that started it (so calls never see each other's), and closing it when the
+      // MCP client cancels the request cancels the run.
       const own = await context.connect();
       const stop = own.client.onNotification((n) => sink.notify(n.method, n.params));
+      const cancel = () => own.client.close();
+      sink.signal?.addEventListener("abort", cancel, { once: true });
       try {
         return await own.client.request(method, { ...params });
       } finally {
+        sink.signal?.removeEventListener("abort", cancel);
         stop();
         await own.client.close();
       }

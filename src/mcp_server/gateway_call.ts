@@ -10,6 +10,8 @@ export interface NotificationSink {
   /** True when the MCP client asked for progress or log messages, so output is worth sending. */
   wantsOutput(): boolean;
   notify(method: string, params: unknown): void;
+  /** Aborted when the MCP client cancels the request (`notifications/cancelled`). */
+  signal?: AbortSignal;
 }
 
 /** Calls a gateway method; notifications sent while it runs go to `sink`. */

@@ -61,6 +61,7 @@ const RESOURCE_NOT_FOUND = -32002;
 
 /** Extra the SDK hands a request handler (the parts used here). */
 interface HandlerExtra {
+  signal: AbortSignal;
   sendNotification(notification: { method: string; params: Record<string, unknown> }): Promise<
     void
   >;
@@ -198,6 +199,7 @@ export function createGatewayMcpServer(
       }).catch(() => undefined);
     };
     return {
+      signal: extra.signal,
       wantsOutput: () => progressToken !== undefined || logLevel !== null,
       notify: (method, params) => {
         const p = params as Record<string, unknown>;

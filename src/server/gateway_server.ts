@@ -96,7 +96,8 @@ export async function startGatewayServer(
       router.dispatch(method, params, {
         core,
         client: "mcp",
-        signal: new AbortController().signal,
+        // A run the MCP client cancels is cancelled here too.
+        signal: sink?.signal ?? new AbortController().signal,
         ...(sink ? { notify: (m: string, p: unknown) => sink.notify(m, p) } : {}),
       }),
     version: GATEWAY_VERSION,
