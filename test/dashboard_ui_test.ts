@@ -70,7 +70,10 @@ Deno.test({
     const config = {
       port: 0,
       policy: [{ match: "math.sub", action: "ask" }],
-      mcpServers: { everything: { command: "node", args: [realServerBin("everything")] } },
+      mcpServers: {
+        everything: { command: "node", args: [realServerBin("everything")] },
+        broken: { command: "gateway-test-no-such-command" },
+      },
     };
     await withHarness({
       files: {
@@ -95,8 +98,13 @@ Deno.test({
       });
       try {
         for (let i = 0; i < 200; i++) {
-          const ns = await client.request<{ namespaces: { status: string }[] }>("namespaces");
-          if (ns.namespaces.length === 2 && ns.namespaces.every((n) => n.status === "ready")) break;
+          const ns = await client.request<{ namespaces: { name: string; status: string }[] }>(
+            "namespaces",
+          );
+          const settled = ns.namespaces.filter((n) =>
+            n.name === "broken" ? n.status === "failed" : n.status === "ready"
+          );
+          if (settled.length === 3) break;
           await new Promise((r) => setTimeout(r, 100));
         }
         // Some history to page through and filter.
@@ -123,6 +131,12 @@ Deno.test({
         const math = page.locator('#namespaces tr[data-namespace="math"]');
         await math.locator("text=ready").waitFor();
         assert.match((await math.textContent()) ?? "", /math\s*local\s*ready\s*2/);
+        const broken = page.locator('#namespaces tr[data-namespace="broken"]');
+        await broken.locator(".status.failed .reason").waitFor();
+        assert.match(
+          (await broken.locator(".reason").textContent()) ?? "",
+          /gateway-test-no-such-command/,
+        );
         const everything = page.locator('#namespaces tr[data-namespace="everything"]');
         await everything.locator("text=ready").waitFor();
         await everything.getByRole("button", { name: "Show stderr of everything" }).click();
