@@ -149,7 +149,10 @@ Deno.test("MCP code mode: resources, prompts, completions, logging, progress and
       const streamed = await client.callTool(
         {
           name: "exec",
-          arguments: { source: "console.log('first'); console.log('second'); 7" },
+          arguments: {
+            source:
+              "console.log('first'); console.log('second'); await tools.math.add({ a: 3, b: 4 })",
+          },
         },
         undefined,
         { onprogress: (p: { progress: number; message?: string }) => void progress.push(p) },
@@ -163,6 +166,15 @@ Deno.test("MCP code mode: resources, prompts, completions, logging, progress and
         progress.some((p) => (p.message ?? "").includes("first")),
         `progress: ${JSON.stringify(progress)}`,
       );
+      // The run's tool calls are announced as they start and end.
+      const messages = progress.map((p) => p.message ?? "");
+      assert.ok(messages.includes("math.add: called"), messages.join("\n"));
+      assert.ok(
+        messages.some((m) => /^math\.add: answered after \d+ ms$/.test(m)),
+        messages.join("\n"),
+      );
+      const steps = progress.map((p) => p.progress);
+      assert.deepEqual(steps, [...steps].sort((a, b) => a - b), "progress only increases");
 
       // exec takes the CLI's options: a permission beyond the ceiling is refused.
       const refused = await client.callTool({

@@ -52,6 +52,14 @@ export interface RunEvent {
   durationMs?: number;
 }
 
+/** A run's tool call starting or ending. */
+export interface ToolCallEvent {
+  namespace: string;
+  tool: string;
+  phase: "called" | "answered" | "failed";
+  durationMs?: number;
+}
+
 /** Where things live, resolved by the CLI before the core starts. */
 export interface GatewayPaths {
   root: ResolvedRoot;
@@ -172,15 +180,30 @@ export class GatewayCore {
       exec: () => this.config.exec,
       historyOutputBytes: () => this.config.history.maxOutputBytes,
       configDir: this.paths.root.dir,
-      callTool: (call) =>
-        this.callTool(call.namespace, call.tool, call.args, {
+      callTool: (call) => {
+        const watcher = this.#toolCallWatchers.get(call.runId);
+        const started = Date.now();
+        watcher?.({ namespace: call.namespace, tool: call.tool, phase: "called" });
+        const done = this.callTool(call.namespace, call.tool, call.args, {
           raw: call.raw,
           signal: call.signal,
           callTimeoutMs: call.callTimeoutMs,
           runId: call.runId,
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
           ...(call.onApproval ? { onApproval: call.onApproval } : {}),
-        }),
+        });
+        if (watcher) {
+          const end = (ok: boolean) =>
+            watcher({
+              namespace: call.namespace,
+              tool: call.tool,
+              phase: ok ? "answered" : "failed",
+              durationMs: Date.now() - started,
+            });
+          done.then(() => end(true), () => end(false));
+        }
+        return done;
+      },
       resources: (request) => this.resources(request),
       catalogueReady: (source) => this.catalogueReady(source),
       toolMap: () => this.registry.toolMap(),
@@ -490,6 +513,16 @@ export class GatewayCore {
   }
 
   readonly #runListeners = new Set<(event: RunEvent) => void>();
+  readonly #toolCallWatchers = new Map<string, (event: ToolCallEvent) => void>();
+
+  /**
+   * Tells `listener` when run `runId` calls a tool and when the call ends (an MCP client's
+   * progress notifications); returns the function that stops it.
+   */
+  watchToolCalls(runId: string, listener: (event: ToolCallEvent) => void): () => void {
+    this.#toolCallWatchers.set(runId, listener);
+    return () => this.#toolCallWatchers.delete(runId);
+  }
 
   /** Tells `listener` when a run starts and finishes (the dashboard's live view). */
   onRun(listener: (event: RunEvent) => void): () => void {
