@@ -35,6 +35,7 @@ function textOf(result: { content: unknown }): string {
 function files(): Record<string, string> {
   const config = {
     port: 0,
+    policy: [{ match: "everything.get-env", action: "deny" }],
     mcpServers: { everything: { command: "node", args: [realServerBin("everything")] } },
   };
   return {
@@ -137,6 +138,12 @@ Deno.test("MCP code mode: resources, prompts, completions, logging, progress and
         argument: { name: "namespace", value: "ma" },
       });
       assert.deepEqual(ns.completion.values, ["math"]);
+      const lead = await client.complete({
+        ref: { type: "ref/prompt", name: "everything__completable-prompt" },
+        argument: { name: "name", value: "" },
+        context: { arguments: { department: "Engineering" } },
+      });
+      assert.deepEqual(lead.completion.values, ["Alice", "Bob", "Charlie"]);
 
       // Logging and progress while a run goes on.
       const logs: unknown[] = [];
@@ -300,6 +307,10 @@ Deno.test("MCP proxy exposure lists upstream tools as <namespace>__<tool>, over 
       assert.match(textOf(echoed), /hi/);
       const added = await client.callTool({ name: "math__add", arguments: { a: 1, b: 2 } });
       assert.match(textOf(added), /3/);
+      // Policy applies: a denied tool answers an isError result naming the kind.
+      const denied = await client.callTool({ name: "everything__get-env", arguments: {} });
+      assert.equal(denied.isError, true);
+      assert.match(textOf(denied), /^error\[PolicyDenied\]/);
       await assert.rejects(
         () => client.callTool({ name: "everything__nope", arguments: {} }),
         (e: { code?: number }) => e.code === -32602,
