@@ -364,3 +364,15 @@ Deno.test("MCP proxy exposure lists upstream tools as <namespace>__<tool>, over 
     }
   });
 });
+
+Deno.test("gateway mcp --expose takes code or tools; anything else is a usage error naming both", async () => {
+  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+    const result = await gw.cli(["--no-autostart", "mcp", "--expose", "everything"]);
+    assert.equal(result.code, 2);
+    assert.match(
+      result.stderr,
+      /^error\[Usage\]: --expose must be "code" or "tools", not "everything"/,
+    );
+    assert.match(result.stderr, /--expose tools {2}every upstream tool directly/);
+  });
+});
