@@ -119,6 +119,18 @@ Deno.test({
           viewport: { width: 1280, height: 900 },
           bypassCSP: true,
         });
+        await context.grantPermissions(["notifications"]);
+        // Records the browser notifications the page raises (headless Chromium shows none).
+        await context.addInitScript(`{
+          const Real = window.Notification;
+          window.shownNotifications = [];
+          window.Notification = class extends Real {
+            constructor(title, options) {
+              super(title, options);
+              window.shownNotifications.push({ title, body: options?.body ?? "" });
+            }
+          };
+        }`);
         const page = await context.newPage();
         const errors: string[] = [];
         page.on("pageerror", (e) => errors.push(String(e)));
@@ -233,6 +245,8 @@ Deno.test({
         );
         await axeViolations(page, "approvals");
         await shoot(page, "approvals");
+        const shown = await page.evaluate("window.shownNotifications") as { body: string }[];
+        assert.ok(shown.some((n) => n.body.includes("math.sub")), JSON.stringify(shown));
         await allow.click();
         const done = await held;
         assert.equal(done.ok, true);
