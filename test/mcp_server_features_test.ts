@@ -113,6 +113,12 @@ Deno.test("MCP code mode: resources, prompts, completions, logging, progress and
         { last: () => updated },
       );
       await client.unsubscribeResource({ uri: upstream });
+      const plain = await client.callTool({ name: "exec", arguments: { source: "1" } });
+      const plainId = (plain.structuredContent as { runId: string }).runId;
+      await assert.rejects(
+        () => client.readResource({ uri: `gateway://runs/${plainId}/attachments/0` }),
+        /has no attachments the gateway still holds/,
+      );
       await assert.rejects(
         () => client.readResource({ uri: "gateway://nothing" }),
         /Unknown resource "gateway:\/\/nothing"/,

@@ -150,10 +150,12 @@ export async function listTemplates(call: GatewayCall): Promise<ListedTemplate[]
 
 /** A resource URI nobody serves: a JSON-RPC error naming the URI and what exists. */
 export class UnknownResourceError extends Error {
-  constructor(uri: string) {
+  constructor(uri: string, why?: string) {
     super(
-      `Unknown resource "${uri}": resources/list shows gateway://guide, gateway://types/NS, ` +
-        `gateway://runs/ID/attachments/N and upstream resources under ${UPSTREAM_PREFIX}NS/…`,
+      why
+        ? `Unknown resource "${uri}": ${why}`
+        : `Unknown resource "${uri}": resources/list shows gateway://guide, gateway://types/NS, ` +
+          `gateway://runs/ID/attachments/N and upstream resources under ${UPSTREAM_PREFIX}NS/…`,
     );
     this.name = "UnknownResourceError";
   }
@@ -176,9 +178,15 @@ export async function readResource(call: GatewayCall, uri: string): Promise<Read
   if (attachment) {
     const runId = decodeURIComponent(attachment[1] ?? "");
     const doc = await call("wait", { runId }) as RunDocument;
-    const block = doc.attachments?.[Number(attachment[2])];
+    const index = Number(attachment[2]);
+    const block = doc.attachments?.[index];
     if (!block || (block.type !== "image" && block.type !== "audio")) {
-      throw new UnknownResourceError(uri);
+      throw new UnknownResourceError(
+        uri,
+        doc.attachments?.length
+          ? `run ${runId} attached ${doc.attachments.length} block(s); index ${index} is not an image or audio`
+          : `run ${runId} has no attachments the gateway still holds (media is kept in memory for recent runs only): rerun it`,
+      );
     }
     return [{ uri, mimeType: block.mimeType, blob: block.data }];
   }
