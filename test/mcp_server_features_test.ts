@@ -313,6 +313,23 @@ Deno.test("MCP proxy exposure lists upstream tools as <namespace>__<tool>, over 
       assert.match(textOf(echoed), /hi/);
       const added = await client.callTool({ name: "math__add", arguments: { a: 1, b: 2 } });
       assert.match(textOf(added), /3/);
+      // The upstreams' log messages reach the client, named by namespace.
+      const upstreamLogs: { logger?: string; data: unknown }[] = [];
+      client.setNotificationHandler(
+        LoggingMessageNotificationSchema,
+        (n: { params: { logger?: string; data: unknown } }) => void upstreamLogs.push(n.params),
+      );
+      await client.setLoggingLevel("debug");
+      await client.callTool({ name: "everything__toggle-simulated-logging", arguments: {} });
+      await pollUntil(
+        "a log message from the everything upstream",
+        () =>
+          Promise.resolve(
+            upstreamLogs.find((l) => l.logger === "everything" && /message/.test(String(l.data))),
+          ),
+        { last: () => upstreamLogs },
+      );
+
       // Policy applies: a denied tool answers an isError result naming the kind.
       const denied = await client.callTool({ name: "everything__get-env", arguments: {} });
       assert.equal(denied.isError, true);

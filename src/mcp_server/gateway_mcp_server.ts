@@ -161,6 +161,22 @@ export function createGatewayMcpServer(
         if (expose === "tools") server.sendToolListChanged().catch(ignore);
         server.sendResourceListChanged().catch(ignore);
         server.sendPromptListChanged().catch(ignore);
+      } else if (method === "event.upstream.log" && expose === "tools") {
+        // The proxy stands in for its upstreams: their log messages reach the client, filtered
+        // by the level it set and named by namespace.
+        const { namespace, level, logger, data } = params as {
+          namespace: string;
+          level: string;
+          logger?: string;
+          data: unknown;
+        };
+        if (logLevel !== null && LEVELS.indexOf(level) >= LEVELS.indexOf(logLevel)) {
+          server.sendLoggingMessage({
+            level,
+            logger: logger ? `${namespace}/${logger}` : namespace,
+            data,
+          }).catch(ignore);
+        }
       } else if (method === "event.resource.updated") {
         const { namespace, uri } = params as { namespace: string; uri: string };
         const namespaced = namespacedUri(namespace, uri);

@@ -58,6 +58,13 @@ interface ToolEntry {
   check: ArgumentCheck | undefined;
 }
 
+/** One `notifications/message` an upstream sent. */
+export interface UpstreamLogMessage {
+  level: string;
+  logger?: string;
+  data: unknown;
+}
+
 /** Upstream MCP requests the gateway's own MCP server forwards (prompts, completions, …). */
 export type UpstreamMethod =
   | "prompts/list"
@@ -273,6 +280,13 @@ export class McpNamespace implements Namespace {
   }
 
   readonly #resourceListeners = new Set<(uri: string) => void>();
+  readonly #logListeners = new Set<(message: UpstreamLogMessage) => void>();
+
+  /** Tells `listener` each log message the upstream sends (the proxy exposure relays them). */
+  onLogMessage(listener: (message: UpstreamLogMessage) => void): () => void {
+    this.#logListeners.add(listener);
+    return () => this.#logListeners.delete(listener);
+  }
 
   /** Tells `listener` the URI of each subscribed resource the upstream says has changed. */
   onResourceUpdated(listener: (uri: string) => void): () => void {
@@ -563,6 +577,9 @@ export class McpNamespace implements Namespace {
     });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const { level, logger, data } = notification.params;
+      for (const listener of this.#logListeners) {
+        listener({ level, ...(logger === undefined ? {} : { logger }), data });
+      }
       const text = typeof data === "string" ? data : JSON.stringify(data);
       this.#logger.debug(
         `[${this.name}${logger === undefined ? "" : `/${logger}`}] ${level}: ${text}`,

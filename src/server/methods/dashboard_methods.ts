@@ -1,7 +1,7 @@
 /**
  * RPC handlers the dashboard needs beyond the CLI's: `events.subscribe` (live pushes over the
  * WebSocket: runs started/finished, approvals held/answered, namespace changes, upstream
- * resources updated — so the page and the MCP server never poll), `check` (type errors of a script against the live types, for the editor),
+ * resources updated and upstream log messages — so the page and the MCP server never poll), `check` (type errors of a script against the live types, for the editor),
  * `namespace.restart`, `history.search` (filters and paging) and `history.save` (a run that
  * worked becomes a named script, as `gateway history save` does).
  * @module
@@ -11,12 +11,15 @@ import { join } from "node:path";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
+import type { UpstreamLogMessage } from "../../namespaces/mcp/mcp_namespace.ts";
 
-/** MCP namespaces announce changed resources; local ones have none. */
-function hasResourceEvents(
-  ns: object,
-): ns is { onResourceUpdated(listener: (uri: string) => void): () => void } {
-  return "onResourceUpdated" in ns && typeof ns.onResourceUpdated === "function";
+/** MCP namespaces announce changed resources and log messages; local ones have neither. */
+function hasUpstreamEvents(ns: object): ns is {
+  onResourceUpdated(listener: (uri: string) => void): () => void;
+  onLogMessage(listener: (message: UpstreamLogMessage) => void): () => void;
+} {
+  return "onResourceUpdated" in ns && typeof ns.onResourceUpdated === "function" &&
+    "onLogMessage" in ns && typeof ns.onLogMessage === "function";
 }
 
 const SCRIPT_NAME = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
@@ -43,13 +46,17 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
         }
       }
       for (const ns of core.registry.list()) {
-        if (watched.has(ns.name) || !hasResourceEvents(ns)) continue;
-        watched.set(
-          ns.name,
-          ns.onResourceUpdated((uri) =>
-            notify("event.resource.updated", { namespace: ns.name, uri })
-          ),
+        if (watched.has(ns.name) || !hasUpstreamEvents(ns)) continue;
+        const stopResources = ns.onResourceUpdated((uri) =>
+          notify("event.resource.updated", { namespace: ns.name, uri })
         );
+        const stopLogs = ns.onLogMessage((message) =>
+          notify("event.upstream.log", { namespace: ns.name, ...message })
+        );
+        watched.set(ns.name, () => {
+          stopResources();
+          stopLogs();
+        });
       }
     };
     watchResources();
