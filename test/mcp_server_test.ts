@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { MAIN, withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const TOOL = `/** Adds two numbers. */
 export function add(args: { a: number; b: number }): number {
@@ -36,7 +38,21 @@ Deno.test("the gateway serves MCP at /mcp: exec runs code, invoke calls a tool, 
       const { tools } = await client.listTools();
       assert.deepEqual(
         tools.map((t: { name: string }) => t.name).sort(),
-        ["catalog", "exec", "invoke", "run_script", "search", "types", "wait"],
+        [
+          "cancel",
+          "catalog",
+          "describe",
+          "exec",
+          "history",
+          "invoke",
+          "run_script",
+          "search",
+          "types",
+          "wait",
+          "workflow_start",
+          "workflow_status",
+          "workflow_step",
+        ],
       );
       const exec = await client.callTool({
         name: "exec",
@@ -51,7 +67,11 @@ Deno.test("the gateway serves MCP at /mcp: exec runs code, invoke calls a tool, 
         arguments: { source: "throw new Error('nope')" },
       });
       assert.equal(failed.isError, true);
-      assert.match(textOf(failed), /error\[ScriptError\]: Error: nope \(line 1\)/);
+      assert.match(textOf(failed), /^error\[ScriptError\]: Error: nope \(line 1\)/);
+      assert.equal(
+        (failed.structuredContent as { ok: boolean; error: { kind: string } }).error.kind,
+        "ScriptError",
+      );
 
       const invoked = await client.callTool({
         name: "invoke",
@@ -62,9 +82,18 @@ Deno.test("the gateway serves MCP at /mcp: exec runs code, invoke calls a tool, 
       const types = await client.callTool({ name: "types", arguments: { namespaces: ["math"] } });
       assert.match(textOf(types), /add/);
 
-      const bad = await client.callTool({ name: "exec", arguments: { nope: 1 } });
-      assert.equal(bad.isError, true);
-      assert.match(textOf(bad), /Invalid arguments for "exec"/);
+      // A caller's mistake is a protocol error (-32602) naming the tool and the argument.
+      await assert.rejects(
+        () => client.callTool({ name: "exec", arguments: { source: "1", nope: 1 } }),
+        (error: { code?: number; message: string }) =>
+          error.code === -32602 &&
+          /Invalid arguments for tool "exec": unknown argument "nope"/.test(error.message),
+      );
+      await assert.rejects(
+        () => client.callTool({ name: "exce", arguments: {} }),
+        (error: { code?: number; message: string }) =>
+          error.code === -32602 && /Unknown tool "exce" \(tools: exec,/.test(error.message),
+      );
     } finally {
       await client.close();
     }
@@ -93,6 +122,65 @@ Deno.test("gateway mcp serves the same tools on stdio through the running gatewa
         arguments: { source: "await tools.math.add({ a: 20, b: 22 })" },
       });
       assert.equal(textOf(result), "42");
+
+      // Output streams over stdio too: as log messages once a level is set, as progress.
+      const logs: unknown[] = [];
+      client.setNotificationHandler(
+        LoggingMessageNotificationSchema,
+        (n: { params: unknown }) => void logs.push(n.params),
+      );
+      await client.setLoggingLevel("info");
+      const progress: unknown[] = [];
+      await Promise.all(["one", "two"].map((word) =>
+        client.callTool(
+          { name: "exec", arguments: { source: `console.log("${word}")` } },
+          undefined,
+          { onprogress: (p: unknown) => void progress.push({ word, p }) },
+        )
+      ));
+      assert.deepEqual(
+        logs.map((l) => (l as { data: string }).data.trim()).sort(),
+        ["one", "two"],
+      );
+      // Cancelling the request over stdio cancels the run.
+      const abort = new AbortController();
+      await assert.rejects(
+        () =>
+          client.callTool(
+            {
+              name: "exec",
+              arguments: {
+                source: "console.log('begun'); await new Promise((r) => setTimeout(r, 60000))",
+              },
+            },
+            undefined,
+            {
+              signal: abort.signal,
+              onprogress: (p: { message?: string }) => {
+                if (p.message?.includes("begun")) abort.abort();
+              },
+            },
+          ),
+        /abort/i,
+      );
+      const rpc = await gw.client();
+      try {
+        await pollUntil("the cancelled stdio run in history", async () => {
+          const { runs } = await rpc.request<{ runs: { errorKind: string; preview: string }[] }>(
+            "history.list",
+            { limit: 5 },
+          );
+          return runs.find((r) => r.errorKind === "Cancelled" && r.preview.includes("begun"));
+        });
+      } finally {
+        await rpc.close();
+      }
+
+      // Each call's progress carries its own run's output, never the other call's.
+      assert.ok(progress.length >= 2, JSON.stringify(progress));
+      for (const { word, p } of progress as { word: string; p: { message: string } }[]) {
+        assert.match(p.message, new RegExp(word));
+      }
     } finally {
       await client.close();
     }

@@ -144,7 +144,8 @@ export interface ScriptRunnerDeps {
 /** Name of the global a snippet's last expression is handed to. */
 export const RESULT_HOOK = "__gatewayResult";
 
-function newRunId(): string {
+/** A new run id: time-ordered (base-36 ms) then random, so ids sort by start. */
+export function newRunId(): string {
   const time = Date.now().toString(36).padStart(9, "0");
   const random = Array.from(
     crypto.getRandomValues(new Uint8Array(6)),

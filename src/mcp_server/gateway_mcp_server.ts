@@ -1,37 +1,121 @@
 /**
- * The gateway as an MCP server (SPEC §11): tools `exec`, `run_script`, `search`, `types`,
- * `catalog`, `wait`, and `invoke` for hosts that cannot write code. Every tool forwards to a
- * gateway method, so MCP answers exactly what RPC answers.
+ * The gateway as an MCP server (SPEC §11): tools (the code-mode set, or every upstream tool
+ * with `expose: "tools"`), resources, prompts, completions and logging, each answered from
+ * gateway methods through one {@linkcode GatewayCall}, so MCP answers what RPC answers.
+ * Results are adapted to the client's negotiated protocol revision. A run's output reaches the
+ * client as log messages (after `logging/setLevel`) and progress notifications (when the call
+ * carries a progress token).
  * @module
  */
 
+import type { PendingApproval } from "../protocol/wire_views.ts";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
-  type CallToolRequest,
   CallToolRequestSchema,
-  type CallToolResult,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  InitializeRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { describeZodError } from "../protocol/rpc_params.ts";
-import { z } from "zod";
-import type { RunDocument } from "../protocol/run_document.ts";
-import type { PendingApproval } from "../protocol/wire_views.ts";
+import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
+import { ErrorCode, McpError } from "../namespaces/mcp/mcp_sdk.ts";
+import { adaptToolResult, type ToolResultShape } from "./content_for_revision.ts";
+import { ArgumentError, codeModeTools, type ExposedTool } from "./code_mode_tools.ts";
+import type { GatewayCall, GatewayEvents, NotificationSink } from "./gateway_call.ts";
+import {
+  listResources,
+  listTemplates,
+  namespacedUri,
+  readResource,
+  splitNamespacedUri,
+  UnknownResourceError,
+} from "./mcp_resources.ts";
+import {
+  complete,
+  type CompletionRef,
+  getPrompt,
+  listPrompts,
+  UnknownPromptError,
+} from "./mcp_prompts.ts";
+import { callProxyTool, listProxyTools, type ProxyTool } from "./proxy_tools.ts";
+
+export { type GatewayCall, type GatewayEvents } from "./gateway_call.ts";
+export { runToToolResult } from "./run_tool_result.ts";
+
+/** Which tools the server lists: code mode (default) or every upstream tool directly. */
+export type McpExposure = "code" | "tools";
+
+/** MCP log levels, least severe first. */
+const LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/** `resources/read` of an unknown URI (the code the MCP spec gives for it). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** Extra the SDK hands a request handler (the parts used here). */
+interface HandlerExtra {
+  signal: AbortSignal;
+  sendNotification(notification: { method: string; params: Record<string, unknown> }): Promise<
+    void
+  >;
+}
+
+/** What a handler knows about the request it answers. */
+interface ToolCallRequest {
+  params: {
+    name: string;
+    arguments?: Record<string, unknown>;
+    _meta?: { progressToken?: string | number };
+  };
+}
+
+/** Turns an error from a gateway call into the JSON-RPC error the MCP client gets. */
+function toMcpError(error: unknown): Error {
+  if (error instanceof McpError) return error;
+  if (error instanceof ArgumentError || error instanceof UnknownPromptError) {
+    return new McpError(ErrorCode.InvalidParams, error.message);
+  }
+  if (error instanceof UnknownResourceError) {
+    return new McpError(RESOURCE_NOT_FOUND, error.message);
+  }
+  if (error instanceof RpcError) {
+    return new McpError(
+      error.code === RpcCode.InvalidParams ? ErrorCode.InvalidParams : error.code,
+      error.message,
+      error.data,
+    );
+  }
+  return new McpError(
+    ErrorCode.InternalError,
+    `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+  );
+}
 
 /**
- * Calls a gateway method (router in-process, or a client over the wire). `notify`, when the
- * transport can carry them, receives the server's notifications about that call's run
- * (`run.approval` for a call an `ask` rule holds).
+ * A gateway-level failure of a tool (refused permission, unknown namespace, a workflow state):
+ * an `isError` result starting `error[Kind]`, which the model can read and act on.
  */
-export type GatewayCall = (
-  method: string,
-  params: Record<string, unknown>,
-  notify?: (method: string, params: unknown) => void,
-) => Promise<unknown>;
+function gatewayErrorResult(error: RpcError): ToolResultShape {
+  const kind = typeof error.data?.kind === "string" ? error.data.kind : "GatewayError";
+  return {
+    content: [{ type: "text", text: `error[${kind}]: ${error.message}` }],
+    structuredContent: { error: { kind, message: error.message, ...(error.data ?? {}) } },
+    isError: true,
+  };
+}
 
 /**
  * Asks the MCP host about a held call: through elicitation when the host supports it (accept
  * with allow=true allows, decline denies, cancel leaves it held), otherwise with a log
- * notification naming the `gateway approve` command. Each held call is asked about once.
+ * notification naming the `gateway approve` command (issue 13).
  */
 async function askHost(
   server: Server,
@@ -72,212 +156,283 @@ async function askHost(
   });
 }
 
-function isRunDocument(value: unknown): value is RunDocument {
-  return typeof value === "object" && value !== null && "runId" in value && "ok" in value;
-}
-
-/** Turns a run (or a yielded run) into MCP content: text, attachments, structured document. */
-export function runToToolResult(value: unknown): CallToolResult {
-  if (!isRunDocument(value)) {
-    return {
-      content: [{ type: "text", text: JSON.stringify(value, null, 2) }],
-      structuredContent: value as Record<string, unknown>,
-    };
-  }
-  const parts: string[] = [];
-  if (value.stdout) parts.push(value.stdout.replace(/\n$/, ""));
-  if (value.result !== undefined) {
-    parts.push(
-      typeof value.result === "string" ? value.result : JSON.stringify(value.result, null, 2),
-    );
-  }
-  if (value.error) {
-    const at = value.error.line !== undefined ? ` (line ${value.error.line})` : "";
-    parts.push(`error[${value.error.kind}]: ${value.error.message}${at}`);
-  }
-  if (value.stderr) parts.push(`stderr:\n${value.stderr}`);
-  for (const w of value.warnings) parts.push(`warning: ${w}`);
-  const content: CallToolResult["content"] = [{
-    type: "text",
-    text: parts.join("\n") || "(no output)",
-  }];
-  for (const block of value.attachments) content.push(block as CallToolResult["content"][number]);
-  return {
-    content,
-    structuredContent: value as unknown as Record<string, unknown>,
-    ...(value.ok ? {} : { isError: true }),
-  };
-}
-
-function textResult(value: unknown): CallToolResult {
-  const text = typeof value === "object" && value !== null && "text" in value &&
-      typeof (value as { text: unknown }).text === "string"
-    ? (value as { text: string }).text
-    : JSON.stringify(value, null, 2);
-  return { content: [{ type: "text", text }] };
-}
-
-async function guarded(fn: () => Promise<CallToolResult>): Promise<CallToolResult> {
-  try {
-    return await fn();
-  } catch (error) {
-    return {
-      content: [{
-        type: "text",
-        text: `error: ${error instanceof Error ? error.message : String(error)}`,
-      }],
-      isError: true,
-    };
-  }
-}
-
-/** One tool the gateway offers over MCP: its input schema and what it does. */
-interface GatewayMcpTool {
-  description: string;
-  input: z.ZodObject;
-  handle(args: Record<string, unknown>): Promise<CallToolResult>;
-}
-
-const runOptions = {
-  args: z.array(z.string()).optional().describe("Arguments, as `args` in the script"),
-  stdin: z.string().optional().describe("Text the script reads with stdin()"),
-  timeoutMs: z.number().int().positive().optional().describe("Stop the run after this many ms"),
-  yieldAfterMs: z.number().int().nonnegative().optional()
-    .describe("Answer {status:'running', runId} after this many ms; then call wait"),
-};
-
-function gatewayTools(
-  call: GatewayCall,
-  notify: (method: string, params: unknown) => void,
-): Record<string, GatewayMcpTool> {
-  return {
-    exec: {
-      description:
-        "Run TypeScript in a sandbox. Tools: `await tools.ns.tool(args)`. The last expression is the result; console.log is stdout.",
-      input: z.strictObject({ source: z.string().describe("TypeScript source"), ...runOptions }),
-      handle: async (args) =>
-        runToToolResult(await call("exec", { ...args, client: "mcp" }, notify)),
-    },
-    run_script: {
-      description: "Run a named script from the gateway's scripts/ directory.",
-      input: z.strictObject({ name: z.string(), ...runOptions }),
-      handle: async (args) =>
-        runToToolResult(await call("run", { ...args, client: "mcp" }, notify)),
-    },
-    search: {
-      description:
-        "Find tools and named scripts by words; answers paths usable in scripts, with `next` for paging.",
-      input: z.strictObject({
-        query: z.string(),
-        namespace: z.string().optional(),
-        limit: z.number().int().positive().optional(),
-        offset: z.number().int().nonnegative().optional(),
-      }),
-      handle: async (args) => textResult(await call("search", args)),
-    },
-    types: {
-      description: "TypeScript declarations of some namespaces (or all script globals).",
-      input: z.strictObject({ namespaces: z.array(z.string()).optional() }),
-      handle: async (args) => {
-        const answer = await call("types", args) as { types: string };
-        return { content: [{ type: "text", text: answer.types }] };
-      },
-    },
-    catalog: {
-      description: "Every namespace with its tool count, then signatures within a token budget.",
-      input: z.strictObject({ budget: z.number().int().positive().optional() }),
-      handle: async (args) => textResult(await call("catalog", args)),
-    },
-    wait: {
-      description: "Wait for a run that answered {status:'running'} and return its result.",
-      input: z.strictObject({
-        runId: z.string(),
-        timeoutMs: z.number().int().positive().optional(),
-      }),
-      handle: async (args) => runToToolResult(await call("wait", args, notify)),
-    },
-    invoke: {
-      description:
-        "Call one tool directly by path (`ns.tool` or `tools.ns.tool`), for hosts that cannot write code.",
-      input: z.strictObject({
-        path: z.string(),
-        args: z.record(z.string(), z.unknown()).optional(),
-      }),
-      handle: async (args) => {
-        const path = String(args.path);
-        const [namespace, ...tool] = path.replace(/^tools\./, "").split(".");
-        if (!namespace || tool.length === 0) {
-          throw new TypeError(`invoke: path "${path}" must look like "ns.tool"`);
-        }
-        const answer = await call("call", {
-          namespace,
-          tool: tool.join("."),
-          args: args.args ?? {},
-        }) as { value: unknown };
-        return textResult(answer.value);
-      },
-    },
-  };
-}
-
-/**
- * Builds an MCP server whose tools forward to `call`. Uses the SDK's low-level `Server`: its
- * `McpServer.registerTool` typing does not infer handler arguments with zod 4.6 here, and the
- * schemas below are converted to JSON Schema by zod itself.
- */
+/** Builds the MCP server over `call`. One server serves one client session. */
 export function createGatewayMcpServer(
-  options: { call: GatewayCall; version: string; onError?: (message: string) => void },
+  options: {
+    call: GatewayCall;
+    version: string;
+    expose?: McpExposure;
+    events?: GatewayEvents;
+    /** Told when the host could not be asked about a held call. */
+    onError?: (message: string) => void;
+  },
 ): Server {
+  const { call } = options;
+  const expose = options.expose ?? "code";
+  const codeTools = expose === "code" ? codeModeTools(call) : {};
+  let proxyTools: ProxyTool[] = [];
+  let revision: string = LATEST_PROTOCOL_VERSION;
+  let logLevel: string | null = null;
+  const subscriptions = new Set<string>();
+
   const server = new Server(
     { name: "gateway", version: options.version },
     {
-      capabilities: { tools: {}, logging: {} },
-      instructions:
-        "Write TypeScript that calls tools as `await tools.<namespace>.<tool>(args)` and run it with `exec`. " +
-        "Find tools with `search`, read their types with `types`. Only the script's output comes back.",
+      capabilities: {
+        tools: { listChanged: expose === "tools" && options.events !== undefined },
+        resources: { subscribe: true, listChanged: options.events !== undefined },
+        prompts: { listChanged: options.events !== undefined },
+        completions: {},
+        logging: {},
+      },
+      instructions: expose === "code"
+        ? "Write TypeScript that calls tools as `await tools.<namespace>.<tool>(args)` and run it with `exec`. " +
+          "Find tools with `search` and `describe`, read their types with `types` or the gateway://types/NS resources. " +
+          "Only the script's output comes back. The gateway://guide resource explains the rest."
+        : "Every upstream tool is listed as <namespace>__<tool>; calls go through the gateway's policy and limits.",
     },
   );
+
+  // Keeps the SDK's own handshake and records the revision it negotiated.
+  const sdk = server as unknown as {
+    _oninitialize(request: unknown): Promise<{ protocolVersion: string }>;
+  };
+  server.setRequestHandler(InitializeRequestSchema, async (request: unknown) => {
+    const answer = await sdk._oninitialize(request);
+    revision = answer.protocolVersion;
+    return answer;
+  });
+
+  // Once initialized, upstream changes reach the client as list-changed notifications, and a
+  // subscribed upstream resource's change as notifications/resources/updated.
+  let unsubscribe: (() => void) | undefined;
+  server.oninitialized = () => {
+    unsubscribe ??= options.events?.((method, params) => {
+      const ignore = () => undefined;
+      if (method === "event.namespaces") {
+        if (expose === "tools") server.sendToolListChanged().catch(ignore);
+        server.sendResourceListChanged().catch(ignore);
+        server.sendPromptListChanged().catch(ignore);
+      } else if (method === "event.upstream.log" && expose === "tools") {
+        // The proxy stands in for its upstreams: their log messages reach the client, filtered
+        // by the level it set and named by namespace.
+        const { namespace, level, logger, data } = params as {
+          namespace: string;
+          level: string;
+          logger?: string;
+          data: unknown;
+        };
+        if (logLevel !== null && LEVELS.indexOf(level) >= LEVELS.indexOf(logLevel)) {
+          server.sendLoggingMessage({
+            level,
+            logger: logger ? `${namespace}/${logger}` : namespace,
+            data,
+          }).catch(ignore);
+        }
+      } else if (method === "event.resource.updated") {
+        const { namespace, uri } = params as { namespace: string; uri: string };
+        const namespaced = namespacedUri(namespace, uri);
+        if (subscriptions.has(namespaced)) {
+          server.sendResourceUpdated({ uri: namespaced }).catch(ignore);
+        }
+      }
+    });
+  };
+  server.onclose = () => unsubscribe?.();
+
+  server.setRequestHandler(SetLevelRequestSchema, (request: { params: { level: string } }) => {
+    logLevel = request.params.level;
+    return {};
+  });
+
   const asked = new Set<string>();
-  const tools = gatewayTools(options.call, (method, params) => {
-    if (method !== "run.approval") return;
-    const pending = params as PendingApproval;
-    if (asked.has(pending.id)) return;
-    asked.add(pending.id);
-    askHost(server, options.call, pending).catch((error) =>
-      // The host went away or refused the request; the call stays held until it is answered
-      // another way (gateway approve, the dashboard) or its time runs out.
-      options.onError?.(`cannot ask the MCP host about ${pending.id}: ${String(error)}`)
-    );
-  });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: Object.entries(tools).map(([name, tool]) => ({
-      name,
-      description: tool.description,
-      inputSchema: z.toJSONSchema(tool.input) as { type: "object"; [key: string]: unknown },
-    })),
-  }));
-  server.setRequestHandler(CallToolRequestSchema, (request: CallToolRequest) => {
-    const tool = tools[request.params.name];
-    if (!tool) {
+  const sinkFor = (request: ToolCallRequest, extra: HandlerExtra): NotificationSink => {
+    const progressToken = request.params._meta?.progressToken;
+    let progress = 0;
+    const log = (level: string, logger: string, data: unknown) => {
+      if (logLevel === null || LEVELS.indexOf(level) < LEVELS.indexOf(logLevel)) return;
+      extra.sendNotification({ method: "notifications/message", params: { level, logger, data } })
+        .catch(() => undefined);
+    };
+    const advance = (message: string, total?: number, value?: number) => {
+      if (progressToken === undefined) return;
+      progress = Math.max(progress + 1, value ?? 0);
+      extra.sendNotification({
+        method: "notifications/progress",
+        params: {
+          progressToken,
+          progress,
+          ...(total !== undefined ? { total } : {}),
+          message: message.length > 500 ? `${message.slice(0, 500)}…` : message,
+        },
+      }).catch(() => undefined);
+    };
+    return {
+      signal: extra.signal,
+      wantsOutput: () => progressToken !== undefined || logLevel !== null,
+      notify: (method, params) => {
+        const p = params as Record<string, unknown>;
+        if (method === "run.approval") {
+          const pending = params as PendingApproval;
+          if (asked.has(pending.id)) return;
+          asked.add(pending.id);
+          askHost(server, call, pending).catch((error) =>
+            // The host went away or refused: the call stays held until answered another way
+            // (gateway approve, the dashboard) or its time runs out.
+            options.onError?.(`cannot ask the MCP host about ${pending.id}: ${String(error)}`)
+          );
+        } else if (method === "run.output") {
+          const stream = String(p.stream);
+          log(stream === "stderr" ? "warning" : "info", `run.${stream}`, String(p.text));
+          advance(`${stream}: ${String(p.text).trimEnd()}`);
+        } else if (method === "run.progress" || method === "upstream.progress") {
+          const where = p.namespace ? `${String(p.namespace)}.${String(p.tool)}` : String(p.tool);
+          const message = `${where}: ${
+            p.message ?? `${p.progress}${p.total ? `/${p.total}` : ""}`
+          }`;
+          log("debug", "run.progress", message);
+          advance(message);
+        }
+      },
+    };
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    if (expose === "tools") {
+      proxyTools = await listProxyTools(call);
       return {
-        content: [{
-          type: "text",
-          text: `Unknown tool "${request.params.name}" (tools: ${Object.keys(tools).join(", ")})`,
-        }],
-        isError: true,
+        tools: proxyTools.map((t) => ({
+          name: t.exposedName,
+          description: `[${t.namespace}] ${t.description}`.trim(),
+          inputSchema: { type: "object", ...t.inputSchema },
+          ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
+          ...(t.annotations ? { annotations: t.annotations } : {}),
+        })),
       };
     }
-    const parsed = tool.input.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) {
-      return {
-        content: [{
-          type: "text",
-          text: `Invalid arguments for "${request.params.name}": ${describeZodError(parsed.error)}`,
-        }],
-        isError: true,
-      };
-    }
-    return guarded(() => tool.handle(parsed.data as Record<string, unknown>));
+    return {
+      tools: Object.entries(codeTools).map(([name, tool]: [string, ExposedTool]) => ({
+        name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
+      })),
+    };
   });
+
+  server.setRequestHandler(
+    CallToolRequestSchema,
+    async (request: ToolCallRequest, extra: HandlerExtra) => {
+      const sink = sinkFor(request, extra);
+      const { name } = request.params;
+      let result: ToolResultShape;
+      try {
+        if (expose === "tools") {
+          let target = proxyTools.find((t) => t.exposedName === name);
+          if (!target) {
+            proxyTools = await listProxyTools(call);
+            target = proxyTools.find((t) => t.exposedName === name);
+          }
+          if (!target) {
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              `Unknown tool "${name}": tools/list shows the ${proxyTools.length} tools (<namespace>__<tool>)`,
+            );
+          }
+          result = await callProxyTool(call, target, request.params.arguments ?? {}, sink);
+        } else {
+          const tool = codeTools[name];
+          if (!tool) {
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              `Unknown tool "${name}" (tools: ${Object.keys(codeTools).join(", ")})`,
+            );
+          }
+          const parsed = tool.parse(request.params.arguments ?? {});
+          if (!parsed.ok) {
+            throw new McpError(
+              ErrorCode.InvalidParams,
+              `Invalid arguments for tool "${name}": ${parsed.problem}`,
+            );
+          }
+          result = await tool.handle(parsed.value, sink);
+        }
+      } catch (error) {
+        if (error instanceof RpcError && error.code === RpcCode.GatewayError) {
+          result = gatewayErrorResult(error);
+        } else throw toMcpError(error);
+      }
+      return adaptToolResult(result, revision);
+    },
+  );
+
+  const guard = <T>(work: () => Promise<T>): Promise<T> =>
+    work().catch((error) => {
+      throw toMcpError(error);
+    });
+
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    () => guard(async () => ({ resources: await listResources(call) })),
+  );
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    () => guard(async () => ({ resourceTemplates: await listTemplates(call) })),
+  );
+  server.setRequestHandler(
+    ReadResourceRequestSchema,
+    (request: { params: { uri: string } }) =>
+      guard(async () => ({ contents: await readResource(call, request.params.uri) })),
+  );
+  const subscription =
+    (method: "resources/subscribe" | "resources/unsubscribe") =>
+    (request: { params: { uri: string } }) =>
+      guard(async () => {
+        const { uri } = request.params;
+        const upstream = splitNamespacedUri(uri);
+        if (upstream) {
+          await call("upstream.request", {
+            namespace: upstream.namespace,
+            method,
+            params: { uri: upstream.uri },
+          });
+        }
+        if (method === "resources/subscribe") subscriptions.add(uri);
+        else subscriptions.delete(uri);
+        return {};
+      });
+  server.setRequestHandler(SubscribeRequestSchema, subscription("resources/subscribe"));
+  server.setRequestHandler(UnsubscribeRequestSchema, subscription("resources/unsubscribe"));
+
+  server.setRequestHandler(
+    ListPromptsRequestSchema,
+    () => guard(async () => ({ prompts: await listPrompts(call) })),
+  );
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    (request: { params: { name: string; arguments?: Record<string, string> } }) =>
+      guard(() => getPrompt(call, request.params.name, request.params.arguments ?? {})),
+  );
+  server.setRequestHandler(
+    CompleteRequestSchema,
+    (request: {
+      params: {
+        ref: CompletionRef;
+        argument: { name: string; value: string };
+        context?: { arguments?: Record<string, string> };
+      };
+    }) =>
+      guard(async () => ({
+        completion: await complete(
+          call,
+          request.params.ref,
+          request.params.argument,
+          request.params.context?.arguments ?? {},
+        ),
+      })),
+  );
   return server;
 }
+
+/** Every protocol revision the server negotiates (the SDK's list). */
+export const NEGOTIATED_REVISIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;

@@ -24,6 +24,9 @@ interface Held extends PendingApproval {
 export class Approvals {
   readonly #held = new Map<string, Held>();
   readonly #listeners = new Set<(pending: PendingApproval) => void>();
+  readonly #answerListeners = new Set<
+    (answer: { id: string; runId: string; allowed: boolean; by: string }) => void
+  >();
   #next = 1;
 
   /** Holds a call until it is answered or `signal` aborts (then it is denied by "deadline"). */
@@ -48,6 +51,9 @@ export class Approvals {
         if (!this.#held.delete(id)) return;
         clearTimeout(timer);
         call.signal.removeEventListener("abort", onAbort);
+        for (const listener of this.#answerListeners) {
+          listener({ id, runId: call.runId, allowed: decision.allowed, by: decision.by });
+        }
         resolve(decision);
       };
       const onAbort = () => finish({ allowed: false, by: "deadline", at: Date.now() });
@@ -86,6 +92,14 @@ export class Approvals {
   /** Held calls, oldest first. */
   pending(): PendingApproval[] {
     return [...this.#held.values()].map(publicView);
+  }
+
+  /** Tells `listener` who answered each held call (the dashboard shows it live). */
+  onAnswer(
+    listener: (answer: { id: string; runId: string; allowed: boolean; by: string }) => void,
+  ): () => void {
+    this.#answerListeners.add(listener);
+    return () => this.#answerListeners.delete(listener);
   }
 
   /** Tells `listener` about every new held call; returns an unsubscribe function. */

@@ -45,10 +45,28 @@ import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_data
 import { RunHistory } from "../store/run_history.ts";
 import { WorkflowService } from "../workflows/workflow_service.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
-import type { RunDocument } from "../protocol/run_document.ts";
+import type { Diagnostic, RunDocument } from "../protocol/run_document.ts";
 import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import { SearchIndex } from "../discovery/search.ts";
+
+/** A run starting or finishing, as the dashboard's live view shows it. */
+export interface RunEvent {
+  event: "started" | "finished";
+  runId: string;
+  client: string;
+  ok?: boolean;
+  errorKind?: string;
+  durationMs?: number;
+}
+
+/** A run's tool call starting or ending. */
+export interface ToolCallEvent {
+  namespace: string;
+  tool: string;
+  phase: "called" | "answered" | "failed";
+  durationMs?: number;
+}
 
 /** Where things live, resolved by the CLI before the core starts. */
 export interface GatewayPaths {
@@ -220,8 +238,11 @@ export class GatewayCore {
       exec: () => this.config.exec,
       historyOutputBytes: () => this.config.history.maxOutputBytes,
       configDir: this.paths.root.dir,
-      callTool: (call) =>
-        this.callTool(call.namespace, call.tool, call.args, {
+      callTool: (call) => {
+        const watcher = this.#toolCallWatchers.get(call.runId);
+        const started = Date.now();
+        watcher?.({ namespace: call.namespace, tool: call.tool, phase: "called" });
+        const done = this.callTool(call.namespace, call.tool, call.args, {
           raw: call.raw,
           signal: call.signal,
           callTimeoutMs: call.callTimeoutMs,
@@ -229,7 +250,19 @@ export class GatewayCore {
           ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
           ...(call.onApproval ? { onApproval: call.onApproval } : {}),
-        }),
+        });
+        if (watcher) {
+          const end = (ok: boolean) =>
+            watcher({
+              namespace: call.namespace,
+              tool: call.tool,
+              phase: ok ? "answered" : "failed",
+              durationMs: Date.now() - started,
+            });
+          done.then(() => end(true), () => end(false));
+        }
+        return done;
+      },
       resources: (request) => this.resources(request),
       catalogueReady: (source) => this.catalogueReady(source),
       toolMap: () => this.registry.toolMap(),
@@ -621,7 +654,16 @@ export class GatewayCore {
       );
     }
     const handle = this.runner.start(request);
+    this.#emitRun({ event: "started", runId: handle.runId, client: request.client });
     handle.done.then((doc) => {
+      this.#emitRun({
+        event: "finished",
+        runId: doc.runId,
+        client: request.client,
+        ok: doc.ok,
+        ...(doc.error ? { errorKind: doc.error.kind } : {}),
+        durationMs: doc.durationMs,
+      });
       this.#finished.set(doc.runId, doc);
       if (this.#finished.size > FINISHED_KEEP) {
         const oldest = this.#finished.keys().next().value;
@@ -629,6 +671,41 @@ export class GatewayCore {
       }
     });
     return handle;
+  }
+
+  readonly #runListeners = new Set<(event: RunEvent) => void>();
+  readonly #toolCallWatchers = new Map<string, (event: ToolCallEvent) => void>();
+
+  /**
+   * Tells `listener` when run `runId` calls a tool and when the call ends (an MCP client's
+   * progress notifications); returns the function that stops it.
+   */
+  watchToolCalls(runId: string, listener: (event: ToolCallEvent) => void): () => void {
+    this.#toolCallWatchers.set(runId, listener);
+    return () => this.#toolCallWatchers.delete(runId);
+  }
+
+  /** Tells `listener` when a run starts and finishes (the dashboard's live view). */
+  onRun(listener: (event: RunEvent) => void): () => void {
+    this.#runListeners.add(listener);
+    return () => this.#runListeners.delete(listener);
+  }
+
+  #emitRun(event: RunEvent): void {
+    for (const listener of this.#runListeners) listener(event);
+  }
+
+  /** Type-checks a script against the live tool types without running it (editor diagnostics). */
+  async checkSource(source: string): Promise<Diagnostic[]> {
+    await this.catalogueReady(source);
+    const prepared = await this.#checker!.prepare(source, {
+      inline: true,
+      resultFunction: RESULT_HOOK,
+    });
+    if (prepared.kind === "SyntaxError") {
+      return [{ message: prepared.message, line: prepared.line, column: prepared.column }];
+    }
+    return await this.#checker!.check(prepared);
   }
 
   /** A finished run's document, while it is still remembered. */

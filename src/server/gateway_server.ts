@@ -22,6 +22,8 @@ import { historyMethods } from "./methods/history_methods.ts";
 import { discoveryMethods } from "./methods/discovery_methods.ts";
 import { workflowMethods } from "./methods/workflow_methods.ts";
 import { approvalMethods } from "./methods/approval_methods.ts";
+import { upstreamMethods } from "./methods/upstream_methods.ts";
+import { dashboardMethods } from "./methods/dashboard_methods.ts";
 import { ensureToken, readToken } from "../config/token_file.ts";
 import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
@@ -53,6 +55,8 @@ export function createRouter(): Router {
     ...historyMethods,
     ...workflowMethods,
     ...approvalMethods,
+    ...upstreamMethods,
+    ...dashboardMethods,
   });
 }
 
@@ -135,23 +139,39 @@ async function startLocked(
   await core.start();
   const router = createRouter();
   let port = 0;
+  const mcp = createMcpHttpHandler({
+    // Answers and notifications leave with the config's secrets masked (issue 9, item 4).
+    call: async (method, params, sink) =>
+      core.outgoingMask.deep(
+        await router.dispatch(method, params, {
+          core,
+          client: "mcp",
+          // A run the MCP client cancels is cancelled here too.
+          signal: sink?.signal ?? new AbortController().signal,
+          ...(sink
+            ? { notify: (m: string, p: unknown) => sink.notify(m, core.outgoingMask.deep(p)) }
+            : {}),
+        }),
+      ),
+    version: GATEWAY_VERSION,
+    events: (listener) => {
+      const gone = new AbortController();
+      router.dispatch("events.subscribe", {}, {
+        core,
+        client: "mcp",
+        signal: gone.signal,
+        notify: listener,
+      }).catch((error) => log.warn("mcp events unavailable", { error: String(error) }));
+      return () => gone.abort();
+    },
+  });
   const app = createHttpRoutes({
     core,
     router,
     token,
     port: () => port,
     version: GATEWAY_VERSION,
-    mcp: createMcpHttpHandler({
-      call: async (method, params) =>
-        core.outgoingMask.deep(
-          await router.dispatch(method, params, {
-            core,
-            client: "mcp",
-            signal: new AbortController().signal,
-          }),
-        ),
-      version: GATEWAY_VERSION,
-    }),
+    mcp,
   });
   const config = core.config;
   let server: SupervisedServer;
@@ -222,6 +242,7 @@ async function startLocked(
       // its Cancelled run document rather than a closed connection (issue 9, item 11).
       await core.runner.close();
       await new Promise((r) => setTimeout(r, 50)); // let the last answers go out
+      await mcp.close();
       const shutdown = server.shutdown();
       await core.stop();
       await Promise.race([shutdown, new Promise((r) => setTimeout(r, 2000))]);

@@ -12,7 +12,8 @@ import type { GatewayCore } from "./gateway_core.ts";
 import type { Router } from "./router.ts";
 import { serveSocket } from "./socket_session.ts";
 import { openApiDocument } from "./openapi_document.ts";
-import { dashboardHtml, dashboardLoginHtml } from "./dashboard_page.ts";
+import { dashboardResponse, isDashboardAsset } from "./ui/dashboard_assets.ts";
+import { dashboardLoginHtml } from "./ui/dashboard_login.ts";
 
 /** What the routes need. */
 export interface HttpRoutesOptions {
@@ -94,7 +95,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
       core.log.warn("refused request", { path: c.req.path, reason: refusal.message });
       return json(c, { error: { message: refusal.message } }, refusal.status);
     }
-    if (c.req.path !== "/health") {
+    if (c.req.path !== "/health" && !isDashboardAsset(c.req.path)) {
       const allowQuery = c.req.path === "/ws" || c.req.path === "/ui";
       const denied = checkToken(c.req.raw, { token: options.token, allowQuery });
       if (denied && c.req.path === "/ui") return c.html(dashboardLoginHtml(), denied.status);
@@ -210,7 +211,8 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     return call(c, `workflow.${c.req.param("command")}`, params);
   });
   app.get("/openapi.json", (c) => json(c, openApiDocument(options.version)));
-  app.get("/ui", (c) => c.html(dashboardHtml()));
+  app.get("/ui", (c) => dashboardResponse(c.req.path));
+  app.get("/ui/:asset", (c) => dashboardResponse(c.req.path));
   app.all("/mcp", (c) => {
     if (!options.mcp) return json(c, { error: { message: "MCP endpoint is not enabled" } }, 404);
     return options.mcp(c.req.raw);

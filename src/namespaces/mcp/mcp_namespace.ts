@@ -35,6 +35,7 @@ import {
   LoggingMessageNotificationSchema,
   McpError,
   PromptListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "./mcp_sdk.ts";
 import { nearestNames } from "../../discovery/nearest_names.ts";
@@ -69,6 +70,29 @@ interface ToolEntry {
   /** Undefined when the schema could not be compiled: arguments go through unchecked. */
   check: ArgumentCheck | undefined;
 }
+
+/** One `notifications/message` an upstream sent. */
+export interface UpstreamLogMessage {
+  level: string;
+  logger?: string;
+  data: unknown;
+}
+
+/** Upstream MCP requests the gateway's own MCP server forwards (prompts, completions, …). */
+export type UpstreamMethod =
+  | "prompts/list"
+  | "prompts/get"
+  | "completion/complete"
+  | "resources/subscribe"
+  | "resources/unsubscribe";
+
+const UPSTREAM_CAPABILITY: Record<UpstreamMethod, "prompts" | "completions" | "resources"> = {
+  "prompts/list": "prompts",
+  "prompts/get": "prompts",
+  "completion/complete": "completions",
+  "resources/subscribe": "resources",
+  "resources/unsubscribe": "resources",
+};
 
 /**
  * One `mcpServers` entry as a {@linkcode Namespace}. `start()` connects within
@@ -279,6 +303,65 @@ export class McpNamespace implements Namespace {
       throw new ToolCallError(
         "ToolError",
         `Cannot list resources of "${this.name}": ${messageOf(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  readonly #resourceListeners = new Set<(uri: string) => void>();
+  readonly #logListeners = new Set<(message: UpstreamLogMessage) => void>();
+
+  /** Tells `listener` each log message the upstream sends (the proxy exposure relays them). */
+  onLogMessage(listener: (message: UpstreamLogMessage) => void): () => void {
+    this.#logListeners.add(listener);
+    return () => this.#logListeners.delete(listener);
+  }
+
+  /** Tells `listener` the URI of each subscribed resource the upstream says has changed. */
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    this.#resourceListeners.add(listener);
+    return () => this.#resourceListeners.delete(listener);
+  }
+
+  /**
+   * Forwards one prompts/completion/subscription request upstream unchanged, so the gateway's
+   * own MCP server can offer the upstream's prompts and completions under a namespaced name.
+   * Rejects with `ToolError` naming the namespace when the upstream refuses.
+   */
+  async upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown> {
+    const client = (await this.#readyConnection()).client;
+    const capabilities = client.getServerCapabilities() ?? {};
+    const needs = UPSTREAM_CAPABILITY[method];
+    if (capabilities[needs] === undefined) {
+      throw new ToolCallError(
+        "ToolError",
+        `Namespace "${this.name}" does not offer ${needs} (its server has no "${needs}" capability)`,
+      );
+    }
+    try {
+      switch (method) {
+        case "prompts/list":
+          return await listAll(async (cursor) => {
+            const page = await client.listPrompts(cursor === undefined ? {} : { cursor });
+            return { items: page.prompts, nextCursor: page.nextCursor };
+          });
+        case "prompts/get":
+          return await client.getPrompt(params as Parameters<Client["getPrompt"]>[0]);
+        case "completion/complete":
+          return await client.complete(params as Parameters<Client["complete"]>[0]);
+        case "resources/subscribe":
+          return await client.subscribeResource(
+            params as Parameters<Client["subscribeResource"]>[0],
+          );
+        case "resources/unsubscribe":
+          return await client.unsubscribeResource(
+            params as Parameters<Client["unsubscribeResource"]>[0],
+          );
+      }
+    } catch (error) {
+      throw new ToolCallError(
+        "ToolError",
+        `${method} on namespace "${this.name}" failed: ${messageOf(error)}`,
         { cause: error },
       );
     }
@@ -545,8 +628,14 @@ export class McpNamespace implements Namespace {
     client.onerror = (error) => this.#logger.warn(`MCP server "${this.name}": ${messageOf(error)}`);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.#refresh(client));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => this.#refresh(client));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      for (const listener of this.#resourceListeners) listener(notification.params.uri);
+    });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const { level, logger, data } = notification.params;
+      for (const listener of this.#logListeners) {
+        listener({ level, ...(logger === undefined ? {} : { logger }), data });
+      }
       const text = typeof data === "string" ? data : JSON.stringify(data);
       this.#logger.debug(
         `[${this.name}${logger === undefined ? "" : `/${logger}`}] ${level}: ${text}`,

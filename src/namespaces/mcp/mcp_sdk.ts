@@ -56,3 +56,6 @@ export const PromptListChangedNotificationSchema:
 /** `notifications/message` (server log lines). */
 export const LoggingMessageNotificationSchema: typeof TypesTyped.LoggingMessageNotificationSchema =
   types.LoggingMessageNotificationSchema;
+/** `notifications/resources/updated` (a subscribed resource changed). */
+export const ResourceUpdatedNotificationSchema:
+  typeof TypesTyped.ResourceUpdatedNotificationSchema = types.ResourceUpdatedNotificationSchema;

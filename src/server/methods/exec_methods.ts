@@ -92,7 +92,25 @@ function runRequest(
       }
       : {}),
   };
-  return { request, bind: (handle) => (runId = handle.runId) };
+  return {
+    request,
+    bind: (handle) => {
+      runId = handle.runId;
+      if (!notify || !params.stream) return;
+      // Each tool call of a streamed run is announced, so a client sees where the run is.
+      const stop = context.core.watchToolCalls(runId, (event) =>
+        notify("run.progress", {
+          runId,
+          namespace: event.namespace,
+          tool: event.tool,
+          progress: 0,
+          message: event.phase === "called"
+            ? "called"
+            : `${event.phase} after ${event.durationMs} ms`,
+        }));
+      handle.done.finally(stop);
+    },
+  };
 }
 
 /**

@@ -1,0 +1,79 @@
+/**
+ * The proxy exposure (`gateway mcp --expose tools`, `/mcp?expose=tools`): every upstream tool
+ * listed directly as `<namespace>__<tool>`, for hosts that cannot write code. Calls go through
+ * the gateway's `upstream.call`, so policy, approvals and per-call limits apply as in scripts,
+ * and the upstream's own content blocks come back unchanged (then adapted per revision).
+ * @module
+ */
+
+import type { ContentBlock, ToolResultShape } from "./content_for_revision.ts";
+import type { GatewayCall, NotificationSink } from "./gateway_call.ts";
+
+/** One upstream tool as `upstream.tools` answers it. */
+export interface UpstreamToolListing {
+  namespace: string;
+  identifier: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** A listed proxy tool with where it goes. */
+export interface ProxyTool extends UpstreamToolListing {
+  exposedName: string;
+}
+
+/** MCP tool names: letters, digits, `_`, `-`, `.`; at most 128 characters (SEP-986). */
+function safeName(text: string): string {
+  return text.replace(/[^A-Za-z0-9_.-]/g, "_");
+}
+
+/** Names every upstream tool `<namespace>__<tool>`, suffixing `_2`, `_3` … on a collision. */
+export function nameProxyTools(listing: UpstreamToolListing[]): ProxyTool[] {
+  const used = new Set<string>();
+  return listing.map((tool) => {
+    const base = `${safeName(tool.identifier)}__${safeName(tool.name)}`.slice(0, 120);
+    let exposedName = base;
+    for (let n = 2; used.has(exposedName); n++) exposedName = `${base}_${n}`;
+    used.add(exposedName);
+    return { ...tool, exposedName };
+  });
+}
+
+/** Lists the upstream tools now. */
+export async function listProxyTools(call: GatewayCall): Promise<ProxyTool[]> {
+  const answer = await call("upstream.tools", {}) as { tools: UpstreamToolListing[] };
+  return nameProxyTools(answer.tools);
+}
+
+/** Calls one upstream tool and answers its envelope as a tool result. */
+export async function callProxyTool(
+  call: GatewayCall,
+  tool: ProxyTool,
+  args: Record<string, unknown>,
+  sink: NotificationSink,
+): Promise<ToolResultShape> {
+  const raw = await call("upstream.call", {
+    namespace: tool.namespace,
+    tool: tool.name,
+    args,
+  }, sink) as {
+    content?: ContentBlock[];
+    structuredContent?: unknown;
+    isError?: boolean;
+    _meta?: Record<string, unknown>;
+  };
+  return {
+    content: Array.isArray(raw.content) ? raw.content : [],
+    // MCP's structuredContent is an object; a local tool's plain value is in its text block.
+    ...(isRecord(raw.structuredContent) ? { structuredContent: raw.structuredContent } : {}),
+    ...(raw.isError ? { isError: true } : {}),
+    ...(raw._meta !== undefined ? { _meta: raw._meta } : {}),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,247 @@
+/**
+ * RPC handlers the gateway's own MCP server and dashboard need beyond code mode: every
+ * upstream tool with its JSON Schema (`upstream.tools`), a raw call keeping the upstream's
+ * content blocks (`upstream.call`), resources across namespaces (`upstream.resources`,
+ * `upstream.read`), prompts/completions/subscriptions forwarded (`upstream.request`), and a
+ * namespace's stderr tail (`upstream.stderr`). Policy and limits apply as for scripts.
+ * @module
+ */
+
+import { z } from "zod";
+import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
+import { type Namespace, ToolCallError } from "../../namespaces/namespace.ts";
+import type { UpstreamMethod } from "../../namespaces/mcp/mcp_namespace.ts";
+import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
+import { newRunId } from "../../exec/script_runner.ts";
+
+/** One upstream tool as an MCP `tools/list` entry needs it. */
+export interface UpstreamTool {
+  namespace: string;
+  identifier: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** A resource or template of one namespace, with the namespace it came from. */
+export interface UpstreamResource {
+  namespace: string;
+  uri?: string;
+  uriTemplate?: string;
+  name: string;
+  description?: string;
+  mimeType?: string;
+}
+
+const UPSTREAM_METHODS = [
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "resources/subscribe",
+  "resources/unsubscribe",
+] as const satisfies readonly UpstreamMethod[];
+
+function namespaceNamed(context: MethodContext, name: string): Namespace {
+  const direct = context.core.registry.get(name);
+  if (direct) return direct;
+  const typed = context.core.registry.typed().find((t) => t.identifier === name);
+  const found = typed ? context.core.registry.get(typed.name) : undefined;
+  if (found) return found;
+  throw new RpcError(
+    RpcCode.InvalidParams,
+    `Unknown namespace "${name}" (known: ${
+      context.core.registry.list().map((n) => n.name).join(", ") || "none"
+    })`,
+  );
+}
+
+/**
+ * A local tool has TypeScript types but no JSON Schema: its parameter names, docs and
+ * required-ness still make an honest (untyped) object schema for forms and MCP hosts.
+ */
+function schemaFromParams(
+  params: { name: string; description: string; required: boolean }[],
+): Record<string, unknown> {
+  return {
+    type: "object",
+    properties: Object.fromEntries(
+      params.map((p) => [p.name, p.description ? { description: p.description } : {}]),
+    ),
+    required: params.filter((p) => p.required).map((p) => p.name),
+  };
+}
+
+/**
+ * A proxy call goes into history like a one-call script (`client: "mcp-proxy"`), so
+ * `gateway history` shows what a host that cannot write code did.
+ */
+function recordProxyCall(
+  context: MethodContext,
+  namespace: string,
+  tool: string,
+  args: Record<string, unknown>,
+  startedAt: number,
+  outcome: { value: unknown; error: ToolCallError | null },
+): void {
+  const durationMs = Date.now() - startedAt;
+  const failed = outcome.error !== null;
+  try {
+    context.core.history.record({
+      runId: newRunId(),
+      startedAt,
+      durationMs,
+      source: `await tools[${JSON.stringify(namespace)}][${JSON.stringify(tool)}](${
+        JSON.stringify(args)
+      })`,
+      args: [],
+      stdinBytes: 0,
+      cwd: context.core.paths.root.dir,
+      client: "mcp-proxy",
+      status: failed ? "failed" : "ok",
+      errorKind: outcome.error?.kind ?? null,
+      errorMessage: outcome.error?.message ?? null,
+      stdout: "",
+      stderr: "",
+      result: outcome.value === undefined ? null : JSON.stringify(outcome.value),
+      exitCode: null,
+      toolCalls: [{
+        namespace,
+        tool,
+        startedAt,
+        durationMs,
+        ok: !failed,
+        errorKind: outcome.error?.kind ?? null,
+      }],
+      name: null,
+    });
+  } catch (error) {
+    context.core.log.error("history write of a proxy call failed", { error: String(error) });
+  }
+}
+
+/** The upstream-facing operations that only MCP namespaces have. */
+interface UpstreamCapable {
+  upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown>;
+}
+
+function canForward(ns: Namespace): ns is Namespace & UpstreamCapable {
+  return "upstreamRequest" in ns && typeof ns.upstreamRequest === "function";
+}
+
+/** The handlers, keyed by method name. */
+export const upstreamMethods: Record<string, MethodDefinition> = {
+  "upstream.tools": defineMethod(z.strictObject({}), (_params, context) => {
+    const tools: UpstreamTool[] = [];
+    for (const ns of context.core.registry.typed()) {
+      if (ns.status.state !== "ready") continue;
+      for (const tool of ns.catalogue.tools) {
+        tools.push({
+          namespace: ns.name,
+          identifier: ns.identifier,
+          name: tool.originalName,
+          description: tool.description,
+          inputSchema: tool.inputSchema ?? schemaFromParams(tool.params),
+          ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+          ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        });
+      }
+    }
+    return Promise.resolve({ tools });
+  }),
+  "upstream.call": defineMethod(
+    z.strictObject({
+      namespace: z.string(),
+      tool: z.string(),
+      args: z.record(z.string(), z.unknown()).optional(),
+    }),
+    async (params, context) => {
+      const startedAt = Date.now();
+      const args = params.args ?? {};
+      let outcome: { value: unknown; error: ToolCallError | null };
+      try {
+        outcome = {
+          value: await context.core.callTool(params.namespace, params.tool, args, {
+            raw: true,
+            signal: context.signal,
+            ...(context.notify
+              ? {
+                onProgress: (progress) =>
+                  context.notify?.("upstream.progress", { ...progress, tool: params.tool }),
+              }
+              : {}),
+          }),
+          error: null,
+        };
+      } catch (error) {
+        if (!(error instanceof ToolCallError)) throw error;
+        outcome = { value: error.raw ?? null, error };
+      }
+      recordProxyCall(context, params.namespace, params.tool, args, startedAt, outcome);
+      // The tool said no: its own envelope (isError) goes back as the upstream sent it.
+      if (outcome.error && !outcome.error.raw) throw outcome.error;
+      return outcome.value;
+    },
+  ),
+  "upstream.resources": defineMethod(z.strictObject({}), async (_params, context) => {
+    const resources: UpstreamResource[] = [];
+    const templates: UpstreamResource[] = [];
+    const warnings: string[] = [];
+    for (const ns of context.core.registry.list()) {
+      if (!ns.listResources || ns.status().state !== "ready") continue;
+      try {
+        const listing = await ns.listResources();
+        for (const r of listing.resources) resources.push({ namespace: ns.name, ...r });
+        for (const t of listing.templates) templates.push({ namespace: ns.name, ...t });
+      } catch (error) {
+        warnings.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+    return { resources, templates, warnings };
+  }),
+  "upstream.read": defineMethod(
+    z.strictObject({ namespace: z.string(), uri: z.string() }),
+    async (params, context) => {
+      const ns = namespaceNamed(context, params.namespace);
+      if (!ns.readResource) {
+        throw new RpcError(
+          RpcCode.InvalidParams,
+          `Namespace "${ns.name}" has no resources (only MCP servers do)`,
+        );
+      }
+      return await ns.readResource(params.uri);
+    },
+  ),
+  "upstream.request": defineMethod(
+    z.strictObject({
+      namespace: z.string(),
+      method: z.enum(UPSTREAM_METHODS),
+      params: z.record(z.string(), z.unknown()).optional(),
+    }),
+    async (params, context) => {
+      const ns = namespaceNamed(context, params.namespace);
+      if (!canForward(ns)) {
+        throw new RpcError(
+          RpcCode.InvalidParams,
+          `Namespace "${ns.name}" is a ${ns.kind} namespace: ${params.method} needs an MCP server`,
+        );
+      }
+      return { value: await ns.upstreamRequest(params.method, params.params ?? {}) };
+    },
+  ),
+  "upstream.stderr": defineMethod(
+    z.strictObject({ namespace: z.string(), lines: z.number().int().positive().optional() }),
+    (params, context) => {
+      const ns = namespaceNamed(context, params.namespace);
+      const tail = "stderrTail" in ns && typeof ns.stderrTail === "function"
+        ? String(ns.stderrTail())
+        : "";
+      const lines = tail.split("\n").filter((l) => l.length > 0);
+      return Promise.resolve({
+        namespace: ns.name,
+        lines: lines.slice(-(params.lines ?? 20)),
+      });
+    },
+  ),
+};
