@@ -8,6 +8,7 @@
 import type { ts as Ts } from "ts-morph";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { toCheckerDeclarations } from "./deno_lib_types.ts";
+import { catalogueFromGlobals, type CheckCatalogue, explainDiagnostic } from "./check_hints.ts";
 import {
   lineStarts,
   offsetToPosition,
@@ -36,6 +37,16 @@ export interface ScriptCheckerOptions {
  */
 const IGNORED_CODES: ReadonlySet<number> = new Set([2307, 2792, 7016]);
 
+/**
+ * Implicit-`any` diagnostics (TS7005–TS7099: "Parameter 'row' implicitly has an 'any' type",
+ * "Element implicitly has an 'any' type" …) are dropped by code rather than by turning
+ * `noImplicitAny` off, which would change inference (`const a = []` would become `never[]`).
+ * An untyped helper parameter runs fine, so it must not stop a run.
+ */
+function isImplicitAny(code: number): boolean {
+  return code >= 7000 && code < 7100;
+}
+
 const DIRECTORY = "/gateway";
 const DENO_FILE = `${DIRECTORY}/deno.d.ts`;
 const GLOBALS_FILE = `${DIRECTORY}/globals.d.ts`;
@@ -54,8 +65,8 @@ const WARM_UP_SCRIPT = [
  *
  * - Every script is a module (`moduleDetection: force`), so top-level `await` works and its
  *   declarations never clash with the globals; target, module and lib are ESNext.
- * - `strict` as `deno check` has it, except `noImplicitAny: false` (an untyped helper
- *   parameter such as `function show(row) {…}` is fine at run time) and
+ * - `strict` as `deno check` has it (so inference is Deno's: `const a = []; a.push(1)` is
+ *   fine), with implicit-`any` errors dropped by code (see `isImplicitAny`), and
  *   `useUnknownInCatchVariables: false` (`catch (e) { e.message }` is what models write).
  * - Unused labels and unreachable code are not errors; `.ts` extensions may be imported.
  */
@@ -68,7 +79,6 @@ function compilerOptions(ts: TypeScript): Ts.CompilerOptions {
     lib: ["lib.esnext.d.ts"],
     types: [],
     strict: true,
-    noImplicitAny: false,
     useUnknownInCatchVariables: false,
     allowUnusedLabels: true,
     allowUnreachableCode: true,
@@ -100,6 +110,7 @@ export class ScriptChecker {
   #files = new Map<string, { text: string; version: number }>();
   #libSnapshots = new Map<string, Ts.IScriptSnapshot | undefined>();
   #readLibFile: (path: string) => string | undefined;
+  #catalogue: { version: number; value: CheckCatalogue } | null = null;
 
   private constructor(
     ts: TypeScript,
@@ -182,11 +193,27 @@ export class ScriptChecker {
       ? syntactic
       : this.#service.getSemanticDiagnostics(SCRIPT_FILE);
     const starts = lineStarts(source);
+    const explain = syntactic.length > 0 ? undefined : this.#explainer();
     return this.#toDiagnostics(found, (offset) =>
       offsetToPosition(
         starts,
         prepared === null ? offset : toSourceOffset(prepared.insertions, offset),
-      ));
+      ), explain);
+  }
+
+  /** Explains semantic diagnostics of the script with the fix (see `check_hints.ts`). */
+  #explainer(): ((diagnostic: Ts.Diagnostic) => string) | undefined {
+    const program = this.#service.getProgram();
+    const file = program?.getSourceFile(SCRIPT_FILE);
+    if (program === undefined || file === undefined) return undefined;
+    const checker = program.getTypeChecker();
+    const version = this.#files.get(GLOBALS_FILE)?.version ?? 0;
+    if (this.#catalogue?.version !== version) {
+      const value = catalogueFromGlobals(this.#ts, checker, program.getSourceFile(GLOBALS_FILE));
+      this.#catalogue = { version, value };
+    }
+    const context = { ts: this.#ts, checker, file, catalogue: this.#catalogue.value };
+    return (diagnostic) => explainDiagnostic(context, diagnostic);
   }
 
   /**
@@ -211,6 +238,7 @@ export class ScriptChecker {
   #toDiagnostics(
     found: readonly Ts.Diagnostic[],
     position: (offset: number) => { line: number; column: number },
+    explain?: (diagnostic: Ts.Diagnostic) => string,
   ): Diagnostic[] {
     const ts = this.#ts;
     const diagnostics: Diagnostic[] = [];
@@ -218,9 +246,22 @@ export class ScriptChecker {
     const ordered = [...found].sort((a, b) => (a.start ?? 0) - (b.start ?? 0));
     for (const diagnostic of ordered) {
       if (diagnostic.category !== ts.DiagnosticCategory.Error) continue;
-      if (IGNORED_CODES.has(diagnostic.code)) continue;
+      if (IGNORED_CODES.has(diagnostic.code) || isImplicitAny(diagnostic.code)) continue;
       const { line, column } = position(diagnostic.start ?? 0);
-      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+      let message = explain?.(diagnostic) ??
+        ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+      // TypeScript's related information is often the fix ("Did you forget to use 'await'?",
+      // "'{' was opened here"): kept, with its line when it points into the same file.
+      for (const related of diagnostic.relatedInformation ?? []) {
+        const text = ts.flattenDiagnosticMessageText(related.messageText, "\n");
+        // Declarations in Deno's or the gateway's own files are noise to the script's author.
+        if (related.file !== undefined && related.file.fileName !== diagnostic.file?.fileName) {
+          continue;
+        }
+        message += related.start === undefined
+          ? ` (${text})`
+          : ` (line ${position(related.start).line}: ${text})`;
+      }
       const key = `${line}:${column}:${diagnostic.code}:${message}`;
       if (seen.has(key)) continue;
       seen.add(key);

@@ -130,7 +130,7 @@ Deno.test("ScriptChecker.check() picks up new globals after setGlobals()", async
     const script = "const entry = await tools.fs.read({ path: 'a.txt' });\nconsole.log(entry);";
     const before = checker.check(script);
     assert.equal(before.length, 1);
-    assert.match(before[0]?.message ?? "", /Property 'fs' does not exist/);
+    assert.match(before[0]?.message ?? "", /Unknown namespace "fs": .*The namespaces are: kv/);
 
     checker.setGlobals(
       SAMPLE_GLOBALS.replace(

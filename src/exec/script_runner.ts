@@ -323,7 +323,9 @@ export class ScriptRunner {
       document.history = saved ? "saved" : "failed";
       return document;
     };
-    const failEarly = (error: RunError) => finish({ ok: false, error, exitCode: null });
+    const earlyWarnings: string[] = [];
+    const failEarly = (error: RunError) =>
+      finish({ ok: false, error, exitCode: null, warnings: earlyWarnings });
 
     if (new TextEncoder().encode(request.source).length > exec.maxSourceBytes) {
       return failEarly({
@@ -349,6 +351,7 @@ export class ScriptRunner {
         column: prepared.column,
       });
     }
+    earlyWarnings.push(...prepared.warnings ?? []);
     if (request.check ?? exec.typecheck) {
       let diagnostics: Diagnostic[];
       try {
@@ -438,7 +441,7 @@ export class ScriptRunner {
 
     const calls = new AbortController();
     let result: unknown = undefined;
-    const warnings: string[] = [];
+    const warnings: string[] = [...earlyWarnings];
     const attachments: Attachment[] = [];
     let failure: Extract<RunnerToGateway, { t: "failed" }>["error"] | null = null;
     let callCount = 0;

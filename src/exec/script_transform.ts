@@ -6,6 +6,8 @@
  */
 
 import type { ts as Ts } from "ts-morph";
+import { stripMarkdownFence } from "./markdown_fence.ts";
+import { findGrammarMistake } from "./script_grammar.ts";
 
 type TypeScript = typeof Ts;
 
@@ -45,6 +47,8 @@ export interface PreparedScript {
   insertions: Insertion[];
   /** The global function the code calls with the result. */
   resultFunction: string;
+  /** What was changed for the author to know (e.g. Markdown fences stripped), for `warnings`. */
+  warnings?: string[];
 }
 
 /** A script TypeScript cannot parse; becomes a run with `kind: "SyntaxError"` (SPEC §8). */
@@ -95,6 +99,20 @@ export async function prepareScript(
     );
   }
   const { ts } = await import("ts-morph");
+  const fence = stripMarkdownFence(source);
+  const prepared = prepareParsed(ts, fence.source, { inline: options.inline, resultFunction });
+  if (fence.warning !== null && prepared.kind === "Prepared") {
+    prepared.warnings = [...prepared.warnings ?? [], fence.warning];
+  }
+  return prepared;
+}
+
+function prepareParsed(
+  ts: TypeScript,
+  source: string,
+  options: { inline: boolean; resultFunction: string },
+): PrepareScriptResult {
+  const { resultFunction } = options;
   const parsed = parseScript(ts, source);
   const unchanged: PreparedScript = {
     kind: "Prepared",
@@ -113,6 +131,11 @@ export async function prepareScript(
       }
     }
     return syntaxError(ts, parsed.file, first);
+  }
+  const mistake = findGrammarMistake(ts, parsed.file);
+  if (mistake !== null) {
+    const { line, character } = parsed.file.getLineAndCharacterOfPosition(mistake.start);
+    return { kind: "SyntaxError", message: mistake.message, line: line + 1, column: character + 1 };
   }
   if (!options.inline) return unchanged;
 
@@ -256,12 +279,25 @@ function syntaxError(
   diagnostic: Ts.DiagnosticWithLocation,
 ): ScriptSyntaxError {
   const { line, character } = file.getLineAndCharacterOfPosition(diagnostic.start);
-  return {
-    kind: "SyntaxError",
-    message: ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"),
-    line: line + 1,
-    column: character + 1,
-  };
+  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+  // "'}' expected" carries where the unclosed bracket opened: that line is where to fix it.
+  const opened = diagnostic.relatedInformation?.find((related) =>
+    related.start !== undefined &&
+    / was opened here|expected to find a '.' to match/.test(String(related.messageText))
+  );
+  if (opened?.start !== undefined) {
+    const at = file.getLineAndCharacterOfPosition(opened.start);
+    const bracket = `'${file.text[opened.start]}'`;
+    return {
+      kind: "SyntaxError",
+      message: `${message.replace(/\.$/, "")}: the ${bracket} opened at line ${
+        at.line + 1
+      } is never closed (reached line ${line + 1}); close it where the block ends`,
+      line: at.line + 1,
+      column: at.character + 1,
+    };
+  }
+  return { kind: "SyntaxError", message, line: line + 1, column: character + 1 };
 }
 
 /** The last top-level statement that could carry a value, skipping hoisted or erased ones. */

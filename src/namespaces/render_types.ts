@@ -356,14 +356,18 @@ function renderFixedGlobals(describeExample: string): string {
         "console.log(typeof first);",
       ]),
     ]) +
-    "interface GatewayTool<In, Out> {\n  (args: In): Promise<Out>;\n" +
+    "interface GatewayTool<In, Out> {\n  (args: GatewayArgs<In>): Promise<Out>;\n" +
     "  /** The untouched result envelope; does not throw when the tool reports `isError`. */\n" +
-    "  raw(args: In): Promise<GatewayRawResult>;\n}\n",
+    "  raw(args: GatewayArgs<In>): Promise<GatewayRawResult>;\n}\n",
+    doc([
+      "A tool's argument: a tool that takes none accepts `()`, `(undefined)` and `({})`, as MCP",
+      "sends `{}`.",
+    ]) + "type GatewayArgs<In> = [In] extends [void] ? void | Record<string, never> : In;\n",
     `${doc(["What `stdin()` returns: the run's standard input, read whole."])}` +
     "interface GatewayStdin {\n" +
     "  /** The input as text, trimmed. */\n  text(): string;\n" +
-    "  /** The input parsed as JSON, or `null` when it is empty or not JSON. */\n" +
-    "  json(): unknown;\n" +
+    "  /** The input parsed as JSON (typed `any`, like `JSON.parse`), or `null` when it is empty. */\n" +
+    "  json(): any;\n" +
     "  /** Non-empty lines, each trimmed. */\n  lines(): string[];\n" +
     "  /** The bytes as received. */\n  raw(): Uint8Array;\n}\n",
     doc([

@@ -43,16 +43,24 @@ function isChannelRejection(value: unknown): value is { channelError: ChannelErr
 /** What the runner needs back from installing the globals. */
 export interface InstalledGlobals {
   asToolError(error: unknown): ToolError | null;
+  /** Why a runtime error happened, when a global knows (e.g. `stdin().json()` gave null). */
+  explain(error: unknown): string | null;
 }
 
 /** Defines the script globals on `globalThis` for one run. */
 export function installScriptGlobals(run: RunMessage, port: ChannelPort): InstalledGlobals {
   async function call(namespace: string, tool: string, args: unknown, raw: boolean) {
+    // Taken before the first await, so its frames include the script's line even when the
+    // call is never awaited (the async stack of an awaited call has it too).
+    const site = new Error();
     try {
       return await port.request({ t: "call", namespace, tool, args, raw });
     } catch (error) {
-      if (isChannelRejection(error)) throw new ToolError(error.channelError, error.raw);
-      throw error;
+      if (!isChannelRejection(error)) throw error;
+      const failure = new ToolError(error.channelError, error.raw);
+      const frames = (site.stack ?? "").split("\n").slice(1).join("\n");
+      failure.stack = `${failure.name}: ${failure.message}\n${frames}\n${failure.stack ?? ""}`;
+      throw failure;
     }
   }
 
@@ -94,15 +102,25 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
   );
 
   const stdinText = run.stdin;
+  let stdinNote: string | null = null;
   const stdin = () => ({
     text: () => stdinText.trim(),
     json: () => {
       const text = stdinText.trim();
-      if (text === "") return null;
+      if (text === "") {
+        stdinNote = "stdin().json() returned null because stdin was empty: pipe JSON in " +
+          "(echo '{…}' | gateway exec …, or `stdin` over RPC) or handle null " +
+          "(stdin().json() ?? {})";
+        return null;
+      }
       try {
         return JSON.parse(text);
-      } catch {
-        return null;
+      } catch (error) {
+        const preview = JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+        throw new SyntaxError(
+          `stdin().json(): stdin is not JSON (${(error as Error).message}; it starts ` +
+            `${preview}): read it with stdin().text() or stdin().lines() instead`,
+        );
       }
     },
     lines: () => stdinText.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== ""),
@@ -163,7 +181,13 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
   // them so `Deno.args` and `args` agree (SPEC §4).
   Object.defineProperty(Deno, "args", { value: Object.freeze([...run.args]), configurable: true });
 
-  return { asToolError: (error) => (error instanceof ToolError ? error : null) };
+  return {
+    asToolError: (error) => (error instanceof ToolError ? error : null),
+    explain: (error) => {
+      const nullish = error instanceof TypeError && /\b(null|undefined)\b/.test(error.message);
+      return nullish ? stdinNote : null;
+    },
+  };
 }
 
 /** Accepts an MCP content block or `{data, mimeType}` and returns a content block. */
