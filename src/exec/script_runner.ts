@@ -18,6 +18,7 @@ import type {
 import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { capForCaller, OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
+import { explainRunError, type RunErrorContext } from "./run_error_hints.ts";
 import { watchMemory } from "./memory_watch.ts";
 import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
@@ -324,8 +325,25 @@ export class ScriptRunner {
       return document;
     };
     const earlyWarnings: string[] = [];
+    const hintContext = (): RunErrorContext => ({
+      source: request.source,
+      toolMap: this.#deps.toolMap(),
+      limits: {
+        timeoutMs: request.timeoutMs ?? exec.timeoutMs,
+        callTimeoutMs: request.callTimeoutMs ?? exec.callTimeoutMs,
+        maxToolCalls: request.maxToolCalls ?? exec.maxToolCalls,
+        maxMemoryMb: request.maxMemoryMb ?? exec.maxMemoryMb,
+      },
+      ceiling: exec.maxPermissions,
+      configDir: this.#deps.configDir ?? null,
+    });
     const failEarly = (error: RunError) =>
-      finish({ ok: false, error, exitCode: null, warnings: earlyWarnings });
+      finish({
+        ok: false,
+        error: explainRunError(error, hintContext()),
+        exitCode: null,
+        warnings: earlyWarnings,
+      });
 
     if (new TextEncoder().encode(request.source).length > exec.maxSourceBytes) {
       return failEarly({
@@ -446,6 +464,7 @@ export class ScriptRunner {
     let failure: Extract<RunnerToGateway, { t: "failed" }>["error"] | null = null;
     let callCount = 0;
     let inFlight = 0;
+    const pendingCalls = new Map<number, Extract<RunnerToGateway, { t: "call" }>>();
     const queue: (() => void)[] = [];
     const maxToolCalls = request.maxToolCalls ?? exec.maxToolCalls;
     const callTimeoutMs = request.callTimeoutMs ?? exec.callTimeoutMs;
@@ -500,6 +519,7 @@ export class ScriptRunner {
               return;
             }
             const go = () => {
+              pendingCalls.set(message.id, message);
               inFlight++;
               const callStarted = Date.now();
               let approval: ToolCallRecord["approval"] = null;
@@ -555,6 +575,7 @@ export class ScriptRunner {
                   });
                 },
               ).finally(() => {
+                pendingCalls.delete(message.id);
                 inFlight--;
                 queue.shift()?.();
               });
@@ -603,13 +624,26 @@ export class ScriptRunner {
       stdoutTotal: stdout.totalBytes,
       stderrTotal: stderr.totalBytes,
     };
-    const error = classifyRunEnd({
+    const classified = classifyRunEnd({
       ending,
       failure,
       status,
       stderr: output.stderr,
       connected: connected !== null,
     });
+    // A run stopped while it waited on a tool call was at that call's line.
+    const waiting = [...pendingCalls.values()][0];
+    const located = classified !== null && classified.line === undefined &&
+        waiting?.line !== undefined && (classified.kind === "Timeout" ||
+          classified.kind === "Cancelled" || classified.kind === "MemoryLimit")
+      ? {
+        ...classified,
+        message: `${classified.message} while waiting for tools.${waiting.namespace}.${waiting.tool} ` +
+          `(line ${waiting.line})`,
+        line: waiting.line,
+      }
+      : classified;
+    const error = located === null ? null : explainRunError(located, hintContext());
     return finish({
       ok: error === null,
       exitCode: status.code,

@@ -197,6 +197,15 @@ function renderNamespaceBody(ns: TypedNamespace, indent: string): string {
       );
     }
   }
+  if (ns.status.state !== "ready" && exposedTools(ns).length === 0) {
+    // Its tools are not known yet (starting) or at all (failed): any name passes the check,
+    // so the call reaches the gateway and fails as `NamespaceUnavailable` with the reason.
+    parts.push(
+      `${
+        renderJsDoc(["Unknown until the namespace is ready; calls fail with the reason."], inner)
+      }${inner}  [tool: string]: GatewayUnavailableTool;`,
+    );
+  }
   parts.push(`${inner}}`);
   return parts.join("\n");
 }
@@ -359,6 +368,9 @@ function renderFixedGlobals(describeExample: string): string {
     "interface GatewayTool<In, Out> {\n  (args: GatewayArgs<In>): Promise<Out>;\n" +
     "  /** The untouched result envelope; does not throw when the tool reports `isError`. */\n" +
     "  raw(args: GatewayArgs<In>): Promise<GatewayRawResult>;\n}\n",
+    `${doc(["A tool of a namespace that is starting or failed: its calls fail until it is ready."])}` +
+    "interface GatewayUnavailableTool {\n  (args?: unknown): Promise<unknown>;\n" +
+    "  raw(args?: unknown): Promise<GatewayRawResult>;\n}\n",
     doc([
       "A tool's argument: a tool that takes none accepts `()`, `(undefined)` and `({})`, as MCP",
       "sends `{}`.",

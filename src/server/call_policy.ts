@@ -38,10 +38,16 @@ export class CallPolicy {
       runId: string | undefined;
       signal: AbortSignal;
       onApproval: ((decision: ApprovalDecision) => void) | undefined;
+      /**
+       * Other spellings of the same tool (`everything.get_env` for `everything.get-env`): a
+       * rule written with the identifier or the original name matches (SPEC §14).
+       */
+      aliases?: readonly string[];
     },
   ): Promise<void> {
+    const paths = [`${namespace}.${tool}`, ...context.aliases ?? []];
     for (const rule of this.#options.rules()) {
-      if (!globMatch(rule.match, `${namespace}.${tool}`)) continue;
+      if (!paths.some((path) => globMatch(rule.match, path))) continue;
       if (rule.when && context.annotations?.[rule.when] !== true) continue;
       const described = `rule "${rule.match}"${rule.when ? ` when ${rule.when}` : ""}`;
       if (rule.action === "allow") return;

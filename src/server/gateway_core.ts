@@ -381,7 +381,11 @@ export class GatewayCore {
         }; ${namespace.name}.${tool.originalName} cannot be called now`,
       );
     }
+    const typed = this.registry.typed().find((n) => n.name === namespace.name);
+    const identifier = (typed?.toolIdentifiers as Map<string, string> | undefined)
+      ?.get(tool.originalName);
     await this.#policy.check(namespace.name, tool.originalName, args, {
+      aliases: typed && identifier ? [`${typed.identifier}.${identifier}`] : [],
       annotations: tool.annotations,
       runId: options.runId,
       signal: options.signal,
@@ -428,7 +432,13 @@ export class GatewayCore {
         this.registry.typed().find((t) => t.name === n.name)?.identifier === request.namespace
       );
     if (!ns) {
-      throw new ToolCallError("UnknownTool", `Unknown namespace "${request.namespace}"`);
+      const names = this.registry.list().filter((n) => n.listResources !== undefined)
+        .map((n) => n.name);
+      throw new ToolCallError(
+        "UnknownTool",
+        `Unknown namespace "${request.namespace}" in resources.${request.op}(): the namespaces ` +
+          `with resources are: ${names.join(", ") || "(none)"}`,
+      );
     }
     if (!ns.listResources || !ns.readResource) {
       throw new ToolCallError(

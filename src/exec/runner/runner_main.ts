@@ -119,7 +119,14 @@ const run = await runMessage;
 
 /** Sends a request and resolves with the gateway's reply. */
 function request(
-  message: { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean } | {
+  message: {
+    t: "call";
+    namespace: string;
+    tool: string;
+    args: unknown;
+    raw: boolean;
+    line?: number;
+  } | {
     t: "resources";
     namespace: string;
     op: "list" | "read";

@@ -14,8 +14,8 @@ import { describePath } from "../../discovery/describe.ts";
 export interface ChannelPort {
   request(
     message:
-      | { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean }
-      | { t: "resources"; namespace: string; op: "list" | "read"; uri?: string },
+      | { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean; line?: number }
+      | { t: "resources"; namespace: string; op: "list" | "read"; uri?: string; line?: number },
   ): Promise<unknown>;
   send(message: RunnerToGateway): Promise<void>;
 }
@@ -53,15 +53,39 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     // Taken before the first await, so its frames include the script's line even when the
     // call is never awaited (the async stack of an awaited call has it too).
     const site = new Error();
+    const line = scriptLine(site.stack);
     try {
-      return await port.request({ t: "call", namespace, tool, args, raw });
+      return await port.request({
+        t: "call",
+        namespace,
+        tool,
+        args,
+        raw,
+        ...(line === undefined ? {} : { line }),
+      });
     } catch (error) {
-      if (!isChannelRejection(error)) throw error;
-      const failure = new ToolError(error.channelError, error.raw);
-      const frames = (site.stack ?? "").split("\n").slice(1).join("\n");
-      failure.stack = `${failure.name}: ${failure.message}\n${frames}\n${failure.stack ?? ""}`;
-      throw failure;
+      throw withCallSite(error, site);
     }
+  }
+
+  /** A channel rejection as a `ToolError` whose stack starts at the script's call site. */
+  function withCallSite(error: unknown, site: Error): unknown {
+    if (!isChannelRejection(error)) return error;
+    const failure = new ToolError(error.channelError, error.raw);
+    const frames = (site.stack ?? "").split("\n").slice(1).join("\n");
+    failure.stack = `${failure.name}: ${failure.message}\n${frames}\n${failure.stack ?? ""}`;
+    return failure;
+  }
+
+  function scriptLine(stack: string | undefined): number | undefined {
+    const marker = `${run.scriptPath}:`;
+    for (const frame of (stack ?? "").split("\n")) {
+      const at = frame.indexOf(marker);
+      if (at < 0) continue;
+      const match = /^(\d+):/.exec(frame.slice(at + marker.length));
+      if (match) return Number(match[1]);
+    }
+    return undefined;
   }
 
   function toolFunction(namespace: string, tool: string) {
@@ -131,12 +155,20 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     port.send({ t: "attach", block: normaliseAttachment(block) }).catch(() => undefined);
   }
 
+  async function resourceRequest(
+    request: { namespace: string; op: "list" | "read"; uri?: string },
+  ): Promise<unknown> {
+    const site = new Error();
+    try {
+      return await port.request({ t: "resources", ...request });
+    } catch (error) {
+      throw withCallSite(error, site);
+    }
+  }
   const resources = {
-    list: (namespace: string) => port.request({ t: "resources", namespace, op: "list" }),
-    read: async (namespace: string, uri: string) => {
-      const value = await port.request({ t: "resources", namespace, op: "read", uri });
-      return decodeBlobs(value);
-    },
+    list: (namespace: string) => resourceRequest({ namespace, op: "list" }),
+    read: async (namespace: string, uri: string) =>
+      decodeBlobs(await resourceRequest({ namespace, op: "read", uri })),
   };
 
   // The same index and describer the server uses, built on first use from the snapshot the
