@@ -89,6 +89,8 @@ export interface ScriptToolCall {
   raw: boolean;
   signal: AbortSignal;
   callTimeoutMs: number;
+  /** True when the run's type check covered the call's argument (no need to check it again). */
+  argsChecked?: boolean;
   onProgress?: (progress: ToolProgress) => void;
   /** Told when a policy `ask` was answered, so the call's history record says by whom. */
   onApproval?: (decision: { allowed: boolean; by: string; at: number }) => void;
@@ -370,7 +372,8 @@ export class ScriptRunner {
       });
     }
     earlyWarnings.push(...prepared.warnings ?? []);
-    if (request.check ?? exec.typecheck) {
+    const typeChecked = request.check ?? exec.typecheck;
+    if (typeChecked) {
       let diagnostics: Diagnostic[];
       try {
         diagnostics = await this.#deps.check(prepared);
@@ -530,6 +533,7 @@ export class ScriptRunner {
                 tool: message.tool,
                 args: message.args,
                 raw: message.raw,
+                argsChecked: typeChecked,
                 signal: calls.signal,
                 callTimeoutMs,
                 ...(request.onProgress

@@ -31,6 +31,7 @@ import {
   type RunRequest,
   ScriptRunner,
 } from "../exec/script_runner.ts";
+import { type LocalToolPath, localInputProblem } from "../exec/local_input_check.ts";
 import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
@@ -168,6 +169,7 @@ export class GatewayCore {
           signal: call.signal,
           callTimeoutMs: call.callTimeoutMs,
           runId: call.runId,
+          argsChecked: call.argsChecked === true,
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
           ...(call.onApproval ? { onApproval: call.onApproval } : {}),
         }),
@@ -368,6 +370,8 @@ export class GatewayCore {
       onProgress?: (progress: ToolProgress) => void;
       /** The run making the call; only runs can wait for an approval. */
       runId?: string;
+      /** True when a type check of the calling script already checked the argument. */
+      argsChecked?: boolean;
       onApproval?: (decision: ApprovalDecision) => void;
     },
   ): Promise<unknown> {
@@ -391,6 +395,9 @@ export class GatewayCore {
       signal: options.signal,
       onApproval: options.onApproval,
     });
+    if (namespace.kind === "local" && typed && identifier && options.argsChecked !== true) {
+      await this.#validateLocalInput({ namespace: typed.identifier, tool: identifier }, args);
+    }
     const result = await namespace.callTool(tool.originalName, args ?? {}, {
       signal: options.signal,
       callTimeoutMs: options.callTimeoutMs ?? this.config.exec.callTimeoutMs,
@@ -398,6 +405,24 @@ export class GatewayCore {
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     return options.raw ? result.raw : result.value;
+  }
+
+  /**
+   * Checks a local tool's argument against its TypeScript type with the warm checker and
+   * fails the call as `InvalidToolInput` when it does not fit. Skipped (the tool validates)
+   * when the checker is unavailable.
+   */
+  async #validateLocalInput(path: LocalToolPath, args: unknown): Promise<void> {
+    const checker = this.#checker;
+    if (checker === null) return;
+    let problem: string | null;
+    try {
+      await this.#globalsReady;
+      problem = await localInputProblem(path, args, (source) => checker.check(source));
+    } catch {
+      return;
+    }
+    if (problem !== null) throw new ToolCallError("InvalidToolInput", problem);
   }
 
   /**
