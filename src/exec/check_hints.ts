@@ -100,6 +100,14 @@ export function explainDiagnostic(context: HintContext, diagnostic: Ts.Diagnosti
     const name = explainUnknownName(context, node);
     if (name !== null) return `${message.replace(/\.$/, "")}: ${name}`;
   }
+  if (diagnostic.code === 2588) {
+    return `${message.replace(/\.$/, "")}: declare it with \`let\` if it changes`;
+  }
+  if (diagnostic.code === 18046 || diagnostic.code === 2571) {
+    return `${message.replace(/\.$/, "")}: a tool without an output schema returns \`unknown\`; ` +
+      "say what it is with a cast (`as string`, `as { items: Item[] }`) or check it with " +
+      "`typeof` first";
+  }
   if (ARGUMENT_CODES.has(diagnostic.code)) {
     const signature = enclosingToolSignature(context, node);
     if (signature !== null) return `${message.replace(/\.$/, "")}; expected ${signature}`;

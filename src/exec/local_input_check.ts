@@ -45,6 +45,8 @@ export async function localInputProblem(
   const diagnostics = await check(`${call}(${json});\n`);
   const first = diagnostics[0];
   if (first === undefined) return null;
-  const where = first.message.includes("expected tools.") ? "" : ` (signature: describe("${call}"))`;
+  const where = first.message.includes("expected tools.")
+    ? ""
+    : ` (signature: describe("${call}"))`;
   return `Invalid input for tool "${path.namespace}.${path.tool}": ${first.message}${where}`;
 }

@@ -190,5 +190,7 @@ function describeCeiling(ceiling: PermissionSet): string {
       ? [`${name} ${value.join(", ")}`]
       : []
   );
-  return parts.length === 0 ? "nothing (the sandbox has no file, network or env access)" : parts.join("; ");
+  return parts.length === 0
+    ? "nothing (the sandbox has no file, network or env access)"
+    : parts.join("; ");
 }

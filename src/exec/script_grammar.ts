@@ -47,9 +47,10 @@ export function findGrammarMistake(ts: TypeScript, file: Ts.SourceFile): Grammar
       const what = ts.isForOfStatement(node) ? "'for await'" : "'await'";
       found = {
         start: node.getStart(file),
-        message: `${what} is used in a function that is not async (line ${
-          lineOf(file, enclosing)
-        }): make ${describeFunction(ts, enclosing, file)} \`async\`` +
+        message:
+          `${what} is used in a function that is not async (line ${
+            lineOf(file, enclosing)
+          }): make ${describeFunction(ts, enclosing, file)} \`async\`` +
           (isCallback(ts, enclosing)
             ? ", and await the promises it returns (e.g. `await Promise.all(items.map(async (x) => …))`)"
             : ""),

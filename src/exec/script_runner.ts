@@ -642,7 +642,8 @@ export class ScriptRunner {
           classified.kind === "Cancelled" || classified.kind === "MemoryLimit")
       ? {
         ...classified,
-        message: `${classified.message} while waiting for tools.${waiting.namespace}.${waiting.tool} ` +
+        message:
+          `${classified.message} while waiting for tools.${waiting.namespace}.${waiting.tool} ` +
           `(line ${waiting.line})`,
         line: waiting.line,
       }

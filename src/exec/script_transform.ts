@@ -297,7 +297,50 @@ function syntaxError(
       column: at.character + 1,
     };
   }
+  const unclosed = /^'([)\]}])' expected\.?$/.exec(message);
+  const open = unclosed ? unmatchedOpening(ts, file.text, unclosed[1]!, diagnostic.start) : null;
+  if (open !== null) {
+    const at = file.getLineAndCharacterOfPosition(open);
+    return {
+      kind: "SyntaxError",
+      message: `${message.replace(/\.$/, "")}: the '${file.text[open]}' opened at line ${
+        at.line + 1
+      } is never closed (reached line ${line + 1}); close it where it should end`,
+      line: at.line + 1,
+      column: at.character + 1,
+    };
+  }
   return { kind: "SyntaxError", message, line: line + 1, column: character + 1 };
+}
+
+/** Offset of the last bracket opened before `end` and not closed, when it matches `closing`. */
+function unmatchedOpening(
+  ts: TypeScript,
+  text: string,
+  closing: string,
+  end: number,
+): number | null {
+  const pairs: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
+  const scanner = ts.createScanner(ts.ScriptTarget.ESNext, true, ts.LanguageVariant.Standard, text);
+  const open: Array<{ char: string; at: number }> = [];
+  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
+    const at = scanner.getTokenStart();
+    if (at >= end) break;
+    const char = text[at]!;
+    if (
+      token === ts.SyntaxKind.OpenParenToken || token === ts.SyntaxKind.OpenBracketToken ||
+      token === ts.SyntaxKind.OpenBraceToken
+    ) {
+      open.push({ char, at });
+    } else if (
+      token === ts.SyntaxKind.CloseParenToken || token === ts.SyntaxKind.CloseBracketToken ||
+      token === ts.SyntaxKind.CloseBraceToken
+    ) {
+      if (open.at(-1)?.char === pairs[char]) open.pop();
+    }
+  }
+  const last = open.at(-1);
+  return last !== undefined && last.char === pairs[closing] ? last.at : null;
 }
 
 /** The last top-level statement that could carry a value, skipping hoisted or erased ones. */

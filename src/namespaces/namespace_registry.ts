@@ -196,9 +196,7 @@ export class NamespaceRegistry {
         "UnknownTool",
         `Unknown tool "${ns.identifier}.${toolName}"${
           near.length ? `: did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
-        }${status}; "${ns.identifier}" has: ${
-          [...ids.values()].join(", ") || "(no tools)"
-        }`,
+        }${status}; "${ns.identifier}" has: ${[...ids.values()].join(", ") || "(no tools)"}`,
       );
     }
     return { namespace, tool };

@@ -368,7 +368,9 @@ function renderFixedGlobals(describeExample: string): string {
     "interface GatewayTool<In, Out> {\n  (args: GatewayArgs<In>): Promise<Out>;\n" +
     "  /** The untouched result envelope; does not throw when the tool reports `isError`. */\n" +
     "  raw(args: GatewayArgs<In>): Promise<GatewayRawResult>;\n}\n",
-    `${doc(["A tool of a namespace that is starting or failed: its calls fail until it is ready."])}` +
+    `${
+      doc(["A tool of a namespace that is starting or failed: its calls fail until it is ready."])
+    }` +
     "interface GatewayUnavailableTool {\n  (args?: unknown): Promise<unknown>;\n" +
     "  raw(args?: unknown): Promise<GatewayRawResult>;\n}\n",
     doc([

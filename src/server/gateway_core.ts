@@ -31,7 +31,7 @@ import {
   type RunRequest,
   ScriptRunner,
 } from "../exec/script_runner.ts";
-import { type LocalToolPath, localInputProblem } from "../exec/local_input_check.ts";
+import { localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
 import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";

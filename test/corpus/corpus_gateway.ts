@@ -12,7 +12,9 @@ import type { GatewayClient } from "../../src/client/gateway_client.ts";
 import { createHarness, type GatewayHarness } from "../support/gateway_harness.ts";
 import { killPids, processesMatching, waitFor } from "../support/run_test_support.ts";
 
-const SERVERS = fileURLToPath(new URL("../servers/node_modules/@modelcontextprotocol/", import.meta.url));
+const SERVERS = fileURLToPath(
+  new URL("../servers/node_modules/@modelcontextprotocol/", import.meta.url),
+);
 const BUNDLED = new URL("../../tools/", import.meta.url);
 
 /** A running corpus gateway and a client connected to it. */

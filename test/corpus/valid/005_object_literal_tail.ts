@@ -1,0 +1,4 @@
+const n = 2;
+{
+  doubled: n * 2, n;
+}

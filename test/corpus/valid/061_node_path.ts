@@ -1,0 +1,2 @@
+import { basename, join } from "node:path";
+basename(join("/a", "b", "c.txt"));
