@@ -1,1 +1,1 @@
-({ ok: true, count: 3 });
+({ ok: true, count: 3 })

@@ -1,1 +1,1 @@
-"a_b_c".replace(/_/g, "-");
+"a_b_c".replace(/_/g, "-")

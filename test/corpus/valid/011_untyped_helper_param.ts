@@ -1,4 +1,4 @@
 function show(row) {
   return `${row.name}: ${row.value}`;
 }
-show({ name: "x", value: 1 });
+show({ name: "x", value: 1 })

@@ -6,4 +6,4 @@ class Counter {
 }
 const c = new Counter();
 c.inc();
-c.inc();
+c.inc()

@@ -1,2 +1,2 @@
 const cfg: { db?: { host?: string } } = {};
-cfg.db?.host ?? "localhost";
+cfg.db?.host ?? "localhost"

@@ -3,4 +3,4 @@ async function* count(n: number) {
 }
 let total = 0;
 for await (const i of count(4)) total += i;
-total;
+total

@@ -3,4 +3,4 @@ const groups = words.reduce<Record<string, string[]>>((acc, w) => {
   (acc[w[0]!] ??= []).push(w);
   return acc;
 }, {});
-groups;
+groups

@@ -1,1 +1,1 @@
-(2n ** 64n).toString();
+(2n ** 64n).toString()

@@ -1,1 +1,1 @@
-new TextEncoder().encode("héllo").length;
+new TextEncoder().encode("héllo").length

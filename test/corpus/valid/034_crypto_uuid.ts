@@ -1,1 +1,1 @@
-crypto.randomUUID().length;
+crypto.randomUUID().length

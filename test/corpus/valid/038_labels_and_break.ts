@@ -7,4 +7,4 @@ outer: for (let i = 0; i < 3; i++) {
     }
   }
 }
-found;
+found

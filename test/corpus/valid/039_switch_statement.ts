@@ -8,4 +8,4 @@ function kind(n: number): string {
       return "positive";
   }
 }
-[-1, 0, 1].map(kind);
+[-1, 0, 1].map(kind)

@@ -1,3 +1,3 @@
 // @corpus {"args": ["one", "two", "three"]}
 const [first = "none", ...rest] = args;
-`${first} +${rest.length}`;
+`${first} +${rest.length}`

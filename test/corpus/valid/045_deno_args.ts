@@ -1,2 +1,2 @@
 // @corpus {"args": ["a", "b"]}
-Deno.args.length;
+Deno.args.length

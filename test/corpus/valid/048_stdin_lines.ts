@@ -1,2 +1,2 @@
 // @corpus {"stdin": "a\nb\n\nc\n"}
-stdin().lines().map((line) => line.toUpperCase());
+stdin().lines().map((line) => line.toUpperCase())

@@ -1,2 +1,2 @@
 // @corpus {"stdin": "  hello  "}
-stdin().text().length;
+stdin().text().length

@@ -1,2 +1,2 @@
 const data = stdin().json() ?? { items: [] };
-data.items.length;
+data.items.length

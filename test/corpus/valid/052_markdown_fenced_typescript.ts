@@ -1,3 +1,3 @@
 ```typescript
 console.log("fenced");
-```;
+```

@@ -9,4 +9,4 @@ try {
 } catch (e) {
   (e as Error).name;
 }
-"handled";
+"handled"

@@ -9,4 +9,4 @@ class Temp {
 }
 const t = new Temp();
 t.c = 100;
-t.f;
+t.f

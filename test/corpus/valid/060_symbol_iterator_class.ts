@@ -4,4 +4,4 @@ class Range {
     for (let i = 0; i < this.n; i++) yield i;
   }
 }
-[...new Range(3)];
+[...new Range(3)]

@@ -1,2 +1,2 @@
-import { basename, join } from "node:path";
-basename(join("/a", "b", "c.txt"));
+import { join, basename } from "node:path";
+basename(join("/a", "b", "c.txt"))

@@ -1,2 +1,2 @@
 import { Buffer } from "node:buffer";
-Buffer.from("hello").toString("base64");
+Buffer.from("hello").toString("base64")

@@ -1,2 +1,2 @@
 import { EOL } from "node:os";
-EOL.length;
+EOL.length

@@ -1,2 +1,2 @@
 // @corpus {"permissions": {"env": ["HOME"]}}
-Deno.env.get("HOME") !== undefined;
+Deno.env.get("HOME") !== undefined

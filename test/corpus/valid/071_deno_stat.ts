@@ -1,2 +1,2 @@
 // @corpus {"permissions": {"read": ["./data"]}}
-(await Deno.stat("./data/hello.txt")).isFile;
+(await Deno.stat("./data/hello.txt")).isFile

@@ -1,1 +1,1 @@
-typeof Deno.version.deno;
+typeof Deno.version.deno

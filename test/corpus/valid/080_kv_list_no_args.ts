@@ -1,2 +1,2 @@
 const all = await tools.kv.list();
-Array.isArray(all);
+Array.isArray(all)

@@ -4,4 +4,4 @@ try {
 } catch (error) {
   error instanceof ToolError ? error.kind : "other";
 }
-"done";
+"done"

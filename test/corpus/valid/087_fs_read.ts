@@ -1,1 +1,1 @@
-await tools.fs.read({ path: "hello.txt" });
+await tools.fs.read({ path: "hello.txt" })

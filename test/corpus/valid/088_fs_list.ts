@@ -1,1 +1,1 @@
-(await tools.fs.list()).map((entry) => entry.name);
+(await tools.fs.list()).map((entry) => entry.name)

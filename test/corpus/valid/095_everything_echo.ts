@@ -1,1 +1,1 @@
-await tools.everything.echo({ message: "hi" });
+await tools.everything.echo({ message: "hi" })

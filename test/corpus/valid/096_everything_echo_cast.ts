@@ -1,2 +1,2 @@
 const text = await tools.everything.echo({ message: "hi" }) as string;
-text.toUpperCase();
+text.toUpperCase()

@@ -1,2 +1,2 @@
 const blocks = await tools.everything.get_tiny_image() as Array<{ type: string }>;
-blocks.length > 0;
+blocks.length > 0

@@ -1,2 +1,2 @@
 const links = await tools.everything.get_resource_links();
-Array.isArray(links);
+Array.isArray(links)

@@ -1,1 +1,1 @@
-describe("tools.kv.get").includes("key");
+describe("tools.kv.get").includes("key")

@@ -5,4 +5,4 @@ for (const v of [1, 2, 3]) {
 }
 const [row] = await tools.sqlite.query({ database, sql: "SELECT sum(v) AS total FROM n" });
 await tools.kv.set({ key: "corpus-total", value: row?.total ?? 0 });
-await tools.kv.get({ key: "corpus-total" });
+await tools.kv.get({ key: "corpus-total" })

@@ -9,4 +9,4 @@ async function retry<T>(fn: () => Promise<T>, times = 2): Promise<T> {
   }
   throw last;
 }
-await retry(() => tools.everything.get_sum({ a: 1, b: 2 }));
+await retry(() => tools.everything.get_sum({ a: 1, b: 2 }))

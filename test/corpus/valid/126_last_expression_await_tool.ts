@@ -1,2 +1,2 @@
 await tools.kv.set({ key: "corpus-last", value: "v" });
-await tools.kv.get({ key: "corpus-last" });
+await tools.kv.get({ key: "corpus-last" })

@@ -1,4 +1,4 @@
 let a = 1;
 let b = 2;
 [a, b] = [b, a];
-[a, b];
+[a, b]

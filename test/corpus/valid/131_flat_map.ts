@@ -1,1 +1,1 @@
-[["a", "b"], ["c"]].flatMap((xs) => xs.map((x) => x.toUpperCase()));
+[["a", "b"], ["c"]].flatMap((xs) => xs.map((x) => x.toUpperCase()))

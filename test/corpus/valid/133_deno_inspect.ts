@@ -1,1 +1,1 @@
-Deno.inspect({ a: 1 });
+Deno.inspect({ a: 1 })

@@ -1,1 +1,1 @@
-typeof performance.now();
+typeof performance.now()

@@ -1,4 +1,4 @@
 let ran = false;
 queueMicrotask(() => (ran = true));
 await Promise.resolve();
-ran;
+ran
