@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { explainRunError, type RunErrorContext } from "./run_error_hints.ts";
+
+const context: RunErrorContext = {
+  source: "",
+  toolMap: {
+    kv: { name: "kv", tools: { get: "get" } },
+    everything: { name: "everything", tools: { get_env: "get-env" } },
+  },
+  limits: { timeoutMs: 1000, callTimeoutMs: 500, maxToolCalls: 5, maxMemoryMb: 64 },
+  ceiling: { read: ["./data"] },
+  configDir: "/root-dir",
+};
+
+Deno.test("explainRunError() names the knob of each limit", () => {
+  const cases = [
+    ["Timeout", /--timeout MS .*exec\.timeoutMs/],
+    ["ToolTimeout", /exec\.callTimeoutMs \(500 ms\)/],
+    ["ToolCallLimitExceeded", /exec\.maxToolCalls \(5\)/],
+    ["MemoryLimit", /exec\.maxMemoryMb \(now 64 MB/],
+  ] as const;
+  for (const [kind, pattern] of cases) {
+    assert.match(explainRunError({ kind, message: "stopped" }, context).message, pattern, kind);
+  }
+});
+
+Deno.test("explainRunError() gives a stopped run the line of its one endless loop", () => {
+  const error = explainRunError({ kind: "Timeout", message: "Run exceeded" }, {
+    ...context,
+    source: "let i = 0;\nwhile (true) i++;",
+  });
+  assert.equal(error.line, 2);
+  assert.match(error.message, /the loop at line 2 never ends/);
+});
+
+Deno.test("explainRunError() finds the line of a thrown string", () => {
+  const error = explainRunError({ kind: "ScriptError", message: "Error: Uncaught too big" }, {
+    ...context,
+    source: 'const a = 1;\nif (a) throw "too big";\nthrow new Error("x");',
+  });
+  assert.equal(error.line, 2);
+  assert.match(error.message, /uncaught too big; throw new Error/);
+});
+
+Deno.test("explainRunError() explains ReferenceErrors models cause", () => {
+  const explain = (message: string, source = "") =>
+    explainRunError({ kind: "ScriptError", message }, { ...context, source }).message;
+  assert.match(explain("ReferenceError: None is not defined"), /writes null, not None/);
+  assert.match(explain("ReferenceError: kv is not defined"), /tools\.kv\.TOOL/);
+  assert.match(
+    explain("ReferenceError: env is not defined", "await tools.everything.get-env()"),
+    /tools\.everything\.get_env\(…\) or tools\.everything\["get-env"\]/,
+  );
+  assert.equal(explain("ReferenceError: zzz is not defined"), "ReferenceError: zzz is not defined");
+});
+
+Deno.test("explainRunError() advises the flag only when exec.maxPermissions allows it", () => {
+  const denied = (target: string) =>
+    explainRunError({
+      kind: "PermissionDenied",
+      message: `Permission denied: read access to "${target}" is not granted to this run; ` +
+        `ask for it with --allow-read=${target} (within exec.maxPermissions)`,
+      hint: "read",
+    }, context).message;
+  assert.match(denied("/root-dir/data/a.txt"), /--allow-read=\/root-dir\/data\/a\.txt/);
+  const beyond = denied("/etc/hostname");
+  assert.match(beyond, /add "\/etc\/hostname" to exec\.maxPermissions\.read/);
+  assert.match(beyond, /allowed: read \.\/data/);
+  assert.match(
+    explainRunError({ kind: "PermissionRefused", message: "Refused before start" }, context)
+      .message,
+    /exec\.maxPermissions allows: read \.\/data/,
+  );
+});
