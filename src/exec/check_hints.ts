@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ts as Ts } from "ts-morph";
+import type Ts from "typescript";
 import { nearestNames } from "../discovery/nearest_names.ts";
 
 type TypeScript = typeof Ts;

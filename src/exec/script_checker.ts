@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { ts as Ts } from "ts-morph";
+import { basename, dirname, join } from "node:path";
+import type Ts from "typescript";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { toCheckerDeclarations } from "./deno_lib_types.ts";
 import { catalogueFromGlobals, type CheckCatalogue, explainDiagnostic } from "./check_hints.ts";
@@ -52,7 +53,7 @@ const DENO_FILE = `${DIRECTORY}/deno.d.ts`;
 const GLOBALS_FILE = `${DIRECTORY}/globals.d.ts`;
 const RUNNER_FILE = `${DIRECTORY}/runner.d.ts`;
 const SCRIPT_FILE = `${DIRECTORY}/script.ts`;
-/** Where ts-morph's in-memory file system keeps the lib files it bundles. */
+/** Where the checker's host serves TypeScript's lib files (read from the npm package). */
 const LIB_DIRECTORY = "/node_modules/typescript/lib";
 const WARM_UP_SCRIPT = [
   "const text: string = await Promise.resolve(Deno.args.join(' '));",
@@ -143,18 +144,26 @@ export class ScriptChecker {
   }
 
   /**
-   * Loads TypeScript (ts-morph's bundled copy, imported here so start-up does not pay for it)
-   * and builds a checker. Nothing is type-checked until the first {@linkcode check} or
-   * {@linkcode warmUp}.
+   * Loads TypeScript (`npm:typescript`, pinned to the version the `deno` binary embeds, see
+   * `Deno.version.typescript`; imported here so start-up does not pay for it) and builds a
+   * checker. Nothing is type-checked until the first {@linkcode check} or {@linkcode warmUp}.
    */
   static async create(options: ScriptCheckerOptions): Promise<ScriptChecker> {
-    const { Project, ts } = await import("ts-morph");
-    const libHost = new Project({ useInMemoryFileSystem: true }).getModuleResolutionHost();
+    const ts = (await import("typescript")).default;
+    const libDirectory = dirname(ts.getDefaultLibFilePath({}));
     return new ScriptChecker(ts, {
       denoTypes: options.denoTypes,
       globals: options.globals ?? "",
-      readLibFile: (path) => libHost.readFile(path),
+      readLibFile: (path) => readLib(join(libDirectory, basename(path))),
     });
+  }
+
+  /**
+   * The TypeScript version checks run with; the same as `Deno.version.typescript` of the
+   * `deno` this project pins, so a script `deno check` accepts is accepted here.
+   */
+  get typescriptVersion(): string {
+    return this.#ts.version;
   }
 
   /** Replaces the script globals' declarations; the next check sees them. */
@@ -297,5 +306,15 @@ export class ScriptChecker {
       );
     }
     return this.#libSnapshots.get(fileName);
+  }
+}
+
+/** A lib file's text, or undefined when TypeScript has no such lib. */
+function readLib(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw new Error(`Cannot read the TypeScript lib file "${path}"`, { cause: error });
   }
 }

@@ -267,3 +267,8 @@ Deno.test("ScriptChecker.check() shows the tool's signature for a bad argument",
     );
   });
 });
+
+Deno.test("ScriptChecker checks with the TypeScript version of the deno it runs with", async () => {
+  const checker = await checkerReady;
+  assert.equal(checker.typescriptVersion, Deno.version.typescript);
+});

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ts as Ts } from "ts-morph";
+import type Ts from "typescript";
 
 type TypeScript = typeof Ts;
 

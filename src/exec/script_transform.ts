@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ts as Ts } from "ts-morph";
+import type Ts from "typescript";
 import { stripMarkdownFence } from "./markdown_fence.ts";
 import { findGrammarMistake } from "./script_grammar.ts";
 
@@ -98,7 +98,7 @@ export async function prepareScript(
       `Cannot prepare script: result function "${resultFunction}" is not an identifier`,
     );
   }
-  const { ts } = await import("ts-morph");
+  const ts = (await import("typescript")).default;
   const fence = stripMarkdownFence(source);
   const prepared = prepareParsed(ts, fence.source, { inline: options.inline, resultFunction });
   if (fence.warning !== null && prepared.kind === "Prepared") {
