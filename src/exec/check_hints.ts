@@ -158,7 +158,11 @@ function explainUnknownMember(context: HintContext, name: Ts.Identifier): string
     const elsewhere: string[] = [];
     for (const [other, tools] of catalogue.namespaces) {
       if (other === namespace || !isIdentifierName(other)) continue;
-      for (const tool of nearestNames(name.text, tools.filter(isIdentifierName), { limit: 2 })) {
+      const near = nearestNames(name.text, tools.filter(isIdentifierName), {
+        limit: 2,
+        maxDistance: 1,
+      });
+      for (const tool of near) {
         elsewhere.push(`tools.${other}.${tool}`);
       }
     }

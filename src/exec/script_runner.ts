@@ -20,7 +20,11 @@ import { capForCaller, OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
 import { explainRunError, type RunErrorContext } from "./run_error_hints.ts";
 import { watchMemory } from "./memory_watch.ts";
-import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
+import {
+  type PreparedScript,
+  type PrepareScriptResult,
+  toSourcePosition,
+} from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { decidePermissions } from "./run_permissions.ts";
 import { RunnerPool } from "./runner_pool.ts";
@@ -372,6 +376,12 @@ export class ScriptRunner {
       });
     }
     earlyWarnings.push(...prepared.warnings ?? []);
+    // Stack positions are in the prepared code: map them back to the author's text.
+    const toSource = (error: RunError): RunError => {
+      if (error.line === undefined || error.column === undefined) return error;
+      const at = toSourcePosition(prepared, { line: error.line, column: error.column });
+      return { ...error, line: at.line, column: at.column };
+    };
     const typeChecked = request.check ?? exec.typecheck;
     if (typeChecked) {
       let diagnostics: Diagnostic[];
@@ -648,7 +658,7 @@ export class ScriptRunner {
         line: waiting.line,
       }
       : classified;
-    const error = located === null ? null : explainRunError(located, hintContext());
+    const error = located === null ? null : explainRunError(toSource(located), hintContext());
     return finish({
       ok: error === null,
       exitCode: status.code,

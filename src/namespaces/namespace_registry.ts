@@ -188,6 +188,7 @@ export class NamespaceRegistry {
       const elsewhere = typed.filter((other) => other !== ns).flatMap((other) =>
         nearestNames(toolName, [...(other.toolIdentifiers as Map<string, string>).values()], {
           limit: 2,
+          maxDistance: 1,
         }).map((n) => `${other.identifier}.${n}`)
       );
       const exact = elsewhere.filter((path) => path.endsWith(`.${toolName}`));
