@@ -32,6 +32,51 @@ const FOREIGN_NAMES: Readonly<Record<string, string>> = {
   print: "console.log",
 };
 
+/**
+ * Replaces the run's scratch paths (where the runner put the script) in a failure's message:
+ * they are the gateway's business. The script becomes "the script"; a path beside it (a
+ * relative import) becomes `./name`, and is explained: a snippet has no directory of its own.
+ */
+export function withoutRunPaths(
+  error: RunError,
+  run: { scriptPath: string; dir: string },
+): RunError {
+  const relative = error.kind === "PermissionDenied" &&
+    error.message.includes(`${run.dir}/`) && !error.message.includes(run.scriptPath);
+  const message = error.message
+    .replace(/\n\s+at (?:file:\/\/)?\S+:\d+:\d+/g, "")
+    .replaceAll(`file://${run.scriptPath}`, "the script")
+    .replaceAll(run.scriptPath, "the script")
+    .replaceAll(`file://${run.dir}/`, "./")
+    .replaceAll(`${run.dir}/`, "./");
+  if (!relative) return { ...error, message };
+  const target = /access to "?(\.\/[^\s",;]+)/.exec(message)?.[1] ?? "a relative path";
+  const { hint: _hint, ...rest } = error;
+  return {
+    ...rest,
+    kind: "ScriptError",
+    message: `Cannot import "${target}": a snippet has no directory of its own, so relative ` +
+      "imports find nothing; inline that code in the script, or import it by absolute path " +
+      "(with --allow-read=PATH)",
+  };
+}
+
+/**
+ * A module that V8 could not parse fails at import with "SyntaxError: … at the script:L:C":
+ * that is a `SyntaxError` of the script at that line, like the ones found before the run.
+ */
+export function asModuleSyntaxError(error: RunError): RunError {
+  if (error.kind !== "ScriptError") return error;
+  const parse = /^SyntaxError: (.*) at the script:(\d+):(\d+)$/s.exec(error.message);
+  if (parse === null) return error;
+  return {
+    kind: "SyntaxError",
+    message: `${parse[1]}: fix line ${parse[2]} of the script`,
+    line: Number(parse[2]),
+    column: Number(parse[3]),
+  };
+}
+
 /** Returns `error` with its hint added to the message (and a line when one can be found). */
 export function explainRunError(error: RunError, context: RunErrorContext): RunError {
   switch (error.kind) {
@@ -151,7 +196,16 @@ function withThrowLine(error: RunError, source: string): RunError {
 
 function explainPermission(error: RunError, context: RunErrorContext): RunError {
   const name = error.hint;
-  if (name === undefined || name === "import" || name === "unknown") return error;
+  if (name === "import") {
+    const net = context.ceiling.net;
+    if (net === true || (Array.isArray(net) && net.length > 0)) return error;
+    return appendFix(
+      error,
+      "exec.maxPermissions.net allows no host, so such a grant would be refused: add the host " +
+        "(true for npm: imports) to exec.maxPermissions.net in gateway.json first, or inline the code",
+    );
+  }
+  if (name === undefined || name === "unknown") return error;
   const target = /access to ("[^"]*"|[^\s,;]+)/.exec(error.message)?.[1]?.replace(/^"|"$/g, "");
   const request: PermissionSet = { [name]: target === undefined ? true : [target] };
   const ceiling = resolveCeiling(context.ceiling, context.configDir);

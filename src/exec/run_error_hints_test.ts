@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { explainRunError, type RunErrorContext } from "./run_error_hints.ts";
+import {
+  asModuleSyntaxError,
+  explainRunError,
+  type RunErrorContext,
+  withoutRunPaths,
+} from "./run_error_hints.ts";
 
 const context: RunErrorContext = {
   source: "",
@@ -71,4 +76,38 @@ Deno.test("explainRunError() advises the flag only when exec.maxPermissions allo
       .message,
     /exec\.maxPermissions allows: read \.\/data/,
   );
+});
+
+Deno.test("withoutRunPaths() names the script, never the run's scratch directory", () => {
+  const run = { scriptPath: "/data/runs-1/ab/script.ts", dir: "/data/runs-1/ab" };
+  const parse = withoutRunPaths({
+    kind: "ScriptError",
+    message:
+      "SyntaxError: Invalid regular expression flags at file:///data/runs-1/ab/script.ts:2:17",
+  }, run);
+  assert.equal(parse.message, "SyntaxError: Invalid regular expression flags at the script:2:17");
+  assert.deepEqual(asModuleSyntaxError(parse), {
+    kind: "SyntaxError",
+    message: "Invalid regular expression flags: fix line 2 of the script",
+    line: 2,
+    column: 17,
+  });
+  const relative = withoutRunPaths({
+    kind: "PermissionDenied",
+    message: 'Permission denied: read access to "/data/runs-1/ab/helper.ts" is not granted',
+    hint: "read",
+    line: 1,
+  }, run);
+  assert.equal(relative.kind, "ScriptError");
+  assert.match(relative.message, /^Cannot import "\.\/helper\.ts": a snippet has no directory/);
+  assert.equal(relative.line, 1);
+});
+
+Deno.test("explainRunError() says when exec.maxPermissions.net leaves imports no way in", () => {
+  const error = explainRunError({
+    kind: "PermissionDenied",
+    message: "Permission denied: remote and npm imports are off in the sandbox",
+    hint: "import",
+  }, context);
+  assert.match(error.message, /exec\.maxPermissions\.net allows no host/);
 });

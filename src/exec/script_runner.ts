@@ -18,7 +18,12 @@ import type {
 import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { capForCaller, OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
-import { explainRunError, type RunErrorContext } from "./run_error_hints.ts";
+import {
+  asModuleSyntaxError,
+  explainRunError,
+  type RunErrorContext,
+  withoutRunPaths,
+} from "./run_error_hints.ts";
 import { watchMemory } from "./memory_watch.ts";
 import {
   type PreparedScript,
@@ -658,7 +663,10 @@ export class ScriptRunner {
         line: waiting.line,
       }
       : classified;
-    const error = located === null ? null : explainRunError(toSource(located), hintContext());
+    const error = located === null ? null : explainRunError(
+      toSource(asModuleSyntaxError(withoutRunPaths(located, runner))),
+      hintContext(),
+    );
     return finish({
       ok: error === null,
       exitCode: status.code,

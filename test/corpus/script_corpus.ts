@@ -128,6 +128,7 @@ export async function gradeWrong(
   for (const pattern of script.expect.hint) {
     if (!pattern.test(text)) problems.push(`no hint matching ${pattern}`);
   }
+  if (/file:\/\/|\/runs-\d+\//.test(text)) problems.push("an internal path is in the message");
   if (problems.length > 0) problems.push(`message: ${text.trim()}`);
   return { name: script.name, passed: problems.length === 0, problems, document };
 }

@@ -313,6 +313,23 @@ export const WRONG_SCRIPTS: readonly WrongScript[] = [
     ),
     expect: { kind: "SyntaxError", line: 2, hint: [/make function `drain` `async`/] },
   },
+  {
+    name: "invalid regular expression flags without check",
+    check: false,
+    source: lines("// find", "const pattern = /a/gg;", "pattern"),
+    expect: { kind: "SyntaxError", line: 2, hint: [/[Ii]nvalid regular expression flags/] },
+  },
+  {
+    name: "relative import of a missing module without check",
+    check: false,
+    source: lines('import { helper } from "./helper.ts";', "helper()"),
+    expect: { kind: "ScriptError", line: 1, hint: [/helper\.ts/, /inline/] },
+  },
+  {
+    name: "npm import in the sandbox",
+    source: lines('import leftPad from "npm:left-pad@1.3.0";', 'leftPad("x", 3)'),
+    expect: { kind: "PermissionDenied", line: 1, hint: [/exec\.maxPermissions\.net/] },
+  },
   // --- runtime failures (type check off: what a run without the check reports) ---
   {
     name: "unknown tool without check",
