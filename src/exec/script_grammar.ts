@@ -1,5 +1,6 @@
 /**
- * Grammar mistakes a parse does not report but Deno refuses at run time, found on the parsed
+ * Parse errors and grammar mistakes as a model can fix them: an unclosed bracket at the line it
+ * opened, and mistakes a parse does not report but Deno refuses at run time, found on the parsed
  * script so they become a `SyntaxError` at the script's own line with the fix (issue 10): a
  * top-level `return`, and `await` inside a function that is not `async`.
  * @module
@@ -66,6 +67,78 @@ export function findGrammarMistake(ts: TypeScript, file: Ts.SourceFile): Grammar
   };
   ts.forEachChild(file, (child) => visit(child, null));
   return found;
+}
+
+/**
+ * A parse error as the author should read it: where an unclosed bracket opened (with the line
+ * the parser gave up at) rather than the end of the file, else TypeScript's own message.
+ */
+export function describeSyntaxError(
+  ts: TypeScript,
+  file: Ts.SourceFile,
+  diagnostic: Ts.DiagnosticWithLocation,
+): { message: string; line: number; column: number } {
+  const { line, character } = file.getLineAndCharacterOfPosition(diagnostic.start);
+  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+  // "'}' expected" carries where the unclosed bracket opened: that line is where to fix it.
+  const opened = diagnostic.relatedInformation?.find((related) =>
+    related.start !== undefined &&
+    / was opened here|expected to find a '.' to match/.test(String(related.messageText))
+  );
+  if (opened?.start !== undefined) {
+    const at = file.getLineAndCharacterOfPosition(opened.start);
+    const bracket = `'${file.text[opened.start]}'`;
+    return {
+      message: `${message.replace(/\.$/, "")}: the ${bracket} opened at line ${
+        at.line + 1
+      } is never closed (reached line ${line + 1}); close it where the block ends`,
+      line: at.line + 1,
+      column: at.character + 1,
+    };
+  }
+  const unclosed = /^'([)\]}])' expected\.?$/.exec(message);
+  const open = unclosed ? unmatchedOpening(ts, file.text, unclosed[1]!, diagnostic.start) : null;
+  if (open !== null) {
+    const at = file.getLineAndCharacterOfPosition(open);
+    return {
+      message: `${message.replace(/\.$/, "")}: the '${file.text[open]}' opened at line ${
+        at.line + 1
+      } is never closed (reached line ${line + 1}); close it where it should end`,
+      line: at.line + 1,
+      column: at.character + 1,
+    };
+  }
+  return { message, line: line + 1, column: character + 1 };
+}
+
+/** Offset of the last bracket opened before `end` and not closed, when it matches `closing`. */
+function unmatchedOpening(
+  ts: TypeScript,
+  text: string,
+  closing: string,
+  end: number,
+): number | null {
+  const pairs: Record<string, string> = { ")": "(", "]": "[", "}": "{" };
+  const scanner = ts.createScanner(ts.ScriptTarget.ESNext, true, ts.LanguageVariant.Standard, text);
+  const open: Array<{ char: string; at: number }> = [];
+  for (let token = scanner.scan(); token !== ts.SyntaxKind.EndOfFileToken; token = scanner.scan()) {
+    const at = scanner.getTokenStart();
+    if (at >= end) break;
+    const char = text[at]!;
+    if (
+      token === ts.SyntaxKind.OpenParenToken || token === ts.SyntaxKind.OpenBracketToken ||
+      token === ts.SyntaxKind.OpenBraceToken
+    ) {
+      open.push({ char, at });
+    } else if (
+      token === ts.SyntaxKind.CloseParenToken || token === ts.SyntaxKind.CloseBracketToken ||
+      token === ts.SyntaxKind.CloseBraceToken
+    ) {
+      if (open.at(-1)?.char === pairs[char]) open.pop();
+    }
+  }
+  const last = open.at(-1);
+  return last !== undefined && last.char === pairs[closing] ? last.at : null;
 }
 
 function isFunctionWithBody(ts: TypeScript, node: Ts.Node): boolean {
