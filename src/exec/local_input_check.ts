@@ -7,6 +7,24 @@
 
 import type { Diagnostic } from "../protocol/run_document.ts";
 
+/**
+ * Codes of "this value does not fit the parameter" errors (wrong type, missing or unknown
+ * property, wrong argument count); any other diagnostic leaves the call to the tool.
+ */
+const ARGUMENT_CODES: ReadonlySet<number> = new Set([
+  2322,
+  2326,
+  2345,
+  2353,
+  2559,
+  2561,
+  2739,
+  2740,
+  2741,
+  2769,
+  2820,
+]);
+
 /** Arguments larger than this (as JSON) are not checked: checking costs time per byte. */
 const MAX_CHECKED_JSON = 64 * 1024;
 
@@ -43,7 +61,12 @@ export async function localInputProblem(
   if (json === undefined || json.length > MAX_CHECKED_JSON) return null;
   const call = `tools.${path.namespace}.${path.tool}`;
   const diagnostics = await check(`${call}(${json});\n`);
-  const first = diagnostics[0];
+  // Only what is wrong with the argument counts: a diagnostic on the callee (the checker's
+  // types lag a namespace that just changed) must never fail a call the tool would take.
+  const first = diagnostics.find((d) =>
+    d.line === 1 && d.column > call.length + 1 && d.code !== undefined &&
+    ARGUMENT_CODES.has(d.code)
+  ) ?? diagnostics.find((d) => d.code === 2554 || d.code === 2555);
   if (first === undefined) return null;
   const where = first.message.includes("expected tools.")
     ? ""
