@@ -136,7 +136,7 @@ function explainUnknownMember(context: HintContext, name: Ts.Identifier): string
     ];
     return `Unknown namespace "${name.text}": ` +
       (suggestions.length > 0 ? `did you mean ${suggestions.join(" or ")}? ` : "") +
-      `The namespaces are: ${namespaces.join(", ") || "(none)"} ` +
+      `the namespaces are: ${namespaces.join(", ") || "(none)"} ` +
       '(search("words") finds a tool by what it does)';
   }
   if (

@@ -63,10 +63,11 @@ export async function localInputProblem(
   const diagnostics = await check(`${call}(${json});\n`);
   // Only what is wrong with the argument counts: a diagnostic on the callee (the checker's
   // types lag a namespace that just changed) must never fail a call the tool would take.
-  const first = diagnostics.find((d) =>
-    d.line === 1 && d.column > call.length + 1 && d.code !== undefined &&
-    ARGUMENT_CODES.has(d.code)
-  ) ?? diagnostics.find((d) => d.code === 2554 || d.code === 2555);
+  const first =
+    diagnostics.find((d) =>
+      d.line === 1 && d.column > call.length + 1 && d.code !== undefined &&
+      ARGUMENT_CODES.has(d.code)
+    ) ?? diagnostics.find((d) => d.code === 2554 || d.code === 2555);
   if (first === undefined) return null;
   const where = first.message.includes("expected tools.")
     ? ""

@@ -21,6 +21,8 @@ export interface RunErrorContext {
   /** `exec.maxPermissions`, with relative paths against `configDir`. */
   ceiling: PermissionSet;
   configDir: string | null;
+  /** The run's working directory: a relative path the script used resolves against it. */
+  cwd: string;
 }
 
 const FOREIGN_NAMES: Readonly<Record<string, string>> = {
@@ -93,14 +95,14 @@ export function explainRunError(error: RunError, context: RunErrorContext): RunE
     case "ToolTimeout":
       return appendFix(
         error,
-        `the tool gave no answer or progress within exec.callTimeoutMs (${context.limits.callTimeoutMs} ms): ` +
-          "raise exec.callTimeoutMs (callTimeoutMs over RPC) or ask the tool for less",
+        `raise exec.callTimeoutMs (now ${context.limits.callTimeoutMs} ms; callTimeoutMs over ` +
+          "RPC) or ask the tool for less",
       );
     case "ToolCallLimitExceeded":
       return appendFix(
         error,
-        `a run may make exec.maxToolCalls (${context.limits.maxToolCalls}) calls: batch the work ` +
-          "into fewer calls, split it over several runs, or raise exec.maxToolCalls (maxToolCalls over RPC)",
+        "batch the work into fewer calls, split it over several runs, or raise " +
+          "exec.maxToolCalls (maxToolCalls over RPC)",
       );
     case "PermissionDenied":
       return explainPermission(error, context);
@@ -190,7 +192,7 @@ function withThrowLine(error: RunError, source: string): RunError {
     ? candidates[0]
     : undefined;
   const fix = "throw new Error(…) instead of a bare value, so the failure carries a stack";
-  const explained = appendFix({ ...error, message: `ScriptError: uncaught ${thrown}` }, fix);
+  const explained = appendFix({ ...error, message: `Uncaught value thrown: ${thrown}` }, fix);
   return found === undefined ? explained : { ...explained, line: found.line, column: 1 };
 }
 
@@ -207,7 +209,10 @@ function explainPermission(error: RunError, context: RunErrorContext): RunError 
   }
   if (name === undefined || name === "unknown") return error;
   const target = /access to ("[^"]*"|[^\s,;]+)/.exec(error.message)?.[1]?.replace(/^"|"$/g, "");
-  const request: PermissionSet = { [name]: target === undefined ? true : [target] };
+  const path = target !== undefined && (name === "read" || name === "write") && !isAbsolute(target)
+    ? resolve(context.cwd, target)
+    : target;
+  const request: PermissionSet = { [name]: path === undefined ? true : [path] };
   const ceiling = resolveCeiling(context.ceiling, context.configDir);
   if (permissionsBeyond(request, ceiling).length === 0) return error;
   // The flag the message advises would be refused: say what to change in the config instead.

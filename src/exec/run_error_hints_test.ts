@@ -15,13 +15,14 @@ const context: RunErrorContext = {
   limits: { timeoutMs: 1000, callTimeoutMs: 500, maxToolCalls: 5, maxMemoryMb: 64 },
   ceiling: { read: ["./data"] },
   configDir: "/root-dir",
+  cwd: "/root-dir",
 };
 
 Deno.test("explainRunError() names the knob of each limit", () => {
   const cases = [
     ["Timeout", /--timeout MS .*exec\.timeoutMs/],
-    ["ToolTimeout", /exec\.callTimeoutMs \(500 ms\)/],
-    ["ToolCallLimitExceeded", /exec\.maxToolCalls \(5\)/],
+    ["ToolTimeout", /raise exec\.callTimeoutMs \(now 500 ms/],
+    ["ToolCallLimitExceeded", /raise exec\.maxToolCalls/],
     ["MemoryLimit", /exec\.maxMemoryMb \(now 64 MB/],
   ] as const;
   for (const [kind, pattern] of cases) {
@@ -44,7 +45,7 @@ Deno.test("explainRunError() finds the line of a thrown string", () => {
     source: 'const a = 1;\nif (a) throw "too big";\nthrow new Error("x");',
   });
   assert.equal(error.line, 2);
-  assert.match(error.message, /uncaught too big; throw new Error/);
+  assert.match(error.message, /^Uncaught value thrown: too big; throw new Error/);
 });
 
 Deno.test("explainRunError() explains ReferenceErrors models cause", () => {
@@ -67,7 +68,11 @@ Deno.test("explainRunError() advises the flag only when exec.maxPermissions allo
         `ask for it with --allow-read=${target} (within exec.maxPermissions)`,
       hint: "read",
     }, context).message;
-  assert.match(denied("/root-dir/data/a.txt"), /--allow-read=\/root-dir\/data\/a\.txt/);
+  assert.match(
+    denied("/root-dir/data/a.txt"),
+    /ask for it with --allow-read=\/root-dir\/data\/a\.txt/,
+  );
+  assert.match(denied("./data/a.txt"), /ask for it with --allow-read=\.\/data\/a\.txt/);
   const beyond = denied("/etc/hostname");
   assert.match(beyond, /add "\/etc\/hostname" to exec\.maxPermissions\.read/);
   assert.match(beyond, /allowed: read \.\/data/);

@@ -130,7 +130,7 @@ Deno.test("ScriptChecker.check() picks up new globals after setGlobals()", async
     const script = "const entry = await tools.fs.read({ path: 'a.txt' });\nconsole.log(entry);";
     const before = checker.check(script);
     assert.equal(before.length, 1);
-    assert.match(before[0]?.message ?? "", /Unknown namespace "fs": .*The namespaces are: kv/);
+    assert.match(before[0]?.message ?? "", /Unknown namespace "fs": .*the namespaces are: kv/);
 
     checker.setGlobals(
       SAMPLE_GLOBALS.replace(
@@ -236,7 +236,7 @@ Deno.test("ScriptChecker.check() names the nearest tools and namespaces for unkn
     );
     assert.match(
       firstMessage(checker, 'await tools.sqlit.query({ sql: "x" });'),
-      /^Unknown namespace "sqlit": did you mean tools\.sqlite\.query\? The namespaces are: kv, sqlite, everything/,
+      /^Unknown namespace "sqlit": did you mean tools\.sqlite\.query\? the namespaces are: kv, sqlite, everything/,
     );
     assert.match(
       firstMessage(checker, 'await kv.get({ key: "a" });'),

@@ -347,6 +347,7 @@ export class ScriptRunner {
       },
       ceiling: exec.maxPermissions,
       configDir: this.#deps.configDir ?? null,
+      cwd: request.cwd,
     });
     const failEarly = (error: RunError) =>
       finish({

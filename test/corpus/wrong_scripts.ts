@@ -475,7 +475,11 @@ export const WRONG_SCRIPTS: readonly WrongScript[] = [
   {
     name: "file read not granted but allowed by the ceiling",
     source: lines("", 'await Deno.readTextFile("./data/hello.txt")'),
-    expect: { kind: "PermissionDenied", line: 2, hint: [/--allow-read=/] },
+    expect: {
+      kind: "PermissionDenied",
+      line: 2,
+      hint: [/not granted to this run; ask for it with --allow-read=/],
+    },
   },
   {
     name: "file read beyond the ceiling",
