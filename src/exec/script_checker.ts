@@ -202,7 +202,7 @@ export class ScriptChecker {
       ? syntactic
       : this.#service.getSemanticDiagnostics(SCRIPT_FILE);
     const starts = lineStarts(source);
-    const explain = syntactic.length > 0 ? undefined : this.#explainer();
+    const explain = syntactic.length > 0 || found.length === 0 ? undefined : this.#explainer();
     return this.#toDiagnostics(found, (offset) =>
       offsetToPosition(
         starts,

@@ -380,7 +380,8 @@ function renderFixedGlobals(describeExample: string): string {
     `${doc(["What `stdin()` returns: the run's standard input, read whole."])}` +
     "interface GatewayStdin {\n" +
     "  /** The input as text, trimmed. */\n  text(): string;\n" +
-    "  /** The input parsed as JSON (typed `any`, like `JSON.parse`), or `null` when it is empty. */\n" +
+    "  /** The input parsed as JSON (typed `any`, like `JSON.parse`); `null` when it is empty,\n" +
+    "   * a `SyntaxError` saying so when it is not JSON. */\n" +
     "  json(): any;\n" +
     "  /** Non-empty lines, each trimmed. */\n  lines(): string[];\n" +
     "  /** The bytes as received. */\n  raw(): Uint8Array;\n}\n",
