@@ -216,8 +216,9 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
   return {
     asToolError: (error) => (error instanceof ToolError ? error : null),
     explain: (error) => {
-      const nullish = error instanceof TypeError && /\b(null|undefined)\b/.test(error.message);
-      return nullish ? stdinNote : null;
+      // Only a TypeError about `null` can come from the null that stdin().json() returned.
+      const fromNull = error instanceof TypeError && /\bnull\b/.test(error.message);
+      return fromNull ? stdinNote : null;
     },
   };
 }
