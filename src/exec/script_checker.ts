@@ -166,6 +166,11 @@ export class ScriptChecker {
     return this.#ts.version;
   }
 
+  /** The script globals' declarations the checker holds now. */
+  get globals(): string {
+    return this.#files.get(GLOBALS_FILE)?.text ?? "";
+  }
+
   /** Replaces the script globals' declarations; the next check sees them. */
   setGlobals(dtsText: string): void {
     this.#update(GLOBALS_FILE, dtsText);

@@ -257,6 +257,15 @@ export const WRONG_SCRIPTS: readonly WrongScript[] = [
     source: lines("```ts", 'await tools.kv.gett({ key: "a" })', "```"),
     expect: { kind: "CheckFailed", line: 2, hint: [/tools\.kv\.get\b/, /fences/i] },
   },
+  {
+    name: "node: built-in used with the wrong types",
+    source: lines(
+      'import { readFileSync } from "node:fs";',
+      'const size: number = readFileSync("./data/hello.txt", "utf8");',
+      "size",
+    ),
+    expect: { kind: "CheckFailed", line: 2, hint: [/'string' is not assignable to type 'number'/] },
+  },
   // --- syntax and grammar ---
   {
     name: "unclosed brace",
