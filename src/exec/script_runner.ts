@@ -659,7 +659,7 @@ export class ScriptRunner {
       ? {
         ...classified,
         message:
-          `${classified.message} while waiting for tools.${waiting.namespace}.${waiting.tool} ` +
+          `${classified.message} while waiting for ${waiting.namespace}.${waiting.tool} ` +
           `(line ${waiting.line})`,
         line: waiting.line,
       }

@@ -15,7 +15,7 @@ export interface ChannelPort {
   request(
     message:
       | { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean; line?: number }
-      | { t: "resources"; namespace: string; op: "list" | "read"; uri?: string; line?: number },
+      | { t: "resources"; namespace: string; op: "list" | "read"; uri?: string },
   ): Promise<unknown>;
   send(message: RunnerToGateway): Promise<void>;
 }
