@@ -112,7 +112,29 @@ export function explainDiagnostic(context: HintContext, diagnostic: Ts.Diagnosti
     const signature = enclosingToolSignature(context, node);
     if (signature !== null) return `${message.replace(/\.$/, "")}; expected ${signature}`;
   }
-  return message;
+  const fix = commonFix(diagnostic.code, message);
+  return fix === null ? message : `${message.replace(/\.$/, "")}: ${fix}`;
+}
+
+/** The usual fix of a diagnostic whose message alone does not say what to write. */
+function commonFix(code: number, message: string): string | null {
+  // "'v' is possibly 'null'", "Object is possibly 'undefined'" …
+  if (code === 18047 || code === 18048 || code === 18049 || code === 2531 || code === 2532) {
+    return "check it first (`if (v === null) …`), read through it with `?.`, give a default " +
+      "with `??`, or add `!` when you know it is set";
+  }
+  // Iterating or destructuring a Promise: `const [a, b] = Promise.all(…)`.
+  if (
+    (code === 2488 || code === 2461 || code === 2548 || code === 2549) && /Promise</.test(message)
+  ) {
+    return "it is a Promise: add `await` before it";
+  }
+  // A member read on a union (a tool's `JsonValue`, `string | number` …).
+  if (code === 2339 && /on type '[^']*\|/.test(message)) {
+    return 'narrow the value first (`typeof v === "string"`, `Array.isArray(v)`, `"key" in v`) ' +
+      "or say what it is with a cast (`as string[]`)";
+  }
+  return null;
 }
 
 function explainUnknownMember(context: HintContext, name: Ts.Identifier): string | null {

@@ -4,13 +4,10 @@
  * @module
  */
 
-import { join } from "node:path";
-import { denoCheckScript, importsOnlyNodeBuiltins } from "./deno_check_oracle.ts";
 import { loadDenoLibTypes } from "./deno_lib_types.ts";
 import { ScriptChecker } from "./script_checker.ts";
-import type { Diagnostic } from "../protocol/run_document.ts";
 import type { CheckerRequest, CheckerResponse } from "./script_checker_worker.ts";
-import { type PreparedScript, prepareScript, toSourcePosition } from "./script_transform.ts";
+import { prepareScript } from "./script_transform.ts";
 
 /** The parts of the worker's global scope this module uses. */
 interface WorkerScope {
@@ -25,34 +22,6 @@ interface WorkerScope {
 function serveChecker(scope: WorkerScope): void {
   let checker: ScriptChecker | null = null;
   let queue: Promise<void> = Promise.resolve();
-  let deno: { cacheDir: string; denoPath?: string } | null = null;
-
-  /**
-   * For a script importing `node:` built-ins that the in-memory check accepted, `deno check`
-   * too (see `deno_check_oracle.ts`), which knows Deno's Node types. It takes seconds, so it
-   * runs outside the queue: other checks never wait behind it.
-   */
-  async function withDenoCheck(
-    globals: string,
-    script: string | PreparedScript,
-    found: Diagnostic[],
-  ): Promise<Diagnostic[]> {
-    const code = typeof script === "string" ? script : script.code;
-    if (found.length > 0 || deno === null || !importsOnlyNodeBuiltins(code)) return found;
-    const hook = typeof script === "string"
-      ? ""
-      : `declare var ${script.resultFunction}: (value: unknown) => void;\n`;
-    const oracle = await denoCheckScript({
-      code,
-      globals: `${globals}\n${hook}`,
-      scratchDir: join(deno.cacheDir, "deno-check"),
-      ...(deno.denoPath === undefined ? {} : { denoPath: deno.denoPath }),
-    });
-    if (oracle === null) return found;
-    return typeof script === "string"
-      ? oracle
-      : oracle.map((d) => ({ ...d, ...toSourcePosition(script, d) }));
-  }
 
   async function answer(request: CheckerRequest): Promise<unknown> {
     if (request.op === "init") {
@@ -60,10 +29,6 @@ function serveChecker(scope: WorkerScope): void {
         cacheDir: request.cacheDir,
         ...(request.denoPath === undefined ? {} : { denoPath: request.denoPath }),
       });
-      deno = {
-        cacheDir: request.cacheDir,
-        ...(request.denoPath === undefined ? {} : { denoPath: request.denoPath }),
-      };
       checker?.dispose();
       checker = await ScriptChecker.create({ denoTypes, globals: request.globals });
       checker.warmUp();
@@ -82,9 +47,9 @@ function serveChecker(scope: WorkerScope): void {
     }
   }
 
-  async function reply(request: CheckerRequest, value = () => answer(request)): Promise<void> {
+  async function reply(request: CheckerRequest): Promise<void> {
     try {
-      scope.postMessage({ id: request.id, ok: true, value: await value() });
+      scope.postMessage({ id: request.id, ok: true, value: await answer(request) });
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       const cause = failure.cause instanceof Error ? `: ${failure.cause.message}` : "";
@@ -101,18 +66,7 @@ function serveChecker(scope: WorkerScope): void {
     const request = event.data;
     // Preparing touches no checker state, so it never waits behind a warm-up.
     if (request.op === "prepare") void reply(request);
-    else if (request.op === "check") {
-      // The in-memory check keeps its place in the queue; `deno check` runs after it, outside.
-      const inMemory = queue.then(async () => ({
-        found: await answer(request) as Diagnostic[],
-        globals: checker?.globals ?? "",
-      }));
-      queue = inMemory.then(() => undefined, () => undefined);
-      void reply(request, async () => {
-        const { found, globals } = await inMemory;
-        return await withDenoCheck(globals, request.script, found);
-      });
-    } else queue = queue.then(() => reply(request));
+    else queue = queue.then(() => reply(request));
   });
 }
 

@@ -658,8 +658,7 @@ export class ScriptRunner {
           classified.kind === "Cancelled" || classified.kind === "MemoryLimit")
       ? {
         ...classified,
-        message:
-          `${classified.message} while waiting for ${waiting.namespace}.${waiting.tool} ` +
+        message: `${classified.message} while waiting for ${waiting.namespace}.${waiting.tool} ` +
           `(line ${waiting.line})`,
         line: waiting.line,
       }

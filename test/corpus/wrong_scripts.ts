@@ -248,6 +248,27 @@ export const WRONG_SCRIPTS: readonly WrongScript[] = [
     expect: { kind: "CheckFailed", line: 2, hint: [/as string|as \{/] },
   },
   {
+    name: "member of a union-typed tool result",
+    source: lines('const todo = await tools.kv.get({ key: "todo" });', "todo.length"),
+    expect: { kind: "CheckFailed", line: 2, hint: [/narrow the value first|check it first/] },
+  },
+  {
+    name: "possibly null value used directly",
+    source: lines("const found = [1, 2].find((n) => n > 5);", "found.toFixed(1)"),
+    expect: { kind: "CheckFailed", line: 2, hint: [/`\?\.`|check it first/] },
+  },
+  {
+    name: "destructuring Promise.all without await",
+    source: lines(
+      "const [a, b] = Promise.all([",
+      '  tools.kv.get({ key: "a" }),',
+      '  tools.kv.get({ key: "b" }),',
+      "]);",
+      "[a, b]",
+    ),
+    expect: { kind: "CheckFailed", line: 1, hint: [/add `await`/] },
+  },
+  {
     name: "string assigned to a number",
     source: lines("let count: number = 0;", 'count = "3";'),
     expect: { kind: "CheckFailed", line: 2, hint: [/not assignable to type 'number'/] },
