@@ -220,14 +220,27 @@ export class ScriptChecker {
     const program = this.#service.getProgram();
     const file = program?.getSourceFile(SCRIPT_FILE);
     if (program === undefined || file === undefined) return undefined;
+    const ts = this.#ts;
     const checker = program.getTypeChecker();
     const version = this.#files.get(GLOBALS_FILE)?.version ?? 0;
     if (this.#catalogue?.version !== version) {
-      const value = catalogueFromGlobals(this.#ts, checker, program.getSourceFile(GLOBALS_FILE));
+      let value: CheckCatalogue = { namespaces: new Map() };
+      try {
+        value = catalogueFromGlobals(ts, checker, program.getSourceFile(GLOBALS_FILE));
+      } catch {
+        // Hints without the catalogue still beat a check that fails: keep going.
+      }
       this.#catalogue = { version, value };
     }
-    const context = { ts: this.#ts, checker, file, catalogue: this.#catalogue.value };
-    return (diagnostic) => explainDiagnostic(context, diagnostic);
+    const context = { ts, checker, file, catalogue: this.#catalogue.value };
+    return (diagnostic) => {
+      try {
+        return explainDiagnostic(context, diagnostic);
+      } catch {
+        // A hint is a bonus: TypeScript's own message is reported rather than no check at all.
+        return ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+      }
+    };
   }
 
   /**

@@ -349,13 +349,17 @@ export class ScriptRunner {
       configDir: this.#deps.configDir ?? null,
       cwd: request.cwd,
     });
+    /** The failure with its fix; a hint that cannot be built never costs the run its answer. */
+    const explain = (error: RunError, steps: (error: RunError) => RunError = (e) => e) => {
+      try {
+        return explainRunError(steps(error), hintContext());
+      } catch (cause) {
+        this.#deps.log(`Cannot explain a ${error.kind} failure: ${(cause as Error).message}`);
+        return error;
+      }
+    };
     const failEarly = (error: RunError) =>
-      finish({
-        ok: false,
-        error: explainRunError(error, hintContext()),
-        exitCode: null,
-        warnings: earlyWarnings,
-      });
+      finish({ ok: false, error: explain(error), exitCode: null, warnings: earlyWarnings });
 
     if (new TextEncoder().encode(request.source).length > exec.maxSourceBytes) {
       return failEarly({
@@ -663,10 +667,9 @@ export class ScriptRunner {
         line: waiting.line,
       }
       : classified;
-    const error = located === null ? null : explainRunError(
-      toSource(asModuleSyntaxError(withoutRunPaths(located, runner))),
-      hintContext(),
-    );
+    const error = located === null
+      ? null
+      : explain(located, (e) => toSource(asModuleSyntaxError(withoutRunPaths(e, runner))));
     return finish({
       ok: error === null,
       exitCode: status.code,
