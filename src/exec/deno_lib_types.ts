@@ -115,6 +115,11 @@ declare function clearImmediate(immediate: NodeJS.Immediate | undefined | null):
 declare var process: any;
 declare var Buffer: any;
 declare var global: typeof globalThis;
+// Node built-in modules (\`node:fs\` …) are typed by Deno's embedded @types/node, which
+// \`deno types\` does not print either: known here as untyped modules, so importing them is
+// never refused; a script importing them is then also checked by \`deno check\` itself
+// (deno_check_oracle.ts), which types them.
+declare module "node:*";
 `;
 
 /**

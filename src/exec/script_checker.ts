@@ -5,9 +5,11 @@
  * @module
  */
 
-import type { ts as Ts } from "ts-morph";
+import { basename, dirname, join } from "node:path";
+import type Ts from "typescript";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { toCheckerDeclarations } from "./deno_lib_types.ts";
+import { catalogueFromGlobals, type CheckCatalogue, explainDiagnostic } from "./check_hints.ts";
 import {
   lineStarts,
   offsetToPosition,
@@ -36,12 +38,22 @@ export interface ScriptCheckerOptions {
  */
 const IGNORED_CODES: ReadonlySet<number> = new Set([2307, 2792, 7016]);
 
+/**
+ * Implicit-`any` diagnostics (TS7005–TS7099: "Parameter 'row' implicitly has an 'any' type",
+ * "Element implicitly has an 'any' type" …) are dropped by code rather than by turning
+ * `noImplicitAny` off, which would change inference (`const a = []` would become `never[]`).
+ * An untyped helper parameter runs fine, so it must not stop a run.
+ */
+function isImplicitAny(code: number): boolean {
+  return code >= 7000 && code < 7100;
+}
+
 const DIRECTORY = "/gateway";
 const DENO_FILE = `${DIRECTORY}/deno.d.ts`;
 const GLOBALS_FILE = `${DIRECTORY}/globals.d.ts`;
 const RUNNER_FILE = `${DIRECTORY}/runner.d.ts`;
 const SCRIPT_FILE = `${DIRECTORY}/script.ts`;
-/** Where ts-morph's in-memory file system keeps the lib files it bundles. */
+/** Where the checker's host serves TypeScript's lib files (read from the npm package). */
 const LIB_DIRECTORY = "/node_modules/typescript/lib";
 const WARM_UP_SCRIPT = [
   "const text: string = await Promise.resolve(Deno.args.join(' '));",
@@ -54,8 +66,8 @@ const WARM_UP_SCRIPT = [
  *
  * - Every script is a module (`moduleDetection: force`), so top-level `await` works and its
  *   declarations never clash with the globals; target, module and lib are ESNext.
- * - `strict` as `deno check` has it, except `noImplicitAny: false` (an untyped helper
- *   parameter such as `function show(row) {…}` is fine at run time) and
+ * - `strict` as `deno check` has it (so inference is Deno's: `const a = []; a.push(1)` is
+ *   fine), with implicit-`any` errors dropped by code (see `isImplicitAny`), and
  *   `useUnknownInCatchVariables: false` (`catch (e) { e.message }` is what models write).
  * - Unused labels and unreachable code are not errors; `.ts` extensions may be imported.
  */
@@ -68,7 +80,6 @@ function compilerOptions(ts: TypeScript): Ts.CompilerOptions {
     lib: ["lib.esnext.d.ts"],
     types: [],
     strict: true,
-    noImplicitAny: false,
     useUnknownInCatchVariables: false,
     allowUnusedLabels: true,
     allowUnreachableCode: true,
@@ -100,6 +111,7 @@ export class ScriptChecker {
   #files = new Map<string, { text: string; version: number }>();
   #libSnapshots = new Map<string, Ts.IScriptSnapshot | undefined>();
   #readLibFile: (path: string) => string | undefined;
+  #catalogue: { version: number; value: CheckCatalogue } | null = null;
 
   private constructor(
     ts: TypeScript,
@@ -132,18 +144,31 @@ export class ScriptChecker {
   }
 
   /**
-   * Loads TypeScript (ts-morph's bundled copy, imported here so start-up does not pay for it)
-   * and builds a checker. Nothing is type-checked until the first {@linkcode check} or
-   * {@linkcode warmUp}.
+   * Loads TypeScript (`npm:typescript`, pinned to the version the `deno` binary embeds, see
+   * `Deno.version.typescript`; imported here so start-up does not pay for it) and builds a
+   * checker. Nothing is type-checked until the first {@linkcode check} or {@linkcode warmUp}.
    */
   static async create(options: ScriptCheckerOptions): Promise<ScriptChecker> {
-    const { Project, ts } = await import("ts-morph");
-    const libHost = new Project({ useInMemoryFileSystem: true }).getModuleResolutionHost();
+    const ts = (await import("typescript")).default;
+    const libDirectory = dirname(ts.getDefaultLibFilePath({}));
     return new ScriptChecker(ts, {
       denoTypes: options.denoTypes,
       globals: options.globals ?? "",
-      readLibFile: (path) => libHost.readFile(path),
+      readLibFile: (path) => readLib(join(libDirectory, basename(path))),
     });
+  }
+
+  /**
+   * The TypeScript version checks run with; the same as `Deno.version.typescript` of the
+   * `deno` this project pins, so a script `deno check` accepts is accepted here.
+   */
+  get typescriptVersion(): string {
+    return this.#ts.version;
+  }
+
+  /** The script globals' declarations the checker holds now. */
+  get globals(): string {
+    return this.#files.get(GLOBALS_FILE)?.text ?? "";
   }
 
   /** Replaces the script globals' declarations; the next check sees them. */
@@ -182,11 +207,40 @@ export class ScriptChecker {
       ? syntactic
       : this.#service.getSemanticDiagnostics(SCRIPT_FILE);
     const starts = lineStarts(source);
+    const explain = syntactic.length > 0 || found.length === 0 ? undefined : this.#explainer();
     return this.#toDiagnostics(found, (offset) =>
       offsetToPosition(
         starts,
         prepared === null ? offset : toSourceOffset(prepared.insertions, offset),
-      ));
+      ), explain);
+  }
+
+  /** Explains semantic diagnostics of the script with the fix (see `check_hints.ts`). */
+  #explainer(): ((diagnostic: Ts.Diagnostic) => string) | undefined {
+    const program = this.#service.getProgram();
+    const file = program?.getSourceFile(SCRIPT_FILE);
+    if (program === undefined || file === undefined) return undefined;
+    const ts = this.#ts;
+    const checker = program.getTypeChecker();
+    const version = this.#files.get(GLOBALS_FILE)?.version ?? 0;
+    if (this.#catalogue?.version !== version) {
+      let value: CheckCatalogue = { namespaces: new Map() };
+      try {
+        value = catalogueFromGlobals(ts, checker, program.getSourceFile(GLOBALS_FILE));
+      } catch {
+        // Hints without the catalogue still beat a check that fails: keep going.
+      }
+      this.#catalogue = { version, value };
+    }
+    const context = { ts, checker, file, catalogue: this.#catalogue.value };
+    return (diagnostic) => {
+      try {
+        return explainDiagnostic(context, diagnostic);
+      } catch {
+        // A hint is a bonus: TypeScript's own message is reported rather than no check at all.
+        return ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+      }
+    };
   }
 
   /**
@@ -211,6 +265,7 @@ export class ScriptChecker {
   #toDiagnostics(
     found: readonly Ts.Diagnostic[],
     position: (offset: number) => { line: number; column: number },
+    explain?: (diagnostic: Ts.Diagnostic) => string,
   ): Diagnostic[] {
     const ts = this.#ts;
     const diagnostics: Diagnostic[] = [];
@@ -218,9 +273,22 @@ export class ScriptChecker {
     const ordered = [...found].sort((a, b) => (a.start ?? 0) - (b.start ?? 0));
     for (const diagnostic of ordered) {
       if (diagnostic.category !== ts.DiagnosticCategory.Error) continue;
-      if (IGNORED_CODES.has(diagnostic.code)) continue;
+      if (IGNORED_CODES.has(diagnostic.code) || isImplicitAny(diagnostic.code)) continue;
       const { line, column } = position(diagnostic.start ?? 0);
-      const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+      let message = explain?.(diagnostic) ??
+        ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n");
+      // TypeScript's related information is often the fix ("Did you forget to use 'await'?",
+      // "'{' was opened here"): kept, with its line when it points into the same file.
+      for (const related of diagnostic.relatedInformation ?? []) {
+        const text = ts.flattenDiagnosticMessageText(related.messageText, "\n");
+        // Declarations in Deno's or the gateway's own files are noise to the script's author.
+        if (related.file !== undefined && related.file.fileName !== diagnostic.file?.fileName) {
+          continue;
+        }
+        message += related.start === undefined
+          ? ` (${text})`
+          : ` (line ${position(related.start).line}: ${text})`;
+      }
       const key = `${line}:${column}:${diagnostic.code}:${message}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -256,5 +324,15 @@ export class ScriptChecker {
       );
     }
     return this.#libSnapshots.get(fileName);
+  }
+}
+
+/** A lib file's text, or undefined when TypeScript has no such lib. */
+function readLib(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw new Error(`Cannot read the TypeScript lib file "${path}"`, { cause: error });
   }
 }

@@ -130,7 +130,7 @@ Deno.test("ScriptChecker.check() picks up new globals after setGlobals()", async
     const script = "const entry = await tools.fs.read({ path: 'a.txt' });\nconsole.log(entry);";
     const before = checker.check(script);
     assert.equal(before.length, 1);
-    assert.match(before[0]?.message ?? "", /Property 'fs' does not exist/);
+    assert.match(before[0]?.message ?? "", /Unknown namespace "fs": .*the namespaces are: kv/);
 
     checker.setGlobals(
       SAMPLE_GLOBALS.replace(
@@ -188,4 +188,87 @@ Deno.test("ScriptChecker.globalsDiagnostics() reports errors inside the globals 
     assert.deepEqual([diagnostics[0]?.line, diagnostics[0]?.column], [2, 24]);
     assert.match(diagnostics[0]?.message ?? "", /Cannot find name 'Missing'/);
   });
+});
+
+/** Two namespaces, one with a hyphenated original name, typed as the renderer types them. */
+const HINT_GLOBALS = [
+  "type GatewayArgs<In> = [In] extends [void] ? void | Record<string, never> : In;",
+  "interface GatewayTool<In, Out> { (args: GatewayArgs<In>): Promise<Out>; raw(args: GatewayArgs<In>): Promise<unknown>; }",
+  "declare const tools: {",
+  "  kv: { get: GatewayTool<{ key: string }, unknown>; set: GatewayTool<{ key: string; value: unknown }, unknown> };",
+  "  sqlite: { query: GatewayTool<{ database: string; sql: string }, unknown[]> };",
+  '  everything: { get_env: GatewayTool<void, unknown>; "get-env": GatewayTool<void, unknown> };',
+  "};",
+  "declare function stdin(): { json(): any };",
+].join("\n");
+
+function firstMessage(checker: ScriptChecker, source: string): string {
+  const diagnostics = checker.check(source);
+  assert.ok(diagnostics.length > 0, `expected an error for ${JSON.stringify(source)}`);
+  return diagnostics[0]!.message;
+}
+
+Deno.test("ScriptChecker.check() accepts what deno check accepts", async () => {
+  await withChecker((checker) => {
+    checker.setGlobals(HINT_GLOBALS);
+    for (
+      const source of [
+        "const a = [];\na.push(1);\nconsole.log(a);",
+        "stdin().json().n * 21;",
+        "await tools.everything.get_env({});\nawait tools.everything.get_env();",
+        "await tools.everything.get_env(undefined);",
+        'import { readFileSync } from "node:fs";\nconsole.log(readFileSync);',
+        "function show(row) { return row.name; }\nconsole.log(show({ name: 1 }));",
+        'const o: Record<string, number> = {};\nconst k = "a" as string;\nconsole.log(({ a: 1 })[k], o);',
+      ]
+    ) {
+      assert.deepEqual(checker.check(source), [], source);
+    }
+  });
+});
+
+Deno.test("ScriptChecker.check() names the nearest tools and namespaces for unknown names", async () => {
+  await withChecker((checker) => {
+    checker.setGlobals(HINT_GLOBALS);
+    assert.match(
+      firstMessage(checker, 'await tools.kv.query({ sql: "x" });'),
+      /^Unknown tool "kv\.query": did you mean tools\.sqlite\.query\?.* Namespace "kv" has: get, set$/,
+    );
+    assert.match(
+      firstMessage(checker, 'await tools.sqlit.query({ sql: "x" });'),
+      /^Unknown namespace "sqlit": did you mean tools\.sqlite\.query\? the namespaces are: kv, sqlite, everything/,
+    );
+    assert.match(
+      firstMessage(checker, 'await kv.get({ key: "a" });'),
+      /"kv" is a namespace: .* tools\.kv\.get\(…\)/,
+    );
+    assert.match(
+      firstMessage(checker, "await tools.everything.get-env();"),
+      /write tools\.everything\.get_env\(…\) or tools\.everything\["get-env"\]\(…\)/,
+    );
+    assert.match(firstMessage(checker, "const x = None;"), /JavaScript writes null here/);
+  });
+});
+
+Deno.test("ScriptChecker.check() shows the tool's signature for a bad argument", async () => {
+  await withChecker((checker) => {
+    checker.setGlobals(HINT_GLOBALS);
+    assert.match(
+      firstMessage(checker, 'await tools.kv.set({ key: "a" });'),
+      /; expected tools\.kv\.set\(\{ key: string, value: unknown \}\)$/,
+    );
+    assert.match(
+      firstMessage(checker, "await tools.everything.get_env({ verbose: true });"),
+      /expected tools\.everything\.get_env\(\)$/,
+    );
+    assert.match(
+      firstMessage(checker, 'const v = tools.kv.get({ key: "a" });\nv.length;'),
+      /did you forget to use 'await'\? Write \(await v\)\.length/,
+    );
+  });
+});
+
+Deno.test("ScriptChecker checks with the TypeScript version of the deno it runs with", async () => {
+  const checker = await checkerReady;
+  assert.equal(checker.typescriptVersion, Deno.version.typescript);
 });

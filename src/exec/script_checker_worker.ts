@@ -4,11 +4,14 @@
  * @module
  */
 
+import { join } from "node:path";
 import type { Diagnostic } from "../protocol/run_document.ts";
-import type {
-  PreparedScript,
-  PrepareScriptOptions,
-  PrepareScriptResult,
+import { denoCheckScript, importsOnlyNodeBuiltins } from "./deno_check_oracle.ts";
+import {
+  type PreparedScript,
+  type PrepareScriptOptions,
+  type PrepareScriptResult,
+  toSourcePosition,
 } from "./script_transform.ts";
 
 /** Options of {@linkcode ScriptCheckerWorker.start}. */
@@ -59,6 +62,8 @@ interface Pending {
 }
 
 const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+/** How long `deno check` of a script importing `node:` built-ins may take (seconds of CPU). */
+const DEFAULT_DENO_CHECK_TIMEOUT_MS = 30_000;
 
 /**
  * The server's handle on a warm script checker running in a Web Worker. `start()` spawns the
@@ -144,7 +149,37 @@ export class ScriptCheckerWorker {
     script: string | PreparedScript,
     options: { timeoutMs?: number } = {},
   ): Promise<Diagnostic[]> {
-    return await this.#call({ op: "check", script }, options.timeoutMs) as Diagnostic[];
+    const found = await this.#call({ op: "check", script }, options.timeoutMs) as Diagnostic[];
+    return await this.#withDenoCheck(script, found, options.timeoutMs);
+  }
+
+  /**
+   * For a script importing `node:` built-ins that the in-memory check accepted, `deno check`
+   * too (see `deno_check_oracle.ts`): it knows Deno's embedded Node types, which the in-memory
+   * checker does not. It runs here, a subprocess beside the worker, so its seconds never hold
+   * up other checks; when it cannot answer in time the in-memory result stands.
+   */
+  async #withDenoCheck(
+    script: string | PreparedScript,
+    found: Diagnostic[],
+    timeoutMs: number | undefined,
+  ): Promise<Diagnostic[]> {
+    const code = typeof script === "string" ? script : script.code;
+    if (found.length > 0 || !importsOnlyNodeBuiltins(code)) return found;
+    const hook = typeof script === "string"
+      ? ""
+      : `declare var ${script.resultFunction}: (value: unknown) => void;\n`;
+    const oracle = await denoCheckScript({
+      code,
+      globals: `${this.#globals}\n${hook}`,
+      scratchDir: join(this.#options.cacheDir, "deno-check"),
+      timeoutMs: timeoutMs ?? DEFAULT_DENO_CHECK_TIMEOUT_MS,
+      ...(this.#options.denoPath === undefined ? {} : { denoPath: this.#options.denoPath }),
+    });
+    if (oracle === null) return found;
+    return typeof script === "string"
+      ? oracle
+      : oracle.map((d) => ({ ...d, ...toSourcePosition(script, d) }));
   }
 
   /** `ScriptChecker.globalsDiagnostics()` in the worker: errors in the globals text itself. */

@@ -124,3 +124,14 @@ Deno.test("ScriptCheckerWorker.close() makes later calls reject", async () => {
     await assert.rejects(() => checker.ready(), /Script checker worker is closed/);
   });
 });
+
+Deno.test("ScriptCheckerWorker.check() types node: built-ins as deno check does", async () => {
+  await withWorker({ globals: SAMPLE_GLOBALS }, async (checker) => {
+    const wrong = await checker.check(
+      'import { readFileSync } from "node:fs";\nconst n: number = readFileSync(args[0]!, "utf8");',
+    );
+    assert.deepEqual(wrong.map((d) => [d.line, d.column, d.code]), [[2, 7, 2322]]);
+    const right = await checker.check('import { join } from "node:path";\njoin(...args);');
+    assert.deepEqual(right, []);
+  });
+});

@@ -20,8 +20,18 @@ import { capForCaller, OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
 import { RunReturns } from "./run_returns.ts";
 import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
+import {
+  asModuleSyntaxError,
+  explainRunError,
+  type RunErrorContext,
+  withoutRunPaths,
+} from "./run_error_hints.ts";
 import { watchMemory } from "../process/memory_watch.ts";
-import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
+import {
+  type PreparedScript,
+  type PrepareScriptResult,
+  toSourcePosition,
+} from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { decidePermissions } from "./run_permissions.ts";
 import { RunnerPool } from "./runner_pool.ts";
@@ -95,6 +105,8 @@ export interface ScriptToolCall {
   raw: boolean;
   signal: AbortSignal;
   callTimeoutMs: number;
+  /** True when the run's type check covered the call's argument (no need to check it again). */
+  argsChecked?: boolean;
   onProgress?: (progress: ToolProgress) => void;
   /** When the run times out (epoch ms), so a held call can end before it. */
   deadline?: number;
@@ -362,7 +374,31 @@ export class ScriptRunner {
       });
       return document;
     };
-    const failEarly = (error: RunError) => finish({ ok: false, error, exitCode: null });
+    const earlyWarnings: string[] = [];
+    const hintContext = (): RunErrorContext => ({
+      source: request.source,
+      toolMap: this.#deps.toolMap(),
+      limits: {
+        timeoutMs: request.timeoutMs ?? exec.timeoutMs,
+        callTimeoutMs: request.callTimeoutMs ?? exec.callTimeoutMs,
+        maxToolCalls: request.maxToolCalls ?? exec.maxToolCalls,
+        maxMemoryMb: request.maxMemoryMb ?? exec.maxMemoryMb,
+      },
+      ceiling: exec.maxPermissions,
+      configDir: this.#deps.configDir ?? null,
+      cwd: request.cwd,
+    });
+    /** The failure with its fix; a hint that cannot be built never costs the run its answer. */
+    const explain = (error: RunError, steps: (error: RunError) => RunError = (e) => e) => {
+      try {
+        return explainRunError(steps(error), hintContext());
+      } catch (cause) {
+        this.#deps.log(`Cannot explain a ${error.kind} failure: ${(cause as Error).message}`);
+        return error;
+      }
+    };
+    const failEarly = (error: RunError) =>
+      finish({ ok: false, error: explain(error), exitCode: null, warnings: earlyWarnings });
 
     if (new TextEncoder().encode(request.source).length > exec.maxSourceBytes) {
       return failEarly({
@@ -389,7 +425,15 @@ export class ScriptRunner {
         column: prepared.column,
       });
     }
-    if (request.check ?? exec.typecheck) {
+    earlyWarnings.push(...prepared.warnings ?? []);
+    // Stack positions are in the prepared code: map them back to the author's text.
+    const toSource = (error: RunError): RunError => {
+      if (error.line === undefined || error.column === undefined) return error;
+      const at = toSourcePosition(prepared, { line: error.line, column: error.column });
+      return { ...error, line: at.line, column: at.column };
+    };
+    const typeChecked = request.check ?? exec.typecheck;
+    if (typeChecked) {
       let diagnostics: Diagnostic[];
       try {
         diagnostics = await runTrace.step("gateway.typecheck", () => this.#deps.check(prepared));
@@ -484,9 +528,11 @@ export class ScriptRunner {
       maxAttachmentBytes: exec.maxAttachmentBytes,
       maxWarnings: exec.maxWarnings,
     });
+    for (const warning of earlyWarnings) returns.addWarning(warning);
     let failure: Extract<RunnerToGateway, { t: "failed" }>["error"] | null = null;
     let callCount = 0;
     let inFlight = 0;
+    const pendingCalls = new Map<number, Extract<RunnerToGateway, { t: "call" }>>();
     const queue: (() => void)[] = [];
     const maxToolCalls = request.maxToolCalls ?? exec.maxToolCalls;
     const callTimeoutMs = request.callTimeoutMs ?? exec.callTimeoutMs;
@@ -541,6 +587,7 @@ export class ScriptRunner {
               return;
             }
             const go = () => {
+              pendingCalls.set(message.id, message);
               inFlight++;
               const callStarted = Date.now();
               let approval: ToolCallRecord["approval"] = null;
@@ -558,6 +605,7 @@ export class ScriptRunner {
                   tool: message.tool,
                   args: message.args,
                   raw: message.raw,
+                  argsChecked: typeChecked,
                   signal: calls.signal,
                   callTimeoutMs,
                   ...(request.onProgress
@@ -605,6 +653,7 @@ export class ScriptRunner {
                     });
                   },
                 ).finally(() => {
+                  pendingCalls.delete(message.id);
                   inFlight--;
                   queue.shift()?.();
                 });
@@ -653,13 +702,28 @@ export class ScriptRunner {
       stdoutTotal: stdout.totalBytes,
       stderrTotal: stderr.totalBytes,
     };
-    const error = classifyRunEnd({
+    const classified = classifyRunEnd({
       ending,
       failure,
       status,
       stderr: output.stderr,
       connected: connected !== null,
     });
+    // A run stopped while it waited on a tool call was at that call's line.
+    const waiting = [...pendingCalls.values()][0];
+    const located = classified !== null && classified.line === undefined &&
+        waiting?.line !== undefined && (classified.kind === "Timeout" ||
+          classified.kind === "Cancelled" || classified.kind === "MemoryLimit")
+      ? {
+        ...classified,
+        message: `${classified.message} while waiting for ${waiting.namespace}.${waiting.tool} ` +
+          `(line ${waiting.line})`,
+        line: waiting.line,
+      }
+      : classified;
+    const error = located === null
+      ? null
+      : explain(located, (e) => toSource(asModuleSyntaxError(withoutRunPaths(e, runner))));
     if (error === null && request.inline && returns.fullResult !== undefined) {
       // Images and audio in the result travel as attachments, a placeholder in their place.
       const media: Attachment[] = [...returns.attachments];

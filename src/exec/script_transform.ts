@@ -5,7 +5,9 @@
  * @module
  */
 
-import type { ts as Ts } from "ts-morph";
+import type Ts from "typescript";
+import { stripMarkdownFence } from "./markdown_fence.ts";
+import { describeSyntaxError, findGrammarMistake } from "./script_grammar.ts";
 
 type TypeScript = typeof Ts;
 
@@ -45,6 +47,8 @@ export interface PreparedScript {
   insertions: Insertion[];
   /** The global function the code calls with the result. */
   resultFunction: string;
+  /** What was changed for the author to know (e.g. Markdown fences stripped), for `warnings`. */
+  warnings?: string[];
 }
 
 /** A script TypeScript cannot parse; becomes a run with `kind: "SyntaxError"` (SPEC §8). */
@@ -94,7 +98,21 @@ export async function prepareScript(
       `Cannot prepare script: result function "${resultFunction}" is not an identifier`,
     );
   }
-  const { ts } = await import("ts-morph");
+  const ts = (await import("typescript")).default;
+  const fence = stripMarkdownFence(source);
+  const prepared = prepareParsed(ts, fence.source, { inline: options.inline, resultFunction });
+  if (fence.warning !== null && prepared.kind === "Prepared") {
+    prepared.warnings = [...prepared.warnings ?? [], fence.warning];
+  }
+  return prepared;
+}
+
+function prepareParsed(
+  ts: TypeScript,
+  source: string,
+  options: { inline: boolean; resultFunction: string },
+): PrepareScriptResult {
+  const { resultFunction } = options;
   const parsed = parseScript(ts, source);
   const unchanged: PreparedScript = {
     kind: "Prepared",
@@ -113,6 +131,11 @@ export async function prepareScript(
       }
     }
     return syntaxError(ts, parsed.file, first);
+  }
+  const mistake = findGrammarMistake(ts, parsed.file);
+  if (mistake !== null) {
+    const { line, character } = parsed.file.getLineAndCharacterOfPosition(mistake.start);
+    return { kind: "SyntaxError", message: mistake.message, line: line + 1, column: character + 1 };
   }
   if (!options.inline) return unchanged;
 
@@ -255,13 +278,7 @@ function syntaxError(
   file: Ts.SourceFile,
   diagnostic: Ts.DiagnosticWithLocation,
 ): ScriptSyntaxError {
-  const { line, character } = file.getLineAndCharacterOfPosition(diagnostic.start);
-  return {
-    kind: "SyntaxError",
-    message: ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"),
-    line: line + 1,
-    column: character + 1,
-  };
+  return { kind: "SyntaxError", ...describeSyntaxError(ts, file, diagnostic) };
 }
 
 /** The last top-level statement that could carry a value, skipping hoisted or erased ones. */

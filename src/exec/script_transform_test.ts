@@ -241,3 +241,59 @@ Deno.test("toSourcePosition() maps positions in prepared code back to the source
   assert.deepEqual(toSourcePosition(prepared, { line: 3, column: 7 }), { line: 3, column: 7 });
   assert.deepEqual(sourceOf(prepared), source);
 });
+
+Deno.test("prepareScript() reports a top-level return with the value to write instead", async () => {
+  const error = assertSyntaxError(
+    await prepareScript("const n = 2;\nreturn n * 2;", { inline: true }),
+  );
+  assert.deepEqual([error.line, error.column], [2, 1]);
+  assert.match(error.message, /write `n \* 2` alone instead of `return n \* 2`/);
+});
+
+Deno.test("prepareScript() reports await in a callback that is not async", async () => {
+  const error = assertSyntaxError(
+    await prepareScript("const xs = [1];\nxs.map((x) => await Promise.resolve(x));", {
+      inline: true,
+    }),
+  );
+  assert.deepEqual([error.line, error.column], [2, 15]);
+  assert.match(error.message, /make the callback passed to \.map\(\) `async`/);
+  const named = assertSyntaxError(
+    await prepareScript(
+      "function f(xs: AsyncIterable<number>) {\n  for await (const x of xs) x;\n}",
+      {
+        inline: false,
+      },
+    ),
+  );
+  assert.match(named.message, /'for await' is used in a function that is not async \(line 1\)/);
+});
+
+Deno.test("prepareScript() accepts await in async callbacks and return inside functions", async () => {
+  const source = "async function f() {\n  return [1].map(async (x) => await x);\n}\nawait f()";
+  assertPrepared(await prepareScript(source, { inline: true }));
+});
+
+Deno.test("prepareScript() reports an unclosed bracket at the line where it opened", async () => {
+  const brace = assertSyntaxError(
+    await prepareScript("const xs = [1];\nfor (const x of xs) {\n  x;\n\nxs", { inline: true }),
+  );
+  assert.equal(brace.line, 2);
+  assert.match(brace.message, /the '\{' opened at line 2 is never closed \(reached line 5\)/);
+  const paren = assertSyntaxError(
+    await prepareScript('console.log("a",\n  "b";\n1', { inline: true }),
+  );
+  assert.equal(paren.line, 1);
+  assert.match(paren.message, /the '\(' opened at line 1 is never closed/);
+});
+
+Deno.test("prepareScript() strips Markdown fences and says so in its warnings", async () => {
+  const result = assertPrepared(
+    await prepareScript("```ts\nconst a = 2;\na * 21\n```", {
+      inline: true,
+    }),
+  );
+  assert.equal(result.lastExpression, true);
+  assert.deepEqual(await runPrepared(result), [42]);
+  assert.match(result.warnings?.[0] ?? "", /Markdown code fences/);
+});

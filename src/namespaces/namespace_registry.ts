@@ -161,6 +161,8 @@ export class NamespaceRegistry {
         "UnknownTool",
         `Unknown namespace "${namespaceName}"${
           near.length ? `: did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
+        }; the namespaces are: ${
+          typed.map((n) => n.identifier).join(", ") || "(none)"
         } (gateway tools lists them)`,
       );
     }
@@ -180,14 +182,22 @@ export class NamespaceRegistry {
           `Namespace "${ns.name}" is unavailable${status}; tool "${toolName}" cannot be called now`,
         );
       }
-      const near = nearestNames(toolName, [...ids.values()]);
+      // The nearest names in this namespace, and the same or near names in the others
+      // (`kv.query` → `sqlite.query`), exact matches first.
+      const own = nearestNames(toolName, [...ids.values()]).map((n) => `${ns.identifier}.${n}`);
+      const elsewhere = typed.filter((other) => other !== ns).flatMap((other) =>
+        nearestNames(toolName, [...(other.toolIdentifiers as Map<string, string>).values()], {
+          limit: 2,
+          maxDistance: 1,
+        }).map((n) => `${other.identifier}.${n}`)
+      );
+      const exact = elsewhere.filter((path) => path.endsWith(`.${toolName}`));
+      const near = [...exact, ...own, ...elsewhere.filter((p) => !exact.includes(p))].slice(0, 5);
       throw new ToolCallError(
         "UnknownTool",
         `Unknown tool "${ns.identifier}.${toolName}"${
-          near.length
-            ? `: did you mean ${near.map((n) => `"${ns.identifier}.${n}"`).join(", ")}?`
-            : ""
-        }${status}`,
+          near.length ? `: did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
+        }${status}; "${ns.identifier}" has: ${[...ids.values()].join(", ") || "(no tools)"}`,
       );
     }
     return { namespace, tool };

@@ -217,6 +217,15 @@ function renderNamespaceBody(ns: TypedNamespace, indent: string): string {
       );
     }
   }
+  if (ns.status.state !== "ready" && exposedTools(ns).length === 0) {
+    // Its tools are not known yet (starting) or at all (failed): any name passes the check,
+    // so the call reaches the gateway and fails as `NamespaceUnavailable` with the reason.
+    parts.push(
+      `${
+        renderJsDoc(["Unknown until the namespace is ready; calls fail with the reason."], inner)
+      }${inner}  [tool: string]: GatewayUnavailableTool;`,
+    );
+  }
   parts.push(`${inner}}`);
   return parts.join("\n");
 }
@@ -414,14 +423,24 @@ function renderFixedGlobals(describeExample: string): string {
         "console.log(typeof first);",
       ]),
     ]) +
-    "interface GatewayTool<In, Out> {\n  (args: In): Promise<Out>;\n" +
+    "interface GatewayTool<In, Out> {\n  (args: GatewayArgs<In>): Promise<Out>;\n" +
     "  /** The untouched result envelope; does not throw when the tool reports `isError`. */\n" +
-    "  raw(args: In): Promise<GatewayRawResult>;\n}\n",
+    "  raw(args: GatewayArgs<In>): Promise<GatewayRawResult>;\n}\n",
+    `${
+      doc(["A tool of a namespace that is starting or failed: its calls fail until it is ready."])
+    }` +
+    "interface GatewayUnavailableTool {\n  (args?: unknown): Promise<unknown>;\n" +
+    "  raw(args?: unknown): Promise<GatewayRawResult>;\n}\n",
+    doc([
+      "A tool's argument: a tool that takes none accepts `()`, `(undefined)` and `({})`, as MCP",
+      "sends `{}`.",
+    ]) + "type GatewayArgs<In> = [In] extends [void] ? void | Record<string, never> : In;\n",
     `${doc(["What `stdin()` returns: the run's standard input, read whole."])}` +
     "interface GatewayStdin {\n" +
     "  /** The input as text, trimmed. */\n  text(): string;\n" +
-    "  /** The input parsed as JSON, or `null` when it is empty or not JSON. */\n" +
-    "  json(): unknown;\n" +
+    "  /** The input parsed as JSON (typed `any`, like `JSON.parse`); `null` when it is empty,\n" +
+    "   * a `SyntaxError` saying so when it is not JSON. */\n" +
+    "  json(): any;\n" +
     "  /** Non-empty lines, each trimmed. */\n  lines(): string[];\n" +
     "  /** The bytes as received. */\n  raw(): Uint8Array;\n}\n",
     doc([

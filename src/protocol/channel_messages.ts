@@ -65,7 +65,16 @@ export interface ScriptFailure {
 /** Runner → gateway. */
 export type RunnerToGateway =
   | { t: "hello"; token: string }
-  | { t: "call"; id: number; namespace: string; tool: string; args: unknown; raw: boolean }
+  | {
+    t: "call";
+    id: number;
+    namespace: string;
+    tool: string;
+    args: unknown;
+    raw: boolean;
+    /** The script's line making the call, so a run stopped while waiting can name it. */
+    line?: number;
+  }
   | { t: "resources"; id: number; namespace: string; op: "list" | "read"; uri?: string }
   | { t: "result"; value: unknown }
   | { t: "attach"; block: unknown }

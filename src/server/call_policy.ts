@@ -40,14 +40,20 @@ export class CallPolicy {
       /** When the run times out (epoch ms): a hold ends a little before, as PolicyDenied. */
       deadline?: number | undefined;
       onApproval: ((decision: ApprovalDecision) => void) | undefined;
+      /**
+       * Other spellings of the same tool (`everything.get_env` for `everything.get-env`): a
+       * rule written with the identifier or the original name matches (SPEC §14).
+       */
+      aliases?: readonly string[];
     },
   ): Promise<void> {
     const rules: Array<GatewayConfig["policy"][number] & { reason?: string }> = [
       ...this.#options.rules(),
       ...defaultRule(namespace, context.annotations),
     ];
+    const paths = [`${namespace}.${tool}`, ...context.aliases ?? []];
     for (const rule of rules) {
-      if (!globMatch(rule.match, `${namespace}.${tool}`)) continue;
+      if (!paths.some((path) => globMatch(rule.match, path))) continue;
       if (rule.when && context.annotations?.[rule.when] !== true) continue;
       const described = rule.reason ??
         `rule "${rule.match}"${rule.when ? ` when ${rule.when}` : ""}`;

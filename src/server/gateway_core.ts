@@ -39,6 +39,7 @@ import {
   type RunRequest,
   ScriptRunner,
 } from "../exec/script_runner.ts";
+import { localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
 import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
@@ -248,6 +249,7 @@ export class GatewayCore {
           callTimeoutMs: call.callTimeoutMs,
           runId: call.runId,
           ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
+          argsChecked: call.argsChecked === true,
           ...(call.onProgress ? { onProgress: call.onProgress } : {}),
           ...(call.onApproval ? { onApproval: call.onApproval } : {}),
         });
@@ -550,6 +552,8 @@ export class GatewayCore {
       onProgress?: (progress: ToolProgress) => void;
       /** The run making the call; only runs can wait for an approval. */
       runId?: string;
+      /** True when a type check of the calling script already checked the argument. */
+      argsChecked?: boolean;
       onApproval?: (decision: ApprovalDecision) => void;
       /** When the run making the call times out (epoch ms). */
       deadline?: number;
@@ -565,13 +569,20 @@ export class GatewayCore {
         }; ${namespace.name}.${tool.originalName} cannot be called now`,
       );
     }
+    const typed = this.registry.typed().find((n) => n.name === namespace.name);
+    const identifier = (typed?.toolIdentifiers as Map<string, string> | undefined)
+      ?.get(tool.originalName);
     await this.#policy.check(namespace.name, tool.originalName, args, {
+      aliases: typed && identifier ? [`${typed.identifier}.${identifier}`] : [],
       annotations: tool.annotations,
       runId: options.runId,
       signal: options.signal,
       onApproval: options.onApproval,
       deadline: options.deadline,
     });
+    if (namespace.kind === "local" && typed && identifier && options.argsChecked !== true) {
+      await this.#validateLocalInput({ namespace: typed.identifier, tool: identifier }, args);
+    }
     let result;
     try {
       result = await namespace.callTool(tool.originalName, args ?? {}, {
@@ -588,6 +599,24 @@ export class GatewayCore {
       throw error;
     }
     return options.raw ? result.raw : result.value;
+  }
+
+  /**
+   * Checks a local tool's argument against its TypeScript type with the warm checker and
+   * fails the call as `InvalidToolInput` when it does not fit. Skipped (the tool validates)
+   * when the checker is unavailable.
+   */
+  async #validateLocalInput(path: LocalToolPath, args: unknown): Promise<void> {
+    const checker = this.#checker;
+    if (checker === null) return;
+    let problem: string | null;
+    try {
+      await this.#globalsReady;
+      problem = await localInputProblem(path, args, (source) => checker.check(source));
+    } catch {
+      return;
+    }
+    if (problem !== null) throw new ToolCallError("InvalidToolInput", problem);
   }
 
   /**
@@ -622,7 +651,13 @@ export class GatewayCore {
         this.registry.typed().find((t) => t.name === n.name)?.identifier === request.namespace
       );
     if (!ns) {
-      throw new ToolCallError("UnknownTool", `Unknown namespace "${request.namespace}"`);
+      const names = this.registry.list().filter((n) => n.listResources !== undefined)
+        .map((n) => n.name);
+      throw new ToolCallError(
+        "UnknownTool",
+        `Unknown namespace "${request.namespace}" in resources.${request.op}(): the namespaces ` +
+          `with resources are: ${names.join(", ") || "(none)"}`,
+      );
     }
     if (!ns.listResources || !ns.readResource) {
       throw new ToolCallError(

@@ -139,7 +139,14 @@ const run = await runMessage;
 
 /** Sends a request and resolves with the gateway's reply. */
 function request(
-  message: { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean } | {
+  message: {
+    t: "call";
+    namespace: string;
+    tool: string;
+    args: unknown;
+    raw: boolean;
+    line?: number;
+  } | {
     t: "resources";
     namespace: string;
     op: "list" | "read";
@@ -178,7 +185,9 @@ function describeFailure(error: unknown): ScriptFailure {
   }
   if (error instanceof Error) {
     const stack = error.stack ?? "";
-    return { name: error.name, message: error.message, stack, ...locate(stack, run.scriptPath) };
+    const note = globals.explain(error);
+    const message = note === null ? error.message : `${error.message} (${note})`;
+    return { name: error.name, message, stack, ...locate(stack, run.scriptPath) };
   }
   return { name: "Error", message: `Uncaught ${safeString(error)}` };
 }
@@ -221,9 +230,11 @@ globalThis.addEventListener("unhandledrejection", (event) => {
   event.preventDefault();
   const failure = describeFailure(event.reason);
   const where = failure.line ? ` (line ${failure.line})` : "";
+  const fix = failure.line ? `add \`await\` to the call on line ${failure.line}` : "add `await`";
   send({
     t: "warning",
-    message: `Unhandled promise rejection${where}: ${failure.name}: ${failure.message}`,
+    message: `Unhandled promise rejection${where}: ${failure.name}: ${failure.message}; ` +
+      `${fix} (or .catch() it) so its failure stops the run or is handled`,
   }).catch(() => undefined);
 });
 

@@ -19,7 +19,7 @@ import { describePath } from "../../discovery/describe.ts";
 export interface ChannelPort {
   request(
     message:
-      | { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean }
+      | { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean; line?: number }
       | { t: "resources"; namespace: string; op: "list" | "read"; uri?: string },
   ): Promise<unknown>;
   send(message: RunnerToGateway): Promise<void>;
@@ -48,17 +48,49 @@ function isChannelRejection(value: unknown): value is { channelError: ChannelErr
 /** What the runner needs back from installing the globals. */
 export interface InstalledGlobals {
   asToolError(error: unknown): ToolError | null;
+  /** Why a runtime error happened, when a global knows (e.g. `stdin().json()` gave null). */
+  explain(error: unknown): string | null;
 }
 
 /** Defines the script globals on `globalThis` for one run. */
 export function installScriptGlobals(run: RunMessage, port: ChannelPort): InstalledGlobals {
   async function call(namespace: string, tool: string, args: unknown, raw: boolean) {
+    // Taken before the first await, so its frames include the script's line even when the
+    // call is never awaited (the async stack of an awaited call has it too).
+    const site = new Error();
+    const line = scriptLine(site.stack);
     try {
-      return await port.request({ t: "call", namespace, tool, args, raw });
+      return await port.request({
+        t: "call",
+        namespace,
+        tool,
+        args,
+        raw,
+        ...(line === undefined ? {} : { line }),
+      });
     } catch (error) {
-      if (isChannelRejection(error)) throw new ToolError(error.channelError, error.raw);
-      throw error;
+      throw withCallSite(error, site);
     }
+  }
+
+  /** A channel rejection as a `ToolError` whose stack starts at the script's call site. */
+  function withCallSite(error: unknown, site: Error): unknown {
+    if (!isChannelRejection(error)) return error;
+    const failure = new ToolError(error.channelError, error.raw);
+    const frames = (site.stack ?? "").split("\n").slice(1).join("\n");
+    failure.stack = `${failure.name}: ${failure.message}\n${frames}\n${failure.stack ?? ""}`;
+    return failure;
+  }
+
+  function scriptLine(stack: string | undefined): number | undefined {
+    const marker = `${run.scriptPath}:`;
+    for (const frame of (stack ?? "").split("\n")) {
+      const at = frame.indexOf(marker);
+      if (at < 0) continue;
+      const match = /^(\d+):/.exec(frame.slice(at + marker.length));
+      if (match) return Number(match[1]);
+    }
+    return undefined;
   }
 
   function toolFunction(namespace: string, tool: string) {
@@ -99,15 +131,25 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
   );
 
   const stdinText = run.stdin;
+  let stdinNote: string | null = null;
   const stdin = () => ({
     text: () => stdinText.trim(),
     json: () => {
       const text = stdinText.trim();
-      if (text === "") return null;
+      if (text === "") {
+        stdinNote = "stdin().json() returned null because stdin was empty: pipe JSON in " +
+          "(echo '{…}' | gateway exec …, or `stdin` over RPC) or handle null " +
+          "(stdin().json() ?? {})";
+        return null;
+      }
       try {
         return JSON.parse(text);
-      } catch {
-        return null;
+      } catch (error) {
+        const preview = JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+        throw new SyntaxError(
+          `stdin().json(): stdin is not JSON (${(error as Error).message}; it starts ` +
+            `${preview}): read it with stdin().text() or stdin().lines() instead`,
+        );
       }
     },
     lines: () => stdinText.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== ""),
@@ -126,12 +168,20 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     port.send(message).catch(() => undefined);
   }
 
+  async function resourceRequest(
+    request: { namespace: string; op: "list" | "read"; uri?: string },
+  ): Promise<unknown> {
+    const site = new Error();
+    try {
+      return await port.request({ t: "resources", ...request });
+    } catch (error) {
+      throw withCallSite(error, site);
+    }
+  }
   const resources = {
-    list: (namespace: string) => port.request({ t: "resources", namespace, op: "list" }),
-    read: async (namespace: string, uri: string) => {
-      const value = await port.request({ t: "resources", namespace, op: "read", uri });
-      return decodeBlobs(value);
-    },
+    list: (namespace: string) => resourceRequest({ namespace, op: "list" }),
+    read: async (namespace: string, uri: string) =>
+      decodeBlobs(await resourceRequest({ namespace, op: "read", uri })),
   };
 
   // The same index and describer the server uses, built on first use from the snapshot the
@@ -179,7 +229,14 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
   // them so `Deno.args` and `args` agree (SPEC §4).
   Object.defineProperty(Deno, "args", { value: Object.freeze([...run.args]), configurable: true });
 
-  return { asToolError: (error) => (error instanceof ToolError ? error : null) };
+  return {
+    asToolError: (error) => (error instanceof ToolError ? error : null),
+    explain: (error) => {
+      // Only a TypeError about `null` can come from the null that stdin().json() returned.
+      const fromNull = error instanceof TypeError && /\bnull\b/.test(error.message);
+      return fromNull ? stdinNote : null;
+    },
+  };
 }
 
 /** Accepts an MCP content block or `{data, mimeType}` and returns a content block. */

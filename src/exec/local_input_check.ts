@@ -1,0 +1,76 @@
+/**
+ * Validates a local tool's argument against its extracted TypeScript type before the call is
+ * sent (issue 10), so a bad argument fails as `InvalidToolInput` with the path, the rule and
+ * the signature, as it does for MCP tools; `ToolError` stays the tool saying no.
+ * @module
+ */
+
+import type { Diagnostic } from "../protocol/run_document.ts";
+
+/**
+ * Codes of "this value does not fit the parameter" errors (wrong type, missing or unknown
+ * property, wrong argument count); any other diagnostic leaves the call to the tool.
+ */
+const ARGUMENT_CODES: ReadonlySet<number> = new Set([
+  2322,
+  2326,
+  2345,
+  2353,
+  2559,
+  2561,
+  2739,
+  2740,
+  2741,
+  2769,
+  2820,
+]);
+
+/** Arguments larger than this (as JSON) are not checked: checking costs time per byte. */
+const MAX_CHECKED_JSON = 64 * 1024;
+
+/** Where the tool is, as a script writes it. */
+export interface LocalToolPath {
+  /** Namespace identifier (`tools.<ns>`). */
+  namespace: string;
+  /** Tool identifier (`tools.<ns>.<tool>`). */
+  tool: string;
+}
+
+/**
+ * Answers why `args` does not fit the tool's parameter type (a message naming the tool, the
+ * problem and the expected signature), or null when it fits or cannot be checked (too large,
+ * not JSON). `check` is the script checker's check of a snippet.
+ *
+ * @example
+ * ```ts ignore
+ * const problem = await localInputProblem({ namespace: "kv", tool: "get" }, { key: 1 }, check);
+ * // 'Invalid input for tool "kv.get": Type 'number' is not assignable to type 'string'; expected tools.kv.get({ key: string })'
+ * ```
+ */
+export async function localInputProblem(
+  path: LocalToolPath,
+  args: unknown,
+  check: (source: string) => Promise<Diagnostic[]>,
+): Promise<string | null> {
+  let json: string | undefined;
+  try {
+    json = args === undefined ? "" : JSON.stringify(args);
+  } catch {
+    return null;
+  }
+  if (json === undefined || json.length > MAX_CHECKED_JSON) return null;
+  const call = `tools.${path.namespace}.${path.tool}`;
+  const diagnostics = await check(`${call}(${json});\n`);
+  // Only what is wrong with the argument counts: a diagnostic on the callee (the checker's
+  // types lag a namespace that just changed) must never fail a call the tool would take.
+  const first =
+    diagnostics.find((d) =>
+      d.line === 1 && d.column > call.length + 1 && d.code !== undefined &&
+      ARGUMENT_CODES.has(d.code)
+    ) ?? diagnostics.find((d) => d.code === 2554 || d.code === 2555);
+  if (first === undefined) return null;
+  const where = first.message.includes("expected tools.")
+    ? ""
+    : ` (signature: describe("${call}"))`;
+  return `Invalid input for tool "${path.namespace}.${path.tool}": ${first.message}${where}`;
+}

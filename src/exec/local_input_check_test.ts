@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import type { Diagnostic } from "../protocol/run_document.ts";
+import { localInputProblem } from "./local_input_check.ts";
+
+function checkAnswering(diagnostics: Diagnostic[], seen: string[] = []) {
+  return (source: string) => {
+    seen.push(source);
+    return Promise.resolve(diagnostics);
+  };
+}
+
+Deno.test("localInputProblem() checks the argument as a call of the tool", async () => {
+  const seen: string[] = [];
+  const problem = await localInputProblem(
+    { namespace: "kv", tool: "get" },
+    { key: 1 },
+    checkAnswering([{
+      message:
+        "Type 'number' is not assignable to type 'string'; expected tools.kv.get({ key: string })",
+      line: 1,
+      column: 15,
+      code: 2322,
+    }], seen),
+  );
+  assert.deepEqual(seen, ['tools.kv.get({"key":1});\n']);
+  assert.equal(
+    problem,
+    "Invalid input for tool \"kv.get\": Type 'number' is not assignable to type 'string'; expected tools.kv.get({ key: string })",
+  );
+});
+
+Deno.test("localInputProblem() leaves the call to the tool when only the callee is in question", async () => {
+  const onCallee = checkAnswering([{ message: "Unknown tool", line: 1, column: 10, code: 2339 }]);
+  assert.equal(await localInputProblem({ namespace: "kv", tool: "get" }, {}, onCallee), null);
+  assert.equal(
+    await localInputProblem({ namespace: "kv", tool: "get" }, {}, checkAnswering([])),
+    null,
+  );
+  const big = { text: "x".repeat(70_000) };
+  const never = () => Promise.reject(new Error("a large argument is not checked"));
+  assert.equal(await localInputProblem({ namespace: "kv", tool: "set" }, big, never), null);
+});

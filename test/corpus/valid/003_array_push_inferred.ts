@@ -1,0 +1,4 @@
+const a = [];
+a.push(1);
+a.push(2);
+a

@@ -1,0 +1,1 @@
+({ ok: true, count: 3 })

@@ -1,0 +1,2 @@
+const n = 2;
+{ doubled: n * 2, n }

@@ -1,0 +1,2 @@
+const who = "model";
+`hello ${who}, it is ${new Date(0).toISOString().slice(0, 4)}`

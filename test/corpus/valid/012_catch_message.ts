@@ -1,0 +1,5 @@
+try {
+  JSON.parse("{");
+} catch (e) {
+  console.log("bad json:", e.message);
+}

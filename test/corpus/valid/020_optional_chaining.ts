@@ -1,0 +1,2 @@
+const cfg: { db?: { host?: string } } = {};
+cfg.db?.host ?? "localhost"

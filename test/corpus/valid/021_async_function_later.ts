@@ -1,0 +1,4 @@
+main();
+async function main() {
+  return await Promise.resolve(42);
+}

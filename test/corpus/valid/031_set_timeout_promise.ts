@@ -1,0 +1,2 @@
+await new Promise((resolve) => setTimeout(resolve, 10));
+"waited"

@@ -1,0 +1,3 @@
+const controller = new AbortController();
+controller.abort();
+controller.signal.aborted

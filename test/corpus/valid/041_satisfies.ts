@@ -1,0 +1,2 @@
+const config = { retries: 3, name: "x" } satisfies Record<string, string | number>;
+config.retries

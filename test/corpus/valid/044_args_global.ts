@@ -1,0 +1,3 @@
+// @corpus {"args": ["one", "two", "three"]}
+const [first = "none", ...rest] = args;
+`${first} +${rest.length}`

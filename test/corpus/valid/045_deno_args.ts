@@ -1,0 +1,2 @@
+// @corpus {"args": ["a", "b"]}
+Deno.args.length

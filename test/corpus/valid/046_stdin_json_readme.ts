@@ -1,0 +1,2 @@
+// @corpus {"stdin": "{\"n\": 2}"}
+stdin().json().n * 21

@@ -1,0 +1,2 @@
+// @corpus {"stdin": "a\nb\n\nc\n"}
+stdin().lines().map((line) => line.toUpperCase())

@@ -1,0 +1,2 @@
+// @corpus {"stdin": "  hello  "}
+stdin().text().length

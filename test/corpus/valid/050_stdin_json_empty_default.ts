@@ -1,0 +1,2 @@
+const data = stdin().json() ?? { items: [] };
+data.items.length

@@ -1,0 +1,2 @@
+import { join, basename } from "node:path";
+basename(join("/a", "b", "c.txt"))

@@ -1,0 +1,2 @@
+import { format } from "node:util";
+format("%s=%d", "n", 3)

@@ -1,0 +1,2 @@
+import { Buffer } from "node:buffer";
+Buffer.from("hello").toString("base64")

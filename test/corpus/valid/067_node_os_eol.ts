@@ -1,0 +1,2 @@
+import { EOL } from "node:os";
+EOL.length

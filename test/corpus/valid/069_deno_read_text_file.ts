@@ -1,0 +1,2 @@
+// @corpus {"permissions": {"read": ["./data"]}}
+await Deno.readTextFile("./data/hello.txt")

@@ -1,0 +1,2 @@
+// @corpus {"permissions": {"env": ["HOME"]}}
+Deno.env.get("HOME") !== undefined

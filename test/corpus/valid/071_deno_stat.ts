@@ -1,0 +1,2 @@
+// @corpus {"permissions": {"read": ["./data"]}}
+(await Deno.stat("./data/hello.txt")).isFile

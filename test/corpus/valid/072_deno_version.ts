@@ -1,0 +1,1 @@
+typeof Deno.version.deno

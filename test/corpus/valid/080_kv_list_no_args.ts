@@ -1,0 +1,2 @@
+const all = await tools.kv.list();
+Array.isArray(all)

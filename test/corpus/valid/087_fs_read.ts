@@ -1,0 +1,1 @@
+await tools.fs.read({ path: "hello.txt" })

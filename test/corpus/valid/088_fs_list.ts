@@ -1,0 +1,1 @@
+(await tools.fs.list()).map((entry) => entry.name)

@@ -1,0 +1,2 @@
+const graph = await tools.memory.readGraph();
+Array.isArray(graph.entities)

@@ -1,0 +1,1 @@
+await tools.everything.echo({ message: "hi" })

@@ -1,0 +1,2 @@
+const text = await tools.everything.echo({ message: "hi" }) as string;
+text.toUpperCase()

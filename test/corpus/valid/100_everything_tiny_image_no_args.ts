@@ -1,0 +1,2 @@
+const blocks = await tools.everything.get_tiny_image() as Array<{ type: string }>;
+blocks.length > 0

@@ -1,0 +1,1 @@
+Array.isArray(await tools.everything.get_tiny_image(undefined))

@@ -1,0 +1,2 @@
+const links = await tools.everything.get_resource_links();
+Array.isArray(links)

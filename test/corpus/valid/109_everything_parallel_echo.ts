@@ -1,0 +1,2 @@
+const replies = await Promise.all(["a", "b", "c"].map((message) => tools.everything.echo({ message })));
+replies.length

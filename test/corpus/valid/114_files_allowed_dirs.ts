@@ -1,0 +1,2 @@
+const answer = await tools.files.list_allowed_directories();
+typeof answer.content

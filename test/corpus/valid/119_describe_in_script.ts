@@ -1,0 +1,1 @@
+describe("tools.kv.get").includes("key")

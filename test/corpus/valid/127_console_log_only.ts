@@ -1,0 +1,2 @@
+const result = await tools.everything.echo({ message: "log" });
+console.log(result);

@@ -1,0 +1,3 @@
+let status: "idle" | "done" = "idle";
+status = "done";
+status

@@ -1,0 +1,3 @@
+const cache: Record<string, number[]> = {};
+(cache.a ??= []).push(1);
+cache

@@ -1,0 +1,1 @@
+[["a", "b"], ["c"]].flatMap((xs) => xs.map((x) => x.toUpperCase()))

@@ -1,0 +1,1 @@
+Deno.inspect({ a: 1 })

@@ -1,0 +1,4 @@
+let ran = false;
+queueMicrotask(() => (ran = true));
+await Promise.resolve();
+ran

@@ -1,0 +1,263 @@
+/**
+ * Every example in README.md and AGENTS.md is executed here (issue 10), so the docs cannot
+ * drift from the behaviour: each fenced example (a command line of an `sh` block, or a whole
+ * `ts`/`jsonc` block) maps to a check below, or to the test that covers it when it cannot run
+ * inside a test (the CI gate itself, installing into the user's PATH). An example without an
+ * entry fails the first step.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parseConfigText } from "../src/config/config_loader.ts";
+import type { GatewayHarness } from "./support/gateway_harness.ts";
+import { parseRun, withRunHarness } from "./support/run_test_support.ts";
+
+const REPO = new URL("../", import.meta.url);
+
+/** One example: where it is and its text (a command line, or a whole block). */
+interface DocExample {
+  key: string;
+  lang: string;
+  text: string;
+}
+
+/** Reads the fenced examples of a Markdown file: each `sh` line, each other block whole. */
+async function examplesOf(file: string): Promise<DocExample[]> {
+  const text = await Deno.readTextFile(new URL(file, REPO));
+  const examples: DocExample[] = [];
+  for (const match of text.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)) {
+    const lang = match[1]!;
+    const body = match[2]!;
+    if (lang === "sh") {
+      for (const line of body.split("\n")) {
+        const command = line.replace(/\s+#.*$/, "").trim();
+        if (command !== "") examples.push({ key: command, lang, text: command });
+      }
+    } else {
+      const first = body.split("\n").find((l) => /\w/.test(l) && !l.startsWith("//")) ?? "";
+      examples.push({ key: `${file} ${lang}: ${first.trim()}`, lang, text: body });
+    }
+  }
+  return examples;
+}
+
+/** The root the examples run in: the bundled kv and fs, plus what the examples name. */
+async function docsRoot(): Promise<Record<string, string>> {
+  const bundled = (name: string) => Deno.readTextFile(new URL(`tools/${name}`, REPO));
+  const readme = await Deno.readTextFile(new URL("README.md", REPO));
+  const greet = /```ts\n(\/\*\* Arguments of \{@linkcode greet\}[\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(greet, "README.md has the greet tool module example");
+  return {
+    "gateway.json": JSON.stringify({
+      port: 0,
+      policy: [{ match: "kv.delete", action: "ask" }],
+    }),
+    "tools/kv.ts": await bundled("kv.ts"),
+    "tools/fs.ts": await bundled("fs.ts"),
+    "tools/greet.ts": greet,
+    "tools/github.ts": [
+      "/** Issues of a (fixture) tracker. @module */",
+      "/** One issue. */",
+      "export interface Issue {\n  title: string;\n  comments: number;\n}",
+      "/** Lists issues; create issue and list them. */",
+      'export function list_issues(args: { state: "open" | "closed" }): Issue[] {',
+      '  return args.state === "open"',
+      '    ? [{ title: "busy", comments: 12 }, { title: "quiet", comments: 1 }]',
+      "    : [];",
+      "}",
+    ].join("\n"),
+    "scripts/hello.ts": '/** Says hello. */\nconsole.log(`Hello, ${args[0] ?? "world"}!`);\n',
+    "workflows/sample.yaml": [
+      "description: A sample workflow.",
+      "steps:",
+      "  - title: Plan",
+      '    prompt: "Plan step {{step}} of {{totalSteps}}"',
+      "  - title: Build",
+      '    prompt: "Build"',
+    ].join("\n"),
+  };
+}
+
+type Check = (gw: GatewayHarness) => Promise<void>;
+
+async function ok(gw: GatewayHarness, args: string[], options: { stdin?: string } = {}) {
+  const result = await gw.cli(args, options);
+  assert.equal(result.code, 0, `gateway ${args.join(" ")}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** The run id a `--json` run document or a yielded answer names. */
+async function runJson(gw: GatewayHarness, args: string[]) {
+  const result = await gw.cli([...args.slice(0, 1), "--json", ...args.slice(1)]);
+  return parseRun(result.stdout);
+}
+
+const README_TODO =
+  'README.md ts: const todo = (await tools.kv.get({ key: "todo" }) ?? []) as string[];';
+
+/** Examples that run here, by key. */
+const CHECKS: Record<string, Check> = {
+  [README_TODO]: async (gw) => {
+    const readme = await Deno.readTextFile(new URL("README.md", REPO));
+    const source = /```ts\n(\/\/ what a model[\s\S]*?)```/.exec(readme)![1]!;
+    assert.equal((await ok(gw, ["exec", source])).trim(), "1");
+  },
+  'deno task gateway exec \'await tools.kv.set({ key: "hello", value: "world" }); await tools.kv.get({ key: "hello" })\'':
+    async (gw) => {
+      const out = await ok(gw, [
+        "exec",
+        'await tools.kv.set({ key: "hello", value: "world" }); await tools.kv.get({ key: "hello" })',
+      ]);
+      assert.equal(out.trim(), "world");
+    },
+  "gateway exec '1 + 1'": async (gw) => {
+    assert.equal((await ok(gw, ["exec", "1 + 1"])).trim(), "2");
+  },
+  "echo '{\"n\": 2}' | gateway exec 'stdin().json().n * 21'": async (gw) => {
+    assert.equal(
+      (await ok(gw, ["exec", "stdin().json().n * 21"], { stdin: '{"n": 2}' })).trim(),
+      "42",
+    );
+  },
+  "gateway exec report.ts -- --since 2026-01-01": async (gw) => {
+    await Deno.writeTextFile(join(gw.cwd, "report.ts"), "console.log(args.join(' '));\n");
+    const out = await ok(gw, ["exec", "report.ts", "--", "--since", "2026-01-01"]);
+    assert.equal(out.trim(), "--since 2026-01-01");
+  },
+  "gateway run hello World": async (gw) => {
+    assert.equal((await ok(gw, ["run", "hello", "World"])).trim(), "Hello, World!");
+  },
+  "gateway tools": async (gw) => {
+    assert.match(await ok(gw, ["tools"]), /^kv\s+local\s+\d+ tools\s+ready/m);
+  },
+  "gateway tools types kv,fs": async (gw) => {
+    const out = await ok(gw, ["tools", "types", "kv,fs"]);
+    assert.match(out, /declare namespace kv/);
+    assert.match(out, /declare namespace fs/);
+  },
+  "gateway catalog --budget 1000": async (gw) => {
+    assert.match(await ok(gw, ["catalog", "--budget", "1000"]), /COMPLETE|PARTIAL/);
+  },
+  'gateway search "create issue" --limit 5': async (gw) => {
+    assert.match(await ok(gw, ["search", "create issue", "--limit", "5"]), /github\.list_issues/);
+  },
+  "gateway describe tools.kv.get": async (gw) => {
+    assert.match(await ok(gw, ["describe", "tools.kv.get"]), /key: string/);
+  },
+  "gateway history --failed": async (gw) => {
+    await gw.cli(["exec", "throw new Error('for history')"]);
+    assert.match(await ok(gw, ["history", "--failed"]), /ScriptError/);
+  },
+  "gateway history show ID | rerun ID | save ID NAME": async (gw) => {
+    const run = await runJson(gw, ["exec", "console.log('again')"]);
+    assert.match(await ok(gw, ["history", "show", run.runId]), /again/);
+    assert.match(await ok(gw, ["history", "rerun", run.runId]), /again/);
+    await ok(gw, ["history", "save", run.runId, "again"]);
+    assert.equal((await ok(gw, ["run", "again"])).trim(), "again");
+  },
+  "gateway exec --yield 2000 'long()' ; gateway wait ID": async (gw) => {
+    const source = "await new Promise((r) => setTimeout(r, 1500));\n'long done'";
+    const yielded = await gw.cli(["exec", "--json", "--yield", "200", source]);
+    const answer = JSON.parse(yielded.stdout) as { status?: string; runId: string };
+    assert.equal(answer.status, "running");
+    assert.match(await ok(gw, ["wait", answer.runId]), /long done/);
+  },
+  "gateway approvals ; gateway approve RUNID [--deny]": async (gw) => {
+    const source = 'await tools.kv["delete"]({ key: "x" });\n"deleted"';
+    const yielded = await gw.cli(["exec", "--json", "--yield", "300", source]);
+    const { runId } = JSON.parse(yielded.stdout) as { runId: string };
+    assert.match(await ok(gw, ["approvals"]), new RegExp(runId));
+    await ok(gw, ["approve", runId]);
+    assert.match(await ok(gw, ["wait", runId]), /deleted/);
+  },
+  "gateway workflow start sample ; gateway workflow step": async (gw) => {
+    assert.match(await ok(gw, ["workflow", "start", "sample"]), /Plan step 1 of 2/);
+    assert.match(await ok(gw, ["workflow", "step"]), /Build/);
+  },
+  "gateway --llm-help": async (gw) => {
+    assert.match(await ok(gw, ["--llm-help"]), /`tools\.kv`: local module, ready/);
+  },
+  "gateway server | start | stop | status": async (gw) => {
+    assert.match(await ok(gw, ["status"]), /running|pid/i);
+  },
+  "gateway init": async (gw) => {
+    const project = await Deno.makeTempDir({ dir: gw.cwd });
+    await gw.cli(["init"], { cwd: project });
+    assert.ok((await Deno.stat(join(project, ".gateway", "workflows", "sample.yaml"))).isFile);
+  },
+  "gateway service install [--print]": async (gw) => {
+    assert.match(await ok(gw, ["service", "install", "--print"]), /gateway|server/);
+  },
+  'README.md jsonc: "runId": "…",': async (gw) => {
+    // The run document example: an unknown tool, reported as the README shows it.
+    const readme = await Deno.readTextFile(new URL("README.md", REPO));
+    const shown = /"message": "(Unknown tool [^\n]*)",\n\s*"line": (\d+),\n\s*"column": (\d+)/
+      .exec(readme);
+    assert.ok(shown, "README.md shows an UnknownTool run document");
+    const run = await runJson(gw, ["exec", "--no-check", 'await tools.kv.gett({ key: "a" })']);
+    assert.equal(run.error?.kind, "UnknownTool");
+    assert.ok(
+      run.error?.message.startsWith(JSON.parse(`"${shown[1]}"`)),
+      `${run.error?.message} starts like the README's`,
+    );
+    assert.deepEqual([run.error?.line, run.error?.column], [Number(shown[2]), Number(shown[3])]);
+  },
+  'README.md jsonc: "port": 9420, // 0 = any free port': async () => {
+    const readme = await Deno.readTextFile(new URL("README.md", REPO));
+    const config = /```jsonc\n(\{\n\s*"port": 9420[\s\S]*?)```/.exec(readme)![1]!;
+    const loaded = parseConfigText(config, { file: "README.md", env: { TOKEN: "t" } });
+    assert.equal(loaded.config.exec.maxToolCalls, 1000);
+  },
+  "README.md ts: /** Arguments of {@linkcode greet}. */": async (gw) => {
+    const run = await runJson(gw, ["exec", 'await tools.greet.greet({ name: "Ada" })']);
+    assert.deepEqual(run.result, { message: "Hello, Ada!" });
+  },
+  "gateway catalog": async (gw) => {
+    assert.match(await ok(gw, ["catalog"]), /github: 1 tool/);
+  },
+  'gateway search "create issue"': async (gw) => {
+    assert.match(await ok(gw, ["search", "create issue"]), /github\.list_issues/);
+  },
+  "gateway tools types github": async (gw) => {
+    assert.match(await ok(gw, ["tools", "types", "github"]), /list_issues/);
+  },
+  'gateway exec \'const issues = await tools.github.list_issues({ state: "open" });': async (
+    gw,
+  ) => {
+    const agents = await Deno.readTextFile(new URL("AGENTS.md", REPO));
+    const source = /gateway exec '(const issues[\s\S]*?)'\n```/.exec(agents)![1]!;
+    const run = await runJson(gw, ["exec", source]);
+    assert.deepEqual(run.result, ["busy"]);
+  },
+  "issues.filter((i) => i.comments > 10).map((i) => i.title)'": async () => {
+    // The second line of the example above, which runs it whole.
+  },
+};
+
+/** Examples a test cannot run, with the test or gate that does. */
+const COVERED_ELSEWHERE: Record<string, string> = {
+  "deno task test": "the CI gate (.ci/run) runs the whole suite",
+  "deno task check": "the CI gate (.ci/run) runs it before the tests",
+  "deno task bench": "test/bench/bench.ts, run by hand (speed is never asserted in tests)",
+  "gateway mcp": "test/mcp_server_test.ts drives `gateway mcp` over stdio",
+};
+
+Deno.test("every README.md and AGENTS.md example runs as documented", {
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  const examples = [...await examplesOf("README.md"), ...await examplesOf("AGENTS.md")];
+  await t.step("every example has a check", () => {
+    const unchecked = examples.filter((e) => !(e.key in CHECKS) && !(e.key in COVERED_ELSEWHERE));
+    assert.deepEqual(unchecked.map((e) => e.key), []);
+  });
+  const files = await docsRoot();
+  await withRunHarness({ files }, async (gw) => {
+    for (const example of examples) {
+      const check = CHECKS[example.key];
+      if (check === undefined) continue;
+      await t.step(example.key.slice(0, 100), () => check(gw));
+    }
+  });
+});
