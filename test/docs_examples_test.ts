@@ -241,6 +241,12 @@ const COVERED_ELSEWHERE: Record<string, string> = {
   "deno task check": "the CI gate (.ci/run) runs it before the tests",
   "deno task bench": "test/bench/bench.ts, run by hand (speed is never asserted in tests)",
   "gateway mcp": "test/mcp_server_test.ts drives `gateway mcp` over stdio",
+  "gateway auth login remote":
+    "test/oauth_upstream_test.ts logs in against an OAuth-protected MCP server, playing the user",
+  "gateway auth status": "test/oauth_upstream_test.ts reads auth status before and after login",
+  "gateway auth logout remote": "test/oauth_upstream_test.ts logs out and checks the namespace",
+  "OTEL_DENO=true OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 gateway start":
+    "test/telemetry_test.ts starts the gateway with these variables and a local OTLP receiver",
 };
 
 Deno.test("every README.md and AGENTS.md example runs as documented", {

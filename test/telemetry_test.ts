@@ -147,6 +147,27 @@ Deno.test("a traced run exports its span tree and metrics over OTLP", {
               ? true
               : undefined,
           ), { timeoutMs: 30_000 });
+        // Over HTTP, the caller's traceparent header parents the run the same way.
+        const { port, token } = await gw.server();
+        const httpTrace = "0af7651916cd43dd8448eb211c80319c";
+        const response = await fetch(`http://127.0.0.1:${port}/exec`, {
+          method: "POST",
+          headers: {
+            Authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+            traceparent: `00-${httpTrace}-b7ad6b7169203331-01`,
+          },
+          body: JSON.stringify({ source: "1 + 1", check: false }),
+        });
+        const httpRun = await response.json() as { runId: string };
+        const httpSpan = await pollUntil("the HTTP run's span", () =>
+          Promise.resolve(
+            receiver.spans.find((s) =>
+              s.name === "gateway.run" && attr(s, "gateway.run.id") === httpRun.runId
+            ),
+          ), { timeoutMs: 30_000 });
+        assert.equal(httpSpan.traceId, httpTrace);
+
         // Attributes carry names and kinds, never arguments or messages.
         assert.ok(!receiver.bodies.some((b) => b.includes(SECRET)), "a secret was exported");
       } finally {
