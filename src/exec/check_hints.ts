@@ -43,7 +43,7 @@ const ARGUMENT_CODES: ReadonlySet<number> = new Set([
 ]);
 
 /** Names models borrow from Python and other languages, with the JavaScript to write. */
-const FOREIGN_NAMES: Readonly<Record<string, string>> = {
+export const FOREIGN_NAMES: Readonly<Record<string, string>> = {
   True: "true",
   False: "false",
   None: "null",

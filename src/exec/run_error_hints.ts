@@ -7,6 +7,7 @@
  */
 
 import { isAbsolute, resolve } from "node:path";
+import { FOREIGN_NAMES } from "./check_hints.ts";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionsBeyond } from "../config/permission_flags.ts";
 import type { ToolMap } from "../protocol/channel_messages.ts";
@@ -24,15 +25,6 @@ export interface RunErrorContext {
   /** The run's working directory: a relative path the script used resolves against it. */
   cwd: string;
 }
-
-const FOREIGN_NAMES: Readonly<Record<string, string>> = {
-  True: "true",
-  False: "false",
-  None: "null",
-  nil: "null",
-  NULL: "null",
-  print: "console.log",
-};
 
 /**
  * Replaces the run's scratch paths (where the runner put the script) in a failure's message:
