@@ -203,12 +203,13 @@ const CHECKS: Record<string, Check> = {
     );
     assert.deepEqual([run.error?.line, run.error?.column], [Number(shown[2]), Number(shown[3])]);
   },
-  'README.md jsonc: "port": 9420, // 0 = any free port': async () => {
-    const readme = await Deno.readTextFile(new URL("README.md", REPO));
-    const config = /```jsonc\n(\{\n\s*"port": 9420[\s\S]*?)```/.exec(readme)![1]!;
-    const loaded = parseConfigText(config, { file: "README.md", env: { TOKEN: "t" } });
-    assert.equal(loaded.config.exec.maxToolCalls, 1000);
-  },
+  'README.md jsonc: "port": 9420, // absent: 9420, or a free port when taken; 0 = any free port':
+    async () => {
+      const readme = await Deno.readTextFile(new URL("README.md", REPO));
+      const config = /```jsonc\n(\{\n\s*"port": 9420[\s\S]*?)```/.exec(readme)![1]!;
+      const loaded = parseConfigText(config, { file: "README.md", env: { TOKEN: "t" } });
+      assert.equal(loaded.config.exec.maxToolCalls, 1000);
+    },
   "README.md ts: /** Arguments of {@linkcode greet}. */": async (gw) => {
     const run = await runJson(gw, ["exec", 'await tools.greet.greet({ name: "Ada" })']);
     assert.deepEqual(run.result, { message: "Hello, Ada!" });
@@ -241,6 +242,22 @@ const COVERED_ELSEWHERE: Record<string, string> = {
   "deno task check": "the CI gate (.ci/run) runs it before the tests",
   "deno task bench": "test/bench/bench.ts, run by hand (speed is never asserted in tests)",
   "gateway mcp": "test/mcp_server_test.ts drives `gateway mcp` over stdio",
+  "gateway status --all ; gateway stop --all":
+    "test/multi_root_test.ts runs two roots at once, then status --all and stop --all",
+  "gateway import .mcp.json": "test/existing_configs_test.ts imports a .mcp.json into gateway.json",
+  "gateway ui [--print]": "test/ui_command_test.ts prints the dashboard URL with its token",
+  'README.md json: "mcpServers": {':
+    "test/existing_configs_test.ts serves this .mcp.json (from Claude Code's documentation)",
+  "# .gateway/gateway.env, mode 0600 (chmod 600 .gateway/gateway.env)":
+    "test/existing_configs_test.ts sets the .mcp.json variables through gateway.env",
+  "API_BASE_URL=http://127.0.0.1:8080": "test/existing_configs_test.ts (gateway.env)",
+  "API_KEY=s3cret": "test/existing_configs_test.ts (gateway.env)",
+  'README.md text: waiting for approval: danger.wipe({"what":"disk"}) held by policy rule "danger.wipe": gateway approve RUNID (or gateway approve RUNID --deny)':
+    "test/approvals_visible_test.ts sees this line on gateway exec's stderr",
+  'README.md jsonc: "apis": {':
+    "test/openapi_apis_cli_test.ts runs the README's apis config against Prism",
+  'README.md ts: const repos = await tools.github.repos_list_for_org({ org: "denoland" });':
+    "test/openapi_apis_cli_test.ts runs this script against Prism serving the GitHub spec",
   "gateway auth login remote":
     "test/oauth_upstream_test.ts logs in against an OAuth-protected MCP server, playing the user",
   "gateway auth status": "test/oauth_upstream_test.ts reads auth status before and after login",

@@ -285,7 +285,9 @@ export function createGatewayMcpServer(
           const stream = String(p.stream);
           log(stream === "stderr" ? "warning" : "info", `run.${stream}`, String(p.text));
           advance(`${stream}: ${String(p.text).trimEnd()}`);
-        } else if (method === "run.progress" || method === "upstream.progress") {
+        } else if (
+          method === "run.progress" || method === "upstream.progress" || method === "run.call"
+        ) {
           const where = p.namespace ? `${String(p.namespace)}.${String(p.tool)}` : String(p.tool);
           const message = `${where}: ${
             p.message ?? `${p.progress}${p.total ? `/${p.total}` : ""}`

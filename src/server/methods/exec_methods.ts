@@ -97,13 +97,14 @@ function runRequest(
     bind: (handle) => {
       runId = handle.runId;
       if (!notify || !params.stream) return;
-      // Each tool call of a streamed run is announced, so a client sees where the run is.
+      // Each tool call of a streamed run is announced (`run.call`), so a client sees where the
+      // run is; `run.progress` stays the upstream's own, only increasing, progress.
       const stop = context.core.watchToolCalls(runId, (event) =>
-        notify("run.progress", {
+        notify("run.call", {
           runId,
           namespace: event.namespace,
           tool: event.tool,
-          progress: 0,
+          phase: event.phase,
           message: event.phase === "called"
             ? "called"
             : `${event.phase} after ${event.durationMs} ms`,
