@@ -15,7 +15,7 @@ import { defineMethod, type MethodContext, type MethodDefinition } from "../rout
  * How long discovery waits for namespaces still starting (a cold start, a reload) before it
  * answers with what it has; the catalogue then says which are still starting.
  */
-const DISCOVERY_WAIT_MS = 5000;
+const DISCOVERY_WAIT_MS = 15_000;
 
 /** Waits, bounded, until the catalogue holds every namespace that is about to be ready. */
 async function settledCatalogue(context: MethodContext): Promise<void> {
