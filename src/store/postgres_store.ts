@@ -1,0 +1,447 @@
+/**
+ * The PostgreSQL {@linkcode GatewayStore} (config `store.postgres`): several gateway instances on
+ * one database share run history. Same numbered migrations as `gateway.db`, written in
+ * PostgreSQL's dialect; a pool of connections through the `postgres` npm driver; a database that
+ * is down is a {@linkcode StoreUnavailableError} naming the cause, and a history write retries
+ * with back-off before it gives up, so a short restart loses no answered run.
+ * @module
+ */
+
+import postgres from "postgres";
+import type { GatewayStore, HistoryStore } from "./gateway_store.ts";
+import {
+  HistoryRedactor,
+  type RunHistoryOptions,
+  type RunRecord,
+  runSummaryOf,
+  storedRunOf,
+} from "./run_history.ts";
+
+/**
+ * The schema in PostgreSQL's dialect, one entry per version, numbered as
+ * `GATEWAY_MIGRATIONS` (gateway_database.ts): entry `i` takes the store from version `i` to `i + 1`.
+ * Append only, and always in step with the SQLite list (the store contract test checks it).
+ */
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE runs (
+    rid BIGSERIAL PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    started_at BIGINT NOT NULL,
+    duration_ms BIGINT NOT NULL,
+    name TEXT,
+    source TEXT NOT NULL,
+    args TEXT NOT NULL,
+    stdin_bytes BIGINT NOT NULL,
+    cwd TEXT NOT NULL,
+    client TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),
+    error_kind TEXT,
+    error_message TEXT,
+    stdout TEXT NOT NULL,
+    stdout_bytes BIGINT NOT NULL,
+    stdout_capped INTEGER NOT NULL,
+    stderr TEXT NOT NULL,
+    stderr_bytes BIGINT NOT NULL,
+    stderr_capped INTEGER NOT NULL,
+    result TEXT,
+    result_capped INTEGER NOT NULL,
+    exit_code INTEGER,
+    tool_call_count INTEGER NOT NULL
+  );
+  CREATE INDEX runs_by_start ON runs (started_at);
+  CREATE INDEX runs_failed_by_start ON runs (started_at) WHERE status = 'failed';
+  CREATE TABLE tool_calls (
+    run_rid BIGINT NOT NULL REFERENCES runs (rid) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    namespace TEXT NOT NULL,
+    tool TEXT NOT NULL,
+    started_at BIGINT NOT NULL,
+    duration_ms BIGINT NOT NULL,
+    ok INTEGER NOT NULL,
+    error_kind TEXT,
+    PRIMARY KEY (run_rid, seq)
+  );
+  CREATE TABLE workflow_sessions (
+    id BIGSERIAL PRIMARY KEY,
+    name TEXT NOT NULL,
+    file TEXT NOT NULL,
+    file_hash TEXT NOT NULL,
+    file_text TEXT NOT NULL,
+    vars TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'aborted')),
+    step INTEGER NOT NULL,
+    pass INTEGER NOT NULL,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE INDEX workflow_sessions_by_name ON workflow_sessions (name, id);
+  CREATE UNIQUE INDEX workflow_sessions_one_running ON workflow_sessions (name)
+    WHERE status = 'running';
+  CREATE TABLE workflow_events (
+    id BIGSERIAL PRIMARY KEY,
+    session_id BIGINT NOT NULL REFERENCES workflow_sessions (id) ON DELETE CASCADE,
+    at BIGINT NOT NULL,
+    kind TEXT NOT NULL
+      CHECK (kind IN ('start', 'step', 'loop', 'end-loop', 'abort', 'reset', 'complete')),
+    step INTEGER,
+    pass INTEGER,
+    reason TEXT
+  );
+  CREATE INDEX workflow_events_by_session ON workflow_events (session_id, id);
+  `,
+  // 2: who approved or denied a call held by an `ask` policy rule (SPEC §13), as JSON.
+  `
+  ALTER TABLE tool_calls ADD COLUMN approval TEXT;
+  `,
+];
+
+/** Options of {@linkcode openPostgresStore}. */
+export interface PostgresStoreOptions extends RunHistoryOptions {
+  /**
+   * Most connections this instance holds open.
+   * @default {10}
+   */
+  poolSize?: number;
+  /**
+   * How long a history write keeps retrying while the database is unreachable, in ms.
+   * @default {10000}
+   */
+  retryForMs?: number;
+}
+
+/**
+ * The database could not be reached (refused, closed, restarting): the cause is in the message.
+ * Callers turn it into `NamespaceUnavailable` (tools) or a clear server error (history).
+ */
+export class StoreUnavailableError extends Error {
+  /** The driver's or server's code (`ECONNREFUSED`, `57P01` …). */
+  readonly code: string;
+
+  /** Wraps `cause`, whose `code` says what failed. */
+  constructor(message: string, code: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "StoreUnavailableError";
+    this.code = code;
+  }
+}
+
+const PRUNE_BATCH = 500;
+const DAY_MS = 86_400_000;
+/** Advisory lock key every instance takes while migrating, so only one migrates at a time. */
+const MIGRATION_LOCK = 0x6761_7465; // "gate"
+
+type Sql = postgres.Sql;
+type Row = Record<string, unknown>;
+
+/**
+ * Connects to `url`, brings the schema up to date (one transaction per migration under an
+ * advisory lock, so instances starting together migrate once) and returns the store.
+ */
+export async function openPostgresStore(
+  url: string,
+  options: PostgresStoreOptions = {},
+): Promise<PostgresStore> {
+  const sql = postgres(url, {
+    max: options.poolSize ?? 10,
+    onnotice: () => {},
+    connect_timeout: 10,
+    // int8 columns (times in ms) come back as strings; the row mappers convert with Number().
+  });
+  const where = redactUrl(url);
+  try {
+    await migrate(sql);
+  } catch (error) {
+    await sql.end({ timeout: 1 }).catch(() => {});
+    throw describe(error, `Cannot open PostgreSQL store ${where}`);
+  }
+  return new PostgresStore(sql, where, options);
+}
+
+/** The store over a connection pool; use {@linkcode openPostgresStore} to get one. */
+export class PostgresStore implements GatewayStore {
+  /** Always `"postgres"`. */
+  readonly kind = "postgres" as const;
+  /** History over the shared `runs` and `tool_calls` tables. */
+  readonly history: HistoryStore;
+  /** The pool (for LISTEN/NOTIFY and other shared state built on this store). */
+  readonly sql: Sql;
+  /** The database URL without its password, for messages. */
+  readonly where: string;
+
+  /** Wraps an open pool whose schema is migrated. */
+  constructor(sql: Sql, where: string, options: PostgresStoreOptions = {}) {
+    this.sql = sql;
+    this.where = where;
+    this.history = new PostgresHistory(sql, where, options);
+  }
+
+  /** The number of migrations applied. */
+  async schemaVersion(): Promise<number> {
+    try {
+      return await currentVersion(this.sql);
+    } catch (error) {
+      throw describe(error, `Cannot read the schema version of ${this.where}`);
+    }
+  }
+
+  /** Closes every pooled connection (waiting up to 5 s for queries in flight). */
+  async close(): Promise<void> {
+    await this.sql.end({ timeout: 5 });
+  }
+}
+
+class PostgresHistory implements HistoryStore {
+  #sql: Sql;
+  #where: string;
+  #redactor: HistoryRedactor;
+  #now: () => number;
+  #retryForMs: number;
+
+  constructor(sql: Sql, where: string, options: PostgresStoreOptions) {
+    this.#sql = sql;
+    this.#where = where;
+    this.#redactor = new HistoryRedactor(options);
+    this.#now = options.now ?? Date.now;
+    this.#retryForMs = options.retryForMs ?? 10_000;
+  }
+
+  async record(run: RunRecord): Promise<void> {
+    const row = this.#redactor.row(run);
+    const columns = Object.keys(row);
+    const values = columns.map((column) => noNul(row[column] ?? null));
+    const insertRun = `INSERT INTO runs (${columns.join(", ")})
+      VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING rid`;
+    const write = () =>
+      this.#sql.begin(async (tx) => {
+        const [inserted] = await tx.unsafe(insertRun, values);
+        const rid = String(inserted?.rid);
+        for (const [seq, call] of run.toolCalls.entries()) {
+          await tx.unsafe(
+            `INSERT INTO tool_calls
+               (run_rid, seq, namespace, tool, started_at, duration_ms, ok, error_kind, approval)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+            [
+              rid,
+              seq,
+              noNul(call.namespace),
+              noNul(call.tool),
+              call.startedAt,
+              call.durationMs,
+              call.ok ? 1 : 0,
+              call.errorKind,
+              call.approval ? JSON.stringify(call.approval) : null,
+            ],
+          );
+        }
+      });
+    const deadline = Date.now() + this.#retryForMs;
+    for (let attempt = 0;; attempt++) {
+      try {
+        await write();
+        return;
+      } catch (error) {
+        // A commit whose answer was lost to a dropped connection is found on the retry.
+        if (attempt > 0 && codeOf(error) === "23505") return;
+        if (!isUnavailable(error) || Date.now() >= deadline) {
+          throw describe(error, `Cannot record run "${run.runId}" in history (${this.#where})`);
+        }
+        await delay(Math.min(100 * 2 ** attempt, 2000, Math.max(0, deadline - Date.now())));
+      }
+    }
+  }
+
+  async list(options: { limit: number; failed?: boolean; offset?: number }) {
+    const { limit, failed = false, offset = 0 } = options;
+    const rows = await this.#query(
+      `SELECT id, started_at, duration_ms, name, status, error_kind, client, cwd,
+              tool_call_count, substr(source, 1, 2000) AS head
+       FROM runs ${failed ? "WHERE status = 'failed'" : ""}
+       ORDER BY started_at DESC, rid DESC LIMIT $1 OFFSET $2`,
+      [Math.max(0, Math.trunc(limit)), Math.max(0, Math.trunc(offset))],
+      "list history",
+    );
+    return rows.map(runSummaryOf);
+  }
+
+  async get(runId: string) {
+    let [row] = await this.#query("SELECT * FROM runs WHERE id = $1", [runId], "read history");
+    if (row === undefined && runId.length >= 6) {
+      const matches = await this.#query(
+        `SELECT * FROM runs WHERE left(id, length($1)) = $1 ORDER BY started_at LIMIT 6`,
+        [runId],
+        "read history",
+      );
+      if (matches.length > 1) {
+        const ids = matches.slice(0, 5).map((m) => `"${String(m.id)}"`).join(", ");
+        throw new RangeError(
+          `Cannot find run "${runId}": the prefix matches several runs: ${ids}${
+            matches.length > 5 ? ", …" : ""
+          }`,
+        );
+      }
+      row = matches[0];
+    }
+    if (row === undefined) return null;
+    const calls = await this.#query(
+      `SELECT namespace, tool, started_at, duration_ms, ok, error_kind, approval
+       FROM tool_calls WHERE run_rid = $1 ORDER BY seq`,
+      [String(row.rid)],
+      "read history",
+    );
+    return storedRunOf(row, calls);
+  }
+
+  async count(options: { failed?: boolean } = {}) {
+    const [row] = await this.#query(
+      `SELECT count(*) AS n FROM runs ${options.failed ? "WHERE status = 'failed'" : ""}`,
+      [],
+      "count history",
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  async prune(options: { maxRuns: number; maxAgeDays: number }) {
+    const cutoff = this.#now() - options.maxAgeDays * DAY_MS;
+    const keep = Math.max(0, Math.trunc(options.maxRuns));
+    let deleted = 0;
+    const batches: [string, number][] = [
+      [
+        `DELETE FROM runs WHERE rid IN
+           (SELECT rid FROM runs WHERE started_at < $1 LIMIT ${PRUNE_BATCH})`,
+        cutoff,
+      ],
+      [
+        `DELETE FROM runs WHERE rid IN (SELECT rid FROM runs
+           ORDER BY started_at DESC, rid DESC LIMIT ${PRUNE_BATCH} OFFSET $1)`,
+        keep,
+      ],
+    ];
+    for (const [text, value] of batches) {
+      for (;;) {
+        let changes: number;
+        try {
+          changes = (await this.#sql.unsafe(text, [value])).count;
+        } catch (error) {
+          throw describe(error, `Cannot prune history (${this.#where})`);
+        }
+        deleted += changes;
+        if (changes < PRUNE_BATCH) break;
+      }
+    }
+    return { deleted };
+  }
+
+  async #query(text: string, params: (string | number)[], what: string): Promise<Row[]> {
+    try {
+      return [...await this.#sql.unsafe(text, params)];
+    } catch (error) {
+      throw describe(error, `Cannot ${what} (${this.#where})`);
+    }
+  }
+}
+
+async function migrate(sql: Sql): Promise<void> {
+  await sql.unsafe(
+    "CREATE TABLE IF NOT EXISTS gateway_schema (version INTEGER NOT NULL)",
+  ).catch(async (error) => {
+    // Two instances creating the table at once: one wins, the other sees it exist.
+    if (codeOf(error) !== "23505" && codeOf(error) !== "42P07") throw error;
+  });
+  const latest = POSTGRES_MIGRATIONS.length;
+  for (;;) {
+    const done = await sql.begin(async (tx) => {
+      await tx.unsafe("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+      const rows = await tx.unsafe("SELECT version FROM gateway_schema");
+      if (rows.length === 0) await tx.unsafe("INSERT INTO gateway_schema (version) VALUES (0)");
+      const found = rows.length === 0 ? 0 : Number(rows[0]?.version);
+      if (found > latest) {
+        throw new Error(
+          `schema version ${found} is newer than this gateway knows (${latest}); upgrade the gateway`,
+        );
+      }
+      if (found === latest) return true;
+      try {
+        await tx.unsafe(POSTGRES_MIGRATIONS[found] ?? "");
+      } catch (error) {
+        throw new Error(`migration to schema version ${found + 1} failed: ${messageOf(error)}`, {
+          cause: error,
+        });
+      }
+      await tx.unsafe("UPDATE gateway_schema SET version = $1", [found + 1]);
+      return false;
+    });
+    if (done) return;
+  }
+}
+
+async function currentVersion(sql: Sql): Promise<number> {
+  const rows = await sql.unsafe("SELECT version FROM gateway_schema");
+  return Number(rows[0]?.version ?? 0);
+}
+
+const UNAVAILABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "CONNECT_TIMEOUT",
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now (starting up / shutting down)
+]);
+
+/** Whether `error` means the database is unreachable right now (worth a retry). */
+export function isUnavailable(error: unknown): boolean {
+  const code = codeOf(error);
+  return UNAVAILABLE_CODES.has(code) || code.startsWith("08");
+}
+
+function describe(error: unknown, doing: string): Error {
+  const code = codeOf(error);
+  if (isUnavailable(error)) {
+    return new StoreUnavailableError(
+      `${doing}: the database is unavailable (${code}: ${messageOf(error)}); ` +
+        `the gateway reconnects by itself once it is back`,
+      code,
+      { cause: error },
+    );
+  }
+  return new Error(`${doing}: ${messageOf(error)}`, { cause: error });
+}
+
+function codeOf(error: unknown): string {
+  if (typeof error === "object" && error !== null && "code" in error) {
+    return String((error as { code: unknown }).code);
+  }
+  return "";
+}
+
+/** PostgreSQL text cannot hold NUL; it becomes U+FFFD (SQLite keeps it as is). */
+function noNul<T extends string | number | null>(value: T): T {
+  return (typeof value === "string" && value.includes("\0")
+    ? value.replaceAll("\0", "\uFFFD")
+    : value) as T;
+}
+
+/** `postgres://user:secret@host/db` → `postgres://user@host/db`. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.password = "";
+    return parsed.toString();
+  } catch {
+    return "(the configured PostgreSQL URL)";
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
