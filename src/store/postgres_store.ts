@@ -344,7 +344,7 @@ class PostgresHistory implements HistoryStore {
 async function migrate(sql: Sql): Promise<void> {
   await sql.unsafe(
     "CREATE TABLE IF NOT EXISTS gateway_schema (version INTEGER NOT NULL)",
-  ).catch(async (error) => {
+  ).catch((error) => {
     // Two instances creating the table at once: one wins, the other sees it exist.
     if (codeOf(error) !== "23505" && codeOf(error) !== "42P07") throw error;
   });
