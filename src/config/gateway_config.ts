@@ -118,6 +118,17 @@ export const gatewayConfigSchema = z.strictObject({
     maxOutputBytes: z.number().int().positive().default(1_048_576),
   }).default({ maxRuns: 10_000, maxAgeDays: 30, redact: [], maxOutputBytes: 1_048_576 }),
   tools: z.record(z.string(), toolModuleConfigSchema).default({}),
+  /**
+   * Where shared state lives. Absent: `DATA_DIR/gateway.db` (SQLite). `postgres`: a connection
+   * URL (usually `"${env:DATABASE_URL}"`) so several gateway instances share run history.
+   */
+  store: z.strictObject({
+    postgres: z.string().regex(/^postgres(ql)?:\/\//, {
+      message: "must be a postgres:// or postgresql:// URL",
+    }).optional(),
+    /** Connections this instance keeps open to PostgreSQL. */
+    poolSize: z.number().int().positive().default(10),
+  }).default({ poolSize: 10 }),
 });
 
 /** The validated configuration with every default filled in. */

@@ -37,7 +37,9 @@ import {
 import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
-import { RunHistory } from "../store/run_history.ts";
+import type { GatewayStore, HistoryStore } from "../store/gateway_store.ts";
+import { SqliteStore } from "../store/sqlite_store.ts";
+import { openPostgresStore } from "../store/postgres_store.ts";
 import { WorkflowService } from "../workflows/workflow_service.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
@@ -80,7 +82,7 @@ export class GatewayCore {
   });
   #loaded: LoadedConfig;
   #database: GatewayDatabase | null = null;
-  #history: RunHistory | null = null;
+  #store: GatewayStore | null = null;
   #workflows: WorkflowService | null = null;
   #channel: RunChannelServer | null = null;
   #runner: ScriptRunner | null = null;
@@ -143,10 +145,10 @@ export class GatewayCore {
    */
   readonly outgoingMask = new SecretMask(() => this.#configSecrets());
 
-  /** The history store. */
-  get history(): RunHistory {
-    if (!this.#history) throw new Error("The gateway core is not started");
-    return this.#history;
+  /** The history store: `gateway.db`, or PostgreSQL when config `store.postgres` is set. */
+  get history(): HistoryStore {
+    if (!this.#store) throw new Error("The gateway core is not started");
+    return this.#store.history;
   }
 
   /** The database, for workflow sessions. */
@@ -180,10 +182,15 @@ export class GatewayCore {
     const runsDir = join(this.#runtimeDir, `runs-${Deno.pid}`);
     await Deno.mkdir(runsDir, { recursive: true, mode: 0o700 });
     this.#database = openGatewayDatabase(join(this.paths.dataDir, "gateway.db"));
-    this.#history = new RunHistory(this.#database, {
+    const historyOptions = {
       secrets: this.secrets(),
       maxOutputBytes: this.config.history.maxOutputBytes,
-    });
+    };
+    const { postgres, poolSize } = this.config.store;
+    // Several instances on one database share history through PostgreSQL (issue 17).
+    this.#store = postgres === undefined
+      ? new SqliteStore(this.#database, historyOptions)
+      : await openPostgresStore(postgres, { ...historyOptions, poolSize });
     this.#pruneHistory();
     this.#workflows = new WorkflowService({ database: this.#database, root: this.paths.root.dir });
     this.#channel = new RunChannelServer({
@@ -250,14 +257,10 @@ export class GatewayCore {
   }
 
   #pruneHistory(): void {
-    try {
-      this.#history?.prune({
-        maxRuns: this.config.history.maxRuns,
-        maxAgeDays: this.config.history.maxAgeDays,
-      });
-    } catch (error) {
-      this.log.error("history retention failed", { error: String(error) });
-    }
+    this.#store?.history.prune({
+      maxRuns: this.config.history.maxRuns,
+      maxAgeDays: this.config.history.maxAgeDays,
+    }).catch((error) => this.log.error("history retention failed", { error: String(error) }));
   }
 
   #startNamespaces(): void {
@@ -525,10 +528,10 @@ export class GatewayCore {
     return this.#finished.get(runId);
   }
 
-  #record(run: FinishedRun): boolean {
+  async #record(run: FinishedRun): Promise<boolean> {
     const { document, request } = run;
     try {
-      this.history.record({
+      await this.history.record({
         runId: document.runId,
         startedAt: run.startedAt,
         durationMs: document.durationMs,
@@ -664,6 +667,11 @@ export class GatewayCore {
     await this.registry.stopAll();
     await this.#signatures?.close();
     await this.#checker?.close();
+    if (this.#store?.kind === "postgres") {
+      await this.#store.close().catch((error) =>
+        this.log.warn("cannot close the PostgreSQL store", { error: String(error) })
+      );
+    }
     this.#database?.close();
     // Every child has been ended: nothing is left for a later server to reap.
     this.#ledger?.remove();

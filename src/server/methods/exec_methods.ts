@@ -168,7 +168,7 @@ export const execMethods: Record<string, MethodDefinition> = {
     }
     const finished = context.core.finished(params.runId);
     if (finished) return finished;
-    const stored = context.core.history.get(params.runId);
+    const stored = await context.core.history.get(params.runId);
     if (stored) {
       return {
         runId: stored.runId,

@@ -1,0 +1,127 @@
+/**
+ * Several gateway instances on one PostgreSQL database (issue 17): each has its own data dir
+ * (lock, server state) but the same token and the same `store.postgres`, so a run made on one is
+ * in the history of every other, and `wait` on one returns a run another finished.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { createHarness, type GatewayHarness } from "./support/gateway_harness.ts";
+import { GatewayClient } from "../src/client/gateway_client.ts";
+import {
+  postgresAvailable,
+  type PostgresCluster,
+  startPostgresCluster,
+} from "./support/postgres_cluster.ts";
+
+const CONFIG = JSON.stringify({ store: { postgres: "${env:DATABASE_URL}", poolSize: 4 } });
+
+/** Writes one token into every instance's data dir, as an operator does before starting them. */
+async function shareToken(instances: GatewayHarness[], token: string): Promise<void> {
+  for (const gw of instances) {
+    await Deno.mkdir(gw.dataDir, { recursive: true, mode: 0o700 });
+    await Deno.writeTextFile(join(gw.dataDir, "token"), token + "\n", { mode: 0o600 });
+  }
+}
+
+Deno.test({
+  name: "three instances on one PostgreSQL share history and answer each other's waits",
+  ignore: !postgresAvailable(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    let cluster: PostgresCluster | null = null;
+    const instances: GatewayHarness[] = [];
+    try {
+      cluster = await startPostgresCluster();
+      const env = { DATABASE_URL: cluster.url };
+      for (let i = 0; i < 3; i++) {
+        instances.push(await createHarness({ files: { "gateway.json": CONFIG }, env }));
+      }
+      const [a, b, c] = instances as [GatewayHarness, GatewayHarness, GatewayHarness];
+      const token = "f".repeat(16) + crypto.randomUUID().replaceAll("-", "");
+      await shareToken(instances, token);
+
+      await t.step("every instance accepts the one shared token", async () => {
+        for (const gw of instances) {
+          const { port } = await gw.server();
+          const client = await GatewayClient.connect({ host: "127.0.0.1", port, token });
+          client.close();
+        }
+      });
+
+      await t.step("a run made on A is listed and shown by B and C", async () => {
+        const run = await a.cli(["exec", "--json", `console.log("from A"); 6 * 7`]);
+        assert.equal(run.code, 0, run.stderr);
+        const doc = JSON.parse(run.stdout) as { runId: string; history: string };
+        assert.equal(doc.history, "saved");
+        const listed = JSON.parse((await b.cli(["history", "--json", "--limit", "5"])).stdout) as {
+          runs: { runId: string }[];
+        };
+        assert.ok(listed.runs.some((r) => r.runId === doc.runId), JSON.stringify(listed));
+        const shown = await c.cli(["history", "show", doc.runId]);
+        assert.equal(shown.code, 0, shown.stderr);
+        assert.match(shown.stdout, /from A/);
+      });
+
+      await t.step("wait on B returns the run A finished", async () => {
+        const run = await a.cli(["exec", "--json", `console.log("waited"); "ok"`]);
+        const { runId } = JSON.parse(run.stdout) as { runId: string };
+        const waited = await b.cli(["wait", runId, "--json"]);
+        assert.equal(waited.code, 0, waited.stderr);
+        const doc = JSON.parse(waited.stdout) as { runId: string; result: unknown; stdout: string };
+        assert.equal(doc.runId, runId);
+        assert.equal(doc.result, "ok");
+        assert.equal(doc.stdout, "waited\n");
+      });
+
+      await t.step("runs made on all three at once are all in the shared history", async () => {
+        const before = JSON.parse((await a.cli(["history", "--json", "--limit", "1000"])).stdout)
+          .runs.length as number;
+        const made = await Promise.all(
+          instances.flatMap((gw) =>
+            [1, 2].map(async (n) => {
+              const out = await gw.cli(["exec", "--json", `${n}`]);
+              return (JSON.parse(out.stdout) as { runId: string }).runId;
+            })
+          ),
+        );
+        const after = JSON.parse(
+          (await c.cli(["history", "--json", "--limit", "1000"])).stdout,
+        ) as {
+          runs: { runId: string }[];
+        };
+        assert.equal(after.runs.length, before + 6);
+        for (const id of made) assert.ok(after.runs.some((r) => r.runId === id), id);
+      });
+    } finally {
+      for (const gw of instances) await gw.dispose();
+      await cluster?.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "an instance whose PostgreSQL is unreachable refuses to start and says why",
+  ignore: !postgresAvailable(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    const gw = await createHarness({
+      files: { "gateway.json": CONFIG },
+      env: { DATABASE_URL: `postgres://gateway:pw-hunter22@127.0.0.1:${port}/postgres` },
+    });
+    try {
+      const started = await gw.cli(["start"]);
+      assert.notEqual(started.code, 0);
+      assert.match(started.stderr + started.stdout, /PostgreSQL|ECONNREFUSED|unavailable/);
+      assert.doesNotMatch(started.stderr + started.stdout, /pw-hunter22/);
+    } finally {
+      await gw.dispose();
+    }
+  },
+});
