@@ -8,6 +8,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createHarness, type GatewayHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
+import { ProcessLedger } from "../src/process/process_ledger.ts";
 import { GatewayClient } from "../src/client/gateway_client.ts";
 import {
   postgresAvailable,
@@ -15,7 +17,32 @@ import {
   startPostgresCluster,
 } from "./support/postgres_cluster.ts";
 
-const CONFIG = JSON.stringify({ store: { postgres: "${env:DATABASE_URL}", poolSize: 4 } });
+const CONFIG = JSON.stringify({
+  store: { postgres: "${env:DATABASE_URL}", poolSize: 4, leaseMs: 1500 },
+  exec: { typecheck: false },
+  policy: [{ match: "danger.wipe", action: "ask" }],
+});
+
+const TOOL = `/** Removes everything (pretend). */
+export function wipe(args: { what: string }): string {
+  return \`wiped \${args.what}\`;
+}
+`;
+
+const FILES = { "gateway.json": CONFIG, "tools/danger.ts": TOOL };
+
+type Doc = { runId: string; ok: boolean; result?: unknown; stdout: string; status?: string };
+
+/** The held calls `gw` lists for `runId`, once there are some. */
+async function pendingFor(gw: GatewayHarness, runId: string): Promise<{ id: string }[]> {
+  return await pollUntil(`run ${runId} waiting for approval`, async () => {
+    const listed = JSON.parse((await gw.cli(["approvals", "--json"])).stdout) as {
+      pending: { id: string; runId: string }[];
+    };
+    const held = listed.pending.filter((p) => p.runId === runId);
+    return held.length > 0 ? held : undefined;
+  });
+}
 
 /** Writes one token into every instance's data dir, as an operator does before starting them. */
 async function shareToken(instances: GatewayHarness[], token: string): Promise<void> {
@@ -37,7 +64,7 @@ Deno.test({
       cluster = await startPostgresCluster();
       const env = { DATABASE_URL: cluster.url };
       for (let i = 0; i < 3; i++) {
-        instances.push(await createHarness({ files: { "gateway.json": CONFIG }, env }));
+        instances.push(await createHarness({ files: FILES, env }));
       }
       const [a, b, c] = instances as [GatewayHarness, GatewayHarness, GatewayHarness];
       const token = "f".repeat(16) + crypto.randomUUID().replaceAll("-", "");
@@ -76,6 +103,52 @@ Deno.test({
         assert.equal(doc.stdout, "waited\n");
       });
 
+      await t.step("wait on B follows a run still going on A until it ends", async () => {
+        const started = await a.cli([
+          "exec",
+          "--json",
+          "--yield",
+          "300",
+          `await new Promise((r) => setTimeout(r, 1500)); "late"`,
+        ]);
+        const running = JSON.parse(started.stdout) as Doc;
+        assert.equal(running.status, "running", started.stdout);
+        const waited = await b.cli(["wait", running.runId, "--json"]);
+        assert.equal(waited.code, 0, waited.stderr);
+        assert.equal((JSON.parse(waited.stdout) as Doc).result, "late");
+      });
+
+      await t.step("a call held on A is listed on B and released by an answer on C", async () => {
+        const started = await a.cli([
+          "exec",
+          "--json",
+          "--yield",
+          "300",
+          `await tools.danger.wipe({ what: "disk" })`,
+        ]);
+        const running = JSON.parse(started.stdout) as Doc;
+        assert.equal(running.status, "running", started.stdout);
+        const held = await pendingFor(b, running.runId);
+        assert.equal(held.length, 1);
+        const approved = await c.cli(["approve", running.runId, "--by", "ada"]);
+        assert.equal(approved.code, 0, approved.stderr);
+        const done = JSON.parse((await a.cli(["wait", running.runId, "--json"])).stdout) as Doc;
+        assert.equal(done.ok, true, JSON.stringify(done));
+        assert.equal(done.result, "wiped disk");
+        const stored = JSON.parse(
+          (await b.cli(["history", "show", running.runId, "--json"])).stdout,
+        ) as {
+          toolCalls: { approval?: { allowed: boolean; by: string } }[];
+        };
+        assert.deepEqual(
+          {
+            allowed: stored.toolCalls[0]?.approval?.allowed,
+            by: stored.toolCalls[0]?.approval?.by,
+          },
+          { allowed: true, by: "ada" },
+        );
+      });
+
       await t.step("runs made on all three at once are all in the shared history", async () => {
         const before = JSON.parse((await a.cli(["history", "--json", "--limit", "1000"])).stdout)
           .runs.length as number;
@@ -95,6 +168,39 @@ Deno.test({
         assert.equal(after.runs.length, before + 6);
         for (const id of made) assert.ok(after.runs.some((r) => r.runId === id), id);
       });
+
+      await t.step(
+        "A killed with kill -9 mid-run: B and C mark its run Crashed after the lease",
+        async () => {
+          const before = JSON.parse((await b.cli(["history", "--json", "--limit", "1000"])).stdout)
+            .runs as { runId: string }[];
+          const started = await a.cli([
+            "exec",
+            "--json",
+            "--yield",
+            "300",
+            `await new Promise(() => setInterval(() => {}, 1000))`,
+          ]);
+          const running = JSON.parse(started.stdout) as Doc;
+          assert.equal(running.status, "running", started.stdout);
+          const { pid } = await a.server();
+          Deno.kill(pid, "SIGKILL");
+          // What a restart of A would do: end the runner the dead server left behind.
+          assert.ok(ProcessLedger.reapStale(join(a.dataDir, "state"), { log: () => {} }) > 0);
+          const waited = await b.cli(["wait", running.runId, "--json"]);
+          assert.equal(waited.code, 1, waited.stderr);
+          const doc = JSON.parse(waited.stdout) as Doc & {
+            error?: { kind: string; message: string };
+          };
+          assert.equal(doc.error?.kind, "Crashed");
+          assert.match(doc.error?.message ?? "", /stopped renewing its lease/);
+          // Everything answered before the kill is still there.
+          const after = JSON.parse((await c.cli(["history", "--json", "--limit", "1000"])).stdout)
+            .runs as { runId: string }[];
+          for (const run of before) assert.ok(after.some((r) => r.runId === run.runId), run.runId);
+          assert.equal(after.length, before.length + 1);
+        },
+      );
     } finally {
       for (const gw of instances) await gw.dispose();
       await cluster?.stop();
@@ -112,7 +218,7 @@ Deno.test({
     const port = (listener.addr as Deno.NetAddr).port;
     listener.close();
     const gw = await createHarness({
-      files: { "gateway.json": CONFIG },
+      files: FILES,
       env: { DATABASE_URL: `postgres://gateway:pw-hunter22@127.0.0.1:${port}/postgres` },
     });
     try {

@@ -128,7 +128,9 @@ export const gatewayConfigSchema = z.strictObject({
     }).optional(),
     /** Connections this instance keeps open to PostgreSQL. */
     poolSize: z.number().int().positive().default(10),
-  }).default({ poolSize: 10 }),
+    /** An instance silent this long is dead: the others mark its runs `Crashed`. */
+    leaseMs: z.number().int().min(300).default(15_000),
+  }).default({ poolSize: 10, leaseMs: 15_000 }),
 });
 
 /** The validated configuration with every default filled in. */

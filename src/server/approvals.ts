@@ -24,6 +24,7 @@ interface Held extends PendingApproval {
 export class Approvals {
   readonly #held = new Map<string, Held>();
   readonly #listeners = new Set<(pending: PendingApproval) => void>();
+  readonly #settledListeners = new Set<(id: string) => void>();
   #next = 1;
 
   /** Holds a call until it is answered or `signal` aborts (then it is denied by "deadline"). */
@@ -40,6 +41,7 @@ export class Approvals {
     return new Promise((resolve) => {
       const finish = (decision: ApprovalDecision) => {
         if (!this.#held.delete(id)) return;
+        for (const listener of this.#settledListeners) listener(id);
         call.signal.removeEventListener("abort", onAbort);
         resolve(decision);
       };
@@ -84,6 +86,12 @@ export class Approvals {
   onRequest(listener: (pending: PendingApproval) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Tells `listener` the id of every held call once answered or ended; returns unsubscribe. */
+  onSettled(listener: (id: string) => void): () => void {
+    this.#settledListeners.add(listener);
+    return () => this.#settledListeners.delete(listener);
   }
 }
 

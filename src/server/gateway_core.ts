@@ -40,6 +40,7 @@ import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_data
 import type { GatewayStore, HistoryStore } from "../store/gateway_store.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 import { openPostgresStore } from "../store/postgres_store.ts";
+import { SharedRunState } from "./shared_run_state.ts";
 import { WorkflowService } from "../workflows/workflow_service.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
@@ -83,6 +84,7 @@ export class GatewayCore {
   #loaded: LoadedConfig;
   #database: GatewayDatabase | null = null;
   #store: GatewayStore | null = null;
+  #shared: SharedRunState | null = null;
   #workflows: WorkflowService | null = null;
   #channel: RunChannelServer | null = null;
   #runner: ScriptRunner | null = null;
@@ -151,6 +153,11 @@ export class GatewayCore {
     return this.#store.history;
   }
 
+  /** Run state shared with other instances on one PostgreSQL; null for SQLite. */
+  get shared(): SharedRunState | null {
+    return this.#shared;
+  }
+
   /** The database, for workflow sessions. */
   get database(): GatewayDatabase {
     if (!this.#database) throw new Error("The gateway core is not started");
@@ -186,11 +193,17 @@ export class GatewayCore {
       secrets: this.secrets(),
       maxOutputBytes: this.config.history.maxOutputBytes,
     };
-    const { postgres, poolSize } = this.config.store;
-    // Several instances on one database share history through PostgreSQL (issue 17).
-    this.#store = postgres === undefined
-      ? new SqliteStore(this.#database, historyOptions)
-      : await openPostgresStore(postgres, { ...historyOptions, poolSize });
+    const { postgres, poolSize, leaseMs } = this.config.store;
+    // Several instances on one database share history and run state through PostgreSQL.
+    if (postgres === undefined) {
+      this.#store = new SqliteStore(this.#database, historyOptions);
+    } else {
+      const store = await openPostgresStore(postgres, { ...historyOptions, poolSize });
+      this.#store = store;
+      const log = (m: string) => this.log.warn(m, { component: "store" });
+      await store.coordination.start({ leaseMs, log });
+      this.#shared = new SharedRunState(store.coordination, this.approvals, log);
+    }
     this.#pruneHistory();
     this.#workflows = new WorkflowService({ database: this.#database, root: this.paths.root.dir });
     this.#channel = new RunChannelServer({
@@ -513,6 +526,16 @@ export class GatewayCore {
       );
     }
     const handle = this.runner.start(request);
+    this.#shared?.runStarted({
+      runId: handle.runId,
+      startedAt: Date.now(),
+      source: request.source,
+      args: request.args,
+      stdinBytes: new TextEncoder().encode(request.stdin).length,
+      cwd: request.cwd,
+      client: request.client,
+      name: request.name ?? null,
+    });
     handle.done.then((doc) => {
       this.#finished.set(doc.runId, doc);
       if (this.#finished.size > FINISHED_KEEP) {
@@ -531,6 +554,7 @@ export class GatewayCore {
   async #record(run: FinishedRun): Promise<boolean> {
     const { document, request } = run;
     try {
+      await this.#shared?.beforeRecord(document.runId);
       await this.history.record({
         runId: document.runId,
         startedAt: run.startedAt,
@@ -667,6 +691,7 @@ export class GatewayCore {
     await this.registry.stopAll();
     await this.#signatures?.close();
     await this.#checker?.close();
+    this.#shared?.close();
     if (this.#store?.kind === "postgres") {
       await this.#store.close().catch((error) =>
         this.log.warn("cannot close the PostgreSQL store", { error: String(error) })

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { PendingApproval } from "../protocol/wire_views.ts";
 import type { RunRecord, RunSummary, StoredRun } from "./run_history.ts";
 
 /** Run history (SPEC §9) as any store keeps it. */
@@ -28,11 +29,49 @@ export interface HistoryStore {
   prune(options: { maxRuns: number; maxAgeDays: number }): Promise<{ deleted: number }>;
 }
 
+/** What a run in flight is known by before it ends (enough to record it as `Crashed`). */
+export type LiveRun = Pick<
+  RunRecord,
+  "runId" | "startedAt" | "source" | "args" | "stdinBytes" | "cwd" | "client" | "name"
+>;
+
+/**
+ * What instances sharing one database tell each other; absent for the embedded SQLite store,
+ * whose single gateway keeps runs and held calls in memory.
+ */
+export interface Coordination {
+  /** This instance's id in the shared tables. */
+  readonly instanceId: string;
+  /** Records `run` as running on this instance (its history write removes it again). */
+  started(run: LiveRun): Promise<void>;
+  /** Whether a run is in flight on some instance. */
+  isLive(runId: string): Promise<boolean>;
+  /**
+   * Resolves true once `runId` is no longer in flight anywhere (finished or marked crashed), or
+   * false when `timeoutMs` (0 = no limit) passes or `signal` aborts first.
+   */
+  waitDone(runId: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  /** Publishes a call this instance holds for approval, so other instances list and answer it. */
+  held(view: PendingApproval): Promise<void>;
+  /** Removes a held call once answered or ended. */
+  settled(id: string): Promise<void>;
+  /** Calls other instances hold, waiting for an answer. */
+  pendingElsewhere(): Promise<PendingApproval[]>;
+  /** Answers calls other instances hold (by call id or run id); resolves to how many. */
+  answer(id: string, decision: { allowed: boolean; by: string; at: number }): Promise<number>;
+  /** Told when another instance answered one of this instance's held calls. */
+  onAnswer(
+    listener: (id: string, decision: { allowed: boolean; by: string; at: number }) => void,
+  ): () => void;
+}
+
 /** One open store: what the gateway core opens at start and closes at stop. */
 export interface GatewayStore {
   /** Which implementation this is, for logs and `gateway status`. */
   readonly kind: "sqlite" | "postgres";
   readonly history: HistoryStore;
+  /** Shared run state between instances; null when this store serves one instance. */
+  readonly coordination: Coordination | null;
   /** Schema version the store is at (the number of migrations applied). */
   schemaVersion(): Promise<number>;
   /** Closes connections; later calls reject. */

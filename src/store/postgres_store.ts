@@ -9,6 +9,7 @@
 
 import postgres from "postgres";
 import type { GatewayStore, HistoryStore } from "./gateway_store.ts";
+import { PostgresCoordination, RUN_DONE_CHANNEL } from "./postgres_coordination.ts";
 import {
   HistoryRedactor,
   type RunHistoryOptions,
@@ -94,6 +95,24 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tool_calls ADD COLUMN approval TEXT;
   `,
+  // 3: run state shared by the instances: leases, runs in flight, calls held for approval.
+  `
+  CREATE TABLE gateway_instances (id TEXT PRIMARY KEY, lease_until BIGINT NOT NULL);
+  CREATE TABLE live_runs (
+    id TEXT PRIMARY KEY,
+    instance TEXT NOT NULL,
+    started_at BIGINT NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX live_runs_by_instance ON live_runs (instance);
+  CREATE TABLE held_approvals (
+    id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    view TEXT NOT NULL,
+    answer TEXT
+  );
+  `,
 ];
 
 /** Options of {@linkcode openPostgresStore}. */
@@ -164,6 +183,8 @@ export class PostgresStore implements GatewayStore {
   readonly kind = "postgres" as const;
   /** History over the shared `runs` and `tool_calls` tables. */
   readonly history: HistoryStore;
+  /** Leases, runs in flight and held calls shared with the other instances. */
+  readonly coordination: PostgresCoordination;
   /** The pool (for LISTEN/NOTIFY and other shared state built on this store). */
   readonly sql: Sql;
   /** The database URL without its password, for messages. */
@@ -174,6 +195,7 @@ export class PostgresStore implements GatewayStore {
     this.sql = sql;
     this.where = where;
     this.history = new PostgresHistory(sql, where, options);
+    this.coordination = new PostgresCoordination(sql, new HistoryRedactor(options));
   }
 
   /** The number of migrations applied. */
@@ -187,6 +209,7 @@ export class PostgresStore implements GatewayStore {
 
   /** Closes every pooled connection (waiting up to 5 s for queries in flight). */
   async close(): Promise<void> {
+    await this.coordination.stop();
     await this.sql.end({ timeout: 5 });
   }
 }
@@ -234,6 +257,9 @@ class PostgresHistory implements HistoryStore {
             ],
           );
         }
+        // No longer in flight: `wait` on any instance wakes (delivered at commit).
+        await tx.unsafe("DELETE FROM live_runs WHERE id = $1", [run.runId]);
+        await tx.unsafe("SELECT pg_notify($1, $2)", [RUN_DONE_CHANNEL, run.runId]);
       });
     const deadline = Date.now() + this.#retryForMs;
     for (let attempt = 0;; attempt++) {

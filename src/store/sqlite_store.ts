@@ -14,6 +14,8 @@ export class SqliteStore implements GatewayStore {
   readonly kind = "sqlite" as const;
   /** History over the `runs` and `tool_calls` tables. */
   readonly history: HistoryStore;
+  /** None: one gateway owns `gateway.db` (the server lock) and keeps run state in memory. */
+  readonly coordination = null;
   /** The connection, for the modules that still use it synchronously (workflow sessions). */
   readonly database: GatewayDatabase;
 
