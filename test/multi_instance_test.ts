@@ -29,7 +29,12 @@ export function wipe(args: { what: string }): string {
 }
 `;
 
-const FILES = { "gateway.json": CONFIG, "tools/danger.ts": TOOL };
+const FILES = {
+  "gateway.json": CONFIG,
+  "tools/danger.ts": TOOL,
+  "workflows/two.yaml":
+    "description: Two steps.\nsteps:\n  - title: One\n    prompt: first\n  - title: Two\n    prompt: second\n",
+};
 
 type Doc = { runId: string; ok: boolean; result?: unknown; stdout: string; status?: string };
 
@@ -147,6 +152,25 @@ Deno.test({
           },
           { allowed: true, by: "ada" },
         );
+      });
+
+      await t.step("a workflow started on A is stepped on B and seen on C", async () => {
+        type View = { status: string; step?: { number: number; title: string } | null };
+        const wf = (gw: GatewayHarness, args: string[]) =>
+          gw.cli(["workflow", ...args, "--session", "shared", "--json"]);
+        const file = join(a.root, "workflows", "two.yaml");
+        const started = await wf(a, ["start", file]);
+        assert.equal(started.code, 0, started.stderr);
+        assert.equal((JSON.parse(started.stdout) as View).step?.number, 1);
+        const stepped = await wf(b, ["step"]);
+        assert.equal(stepped.code, 0, stepped.stderr);
+        assert.equal((JSON.parse(stepped.stdout) as View).step?.title, "Two");
+        const seen = JSON.parse((await wf(c, ["status"])).stdout) as View;
+        assert.equal(seen.step?.number, 2);
+        const refused = await wf(b, ["start", file]);
+        assert.notEqual(refused.code, 0);
+        assert.match(refused.stderr, /still running/);
+        assert.equal((JSON.parse((await wf(c, ["step"])).stdout) as View).status, "complete");
       });
 
       await t.step("runs made on all three at once are all in the shared history", async () => {

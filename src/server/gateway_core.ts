@@ -205,7 +205,10 @@ export class GatewayCore {
       this.#shared = new SharedRunState(store.coordination, this.approvals, log);
     }
     this.#pruneHistory();
-    this.#workflows = new WorkflowService({ database: this.#database, root: this.paths.root.dir });
+    this.#workflows = new WorkflowService({
+      sessions: this.#store.workflows,
+      root: this.paths.root.dir,
+    });
     this.#channel = new RunChannelServer({
       log: (m) => this.log.warn(m, { component: "channel" }),
       stringify: (message) => {

@@ -8,6 +8,13 @@
 
 import type { PendingApproval } from "../protocol/wire_views.ts";
 import type { RunRecord, RunSummary, StoredRun } from "./run_history.ts";
+import type {
+  NewWorkflowSessionEvent,
+  WorkflowSession,
+  WorkflowSessionEvent,
+  WorkflowSessionPosition,
+  WorkflowSessionUpdate,
+} from "./workflow_sessions.ts";
 
 /** Run history (SPEC §9) as any store keeps it. */
 export interface HistoryStore {
@@ -27,6 +34,36 @@ export interface HistoryStore {
   count(options?: { failed?: boolean }): Promise<number>;
   /** Retention: drops runs older than `maxAgeDays` and all but the newest `maxRuns`. */
   prune(options: { maxRuns: number; maxAgeDays: number }): Promise<{ deleted: number }>;
+}
+
+/** What a new workflow run in a session is created from. */
+export type NewWorkflowSession =
+  & Omit<WorkflowSession, "id" | "status" | "createdAt" | "updatedAt">
+  & { at: number };
+
+/**
+ * Workflow sessions and their events (SPEC §10) as any store keeps them. No transaction spans
+ * calls: each call is atomic, and a move checks the position it starts from, so two clients
+ * (or two instances) never both advance a session from the same step.
+ */
+export interface WorkflowSessionStore {
+  /** The latest workflow run of session `name`, or null. */
+  latest(name: string): Promise<WorkflowSession | null>;
+  /** Every session whose latest run is still running, most recently used first. */
+  running(): Promise<WorkflowSession[]>;
+  /** The events of session run `id`, oldest first. */
+  events(id: number): Promise<WorkflowSessionEvent[]>;
+  /** Creates a running workflow in `input.name` unless one runs there; then returns that one. */
+  createUnlessRunning(
+    input: NewWorkflowSession,
+    events: readonly NewWorkflowSessionEvent[],
+  ): Promise<{ created: WorkflowSession } | { running: WorkflowSession }>;
+  /** Moves run `id` if it is still at `from`; false when someone moved it meanwhile. */
+  advance(
+    id: number,
+    from: WorkflowSessionPosition,
+    update: WorkflowSessionUpdate,
+  ): Promise<boolean>;
 }
 
 /** What a run in flight is known by before it ends (enough to record it as `Crashed`). */
@@ -70,6 +107,8 @@ export interface GatewayStore {
   /** Which implementation this is, for logs and `gateway status`. */
   readonly kind: "sqlite" | "postgres";
   readonly history: HistoryStore;
+  /** Workflow sessions and their events. */
+  readonly workflows: WorkflowSessionStore;
   /** Shared run state between instances; null when this store serves one instance. */
   readonly coordination: Coordination | null;
   /** Schema version the store is at (the number of migrations applied). */

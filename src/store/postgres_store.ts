@@ -8,7 +8,8 @@
  */
 
 import postgres from "postgres";
-import type { GatewayStore, HistoryStore } from "./gateway_store.ts";
+import type { GatewayStore, HistoryStore, WorkflowSessionStore } from "./gateway_store.ts";
+import { PostgresWorkflowSessions } from "./postgres_workflow_sessions.ts";
 import { PostgresCoordination, RUN_DONE_CHANNEL } from "./postgres_coordination.ts";
 import {
   HistoryRedactor,
@@ -183,6 +184,8 @@ export class PostgresStore implements GatewayStore {
   readonly kind = "postgres" as const;
   /** History over the shared `runs` and `tool_calls` tables. */
   readonly history: HistoryStore;
+  /** Workflow sessions every instance steps. */
+  readonly workflows: WorkflowSessionStore;
   /** Leases, runs in flight and held calls shared with the other instances. */
   readonly coordination: PostgresCoordination;
   /** The pool (for LISTEN/NOTIFY and other shared state built on this store). */
@@ -195,6 +198,7 @@ export class PostgresStore implements GatewayStore {
     this.sql = sql;
     this.where = where;
     this.history = new PostgresHistory(sql, where, options);
+    this.workflows = new PostgresWorkflowSessions(sql);
     this.coordination = new PostgresCoordination(sql, new HistoryRedactor(options));
   }
 

@@ -4,7 +4,8 @@
  * @module
  */
 
-import type { GatewayStore, HistoryStore } from "./gateway_store.ts";
+import type { GatewayStore, HistoryStore, WorkflowSessionStore } from "./gateway_store.ts";
+import { WorkflowSessions } from "./workflow_sessions.ts";
 import type { GatewayDatabase } from "./gateway_database.ts";
 import { RunHistory, type RunHistoryOptions } from "./run_history.ts";
 
@@ -14,6 +15,8 @@ export class SqliteStore implements GatewayStore {
   readonly kind = "sqlite" as const;
   /** History over the `runs` and `tool_calls` tables. */
   readonly history: HistoryStore;
+  /** Sessions over the `workflow_sessions` and `workflow_events` tables. */
+  readonly workflows: WorkflowSessionStore;
   /** None: one gateway owns `gateway.db` (the server lock) and keeps run state in memory. */
   readonly coordination = null;
   /** The connection, for the modules that still use it synchronously (workflow sessions). */
@@ -30,6 +33,7 @@ export class SqliteStore implements GatewayStore {
       count: (query) => attempt(() => history.count(query)),
       prune: (query) => attempt(() => history.prune(query)),
     };
+    this.workflows = sqliteWorkflowSessions(database);
   }
 
   /** `PRAGMA user_version`. */
@@ -41,6 +45,19 @@ export class SqliteStore implements GatewayStore {
   close(): Promise<void> {
     return attempt(() => this.database.close());
   }
+}
+
+/** The async {@linkcode WorkflowSessionStore} over the synchronous {@linkcode WorkflowSessions}. */
+export function sqliteWorkflowSessions(database: GatewayDatabase): WorkflowSessionStore {
+  const sessions = new WorkflowSessions(database);
+  return {
+    latest: (name) => attempt(() => sessions.latest(name)),
+    running: () => attempt(() => sessions.running()),
+    events: (id) => attempt(() => sessions.events(id)),
+    createUnlessRunning: (input, events) =>
+      attempt(() => sessions.createUnlessRunning(input, events)),
+    advance: (id, from, update) => attempt(() => sessions.advance(id, from, update)),
+  };
 }
 
 /** Runs a synchronous call, turning a throw into a rejection. */

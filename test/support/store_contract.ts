@@ -221,6 +221,75 @@ export function storeContract(options: {
     }
   });
 
+  test("workflow sessions: one running per name, moves checked against where they start", async (db) => {
+    const a = await db.open();
+    const b = await db.open();
+    try {
+      const input = {
+        name: "s1",
+        file: "/w/two.yaml",
+        fileHash: "h1",
+        fileText: "steps: []",
+        vars: { n: 2, ok: true, who: "ada" },
+        step: 0,
+        pass: 1,
+        at: 1000,
+      };
+      const first = await a.workflows.createUnlessRunning(input, [
+        { at: 1000, kind: "start", step: 1, pass: 1, reason: null },
+      ]);
+      assert.ok("created" in first);
+      const session = first.created;
+      assert.deepEqual(
+        [session.name, session.status, session.step, session.vars],
+        ["s1", "running", 0, { n: 2, ok: true, who: "ada" }],
+      );
+      const second = await b.workflows.createUnlessRunning({ ...input, at: 2000 }, []);
+      assert.ok("running" in second && second.running.id === session.id);
+      const from = { status: "running" as const, step: 0, pass: 1, fileHash: "h1" };
+      const move = (at: number) => ({
+        status: "running" as const,
+        step: 1,
+        pass: 1,
+        at,
+        events: [{ at, kind: "step" as const, step: 1, pass: 1, reason: null }],
+      });
+      // Two instances move the session from the same place at once: exactly one wins.
+      const results = await Promise.all([
+        a.workflows.advance(session.id, from, move(3000)),
+        b.workflows.advance(session.id, from, move(3001)),
+      ]);
+      assert.deepEqual(results.filter(Boolean).length, 1);
+      const latest = await b.workflows.latest("s1");
+      assert.equal(latest?.step, 1);
+      assert.deepEqual((await a.workflows.events(session.id)).map((e) => e.kind), [
+        "start",
+        "step",
+      ]);
+      assert.deepEqual((await a.workflows.running()).map((s) => s.name), ["s1"]);
+      assert.equal(
+        await a.workflows.advance(session.id, { ...from, step: 1 }, {
+          status: "aborted",
+          step: 1,
+          pass: 1,
+          at: 4000,
+          file: { fileHash: "h2", fileText: "steps: [x]" },
+          events: [{ at: 4000, kind: "abort", step: 2, pass: 1, reason: "done here" }],
+        }),
+        true,
+      );
+      const ended = await a.workflows.latest("s1");
+      assert.deepEqual([ended?.status, ended?.fileHash], ["aborted", "h2"]);
+      assert.equal((await b.workflows.events(session.id)).at(-1)?.reason, "done here");
+      assert.deepEqual(await a.workflows.running(), []);
+      assert.equal(await a.workflows.latest("never"), null);
+      assert.ok("created" in await b.workflows.createUnlessRunning({ ...input, at: 5000 }, []));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   test("two stores on one database see each other's runs (two instances)", async (db) => {
     const a = await db.open();
     const b = await db.open();
