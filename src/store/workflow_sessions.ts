@@ -5,7 +5,6 @@
  * @module
  */
 
-import type { SQLOutputValue } from "node:sqlite";
 import type { GatewayDatabase } from "./gateway_database.ts";
 import type { WorkflowEventKind } from "../workflows/workflow_engine.ts";
 
