@@ -32,6 +32,7 @@ export function wipe(args: { what: string }): string {
 const FILES = {
   "gateway.json": CONFIG,
   "tools/danger.ts": TOOL,
+  "tools/kv.ts": Deno.readTextFileSync(new URL("../tools/kv.ts", import.meta.url)),
   "workflows/two.yaml":
     "description: Two steps.\nsteps:\n  - title: One\n    prompt: first\n  - title: Two\n    prompt: second\n",
 };
@@ -171,6 +172,23 @@ Deno.test({
         assert.notEqual(refused.code, 0);
         assert.match(refused.stderr, /still running/);
         assert.equal((JSON.parse((await wf(c, ["step"])).stdout) as View).status, "complete");
+      });
+
+      await t.step("kv written by a script on A is read by scripts on B and C", async () => {
+        const set = await a.cli([
+          "exec",
+          "--json",
+          `await tools.kv.set({ key: "k", value: [1, "x"] })`,
+        ]);
+        assert.equal(set.code, 0, set.stderr + set.stdout);
+        for (const gw of [b, c]) {
+          const got = await gw.cli(["exec", "--json", `await tools.kv.get({ key: "k" })`]);
+          assert.deepEqual((JSON.parse(got.stdout) as Doc).result, [1, "x"], got.stdout);
+        }
+        const again = await c.cli(["exec", "--json", `await tools.kv.set({ key: "k", value: 2 })`]);
+        assert.deepEqual((JSON.parse(again.stdout) as Doc).result, { key: "k", created: false });
+        // Nothing went to the instances' own kv.db files.
+        for (const gw of instances) await assert.rejects(Deno.stat(join(gw.dataDir, "kv.db")));
       });
 
       await t.step("runs made on all three at once are all in the shared history", async () => {

@@ -316,8 +316,13 @@ export class GatewayCore {
 
   /** Adds the tool module `file` as namespace `name`, unless its config disables it. */
   #addLocal(name: string, file: string): void {
-    const config = this.config.tools[name] ?? { settings: {}, disabled: false };
-    if (config.disabled) return;
+    const configured = this.config.tools[name] ?? { settings: {}, disabled: false };
+    if (configured.disabled) return;
+    // The bundled kv keeps its entries in the shared PostgreSQL when there is one (issue 17).
+    const postgres = this.config.store.postgres;
+    const config = name === "kv" && postgres !== undefined && !("postgres" in configured.settings)
+      ? { ...configured, settings: { ...configured.settings, postgres } }
+      : configured;
     this.registry.add(
       new LocalNamespace(name, {
         file,
