@@ -11,6 +11,7 @@ import { createHarness, type GatewayHarness } from "./support/gateway_harness.ts
 import { pollUntil } from "./support/poll_until.ts";
 import { ProcessLedger } from "../src/process/process_ledger.ts";
 import { GatewayClient } from "../src/client/gateway_client.ts";
+import type { RunDocument } from "../src/protocol/run_document.ts";
 import {
   postgresAvailable,
   type PostgresCluster,
@@ -270,6 +271,70 @@ Deno.test({
       assert.doesNotMatch(started.stderr + started.stdout, /pw-hunter22/);
     } finally {
       await gw.dispose();
+    }
+  },
+});
+
+Deno.test({
+  name: "PostgreSQL restarted under load: every answered run is kept, the instances recover",
+  ignore: !postgresAvailable(),
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    let cluster: PostgresCluster | null = null;
+    const instances: GatewayHarness[] = [];
+    const clients: GatewayClient[] = [];
+    try {
+      cluster = await startPostgresCluster();
+      for (let i = 0; i < 2; i++) {
+        const gw = await createHarness({ files: FILES, env: { DATABASE_URL: cluster.url } });
+        instances.push(gw);
+        clients.push(await gw.client());
+      }
+      let answered = 0;
+      const runs = Array.from(
+        { length: 30 },
+        (_, i) =>
+          clients[i % 2]!.request<RunDocument>("exec", {
+            source: `await new Promise((r) => setTimeout(r, ${20 * i})); ${i}`,
+          }).then((doc) => {
+            answered++;
+            return doc;
+          }),
+      );
+      // Mid-load: some runs answered, the rest in flight or queued.
+      await pollUntil(
+        "the first runs to be answered",
+        () => Promise.resolve(answered >= 3 ? true : undefined),
+      );
+      await cluster.halt();
+      await cluster.resume();
+      const docs = await Promise.all(runs);
+      for (const doc of docs) {
+        assert.equal(doc.ok, true, JSON.stringify(doc));
+        assert.equal(doc.history, "saved", JSON.stringify(doc));
+      }
+      // 0 acknowledged runs lost: each one is in the shared history, seen from both instances.
+      for (const client of clients) {
+        const { runs: listed } = await client.request<{ runs: { runId: string }[] }>(
+          "history.list",
+          { limit: 1000 },
+        );
+        for (const doc of docs) {
+          assert.ok(listed.some((r) => r.runId === doc.runId), doc.runId);
+        }
+      }
+      // Recovered by themselves: new runs on both are saved and shared.
+      const after = await clients[0]!.request<RunDocument>("exec", { source: `"after"` });
+      assert.equal(after.history, "saved");
+      const seen = await clients[1]!.request<{ runId: string }>("history.get", {
+        id: after.runId,
+      });
+      assert.equal(seen.runId, after.runId);
+    } finally {
+      for (const client of clients) client.close();
+      for (const gw of instances) await gw.dispose();
+      await cluster?.stop();
     }
   },
 });

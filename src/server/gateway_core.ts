@@ -198,9 +198,9 @@ export class GatewayCore {
     if (postgres === undefined) {
       this.#store = new SqliteStore(this.#database, historyOptions);
     } else {
-      const store = await openPostgresStore(postgres, { ...historyOptions, poolSize });
-      this.#store = store;
       const log = (m: string) => this.log.warn(m, { component: "store" });
+      const store = await openPostgresStore(postgres, { ...historyOptions, poolSize, log });
+      this.#store = store;
       await store.coordination.start({ leaseMs, log });
       this.#shared = new SharedRunState(store.coordination, this.approvals, log);
     }

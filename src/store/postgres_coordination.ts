@@ -8,6 +8,7 @@
  */
 
 import type postgres from "postgres";
+import type { PostgresPool } from "./postgres_pool.ts";
 import type { PendingApproval } from "../protocol/wire_views.ts";
 import type { Coordination, LiveRun } from "./gateway_store.ts";
 import type { HistoryRedactor } from "./run_history.ts";
@@ -38,19 +39,20 @@ export interface CoordinationOptions {
 export class PostgresCoordination implements Coordination {
   /** This instance's id: host, pid and a random suffix. */
   readonly instanceId: string;
-  #sql: Sql;
+  #pool: PostgresPool;
   #redactor: HistoryRedactor;
   #leaseMs = 15_000;
   #log: (message: string) => void = () => {};
   #timer: ReturnType<typeof setInterval> | null = null;
   #runWaiters = new Map<string, Set<() => void>>();
   #answerListeners = new Set<(id: string, decision: ApprovalAnswer) => void>();
-  #listening: Promise<unknown>[] = [];
   #stopped = false;
+  /** When this instance's renewals last started succeeding again (null while failing). */
+  #healthySince: number | null = null;
 
   /** Uses `sql` (migrated) and the history redactor for crash records. */
-  constructor(sql: Sql, redactor: HistoryRedactor) {
-    this.#sql = sql;
+  constructor(pool: PostgresPool, redactor: HistoryRedactor) {
+    this.#pool = pool;
     this.#redactor = redactor;
     this.instanceId = `${Deno.hostname()}:${Deno.pid}:${crypto.randomUUID().slice(0, 8)}`;
   }
@@ -60,23 +62,32 @@ export class PostgresCoordination implements Coordination {
     this.#leaseMs = options.leaseMs ?? 15_000;
     this.#log = options.log ?? this.#log;
     await this.#renew();
-    this.#listening.push(
-      this.#sql.listen(RUN_DONE_CHANNEL, (runId) => this.#runDone(runId)),
-      this.#sql.listen(APPROVAL_CHANNEL, (id) => void this.#approvalAnswered(id)),
-    );
-    await Promise.all(this.#listening);
+    await this.#listen();
+    // A replaced pool (postgres_pool.ts) listens again; the polls cover the gap.
+    this.#pool.onRenew(() => {
+      this.#listen().catch((error) => this.#log(`cannot listen again: ${messageOf(error)}`));
+    });
     this.#timer = setInterval(() => {
-      this.#renew().then(() => this.sweep()).then(() => this.#collectAnswers()).catch((error) =>
-        this.#log(`cannot renew the instance lease or sweep crashed runs: ${messageOf(error)}`)
-      );
+      this.#tick().catch((error) => {
+        this.#healthySince = null;
+        this.#log(`cannot renew the instance lease or sweep crashed runs: ${messageOf(error)}`);
+      });
     }, Math.max(50, Math.floor(this.#leaseMs / 3)));
+  }
+
+  async #listen(): Promise<void> {
+    const sql = this.#pool.sql;
+    await Promise.all([
+      sql.listen(RUN_DONE_CHANNEL, (runId) => this.#runDone(runId)),
+      sql.listen(APPROVAL_CHANNEL, (id) => void this.#approvalAnswered(id)),
+    ]);
   }
 
   /** Stops renewing; the instance's row goes, so nothing of it is left to sweep. */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer !== null) clearInterval(this.#timer);
-    await this.#sql.unsafe("DELETE FROM gateway_instances WHERE id = $1", [this.instanceId])
+    await this.#pool.sql.unsafe("DELETE FROM gateway_instances WHERE id = $1", [this.instanceId])
       .catch(() => {});
   }
 
@@ -94,14 +105,14 @@ export class PostgresCoordination implements Coordination {
       exitCode: null,
       toolCalls: [],
     });
-    await this.#sql.unsafe(
+    await this.#pool.sql.unsafe(
       "INSERT INTO live_runs (id, instance, started_at, record) VALUES ($1, $2, $3, $4)",
       [run.runId, this.instanceId, run.startedAt, JSON.stringify(row)],
     );
   }
 
   async isLive(runId: string): Promise<boolean> {
-    const rows = await this.#sql.unsafe("SELECT 1 FROM live_runs WHERE id = $1", [runId]);
+    const rows = await this.#pool.sql.unsafe("SELECT 1 FROM live_runs WHERE id = $1", [runId]);
     return rows.length > 0;
   }
 
@@ -138,7 +149,7 @@ export class PostgresCoordination implements Coordination {
    * live row is deleted in the same transaction), and tells waiters. Returns their ids.
    */
   async sweep(): Promise<string[]> {
-    return await this.#sql.begin(async (tx) => {
+    return await this.#pool.sql.begin(async (tx) => {
       const dead = await tx.unsafe(
         `DELETE FROM live_runs l WHERE NOT EXISTS (
            SELECT 1 FROM gateway_instances i WHERE i.id = l.instance AND i.lease_until > ${NOW_MS})
@@ -167,18 +178,18 @@ export class PostgresCoordination implements Coordination {
   }
 
   async held(view: PendingApproval): Promise<void> {
-    await this.#sql.unsafe(
+    await this.#pool.sql.unsafe(
       "INSERT INTO held_approvals (id, run_id, instance, view) VALUES ($1, $2, $3, $4)",
       [view.id, view.runId, this.instanceId, JSON.stringify(view)],
     );
   }
 
   async settled(id: string): Promise<void> {
-    await this.#sql.unsafe("DELETE FROM held_approvals WHERE id = $1", [id]);
+    await this.#pool.sql.unsafe("DELETE FROM held_approvals WHERE id = $1", [id]);
   }
 
   async pendingElsewhere(): Promise<PendingApproval[]> {
-    const rows = await this.#sql.unsafe(
+    const rows = await this.#pool.sql.unsafe(
       "SELECT view FROM held_approvals WHERE instance <> $1 AND answer IS NULL ORDER BY id",
       [this.instanceId],
     );
@@ -186,7 +197,7 @@ export class PostgresCoordination implements Coordination {
   }
 
   async answer(id: string, decision: ApprovalAnswer): Promise<number> {
-    return await this.#sql.begin(async (tx) => {
+    return await this.#pool.sql.begin(async (tx) => {
       const rows = await tx.unsafe(
         `UPDATE held_approvals SET answer = $2
          WHERE (id = $1 OR run_id = $1) AND answer IS NULL AND instance <> $3 RETURNING id`,
@@ -204,8 +215,20 @@ export class PostgresCoordination implements Coordination {
     return () => this.#answerListeners.delete(listener);
   }
 
+  /**
+   * Renews the lease, then sweeps, but only after renewing for a whole lease without a failure:
+   * after a database outage every live instance gets one lease to renew before anyone's runs
+   * are declared crashed (the outage, not the instances, stopped the renewals).
+   */
+  async #tick(): Promise<void> {
+    await this.#renew();
+    this.#healthySince ??= Date.now();
+    if (Date.now() - this.#healthySince >= this.#leaseMs) await this.sweep();
+    await this.#collectAnswers();
+  }
+
   async #renew(): Promise<void> {
-    await this.#sql.unsafe(
+    await this.#pool.sql.unsafe(
       `INSERT INTO gateway_instances (id, lease_until) VALUES ($1, ${NOW_MS} + $2)
        ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until`,
       [this.instanceId, this.#leaseMs],
@@ -214,7 +237,7 @@ export class PostgresCoordination implements Coordination {
 
   /** Answers whose notification was lost (sent while this instance was reconnecting). */
   async #collectAnswers(): Promise<void> {
-    const rows = await this.#sql.unsafe(
+    const rows = await this.#pool.sql.unsafe(
       "SELECT id FROM held_approvals WHERE instance = $1 AND answer IS NOT NULL",
       [this.instanceId],
     );
@@ -227,7 +250,7 @@ export class PostgresCoordination implements Coordination {
 
   async #approvalAnswered(id: string): Promise<void> {
     try {
-      const [row] = await this.#sql.unsafe(
+      const [row] = await this.#pool.sql.unsafe(
         "SELECT answer FROM held_approvals WHERE id = $1 AND instance = $2",
         [id, this.instanceId],
       );

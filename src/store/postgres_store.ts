@@ -8,6 +8,7 @@
  */
 
 import postgres from "postgres";
+import { PostgresPool } from "./postgres_pool.ts";
 import type { GatewayStore, HistoryStore, WorkflowSessionStore } from "./gateway_store.ts";
 import { PostgresWorkflowSessions } from "./postgres_workflow_sessions.ts";
 import { PostgresCoordination, RUN_DONE_CHANNEL } from "./postgres_coordination.ts";
@@ -125,9 +126,11 @@ export interface PostgresStoreOptions extends RunHistoryOptions {
   poolSize?: number;
   /**
    * How long a history write keeps retrying while the database is unreachable, in ms.
-   * @default {10000}
+   * @default {30000}
    */
   retryForMs?: number;
+  /** Told about driver failures that happen outside any query (see postgres_pool.ts). */
+  log?: (message: string) => void;
 }
 
 /**
@@ -147,6 +150,8 @@ export class StoreUnavailableError extends Error {
 }
 
 const PRUNE_BATCH = 500;
+/** Longest one history write attempt may go unanswered before it is retried on a new pool. */
+const ATTEMPT_TIMEOUT_MS = 5000;
 const DAY_MS = 86_400_000;
 /** Advisory lock key every instance takes while migrating, so only one migrates at a time. */
 const MIGRATION_LOCK = 0x6761_7465; // "gate"
@@ -162,20 +167,19 @@ export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
 ): Promise<PostgresStore> {
-  const sql = postgres(url, {
-    max: options.poolSize ?? 10,
-    onnotice: () => {},
-    connect_timeout: 10,
-    // int8 columns (times in ms) come back as strings; the row mappers convert with Number().
-  });
+  // int8 columns (times in ms) come back as strings; the row mappers convert with Number().
+  const pool = new PostgresPool(
+    () => postgres(url, { max: options.poolSize ?? 10, onnotice: () => {}, connect_timeout: 5 }),
+    options.log,
+  );
   const where = redactUrl(url);
   try {
-    await migrate(sql);
+    await migrate(pool.sql);
   } catch (error) {
-    await sql.end({ timeout: 1 }).catch(() => {});
+    await pool.end(1).catch(() => {});
     throw describe(error, `Cannot open PostgreSQL store ${where}`);
   }
-  return new PostgresStore(sql, where, options);
+  return new PostgresStore(pool, where, options);
 }
 
 /** The store over a connection pool; use {@linkcode openPostgresStore} to get one. */
@@ -189,23 +193,23 @@ export class PostgresStore implements GatewayStore {
   /** Leases, runs in flight and held calls shared with the other instances. */
   readonly coordination: PostgresCoordination;
   /** The pool (for LISTEN/NOTIFY and other shared state built on this store). */
-  readonly sql: Sql;
+  readonly pool: PostgresPool;
   /** The database URL without its password, for messages. */
   readonly where: string;
 
   /** Wraps an open pool whose schema is migrated. */
-  constructor(sql: Sql, where: string, options: PostgresStoreOptions = {}) {
-    this.sql = sql;
+  constructor(pool: PostgresPool, where: string, options: PostgresStoreOptions = {}) {
+    this.pool = pool;
     this.where = where;
-    this.history = new PostgresHistory(sql, where, options);
-    this.workflows = new PostgresWorkflowSessions(sql);
-    this.coordination = new PostgresCoordination(sql, new HistoryRedactor(options));
+    this.history = new PostgresHistory(pool, where, options);
+    this.workflows = new PostgresWorkflowSessions(pool);
+    this.coordination = new PostgresCoordination(pool, new HistoryRedactor(options));
   }
 
   /** The number of migrations applied. */
   async schemaVersion(): Promise<number> {
     try {
-      return await currentVersion(this.sql);
+      return await currentVersion(this.pool.sql);
     } catch (error) {
       throw describe(error, `Cannot read the schema version of ${this.where}`);
     }
@@ -214,23 +218,23 @@ export class PostgresStore implements GatewayStore {
   /** Closes every pooled connection (waiting up to 5 s for queries in flight). */
   async close(): Promise<void> {
     await this.coordination.stop();
-    await this.sql.end({ timeout: 5 });
+    await this.pool.end(5);
   }
 }
 
 class PostgresHistory implements HistoryStore {
-  #sql: Sql;
+  #pool: PostgresPool;
   #where: string;
   #redactor: HistoryRedactor;
   #now: () => number;
   #retryForMs: number;
 
-  constructor(sql: Sql, where: string, options: PostgresStoreOptions) {
-    this.#sql = sql;
+  constructor(pool: PostgresPool, where: string, options: PostgresStoreOptions) {
+    this.#pool = pool;
     this.#where = where;
     this.#redactor = new HistoryRedactor(options);
     this.#now = options.now ?? Date.now;
-    this.#retryForMs = options.retryForMs ?? 10_000;
+    this.#retryForMs = options.retryForMs ?? 30_000;
   }
 
   async record(run: RunRecord): Promise<void> {
@@ -240,7 +244,7 @@ class PostgresHistory implements HistoryStore {
     const insertRun = `INSERT INTO runs (${columns.join(", ")})
       VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")}) RETURNING rid`;
     const write = () =>
-      this.#sql.begin(async (tx) => {
+      this.#pool.sql.begin(async (tx) => {
         const [inserted] = await tx.unsafe(insertRun, values);
         const rid = String(inserted?.rid);
         for (const [seq, call] of run.toolCalls.entries()) {
@@ -265,16 +269,34 @@ class PostgresHistory implements HistoryStore {
         await tx.unsafe("DELETE FROM live_runs WHERE id = $1", [run.runId]);
         await tx.unsafe("SELECT pg_notify($1, $2)", [RUN_DONE_CHANNEL, run.runId]);
       });
-    const deadline = Date.now() + this.#retryForMs;
+    const began = Date.now();
+    const deadline = began + this.#retryForMs;
     for (let attempt = 0;; attempt++) {
       try {
-        await write();
+        await withTimeout(write(), ATTEMPT_TIMEOUT_MS, () => {
+          // No answer at all: most likely a connection the driver left stalled (see
+          // postgres_pool.ts); a fresh pool takes over, and a late commit shows up as 23505.
+          this.#pool.renew(`a history write got no answer in ${ATTEMPT_TIMEOUT_MS} ms`);
+        });
         return;
       } catch (error) {
-        // A commit whose answer was lost to a dropped connection is found on the retry.
-        if (attempt > 0 && codeOf(error) === "23505") return;
+        if (codeOf(error) === "23505") {
+          // Marked Crashed by another instance while this one could not renew its lease (the
+          // database was away): the real outcome replaces the mark.
+          const replaced = await this.#pool.sql.unsafe(
+            "DELETE FROM runs WHERE id = $1 AND error_kind = 'Crashed'",
+            [run.runId],
+          ).then((result) => result.count, () => 0);
+          if (replaced > 0) continue;
+          // A commit whose answer was lost to a dropped connection is found on the retry.
+          if (attempt > 0) return;
+        }
         if (!isUnavailable(error) || Date.now() >= deadline) {
-          throw describe(error, `Cannot record run "${run.runId}" in history (${this.#where})`);
+          throw describe(
+            error,
+            `Cannot record run "${run.runId}" in history (${this.#where}; ${attempt + 1} ` +
+              `attempt${attempt === 0 ? "" : "s"} over ${Date.now() - began} ms)`,
+          );
         }
         await delay(Math.min(100 * 2 ** attempt, 2000, Math.max(0, deadline - Date.now())));
       }
@@ -351,7 +373,7 @@ class PostgresHistory implements HistoryStore {
       for (;;) {
         let changes: number;
         try {
-          changes = (await this.#sql.unsafe(text, [value])).count;
+          changes = (await this.#pool.sql.unsafe(text, [value])).count;
         } catch (error) {
           throw describe(error, `Cannot prune history (${this.#where})`);
         }
@@ -364,7 +386,7 @@ class PostgresHistory implements HistoryStore {
 
   async #query(text: string, params: (string | number)[], what: string): Promise<Row[]> {
     try {
-      return [...await this.#sql.unsafe(text, params)];
+      return [...await this.#pool.sql.unsafe(text, params)];
     } catch (error) {
       throw describe(error, `Cannot ${what} (${this.#where})`);
     }
@@ -465,6 +487,28 @@ export function redactUrl(url: string): string {
     return parsed.toString();
   } catch {
     return "(the configured PostgreSQL URL)";
+  }
+}
+
+class AttemptTimeout extends Error {
+  readonly code = "ETIMEDOUT";
+}
+
+/** `promise`, or an `ETIMEDOUT` rejection (after calling `onTimeout`) once `ms` pass first. */
+async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new AttemptTimeout(`no answer in ${ms} ms`));
+    }, ms);
+  });
+  // The abandoned attempt may still fail later; that failure is expected and not reported.
+  promise.catch(() => {});
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

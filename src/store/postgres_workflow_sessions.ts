@@ -5,6 +5,7 @@
  */
 
 import type postgres from "postgres";
+import type { PostgresPool } from "./postgres_pool.ts";
 import type { NewWorkflowSession, WorkflowSessionStore } from "./gateway_store.ts";
 import {
   type NewWorkflowSessionEvent,
@@ -20,26 +21,26 @@ type Tx = postgres.TransactionSql;
 
 /** The sessions over a pool whose schema is migrated. */
 export class PostgresWorkflowSessions implements WorkflowSessionStore {
-  #sql: Sql;
+  #pool: PostgresPool;
 
   /** Uses `sql` for every call. */
-  constructor(sql: Sql) {
-    this.#sql = sql;
+  constructor(pool: PostgresPool) {
+    this.#pool = pool;
   }
 
   async latest(name: string): Promise<WorkflowSession | null> {
-    return await latestIn(this.#sql, name, false);
+    return await latestIn(this.#pool.sql, name, false);
   }
 
   async running(): Promise<WorkflowSession[]> {
-    const rows = await this.#sql.unsafe(
+    const rows = await this.#pool.sql.unsafe(
       "SELECT * FROM workflow_sessions WHERE status = 'running' ORDER BY updated_at DESC, id DESC",
     );
     return rows.map(sessionOf);
   }
 
   async events(id: number) {
-    const rows = await this.#sql.unsafe(
+    const rows = await this.#pool.sql.unsafe(
       "SELECT * FROM workflow_events WHERE session_id = $1 ORDER BY id",
       [id],
     );
@@ -51,7 +52,7 @@ export class PostgresWorkflowSessions implements WorkflowSessionStore {
     events: readonly NewWorkflowSessionEvent[],
   ): Promise<{ created: WorkflowSession } | { running: WorkflowSession }> {
     try {
-      return await this.#sql.begin(async (tx) => {
+      return await this.#pool.sql.begin(async (tx) => {
         const previous = await latestIn(tx, input.name, true);
         if (previous !== null && previous.status === "running") return { running: previous };
         const [row] = await tx.unsafe(
@@ -87,7 +88,7 @@ export class PostgresWorkflowSessions implements WorkflowSessionStore {
     from: WorkflowSessionPosition,
     update: WorkflowSessionUpdate,
   ): Promise<boolean> {
-    return await this.#sql.begin(async (tx) => {
+    return await this.#pool.sql.begin(async (tx) => {
       const moved = await tx.unsafe(
         `UPDATE workflow_sessions SET status = $1, step = $2, pass = $3, updated_at = $4,
            file_hash = coalesce($5, file_hash), file_text = coalesce($6, file_text)
