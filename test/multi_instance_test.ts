@@ -300,6 +300,11 @@ Deno.test({
           }).then((doc) => {
             answered++;
             return doc;
+          }, (error: unknown) => {
+            // Kept as a value so a lost connection fails the assertions below, after cleanup
+            // is guaranteed, rather than as an unhandled rejection that skips it.
+            answered++;
+            return { lost: String(error) };
           }),
       );
       // Mid-load: some runs answered, the rest in flight or queued.
@@ -309,7 +314,12 @@ Deno.test({
       );
       await cluster.halt();
       await cluster.resume();
-      const docs = await Promise.all(runs);
+      const outcomes = await Promise.all(runs);
+      const docs: RunDocument[] = [];
+      for (const outcome of outcomes) {
+        assert.ok(!("lost" in outcome), JSON.stringify(outcome));
+        docs.push(outcome);
+      }
       for (const doc of docs) {
         assert.equal(doc.ok, true, JSON.stringify(doc));
         assert.equal(doc.history, "saved", JSON.stringify(doc));
