@@ -1,6 +1,9 @@
 /**
  * Bundled tool module `kv`: a persistent key-value store of JSON values, kept in SQLite at
- * `$GATEWAY_DATA_DIR/kv.db`, so scripts can remember things between runs.
+ * `$GATEWAY_DATA_DIR/kv.db`, so scripts can remember things between runs. When the gateway keeps its
+ * state in PostgreSQL (config `store.postgres`, several instances on one database) it hands the URL
+ * to this module as setting `postgres`, and the entries live in that database's `gateway_kv` table
+ * instead, so scripts on every instance see the same data.
  * @module
  */
 
@@ -77,9 +80,14 @@ const SCHEMA_VERSION = 1;
  * @param args The key to read.
  * @returns The stored JSON value, or null when the key does not exist.
  */
-export function get(args: GetArgs): JsonValue {
+export async function get(args: GetArgs): Promise<JsonValue> {
   const input = argsObject(args, { tool: "get", allowed: ["key"] });
   const key = keyArg(input["key"], "get");
+  const shared = await sharedStore();
+  if (shared !== null) {
+    const [row] = await shared.query("SELECT value FROM gateway_kv WHERE key = $1", [key]);
+    return row === undefined ? null : JSON.parse(String(row["value"])) as JsonValue;
+  }
   return withStore((db) => {
     const row = db.prepare("SELECT value FROM kv WHERE key = ?").get(key);
     return row === undefined ? null : JSON.parse(String(row["value"])) as JsonValue;
@@ -92,7 +100,7 @@ export function get(args: GetArgs): JsonValue {
  * @param args The key and the value to store.
  * @returns The key and whether it was newly created.
  */
-export function set(args: SetArgs): SetResult {
+export async function set(args: SetArgs): Promise<SetResult> {
   const input = argsObject(args, { tool: "set", allowed: ["key", "value"] });
   const key = keyArg(input["key"], "set");
   const value = input["value"];
@@ -102,6 +110,17 @@ export function set(args: SetArgs): SetResult {
       `Cannot set key "${key}" in kv: "value" is missing or not JSON; pass any JSON value ` +
         `(use kv.delete to remove a key)`,
     );
+  }
+  const shared = await sharedStore();
+  if (shared !== null) {
+    // xmax = 0 only on a freshly inserted row: tells a create from a replace in one statement.
+    const [row] = await shared.query(
+      `INSERT INTO gateway_kv (key, value, updated_at) VALUES ($1, $2, $3)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+       RETURNING (xmax = 0) AS created`,
+      [key, json, new Date().toISOString()],
+    );
+    return { key, created: row?.["created"] === true };
   }
   return withStore((db) => {
     db.exec("BEGIN IMMEDIATE");
@@ -126,9 +145,14 @@ export function set(args: SetArgs): SetResult {
  * @param args The key to remove.
  * @returns The key and whether anything was removed.
  */
-function deleteKey(args: DeleteArgs): DeleteResult {
+async function deleteKey(args: DeleteArgs): Promise<DeleteResult> {
   const input = argsObject(args, { tool: "delete", allowed: ["key"] });
   const key = keyArg(input["key"], "delete");
+  const shared = await sharedStore();
+  if (shared !== null) {
+    const rows = await shared.query("DELETE FROM gateway_kv WHERE key = $1 RETURNING key", [key]);
+    return { key, deleted: rows.length > 0 };
+  }
   return withStore((db) => {
     const { changes } = db.prepare("DELETE FROM kv WHERE key = ?").run(key);
     return { key, deleted: Number(changes) > 0 };
@@ -142,7 +166,7 @@ export { deleteKey as delete };
  * @param args Optional prefix, page size and the key to continue after.
  * @returns Up to `limit` entries with their values, sorted by key.
  */
-export function list(args?: ListArgs): KvEntry[] {
+export async function list(args?: ListArgs): Promise<KvEntry[]> {
   const input = argsObject(args ?? {}, { tool: "list", allowed: ["prefix", "limit", "after"] });
   const prefix = optionalString(input["prefix"], "prefix") ?? "";
   const after = optionalString(input["after"], "after");
@@ -155,6 +179,19 @@ export function list(args?: ListArgs): KvEntry[] {
         JSON.stringify(limit)
       }`,
     );
+  }
+  const shared = await sharedStore();
+  if (shared !== null) {
+    const rows = await shared.query(
+      `SELECT key, value FROM gateway_kv
+       WHERE key >= $1 AND left(key, length($1)) = $1 AND ($2::text IS NULL OR key > $2)
+       ORDER BY key COLLATE "C" LIMIT $3`,
+      [prefix, after ?? null, limit],
+    );
+    return rows.map((row) => ({
+      key: String(row["key"]),
+      value: JSON.parse(String(row["value"])) as JsonValue,
+    }));
   }
   return withStore((db) => {
     // `key >= prefix` lets the primary-key index find the start; `substr` checks the prefix.
@@ -277,6 +314,77 @@ function prepareStore(db: DatabaseSync, file: string): void {
     if (db.isTransaction) db.exec("ROLLBACK");
     throw new Error(`Cannot open the kv store "${file}": ${messageOf(error)}`, { cause: error });
   }
+}
+
+/** The shared PostgreSQL table, when the gateway configured one; see the module doc. */
+interface SharedStore {
+  query(text: string, params: (string | number | null)[]): Promise<Record<string, unknown>[]>;
+}
+
+let shared: { url: string; store: Promise<SharedStore> } | null = null;
+
+/** The PostgreSQL store named by setting `postgres`, or null to use `kv.db`. */
+function sharedStore(): Promise<SharedStore | null> {
+  const url = settingsUrl();
+  if (url === null) return Promise.resolve(null);
+  if (shared === null || shared.url !== url) {
+    const store = openShared(url);
+    shared = { url, store };
+    // A failed open is retried on the next call rather than remembered.
+    store.catch(() => {
+      if (shared?.store === store) shared = null;
+    });
+  }
+  return shared.store;
+}
+
+async function openShared(url: string): Promise<SharedStore> {
+  // Tool modules run standalone (copied into any root, started with --no-config), so the driver
+  // is named in full here; it loads only when PostgreSQL is configured.
+  // deno-lint-ignore no-import-prefix
+  const { default: postgres } = await import("npm:postgres@3.4.9");
+  const sql = postgres(url, { max: 4, onnotice: () => {} });
+  try {
+    await sql.unsafe(`CREATE TABLE IF NOT EXISTS gateway_kv (
+      key TEXT COLLATE "C" PRIMARY KEY NOT NULL,
+      value TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`);
+  } catch (error) {
+    // Another instance creating the table at the same moment wins; anything else is real.
+    if (!String((error as { code?: unknown }).code).match(/^(23505|42P07)$/)) {
+      await sql.end({ timeout: 1 });
+      throw new Error(`Cannot open the shared kv store in PostgreSQL: ${messageOf(error)}`, {
+        cause: error,
+      });
+    }
+  }
+  return {
+    query: async (text, params) => {
+      try {
+        return [...await sql.unsafe(text, params)];
+      } catch (error) {
+        throw new Error(`Cannot use the shared kv store in PostgreSQL: ${messageOf(error)}`, {
+          cause: error,
+        });
+      }
+    },
+  };
+}
+
+function settingsUrl(): string | null {
+  const text = Deno.env.get("GATEWAY_TOOL_SETTINGS");
+  if (text === undefined || text === "") return null;
+  let settings: unknown;
+  try {
+    settings = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const url = typeof settings === "object" && settings !== null
+    ? (settings as Record<string, unknown>)["postgres"]
+    : undefined;
+  return typeof url === "string" && url !== "" ? url : null;
 }
 
 function dataDir(): string {

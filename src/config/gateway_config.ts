@@ -164,6 +164,19 @@ export const gatewayConfigSchema = z.strictObject({
   }).default({ maxRuns: 10_000, maxAgeDays: 30, redact: [], maxOutputBytes: 1_048_576 }),
   tools: z.record(z.string(), toolModuleConfigSchema).default({}),
   apis: z.record(z.string(), apiConfigSchema).default({}),
+  /**
+   * Where shared state lives. Absent: `DATA_DIR/gateway.db` (SQLite). `postgres`: a connection
+   * URL (usually `"${env:DATABASE_URL}"`) so several gateway instances share run history.
+   */
+  store: z.strictObject({
+    postgres: z.string().regex(/^postgres(ql)?:\/\//, {
+      message: "must be a postgres:// or postgresql:// URL",
+    }).optional(),
+    /** Connections this instance keeps open to PostgreSQL. */
+    poolSize: z.number().int().positive().default(10),
+    /** An instance silent this long is dead: the others mark its runs `Crashed`. */
+    leaseMs: z.number().int().min(300).default(15_000),
+  }).default({ poolSize: 10, leaseMs: 15_000 }),
 });
 
 /** The validated configuration with every default filled in. */

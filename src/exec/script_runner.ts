@@ -149,7 +149,7 @@ export interface ScriptRunnerDeps {
   /** Type-checks the prepared script; diagnostics point at the script's own lines. */
   check(prepared: PreparedScript): Promise<Diagnostic[]>;
   /** Writes the run to history; returns false when the write failed (the run still stands). */
-  record(run: FinishedRun): boolean;
+  record(run: FinishedRun): boolean | Promise<boolean>;
   log(message: string): void;
 }
 
@@ -320,14 +320,14 @@ export class ScriptRunner {
     const maxOutputBytes = request.maxOutputBytes ?? exec.maxOutputBytes;
     const historyCap = Math.max(maxOutputBytes, this.#deps.historyOutputBytes?.() ?? 1_048_576);
     const toolCalls: ToolCallRecord[] = [];
-    const finish = (
+    const finish = async (
       partial: Partial<RunDocument> & { ok: boolean },
       output: { stdout: string; stderr: string; stdoutTotal?: number; stderrTotal?: number } = {
         stdout: "",
         stderr: "",
       },
       fullResult?: unknown,
-    ): RunDocument => {
+    ): Promise<RunDocument> => {
       const out = capForCaller("stdout", output.stdout, {
         total: output.stdoutTotal,
         maxBytes: maxOutputBytes,
@@ -353,7 +353,7 @@ export class ScriptRunner {
         ...(partial.resultTruncated ? { resultTruncated: true } : {}),
         ...(partial.error ? { error: partial.error } : {}),
       };
-      const saved = runTrace.step("gateway.history_write", () =>
+      const saved = await runTrace.step("gateway.history_write", () =>
         this.#deps.record({
           document,
           request,

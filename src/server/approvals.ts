@@ -27,6 +27,7 @@ export class Approvals {
   readonly #answerListeners = new Set<
     (answer: { id: string; runId: string; allowed: boolean; by: string }) => void
   >();
+  readonly #settledListeners = new Set<(id: string) => void>();
   #next = 1;
 
   /** Holds a call until it is answered or `signal` aborts (then it is denied by "deadline"). */
@@ -50,6 +51,7 @@ export class Approvals {
       const finish = (decision: ApprovalDecision) => {
         if (!this.#held.delete(id)) return;
         clearTimeout(timer);
+        for (const listener of this.#settledListeners) listener(id);
         call.signal.removeEventListener("abort", onAbort);
         for (const listener of this.#answerListeners) {
           listener({ id, runId: call.runId, allowed: decision.allowed, by: decision.by });
@@ -106,6 +108,12 @@ export class Approvals {
   onRequest(listener: (pending: PendingApproval) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Tells `listener` the id of every held call once answered or ended; returns unsubscribe. */
+  onSettled(listener: (id: string) => void): () => void {
+    this.#settledListeners.add(listener);
+    return () => this.#settledListeners.delete(listener);
   }
 }
 

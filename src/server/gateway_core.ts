@@ -43,7 +43,10 @@ import { localInputProblem, type LocalToolPath } from "../exec/local_input_check
 import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
-import { RunHistory } from "../store/run_history.ts";
+import type { GatewayStore, HistoryStore } from "../store/gateway_store.ts";
+import { SqliteStore } from "../store/sqlite_store.ts";
+import { openPostgresStore } from "../store/postgres_store.ts";
+import { SharedRunState } from "./shared_run_state.ts";
 import { WorkflowService } from "../workflows/workflow_service.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { Diagnostic, RunDocument } from "../protocol/run_document.ts";
@@ -104,7 +107,8 @@ export class GatewayCore {
   });
   #loaded: LoadedConfig;
   #database: GatewayDatabase | null = null;
-  #history: RunHistory | null = null;
+  #store: GatewayStore | null = null;
+  #shared: SharedRunState | null = null;
   #workflows: WorkflowService | null = null;
   #channel: RunChannelServer | null = null;
   #runner: ScriptRunner | null = null;
@@ -172,10 +176,15 @@ export class GatewayCore {
    */
   readonly outgoingMask = new SecretMask(() => this.#configSecrets());
 
-  /** The history store. */
-  get history(): RunHistory {
-    if (!this.#history) throw new Error("The gateway core is not started");
-    return this.#history;
+  /** The history store: `gateway.db`, or PostgreSQL when config `store.postgres` is set. */
+  get history(): HistoryStore {
+    if (!this.#store) throw new Error("The gateway core is not started");
+    return this.#store.history;
+  }
+
+  /** Run state shared with other instances on one PostgreSQL; null for SQLite. */
+  get shared(): SharedRunState | null {
+    return this.#shared;
   }
 
   /** The database, for workflow sessions. */
@@ -209,12 +218,26 @@ export class GatewayCore {
     const runsDir = join(this.#runtimeDir, `runs-${Deno.pid}`);
     await Deno.mkdir(runsDir, { recursive: true, mode: 0o700 });
     this.#database = openGatewayDatabase(join(this.paths.dataDir, "gateway.db"));
-    this.#history = new RunHistory(this.#database, {
+    const historyOptions = {
       secrets: this.secrets(),
       maxOutputBytes: this.config.history.maxOutputBytes,
-    });
+    };
+    const { postgres, poolSize, leaseMs } = this.config.store;
+    // Several instances on one database share history and run state through PostgreSQL.
+    if (postgres === undefined) {
+      this.#store = new SqliteStore(this.#database, historyOptions);
+    } else {
+      const log = (m: string) => this.log.warn(m, { component: "store" });
+      const store = await openPostgresStore(postgres, { ...historyOptions, poolSize, log });
+      this.#store = store;
+      await store.coordination.start({ leaseMs, log });
+      this.#shared = new SharedRunState(store.coordination, this.approvals, log);
+    }
     this.#pruneHistory();
-    this.#workflows = new WorkflowService({ database: this.#database, root: this.paths.root.dir });
+    this.#workflows = new WorkflowService({
+      sessions: this.#store.workflows,
+      root: this.paths.root.dir,
+    });
     this.#channel = new RunChannelServer({
       log: (m) => this.log.warn(m, { component: "channel" }),
       stringify: (message) => {
@@ -310,14 +333,10 @@ export class GatewayCore {
   }
 
   #pruneHistory(): void {
-    try {
-      this.#history?.prune({
-        maxRuns: this.config.history.maxRuns,
-        maxAgeDays: this.config.history.maxAgeDays,
-      });
-    } catch (error) {
-      this.log.error("history retention failed", { error: String(error) });
-    }
+    this.#store?.history.prune({
+      maxRuns: this.config.history.maxRuns,
+      maxAgeDays: this.config.history.maxAgeDays,
+    }).catch((error) => this.log.error("history retention failed", { error: String(error) }));
   }
 
   #startNamespaces(): void {
@@ -428,10 +447,15 @@ export class GatewayCore {
 
   /** Adds the tool module `file` as namespace `name`, unless its config disables it. */
   #addLocal(name: string, file: string): void {
-    const config = this.config.tools[name] ?? { settings: {}, disabled: false };
-    if (config.disabled) return;
+    const configured = this.config.tools[name] ?? { settings: {}, disabled: false };
+    if (configured.disabled) return;
     const server = this.config.mcpServers[name];
     if (server && !server.disabled) return; // a clash, reported by configWarnings()
+    // The bundled kv keeps its entries in the shared PostgreSQL when there is one (issue 17).
+    const postgres = this.config.store.postgres;
+    const config = name === "kv" && postgres !== undefined && !("postgres" in configured.settings)
+      ? { ...configured, settings: { ...configured.settings, postgres } }
+      : configured;
     this.registry.add(
       new LocalNamespace(name, {
         file,
@@ -690,6 +714,16 @@ export class GatewayCore {
     }
     const handle = this.runner.start(request);
     this.#emitRun({ event: "started", runId: handle.runId, client: request.client });
+    this.#shared?.runStarted({
+      runId: handle.runId,
+      startedAt: Date.now(),
+      source: request.source,
+      args: request.args,
+      stdinBytes: new TextEncoder().encode(request.stdin).length,
+      cwd: request.cwd,
+      client: request.client,
+      name: request.name ?? null,
+    });
     handle.done.then((doc) => {
       this.#emitRun({
         event: "finished",
@@ -748,10 +782,11 @@ export class GatewayCore {
     return this.#finished.get(runId);
   }
 
-  #record(run: FinishedRun): boolean {
+  async #record(run: FinishedRun): Promise<boolean> {
     const { document, request } = run;
     try {
-      this.history.record({
+      await this.#shared?.beforeRecord(document.runId);
+      await this.history.record({
         runId: document.runId,
         startedAt: run.startedAt,
         durationMs: document.durationMs,
@@ -937,6 +972,12 @@ export class GatewayCore {
     await this.registry.stopAll();
     await this.#signatures?.close();
     await this.#checker?.close();
+    this.#shared?.close();
+    if (this.#store?.kind === "postgres") {
+      await this.#store.close().catch((error) =>
+        this.log.warn("cannot close the PostgreSQL store", { error: String(error) })
+      );
+    }
     this.#database?.close();
     // Every child has been ended: nothing is left for a later server to reap.
     this.#ledger?.remove();

@@ -84,6 +84,26 @@ export const GATEWAY_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE tool_calls ADD COLUMN approval TEXT;
   `,
+  // 3: run state shared by several instances on one database (issue 17): which instance is
+  // alive until when, which runs are in flight where, and calls held for approval. A lone
+  // SQLite gateway keeps these in memory; the tables exist so both stores share one numbering.
+  `
+  CREATE TABLE gateway_instances (id TEXT PRIMARY KEY, lease_until INTEGER NOT NULL);
+  CREATE TABLE live_runs (
+    id TEXT PRIMARY KEY,
+    instance TEXT NOT NULL,
+    started_at INTEGER NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX live_runs_by_instance ON live_runs (instance);
+  CREATE TABLE held_approvals (
+    id TEXT PRIMARY KEY,
+    run_id TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    view TEXT NOT NULL,
+    answer TEXT
+  );
+  `,
 ];
 
 /** Options of {@linkcode openGatewayDatabase}. */

@@ -24,7 +24,15 @@ Deno.test("openGatewayDatabase() creates the file, its directory and the schema 
       assert.deepEqual(db.schemaVersion, GATEWAY_MIGRATIONS.length);
       const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         .all().map((row) => row.name);
-      assert.deepEqual(tables, ["runs", "tool_calls", "workflow_events", "workflow_sessions"]);
+      assert.deepEqual(tables, [
+        "gateway_instances",
+        "held_approvals",
+        "live_runs",
+        "runs",
+        "tool_calls",
+        "workflow_events",
+        "workflow_sessions",
+      ]);
       assert.deepEqual(db.integrityCheck(), ["ok"]);
     } finally {
       db.close();

@@ -108,15 +108,13 @@ const DAY_MS = 86_400_000;
  */
 export class RunHistory {
   #db: GatewayDatabase;
-  #secrets: string[];
-  #maxOutputBytes: number;
+  #redactor: HistoryRedactor;
   #now: () => number;
 
   /** Uses `database` (already migrated) for storage. */
   constructor(database: GatewayDatabase, options: RunHistoryOptions = {}) {
     this.#db = database;
-    this.#secrets = secretForms(options.secrets ?? []);
-    this.#maxOutputBytes = options.maxOutputBytes ?? 1_048_576;
+    this.#redactor = new HistoryRedactor(options);
     this.#now = options.now ?? Date.now;
   }
 
@@ -125,35 +123,7 @@ export class RunHistory {
    * means nothing was stored: the caller reports `history: "failed"` and still answers the run.
    */
   record(run: RunRecord): void {
-    const cap = this.#maxOutputBytes;
-    const stdout = this.#redactAndCap(run.stdout, cap, run.stdoutTotalBytes);
-    const stderr = this.#redactAndCap(run.stderr, cap, run.stderrTotalBytes);
-    const result = run.result === null ? null : this.#redactAndCap(run.result, cap);
-    const resultCapped = result !== null && result.capped;
-    const values: Record<string, SQLInputValue> = {
-      id: run.runId,
-      started_at: run.startedAt,
-      duration_ms: run.durationMs,
-      name: run.name === null ? null : this.#redact(run.name),
-      source: this.#redact(run.source),
-      args: JSON.stringify(run.args.map((arg) => this.#redact(arg))),
-      stdin_bytes: run.stdinBytes,
-      cwd: this.#redact(run.cwd),
-      client: run.client,
-      status: run.status,
-      error_kind: run.errorKind,
-      error_message: run.errorMessage === null ? null : this.#redact(run.errorMessage),
-      stdout: stdout.text,
-      stdout_bytes: Math.max(stdout.bytes, run.stdoutTotalBytes ?? 0),
-      stdout_capped: stdout.capped || (run.stdoutTotalBytes ?? 0) > stdout.bytes ? 1 : 0,
-      stderr: stderr.text,
-      stderr_bytes: Math.max(stderr.bytes, run.stderrTotalBytes ?? 0),
-      stderr_capped: stderr.capped || (run.stderrTotalBytes ?? 0) > stderr.bytes ? 1 : 0,
-      result: result === null || resultCapped ? null : result.text,
-      result_capped: resultCapped ? 1 : 0,
-      exit_code: run.exitCode,
-      tool_call_count: run.toolCalls.length,
-    };
+    const values: Record<string, SQLInputValue> = { ...this.#redactor.row(run) };
     const columns = Object.keys(values);
     const insertRun = this.#db.prepare(
       `INSERT INTO runs (${columns.join(", ")}) VALUES (${columns.map((c) => `:${c}`).join(", ")})`,
@@ -196,18 +166,7 @@ export class RunHistory {
        FROM runs ${failed ? "WHERE status = 'failed'" : ""}
        ORDER BY started_at DESC, rid DESC LIMIT ? OFFSET ?`,
     ).all(Math.max(0, Math.trunc(limit)), Math.max(0, Math.trunc(offset)));
-    return rows.map((row) => ({
-      runId: String(row.id),
-      startedAt: Number(row.started_at),
-      durationMs: Number(row.duration_ms),
-      name: nullableString(row.name),
-      status: row.status === "ok" ? "ok" : "failed",
-      errorKind: failureKindOf(row.error_kind),
-      client: String(row.client),
-      cwd: String(row.cwd),
-      toolCalls: Number(row.tool_call_count),
-      preview: previewOf(String(row.head)),
-    }));
+    return rows.map(runSummaryOf);
   }
 
   /**
@@ -236,40 +195,7 @@ export class RunHistory {
       `SELECT namespace, tool, started_at, duration_ms, ok, error_kind, approval
        FROM tool_calls WHERE run_rid = ? ORDER BY seq`,
     ).all(row.rid ?? null);
-    return {
-      runId: String(row.id),
-      startedAt: Number(row.started_at),
-      durationMs: Number(row.duration_ms),
-      source: String(row.source),
-      args: parseArgs(row.args),
-      stdinBytes: Number(row.stdin_bytes),
-      cwd: String(row.cwd),
-      client: String(row.client),
-      status: row.status === "ok" ? "ok" : "failed",
-      errorKind: failureKindOf(row.error_kind),
-      errorMessage: nullableString(row.error_message),
-      stdout: String(row.stdout),
-      stdoutBytes: Number(row.stdout_bytes),
-      stdoutCapped: row.stdout_capped === 1,
-      stderr: String(row.stderr),
-      stderrBytes: Number(row.stderr_bytes),
-      stderrCapped: row.stderr_capped === 1,
-      result: nullableString(row.result),
-      resultCapped: row.result_capped === 1,
-      exitCode: row.exit_code === null ? null : Number(row.exit_code),
-      name: nullableString(row.name),
-      toolCalls: calls.map((call) => ({
-        namespace: String(call.namespace),
-        tool: String(call.tool),
-        startedAt: Number(call.started_at),
-        durationMs: Number(call.duration_ms),
-        ok: call.ok === 1,
-        errorKind: nullableString(call.error_kind),
-        ...(typeof call.approval === "string"
-          ? { approval: JSON.parse(call.approval) as NonNullable<ToolCallRecord["approval"]> }
-          : {}),
-      })),
-    };
+    return storedRunOf(row, calls);
   }
 
   /** How many runs are stored (all, or only failed ones). */
@@ -312,6 +238,57 @@ export class RunHistory {
     }
     return { deleted };
   }
+}
+
+/** The columns of one `runs` row, as both stores write them. */
+export type RunRow = Record<string, string | number | null>;
+
+/**
+ * Turns a {@linkcode RunRecord} into the `runs` row history stores: secrets redacted, outputs
+ * capped. Shared by the SQLite and PostgreSQL stores so both keep exactly the same text.
+ */
+export class HistoryRedactor {
+  #secrets: string[];
+  #maxOutputBytes: number;
+
+  /** Takes `secrets` and `maxOutputBytes` from the history options. */
+  constructor(options: Pick<RunHistoryOptions, "secrets" | "maxOutputBytes"> = {}) {
+    this.#secrets = secretForms(options.secrets ?? []);
+    this.#maxOutputBytes = options.maxOutputBytes ?? 1_048_576;
+  }
+
+  /** The row to insert for `run` (without `rid`). */
+  row(run: RunRecord): RunRow {
+    const cap = this.#maxOutputBytes;
+    const stdout = this.#redactAndCap(run.stdout, cap, run.stdoutTotalBytes);
+    const stderr = this.#redactAndCap(run.stderr, cap, run.stderrTotalBytes);
+    const result = run.result === null ? null : this.#redactAndCap(run.result, cap);
+    const resultCapped = result !== null && result.capped;
+    return {
+      id: run.runId,
+      started_at: run.startedAt,
+      duration_ms: run.durationMs,
+      name: run.name === null ? null : this.#redact(run.name),
+      source: this.#redact(run.source),
+      args: JSON.stringify(run.args.map((arg) => this.#redact(arg))),
+      stdin_bytes: run.stdinBytes,
+      cwd: this.#redact(run.cwd),
+      client: run.client,
+      status: run.status,
+      error_kind: run.errorKind,
+      error_message: run.errorMessage === null ? null : this.#redact(run.errorMessage),
+      stdout: stdout.text,
+      stdout_bytes: Math.max(stdout.bytes, run.stdoutTotalBytes ?? 0),
+      stdout_capped: stdout.capped || (run.stdoutTotalBytes ?? 0) > stdout.bytes ? 1 : 0,
+      stderr: stderr.text,
+      stderr_bytes: Math.max(stderr.bytes, run.stderrTotalBytes ?? 0),
+      stderr_capped: stderr.capped || (run.stderrTotalBytes ?? 0) > stderr.bytes ? 1 : 0,
+      result: result === null || resultCapped ? null : result.text,
+      result_capped: resultCapped ? 1 : 0,
+      exit_code: run.exitCode,
+      tool_call_count: run.toolCalls.length,
+    };
+  }
 
   #redact(text: string): string {
     return maskSecrets(text, this.#secrets);
@@ -347,6 +324,63 @@ export class RunHistory {
     const kept = truncateUtf8(head, cap);
     return { text: kept, bytes, capped: true };
   }
+}
+
+/** A `history` list line from a `runs` row selected with `substr(source, 1, 2000) AS head`. */
+export function runSummaryOf(row: Record<string, unknown>): RunSummary {
+  return {
+    runId: String(row.id),
+    startedAt: Number(row.started_at),
+    durationMs: Number(row.duration_ms),
+    name: nullableString(row.name),
+    status: row.status === "ok" ? "ok" : "failed",
+    errorKind: failureKindOf(row.error_kind),
+    client: String(row.client),
+    cwd: String(row.cwd),
+    toolCalls: Number(row.tool_call_count),
+    preview: previewOf(String(row.head)),
+  };
+}
+
+/** A whole stored run from its `runs` row and its `tool_calls` rows in order. */
+export function storedRunOf(
+  row: Record<string, unknown>,
+  calls: readonly Record<string, unknown>[],
+): StoredRun {
+  return {
+    runId: String(row.id),
+    startedAt: Number(row.started_at),
+    durationMs: Number(row.duration_ms),
+    source: String(row.source),
+    args: parseArgs(row.args),
+    stdinBytes: Number(row.stdin_bytes),
+    cwd: String(row.cwd),
+    client: String(row.client),
+    status: row.status === "ok" ? "ok" : "failed",
+    errorKind: failureKindOf(row.error_kind),
+    errorMessage: nullableString(row.error_message),
+    stdout: String(row.stdout),
+    stdoutBytes: Number(row.stdout_bytes),
+    stdoutCapped: Number(row.stdout_capped) === 1,
+    stderr: String(row.stderr),
+    stderrBytes: Number(row.stderr_bytes),
+    stderrCapped: Number(row.stderr_capped) === 1,
+    result: nullableString(row.result),
+    resultCapped: Number(row.result_capped) === 1,
+    exitCode: row.exit_code === null ? null : Number(row.exit_code),
+    name: nullableString(row.name),
+    toolCalls: calls.map((call) => ({
+      namespace: String(call.namespace),
+      tool: String(call.tool),
+      startedAt: Number(call.started_at),
+      durationMs: Number(call.duration_ms),
+      ok: Number(call.ok) === 1,
+      errorKind: nullableString(call.error_kind),
+      ...(typeof call.approval === "string"
+        ? { approval: JSON.parse(call.approval) as NonNullable<ToolCallRecord["approval"]> }
+        : {}),
+    })),
+  };
 }
 
 /** Every stored form of each secret: as written, and as it appears inside JSON strings. */

@@ -5,7 +5,6 @@
  * @module
  */
 
-import type { SQLOutputValue } from "node:sqlite";
 import type { GatewayDatabase } from "./gateway_database.ts";
 import type { WorkflowEventKind } from "../workflows/workflow_engine.ts";
 
@@ -66,6 +65,12 @@ export interface WorkflowSessionUpdate {
   /** The events that got the session here, appended in the same transaction. */
   events: readonly NewWorkflowSessionEvent[];
 }
+
+/** Where a session run is: what {@linkcode WorkflowSessions.advance} checks before moving it. */
+export type WorkflowSessionPosition = Pick<
+  WorkflowSession,
+  "status" | "step" | "pass" | "fileHash"
+>;
 
 const EVENT_KINDS: readonly WorkflowSessionEventKind[] = [
   "start",
@@ -160,19 +165,46 @@ export class WorkflowSessions {
     });
   }
 
+  /**
+   * Records a new running workflow in session `name` unless one is running there already; then
+   * nothing is written and that one is returned. One transaction: two clients starting the same
+   * session never both succeed.
+   */
+  createUnlessRunning(
+    input: Omit<WorkflowSession, "id" | "status" | "createdAt" | "updatedAt"> & { at: number },
+    events: readonly NewWorkflowSessionEvent[],
+  ): { created: WorkflowSession } | { running: WorkflowSession } {
+    return this.#db.transaction(() => {
+      const previous = this.latest(input.name);
+      if (previous !== null && previous.status === "running") return { running: previous };
+      return { created: this.create(input, events) };
+    });
+  }
+
+  /**
+   * Moves session run `id` only if it is still where the caller read it (`from`), appending the
+   * events; false when another client moved, reset or restarted it meanwhile.
+   */
+  advance(id: number, from: WorkflowSessionPosition, update: WorkflowSessionUpdate): boolean {
+    return this.#db.transaction(() => {
+      const current = this.#db.prepare(
+        "SELECT status, step, pass, file_hash FROM workflow_sessions WHERE id = ?",
+      ).get(id);
+      if (
+        current === undefined || current.status !== from.status ||
+        Number(current.step) !== from.step || Number(current.pass) !== from.pass ||
+        current.file_hash !== from.fileHash
+      ) return false;
+      this.update(id, update);
+      return true;
+    });
+  }
+
   /** The events of session run `id`, oldest first. */
   events(id: number): WorkflowSessionEvent[] {
     return this.#db.prepare(
       "SELECT * FROM workflow_events WHERE session_id = ? ORDER BY id",
-    ).all(id).map((row) => ({
-      id: Number(row.id),
-      sessionId: Number(row.session_id),
-      at: Number(row.at),
-      kind: eventKindOf(row.kind),
-      step: nullableNumber(row.step),
-      pass: nullableNumber(row.pass),
-      reason: row.reason === null || row.reason === undefined ? null : String(row.reason),
-    }));
+    ).all(id).map(sessionEventOf);
   }
 
   #appendEvents(id: number, events: readonly NewWorkflowSessionEvent[]): void {
@@ -185,7 +217,21 @@ export class WorkflowSessions {
   }
 }
 
-function sessionOf(row: Record<string, SQLOutputValue>): WorkflowSession {
+/** An event from its `workflow_events` row (SQLite or PostgreSQL). */
+export function sessionEventOf(row: Record<string, unknown>): WorkflowSessionEvent {
+  return {
+    id: Number(row.id),
+    sessionId: Number(row.session_id),
+    at: Number(row.at),
+    kind: eventKindOf(row.kind),
+    step: nullableNumber(row.step),
+    pass: nullableNumber(row.pass),
+    reason: row.reason === null || row.reason === undefined ? null : String(row.reason),
+  };
+}
+
+/** A session from its `workflow_sessions` row (SQLite or PostgreSQL). */
+export function sessionOf(row: Record<string, unknown>): WorkflowSession {
   return {
     id: Number(row.id),
     name: String(row.name),
@@ -201,7 +247,7 @@ function sessionOf(row: Record<string, SQLOutputValue>): WorkflowSession {
   };
 }
 
-function varsOf(value: SQLOutputValue | undefined): Record<string, WorkflowSessionVar> {
+function varsOf(value: unknown): Record<string, WorkflowSessionVar> {
   const vars: Record<string, WorkflowSessionVar> = {};
   let parsed: unknown;
   try {
@@ -218,11 +264,11 @@ function varsOf(value: SQLOutputValue | undefined): Record<string, WorkflowSessi
   return vars;
 }
 
-function eventKindOf(value: SQLOutputValue | undefined): WorkflowSessionEventKind {
+function eventKindOf(value: unknown): WorkflowSessionEventKind {
   // The column's CHECK constraint admits only these names.
   return EVENT_KINDS.find((kind) => kind === value) ?? "step";
 }
 
-function nullableNumber(value: SQLOutputValue | undefined): number | null {
+function nullableNumber(value: unknown): number | null {
   return value === null || value === undefined ? null : Number(value);
 }

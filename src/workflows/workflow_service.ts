@@ -6,11 +6,9 @@
  */
 
 import type { GatewayDatabase } from "../store/gateway_database.ts";
-import {
-  type NewWorkflowSessionEvent,
-  type WorkflowSession,
-  WorkflowSessions,
-} from "../store/workflow_sessions.ts";
+import type { WorkflowSessionStore } from "../store/gateway_store.ts";
+import { sqliteWorkflowSessions } from "../store/sqlite_store.ts";
+import type { NewWorkflowSessionEvent, WorkflowSession } from "../store/workflow_sessions.ts";
 import {
   applyWorkflowCommand,
   IDLE_WORKFLOW_STATE,
@@ -53,8 +51,10 @@ export { defaultSessionName } from "./default_session_name.ts";
 
 /** Options of {@linkcode WorkflowService}. */
 export interface WorkflowServiceOptions {
-  /** The gateway database (already open and migrated). */
-  database: GatewayDatabase;
+  /** The gateway database (already open and migrated); or give `sessions`. */
+  database?: GatewayDatabase;
+  /** Where sessions live (SQLite or PostgreSQL); wins over `database`. */
+  sessions?: WorkflowSessionStore;
   /** The root whose `workflows/` folder holds the named workflows. */
   root: string;
   /** Clock for event times, ms since the epoch. @default {Date.now} */
@@ -78,13 +78,15 @@ export interface WorkflowSessionRequest {
  * sessions run side by side and all of them survive a restart.
  */
 export class WorkflowService {
-  #sessions: WorkflowSessions;
+  #sessions: WorkflowSessionStore;
   #root: string;
   #now: () => number;
 
   /** Serves the workflows of `root`, keeping sessions in `database`. */
   constructor(options: WorkflowServiceOptions) {
-    this.#sessions = new WorkflowSessions(options.database);
+    if (options.sessions) this.#sessions = options.sessions;
+    else if (options.database) this.#sessions = sqliteWorkflowSessions(options.database);
+    else throw new TypeError("WorkflowService needs `sessions` or `database`");
     this.#root = options.root;
     this.#now = options.now ?? Date.now;
   }
@@ -111,32 +113,30 @@ export class WorkflowService {
     );
     const at = this.#now();
     const step = renderStepView(loaded.definition, transition.state, { session, vars });
-    const created = this.#sessions.transaction(() => {
-      const previous = this.#sessions.latest(session);
-      if (previous !== null && previous.status === "running") {
-        throw new WorkflowError(
-          "Refused",
-          `Cannot start workflow "${request.file}" in session "${session}": workflow "${
-            workflowName(previous.file)
-          }" is still running there (step ${previous.step + 1}): abort it first with ${
-            cliCommand(`abort --reason "…"`, { session, cwd })
-          }, or use another --session`,
-        );
-      }
-      return this.#sessions.create(
-        {
-          name: session,
-          file: path,
-          fileHash: loaded.hash,
-          fileText: loaded.text,
-          vars: given,
-          ...position(transition.state),
-          at,
-        },
-        stampEvents(transition.events, at),
+    const outcome = await this.#sessions.createUnlessRunning(
+      {
+        name: session,
+        file: path,
+        fileHash: loaded.hash,
+        fileText: loaded.text,
+        vars: given,
+        ...position(transition.state),
+        at,
+      },
+      stampEvents(transition.events, at),
+    );
+    if ("running" in outcome) {
+      const previous = outcome.running;
+      throw new WorkflowError(
+        "Refused",
+        `Cannot start workflow "${request.file}" in session "${session}": workflow "${
+          workflowName(previous.file)
+        }" is still running there (step ${previous.step + 1}): abort it first with ${
+          cliCommand(`abort --reason "…"`, { session, cwd })
+        }, or use another --session`,
       );
-    });
-    return this.#view(created, loaded.definition, {
+    }
+    return await this.#view(outcome.created, loaded.definition, {
       cwd,
       step,
       events: stampEvents(transition.events, at),
@@ -160,7 +160,7 @@ export class WorkflowService {
   async status(request: WorkflowSessionRequest): Promise<WorkflowView> {
     const session = checkSessionName(request.session);
     const cwd = request.cwd ?? Deno.cwd();
-    const current = this.#sessions.latest(session);
+    const current = await this.#sessions.latest(session);
     if (current === null) return noneWorkflowView(session, cwd);
     const definition = parseWorkflowFile(current.fileText, current.file);
     const disk = await readWorkflowSnapshot(current.file);
@@ -168,7 +168,7 @@ export class WorkflowService {
     const step = current.status === "running"
       ? renderStepView(definition, stateOf(current), { session, vars })
       : null;
-    return this.#view(current, definition, {
+    return await this.#view(current, definition, {
       cwd,
       step,
       events: [],
@@ -212,7 +212,7 @@ export class WorkflowService {
       }
     }
     const sessions: WorkflowListView["sessions"] = [];
-    for (const running of this.#sessions.running()) {
+    for (const running of await this.#sessions.running()) {
       const disk = await readWorkflowSnapshot(running.file);
       let totalSteps = 0;
       try {
@@ -236,16 +236,16 @@ export class WorkflowService {
   }
 
   /** Every recorded event of the session's latest workflow run, oldest first. */
-  log(request: WorkflowSessionRequest): WorkflowLogView {
+  async log(request: WorkflowSessionRequest): Promise<WorkflowLogView> {
     const session = checkSessionName(request.session);
-    const current = this.#sessions.latest(session);
+    const current = await this.#sessions.latest(session);
     if (current === null) return { view: "log", session, status: "none", file: null, events: [] };
     return {
       view: "log",
       session,
       status: current.status,
       file: current.file,
-      events: this.#sessions.events(current.id).map(eventView),
+      events: (await this.#sessions.events(current.id)).map(eventView),
     };
   }
 
@@ -256,7 +256,7 @@ export class WorkflowService {
   ): Promise<WorkflowView> {
     const session = checkSessionName(request.session);
     const cwd = request.cwd ?? Deno.cwd();
-    const before = this.#sessions.latest(session);
+    const before = await this.#sessions.latest(session);
     if (before === null) {
       throw new WorkflowError(
         "NoSession",
@@ -298,9 +298,21 @@ export class WorkflowService {
     }
     const vars = { ...definition.vars, ...before.vars };
     const at = this.#now();
-    const outcome = this.#sessions.transaction(() => {
-      // Re-read inside the write lock: another client may have moved the session meanwhile.
-      const current = this.#sessions.latest(session);
+    let outcome: {
+      session: WorkflowSession;
+      events: NewWorkflowSessionEvent[];
+      step: WorkflowView["step"];
+    } | null = null;
+    for (let attempt = 0; outcome === null; attempt++) {
+      // Decide from where the session is now, and move it only if it is still there: another
+      // client (or instance) may move it meanwhile, and then we decide again from its new place.
+      const current = attempt === 0 ? before : await this.#sessions.latest(session);
+      if (attempt > MAX_MOVE_ATTEMPTS) {
+        throw new WorkflowError(
+          "Refused",
+          `Cannot ${verbOf(command)} session "${session}": other clients keep moving it; retry`,
+        );
+      }
       if (current === null || current.id !== before.id || current.fileHash !== before.fileHash) {
         throw new WorkflowError(
           "Refused",
@@ -327,20 +339,28 @@ export class WorkflowService {
         ? renderStepView(definition, transition.state, { session, vars })
         : null;
       const status = transition.state.status === "idle" ? "running" : transition.state.status;
-      this.#sessions.update(current.id, {
+      const moved = await this.#sessions.advance(current.id, current, {
         status,
         ...position(transition.state),
         at,
         ...(adopt === undefined ? {} : { file: adopt }),
         events,
       });
-      return {
-        session: { ...current, status, ...position(transition.state), updatedAt: at },
-        events,
-        step,
-      };
-    });
-    return this.#view(outcome.session, definition, {
+      if (moved) {
+        outcome = {
+          session: {
+            ...current,
+            status,
+            ...position(transition.state),
+            updatedAt: at,
+            ...(adopt === undefined ? {} : adopt),
+          },
+          events,
+          step,
+        };
+      }
+    }
+    return await this.#view(outcome.session, definition, {
       cwd,
       step: outcome.step,
       events: outcome.events,
@@ -348,7 +368,7 @@ export class WorkflowService {
     });
   }
 
-  #view(
+  async #view(
     session: WorkflowSession,
     definition: WorkflowDefinition,
     details: {
@@ -357,11 +377,11 @@ export class WorkflowService {
       events: readonly NewWorkflowSessionEvent[];
       fileChanged: boolean;
     },
-  ): WorkflowView {
+  ): Promise<WorkflowView> {
     const abort = session.status !== "aborted"
       ? undefined
       : details.events.findLast((event) => event.kind === "abort") ??
-        this.#sessions.events(session.id).findLast((event) => event.kind === "abort");
+        (await this.#sessions.events(session.id)).findLast((event) => event.kind === "abort");
     return workflowView(session, {
       ...details,
       definition,
@@ -370,6 +390,9 @@ export class WorkflowService {
     });
   }
 }
+
+/** How often a move is decided again after other clients moved the session first. */
+const MAX_MOVE_ATTEMPTS = 50;
 
 function finishedError(
   command: WorkflowCommand,

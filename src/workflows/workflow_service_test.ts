@@ -136,7 +136,7 @@ Deno.test("WorkflowService runs a workflow from start to complete, loop included
     assert.deepEqual(done.events.map((e) => e.kind), ["complete"]);
 
     await rejectsWith(service.step({ session, cwd }), "Refused", /is complete: start it again/);
-    const log = service.log({ session });
+    const log = await service.log({ session });
     assert.equal(log.status, "complete");
     assert.deepEqual(log.events.map((e) => e.kind), [
       "start",
@@ -174,7 +174,7 @@ Deno.test("WorkflowService.step() refuses --end-loop before min, saying how many
     // The refusals changed nothing: the session is still at pass 1 of step 2.
     const status = await service.status({ session, cwd });
     assert.deepEqual([status.step?.number, status.step?.loop?.pass], [2, 1]);
-    assert.deepEqual(service.log({ session }).events.map((e) => e.kind), ["start", "step"]);
+    assert.deepEqual((await service.log({ session })).events.map((e) => e.kind), ["start", "step"]);
   });
 });
 
@@ -218,7 +218,7 @@ Deno.test("WorkflowService keeps two sessions apart when they are stepped in tur
     assert.deepEqual(list.sessions.map((s) => [s.session, s.name, s.step, s.pass]), [
       ["a", "review", 2, 2],
     ]);
-    assert.deepEqual(service.log({ session: "b" }).events.map((e) => e.kind), [
+    assert.deepEqual((await service.log({ session: "b" })).events.map((e) => e.kind), [
       "start",
       "step",
       "complete",
@@ -253,7 +253,7 @@ Deno.test("WorkflowService picks up a running session after the database is reop
     const reset = await service.reset({ session: "restart", cwd });
     // The vars given at start survive the restart and the reset.
     assert.equal(reset.step?.prompt, "Read the diff with speed in mind. Step 1 of 3.");
-    assert.deepEqual(service.log({ session: "restart" }).events.map((e) => e.kind), [
+    assert.deepEqual((await service.log({ session: "restart" })).events.map((e) => e.kind), [
       "start",
       "step",
       "loop",
@@ -311,7 +311,7 @@ Deno.test("WorkflowService.abort() records the reason and ends the session", asy
     // A finished session can start a new workflow; the log then shows the new run only.
     const again = await service.start({ file: "review", session: "s", cwd });
     assert.equal(again.status, "running");
-    assert.deepEqual(service.log({ session: "s" }).events.map((e) => e.kind), ["start"]);
+    assert.deepEqual((await service.log({ session: "s" })).events.map((e) => e.kind), ["start"]);
   });
 });
 
@@ -374,7 +374,7 @@ Deno.test("WorkflowService.start() refuses a bad file with its line and column a
       line: 4,
       column: 18,
     });
-    assert.equal(service.log({ session: "s" }).status, "none");
+    assert.equal((await service.log({ session: "s" })).status, "none");
   });
 });
 
@@ -392,7 +392,7 @@ Deno.test("WorkflowService.start() checks every step's template before starting"
     // Giving the variable makes it known.
     const ok = await service.start({ file: "typo", session: "s", cwd, vars: { mdoe: "1" } });
     assert.equal(ok.status, "running");
-    assert.equal(service.log({ session: "s" }).events.length, 1);
+    assert.equal((await service.log({ session: "s" })).events.length, 1);
   });
 });
 
@@ -430,7 +430,7 @@ Deno.test("WorkflowService answers status, log, step and reset for a session tha
       "gateway workflow start FILE --session empty",
       "gateway workflow list",
     ]);
-    assert.deepEqual(service.log({ session: "empty" }), {
+    assert.deepEqual(await service.log({ session: "empty" }), {
       view: "log",
       session: "empty",
       status: "none",
@@ -475,7 +475,7 @@ Deno.test("WorkflowService serialises concurrent steps of one session", async ()
     assert.ok(results.every((r) => r.status === "fulfilled"));
     const passes = results.map((r) => r.status === "fulfilled" ? r.value.step?.loop?.pass : 0);
     assert.deepEqual(passes.sort(), [2, 3]);
-    assert.deepEqual(service.log({ session: "s" }).events.map((e) => e.kind), [
+    assert.deepEqual((await service.log({ session: "s" })).events.map((e) => e.kind), [
       "start",
       "step",
       "loop",

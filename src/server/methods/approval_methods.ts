@@ -13,7 +13,12 @@ import { defineMethod, type MethodDefinition } from "../router.ts";
 export const approvalMethods: Record<string, MethodDefinition> = {
   "approval.list": defineMethod(
     z.strictObject({}),
-    (_params, context) => Promise.resolve({ pending: context.core.approvals.pending() }),
+    async (_params, context) => ({
+      pending: [
+        ...context.core.approvals.pending(),
+        ...(await context.core.shared?.pendingElsewhere() ?? []),
+      ],
+    }),
   ),
   "approval.watch": defineMethod(z.strictObject({}), (_params, context) => {
     // Pushes `approval.pending` for every new held call until the connection closes, so a
@@ -29,17 +34,17 @@ export const approvalMethods: Record<string, MethodDefinition> = {
     context.signal.addEventListener("abort", off, { once: true });
     return Promise.resolve({ watching: true });
   }),
-  "approval.respond": defineMethod(approvalParams, (params, context) => {
-    const answered = context.core.approvals.respond(params.runId, {
-      allowed: params.allow,
-      by: params.by ?? context.client,
-    });
+  "approval.respond": defineMethod(approvalParams, async (params, context) => {
+    const decision = { allowed: params.allow, by: params.by ?? context.client };
+    // A call another instance on the same PostgreSQL holds is answered through the store.
+    const answered = context.core.approvals.respond(params.runId, decision) ||
+      (await context.core.shared?.answerElsewhere(params.runId, decision) ?? 0);
     if (answered === 0) {
       throw new RpcError(
         RpcCode.InvalidParams,
         `No call of run "${params.runId}" is waiting for approval (gateway approvals lists them)`,
       );
     }
-    return Promise.resolve({ answered, allowed: params.allow });
+    return { answered, allowed: params.allow };
   }),
 };

@@ -110,10 +110,10 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
       limit: z.number().int().positive().max(200).default(20),
       offset: z.number().int().nonnegative().default(0),
     }),
-    (params, context) => {
+    async (params, context) => {
       const text = params.text?.toLowerCase();
       // History is pruned to a bounded size, so filtering the kept rows stays cheap.
-      const all = context.core.history.list({ limit: 100_000 }).filter((run) =>
+      const all = (await context.core.history.list({ limit: 100_000 })).filter((run) =>
         (!params.status || run.status === params.status) &&
         (!params.kind || run.errorKind === params.kind) &&
         (!params.since || run.startedAt >= params.since) &&
@@ -121,17 +121,17 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
         (!text || `${run.runId} ${run.preview} ${run.name ?? ""} ${run.client}`.toLowerCase()
           .includes(text))
       );
-      return Promise.resolve({
+      return {
         runs: all.slice(params.offset, params.offset + params.limit),
         total: all.length,
         offset: params.offset,
-      });
+      };
     },
   ),
   "history.save": defineMethod(
     z.strictObject({ id: z.string().min(1), name: z.string().min(1) }),
     async (params, context) => {
-      const run = context.core.history.get(params.id);
+      const run = await context.core.history.get(params.id);
       if (!run) {
         throw new RpcError(RpcCode.InvalidParams, `No run "${params.id}" in history`);
       }

@@ -220,7 +220,16 @@ export const execMethods: Record<string, MethodDefinition> = {
     }
     const finished = context.core.finished(params.runId);
     if (finished) return finished;
-    const stored = context.core.history.get(params.runId);
+    // A run another instance on the same PostgreSQL runs: follow it until it is in history.
+    const elsewhere = await context.core.shared?.waitElsewhere(
+      params.runId,
+      params.timeoutMs ?? 0,
+      context.signal,
+    );
+    if (elsewhere === "running") {
+      return { status: "running", runId: params.runId, stdout: "" } satisfies RunningDocument;
+    }
+    const stored = await context.core.history.get(params.runId);
     if (stored) {
       return {
         runId: stored.runId,

@@ -9,22 +9,21 @@ import { defineMethod, type MethodDefinition } from "../router.ts";
 
 /** The handlers, keyed by method name. */
 export const historyMethods: Record<string, MethodDefinition> = {
-  "history.list": defineMethod(historyListParams, (params, context) =>
-    Promise.resolve({
-      runs: context.core.history.list({
-        limit: params.limit ?? 20,
-        ...(params.offset !== undefined ? { offset: params.offset } : {}),
-        ...(params.failed !== undefined ? { failed: params.failed } : {}),
-      }),
-    })),
-  "history.get": defineMethod(historyGetParams, (params, context) => {
-    const run = context.core.history.get(params.id);
+  "history.list": defineMethod(historyListParams, async (params, context) => ({
+    runs: await context.core.history.list({
+      limit: params.limit ?? 20,
+      ...(params.offset !== undefined ? { offset: params.offset } : {}),
+      ...(params.failed !== undefined ? { failed: params.failed } : {}),
+    }),
+  })),
+  "history.get": defineMethod(historyGetParams, async (params, context) => {
+    const run = await context.core.history.get(params.id);
     if (!run) {
       throw new RpcError(
         RpcCode.InvalidParams,
         `No run "${params.id}" in history (gateway history lists runs)`,
       );
     }
-    return Promise.resolve(run);
+    return run;
   }),
 };

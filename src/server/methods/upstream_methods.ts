@@ -77,18 +77,18 @@ function schemaFromParams(
  * A proxy call goes into history like a one-call script (`client: "mcp-proxy"`), so
  * `gateway history` shows what a host that cannot write code did.
  */
-function recordProxyCall(
+async function recordProxyCall(
   context: MethodContext,
   namespace: string,
   tool: string,
   args: Record<string, unknown>,
   startedAt: number,
   outcome: { value: unknown; error: ToolCallError | null },
-): void {
+): Promise<void> {
   const durationMs = Date.now() - startedAt;
   const failed = outcome.error !== null;
   try {
-    context.core.history.record({
+    await context.core.history.record({
       runId: newRunId(),
       startedAt,
       durationMs,
@@ -178,7 +178,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
         if (!(error instanceof ToolCallError)) throw error;
         outcome = { value: error.raw ?? null, error };
       }
-      recordProxyCall(context, params.namespace, params.tool, args, startedAt, outcome);
+      await recordProxyCall(context, params.namespace, params.tool, args, startedAt, outcome);
       // The tool said no: its own envelope (isError) goes back as the upstream sent it.
       if (outcome.error && !outcome.error.raw) throw outcome.error;
       return outcome.value;

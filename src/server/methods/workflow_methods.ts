@@ -105,7 +105,6 @@ export const workflowMethods: Record<string, MethodDefinition> = {
       withText(await context.core.workflows.list({ root: context.core.paths.root.dir })),
   ),
   "workflow.log": workflowMethod(
-    (params, context) =>
-      Promise.resolve(withText(context.core.workflows.log(session(params, context)))),
+    (params, context) => context.core.workflows.log(session(params, context)).then(withText),
   ),
 };
