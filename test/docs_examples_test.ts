@@ -237,7 +237,36 @@ const CHECKS: Record<string, Check> = {
 };
 
 /** Examples a test cannot run, with the test or gate that does. */
+/** The "Running several instances" walkthrough: run as written, with PostgreSQL and nginx. */
+const SEVERAL_INSTANCES = [
+  "export DATABASE_URL=postgres://gateway:secret@db.internal:5432/gateway",
+  "export GATEWAY_ROOT=/srv/gateway",
+  "export STATE=/var/lib/gateway",
+  'export PORTS="9421 9422 9423"',
+  'README.md jsonc: "store": { "postgres": "${env:DATABASE_URL}", "poolSize": 10 }',
+  'mkdir -p -m 700 "$STATE"',
+  "head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \\n' > \"$STATE/token\"",
+  'chmod 600 "$STATE/token"',
+  "for port in $PORTS; do",
+  'mkdir -p -m 700 "$STATE/$port"',
+  'install -m 600 "$STATE/token" "$STATE/$port/token"',
+  'GATEWAY_DATA_DIR="$STATE/$port" GATEWAY_PORT="$port" gateway start',
+  "done",
+  "README.md nginx: upstream gateway {",
+  'TOKEN=$(cat "$STATE/token")',
+  'curl -s -w \'\\n\' -H "Authorization: Bearer $TOKEN" -H "content-type: application/json" \\',
+  '-d \'{"source": "6 * 7"}\' http://127.0.0.1:8080/exec',
+  'curl -s -w \'\\n\' -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:8080/history?limit=5"',
+  'for port in $PORTS; do GATEWAY_DATA_DIR="$STATE/$port" gateway stop; done',
+];
+
 const COVERED_ELSEWHERE: Record<string, string> = {
+  ...Object.fromEntries(
+    SEVERAL_INSTANCES.map((key) => [
+      key,
+      "test/readme_several_instances_test.ts runs the README's several-instances section as written",
+    ]),
+  ),
   "deno task test": "the CI gate (.ci/run) runs the whole suite",
   "deno task check": "the CI gate (.ci/run) runs it before the tests",
   "deno task bench": "test/bench/bench.ts, run by hand (speed is never asserted in tests)",
