@@ -35,7 +35,14 @@ interface StoredRun {
   client: string;
   name: string | null;
   toolCalls: Array<
-    { namespace: string; tool: string; durationMs: number; ok: boolean; errorKind: string | null }
+    {
+      namespace: string;
+      tool: string;
+      durationMs: number;
+      ok: boolean;
+      errorKind: string | null;
+      result?: string;
+    }
   >;
 }
 
@@ -118,7 +125,11 @@ export async function historyCommand(args: string[], context: CliContext): Promi
     if (run.toolCalls.length) {
       out(`--- tool calls (${run.toolCalls.length})\n`);
       for (const c of run.toolCalls) {
-        out(`${c.namespace}.${c.tool} ${c.durationMs} ms ${c.ok ? "ok" : c.errorKind}\n`);
+        out(
+          `${c.namespace}.${c.tool} ${c.durationMs} ms ${c.ok ? "ok" : c.errorKind}${
+            c.result === undefined ? "" : ` → ${shortResult(c.result)}`
+          }\n`,
+        );
       }
     }
     if (run.stdout) out(`--- stdout\n${run.stdout}${run.stdout.endsWith("\n") ? "" : "\n"}`);
@@ -170,4 +181,13 @@ export async function historyCommand(args: string[], context: CliContext): Promi
   }
   out(`saved run ${run.runId} as ${file}\n`);
   return 0;
+}
+
+/** Most characters of a call's result `history show` prints on the call's line. */
+const SHORT_RESULT_CHARS = 200;
+
+/** A call's stored result on one line, cut to {@linkcode SHORT_RESULT_CHARS} (`--json` has it whole). */
+function shortResult(text: string): string {
+  const line = text.replace(/\s*\n\s*/g, " ");
+  return line.length > SHORT_RESULT_CHARS ? `${line.slice(0, SHORT_RESULT_CHARS - 1)}…` : line;
 }

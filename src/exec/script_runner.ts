@@ -629,6 +629,7 @@ export class ScriptRunner {
                       ok: true,
                       errorKind: null,
                       ...(approval ? { approval } : {}),
+                      ...callResultOf({ value }),
                     });
                     connected.send({ t: "reply", id: message.id, ok: true, value });
                   },
@@ -643,6 +644,7 @@ export class ScriptRunner {
                       ok: false,
                       errorKind: channelError.kind,
                       ...(approval ? { approval } : {}),
+                      ...callResultOf({ text: channelError.message }),
                     });
                     connected.send({
                       t: "reply",
@@ -751,6 +753,34 @@ export class ScriptRunner {
     await Promise.allSettled(runs.map((r) => r.done));
     await this.#pool.close();
   }
+}
+
+/** Most characters of a call's result a run holds for history, which keeps fewer still. */
+const CALL_RESULT_HEAD_CHARS = 16_384;
+
+/**
+ * A call's result for its history record: the JSON text of what it answered (`value`), or the
+ * message of its error as written (`text`). Only a head is held until the run ends, with the
+ * whole size when cut, so a call answering megabytes costs the run no megabytes more.
+ */
+function callResultOf(
+  answer: { value: unknown } | { text: string },
+): Pick<ToolCallRecord, "result" | "resultTotalBytes"> {
+  let text: string | undefined;
+  if ("text" in answer) text = answer.text;
+  else {
+    try {
+      text = JSON.stringify(answer.value);
+    } catch (error) {
+      text = `[result not JSON: ${error instanceof Error ? error.message : String(error)}]`;
+    }
+  }
+  if (text === undefined) return {};
+  if (text.length <= CALL_RESULT_HEAD_CHARS) return { result: text };
+  return {
+    result: text.slice(0, CALL_RESULT_HEAD_CHARS),
+    resultTotalBytes: new TextEncoder().encode(text).length,
+  };
 }
 
 function toChannelError(error: unknown, namespace: string, tool: string) {

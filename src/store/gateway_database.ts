@@ -104,6 +104,11 @@ export const GATEWAY_MIGRATIONS: readonly string[] = [
     answer TEXT
   );
   `,
+  // 4: what each tool call answered (its result or error message), redacted and capped, for
+  // the run details of `gateway history show` and the dashboard (issue 14).
+  `
+  ALTER TABLE tool_calls ADD COLUMN result TEXT;
+  `,
 ];
 
 /** Options of {@linkcode openGatewayDatabase}. */

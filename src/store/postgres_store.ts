@@ -115,6 +115,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     answer TEXT
   );
   `,
+  // 4: what each tool call answered (its result or error message), redacted and capped, for
+  // the run details of `gateway history show` and the dashboard (issue 14).
+  `
+  ALTER TABLE tool_calls ADD COLUMN result TEXT;
+  `,
 ];
 
 /** Options of {@linkcode openPostgresStore}. */
@@ -250,8 +255,9 @@ class PostgresHistory implements HistoryStore {
         for (const [seq, call] of run.toolCalls.entries()) {
           await tx.unsafe(
             `INSERT INTO tool_calls
-               (run_rid, seq, namespace, tool, started_at, duration_ms, ok, error_kind, approval)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+               (run_rid, seq, namespace, tool, started_at, duration_ms, ok, error_kind, approval,
+                result)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
             [
               rid,
               seq,
@@ -262,6 +268,7 @@ class PostgresHistory implements HistoryStore {
               call.ok ? 1 : 0,
               call.errorKind,
               call.approval ? JSON.stringify(call.approval) : null,
+              noNul(this.#redactor.callResult(call)),
             ],
           );
         }
@@ -336,7 +343,7 @@ class PostgresHistory implements HistoryStore {
     }
     if (row === undefined) return null;
     const calls = await this.#query(
-      `SELECT namespace, tool, started_at, duration_ms, ok, error_kind, approval
+      `SELECT namespace, tool, started_at, duration_ms, ok, error_kind, approval, result
        FROM tool_calls WHERE run_rid = $1 ORDER BY seq`,
       [String(row.rid)],
       "read history",

@@ -22,7 +22,18 @@ export interface ToolCallRecord {
   errorKind: string | null;
   /** The answer to a call an `ask` policy rule held: allowed or not, by whom, when (ms). */
   approval?: { allowed: boolean; by: string; at: number } | null;
+  /**
+   * What the call answered, for the run details: its value as JSON text when it worked, its
+   * error message when it failed. Stored redacted and cut to {@linkcode CALL_RESULT_CAP_BYTES}
+   * with a `…[N more bytes]` note; absent when the call answered nothing.
+   */
+  result?: string | null;
+  /** Whole size of `result` in UTF-8 bytes when the caller kept only a head of it. */
+  resultTotalBytes?: number;
 }
+
+/** Most bytes of one tool call's result kept in history (the run details show a head). */
+export const CALL_RESULT_CAP_BYTES = 4096;
 
 /** What the executor hands to {@linkcode RunHistory.record} when a run ends. */
 export interface RunRecord {
@@ -130,8 +141,9 @@ export class RunHistory {
     );
     const insertCall = this.#db.prepare(
       `INSERT INTO tool_calls
-         (run_rid, seq, namespace, tool, started_at, duration_ms, ok, error_kind, approval)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         (run_rid, seq, namespace, tool, started_at, duration_ms, ok, error_kind, approval,
+          result)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     try {
       this.#db.transaction(() => {
@@ -147,6 +159,7 @@ export class RunHistory {
             call.ok ? 1 : 0,
             call.errorKind,
             call.approval ? JSON.stringify(call.approval) : null,
+            this.#redactor.callResult(call),
           );
         });
       });
@@ -192,7 +205,7 @@ export class RunHistory {
     }
     if (row === undefined) return null;
     const calls = this.#db.prepare(
-      `SELECT namespace, tool, started_at, duration_ms, ok, error_kind, approval
+      `SELECT namespace, tool, started_at, duration_ms, ok, error_kind, approval, result
        FROM tool_calls WHERE run_rid = ? ORDER BY seq`,
     ).all(row.rid ?? null);
     return storedRunOf(row, calls);
@@ -290,6 +303,19 @@ export class HistoryRedactor {
     };
   }
 
+  /**
+   * The `result` column of one `tool_calls` row: the call's result redacted and cut to
+   * {@linkcode CALL_RESULT_CAP_BYTES}, ending in `…[N more bytes]` when it was cut; null when
+   * the call answered nothing.
+   */
+  callResult(call: ToolCallRecord): string | null {
+    if (call.result === undefined || call.result === null) return null;
+    const kept = this.#redactAndCap(call.result, CALL_RESULT_CAP_BYTES, call.resultTotalBytes);
+    const total = Math.max(kept.bytes, call.resultTotalBytes ?? 0);
+    const keptBytes = Buffer.byteLength(kept.text, "utf8");
+    return total > keptBytes ? `${kept.text}…[${total - keptBytes} more bytes]` : kept.text;
+  }
+
   #redact(text: string): string {
     return maskSecrets(text, this.#secrets);
   }
@@ -379,6 +405,7 @@ export function storedRunOf(
       ...(typeof call.approval === "string"
         ? { approval: JSON.parse(call.approval) as NonNullable<ToolCallRecord["approval"]> }
         : {}),
+      ...(typeof call.result === "string" ? { result: call.result } : {}),
     })),
   };
 }

@@ -612,6 +612,7 @@ function renderToolCalls(calls) {
           el("th", { scope: "col" }, "Call"),
           el("th", { scope: "col" }, "ms"),
           el("th", { scope: "col" }, "Outcome"),
+          el("th", { scope: "col" }, "Result"),
         ),
       ),
       el(
@@ -630,6 +631,13 @@ function renderToolCalls(calls) {
               c.approval
                 ? ` (${c.approval.allowed ? "allowed" : "denied"} by ${c.approval.by})`
                 : "",
+            ),
+            el(
+              "td",
+              { class: "call-result" },
+              typeof c.result === "string"
+                ? el("pre", { tabindex: "0" }, c.result)
+                : el("span", { class: "muted" }, "(none)"),
             ),
           )
         ),
