@@ -312,8 +312,9 @@ export class HistoryRedactor {
     if (call.result === undefined || call.result === null) return null;
     const kept = this.#redactAndCap(call.result, CALL_RESULT_CAP_BYTES, call.resultTotalBytes);
     const total = Math.max(kept.bytes, call.resultTotalBytes ?? 0);
-    const keptBytes = Buffer.byteLength(kept.text, "utf8");
-    return total > keptBytes ? `${kept.text}…[${total - keptBytes} more bytes]` : kept.text;
+    if (!kept.capped && total === kept.bytes) return kept.text;
+    // What the call answered beyond the head kept (counted before redaction).
+    return `${kept.text}…[${total - Buffer.byteLength(kept.text, "utf8")} more bytes]`;
   }
 
   #redact(text: string): string {

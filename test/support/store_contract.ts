@@ -93,6 +93,7 @@ export function storeContract(options: {
             durationMs: 3,
             ok: true,
             errorKind: null,
+            result: JSON.stringify({ value: "é 🙂" }),
           },
           {
             namespace: "kv",
@@ -102,6 +103,15 @@ export function storeContract(options: {
             ok: false,
             errorKind: "ToolError",
             approval: { allowed: true, by: "alice", at: 1_760_000_000_250 },
+            result: "kv.set failed: disk full",
+          },
+          {
+            namespace: "kv",
+            tool: "list",
+            startedAt: 1_760_000_000_400,
+            durationMs: 1,
+            ok: true,
+            errorKind: null,
           },
         ],
       });
@@ -189,6 +199,48 @@ export function storeContract(options: {
       assert.ok(stored.stdoutBytes > 16);
       assert.equal(stored.result, null);
       assert.equal(stored.resultCapped, true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("record() redacts tool call results and caps each at 4 KiB with a note", async (db) => {
+    const store = await db.open({ secrets: ["sk-live-123456"] });
+    try {
+      const call = {
+        namespace: "kv",
+        tool: "get",
+        startedAt: 1_760_000_000_200,
+        durationMs: 2,
+        ok: true,
+        errorKind: null,
+      };
+      const big = JSON.stringify({ token: "sk-live-123456", blob: "é".repeat(5000) });
+      const record = sampleRun({
+        toolCalls: [
+          { ...call, result: JSON.stringify({ token: "sk-live-123456" }) },
+          { ...call, result: big },
+          // The runner holds only a head of a huge result and says how big it was.
+          { ...call, result: "y".repeat(100), resultTotalBytes: 10_000 },
+        ],
+      });
+      await store.history.record(record);
+      const stored = await store.history.get(record.runId);
+      assert.ok(stored);
+      assert.equal(stored.toolCalls.length, 3);
+      const [small = "", capped = "", head = ""] = stored.toolCalls.map((c) => c.result ?? "");
+      assert.equal(small, JSON.stringify({ token: "[REDACTED]" }));
+      assert.ok(!capped.includes("sk-live"), capped.slice(0, 80));
+      const note = /…\[(\d+) more bytes\]$/.exec(capped);
+      assert.ok(note, capped.slice(-80));
+      const kept = capped.slice(0, note.index);
+      assert.ok(new TextEncoder().encode(kept).length <= 4096);
+      // The note counts the bytes of the whole result as the call answered it.
+      assert.equal(
+        new TextEncoder().encode(kept).length + Number(note[1]),
+        new TextEncoder().encode(big).length,
+      );
+      assert.equal(head, `${"y".repeat(100)}…[9900 more bytes]`);
     } finally {
       await store.close();
     }
