@@ -197,6 +197,10 @@ Deno.test({
         assert.match((await run.locator(".source .error-line").textContent()) ?? "", /second line/);
         await run.locator('img[alt^="Image 1"]').waitFor();
         assert.match((await run.locator("table.calls").textContent()) ?? "", /math\.add/);
+        // Each call's result shows beside its duration.
+        const addCall = run.locator("table.calls tbody tr", { hasText: "math.add" });
+        assert.equal((await addCall.locator("td.call-result").textContent())?.trim(), "3");
+        assert.ok(await addCall.locator("td.call-result").isVisible());
         await axeViolations(page, "run");
         await shoot(page, "run");
 

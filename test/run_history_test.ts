@@ -62,6 +62,13 @@ Deno.test("history records every run, redacts secrets and serves the history com
           stored.toolCalls.map((c) => [c.namespace, c.tool, c.ok, c.errorKind]),
           [["probe", "echo", true, null], ["probe", "fail", false, "ToolError"]],
         );
+        // Each call's answer is kept for the run details: JSON of a value, a failure's message.
+        assert.equal(stored.toolCalls[0]?.result, JSON.stringify({ nonce: "n-1" }));
+        assert.match(stored.toolCalls[1]?.result ?? "", /expected/);
+        const show = await gw.cli(["history", "show", doc.runId]);
+        assert.equal(show.code, 0, show.stderr);
+        assert.match(show.stdout, /\nprobe\.echo \d+ ms ok → \{"nonce":"n-1"\}\n/);
+        assert.match(show.stdout, /\nprobe\.fail \d+ ms ToolError → [^\n]*expected[^\n]*\n/);
         const failed = await execRpc(client, {
           source: `await tools.probe.fail({ message: "no" })`,
         });
@@ -89,7 +96,8 @@ Deno.test("history records every run, redacts secrets and serves the history com
               `const a = ${JSON.stringify(REDACT_SECRET)};\nconst b = ${
                 JSON.stringify(ENV_SECRET)
               };\n` +
-              `console.log("out", a, b);\nconsole.error("err", a, b);\n[a, b, args[0]]`,
+              `console.log("out", a, b);\nconsole.error("err", a, b);\n` +
+              `await tools.probe.echo({ nonce: b });\n[a, b, args[0]]`,
             args: [`arg-${REDACT_SECRET}`],
           });
           assert.equal(doc.ok, true, JSON.stringify(doc.error));
@@ -105,6 +113,7 @@ Deno.test("history records every run, redacts secrets and serves the history com
           assert.equal(stored.stderr, "err [REDACTED] [REDACTED]\n");
           assert.ok(!stored.source.includes(REDACT_SECRET) && !stored.source.includes(ENV_SECRET));
           assert.deepEqual(stored.args, ["arg-[REDACTED]"]);
+          assert.equal(stored.toolCalls[0]?.result, JSON.stringify({ nonce: "[REDACTED]" }));
           const storedFailure = await client.request<StoredRun>("history.get", {
             id: failed.runId,
           });
