@@ -344,13 +344,22 @@ Deno.test("MCP proxy exposure lists upstream tools as <namespace>__<tool>, over 
     // Proxy calls are kept in history like one-call scripts.
     const rpc = await gw.client();
     try {
-      const { runs } = await rpc.request<{ runs: { client: string; preview: string }[] }>(
+      const { runs } = await rpc.request<
+        { runs: { runId: string; client: string; preview: string }[] }
+      >(
         "history.list",
         { limit: 10 },
       );
       const proxied = runs.filter((r) => r.client === "mcp-proxy").map((r) => r.preview);
       assert.ok(proxied.some((p) => p.includes('tools["everything"]["echo"]')), proxied.join("\n"));
       assert.ok(proxied.some((p) => p.includes('tools["math"]["add"]')), proxied.join("\n"));
+      // With what the call answered, for the run details.
+      const addRun = runs.find((r) => r.preview.includes('tools["math"]["add"]'));
+      assert.ok(addRun);
+      const stored = await rpc.request<{ toolCalls: { result?: string }[] }>("history.get", {
+        id: addRun.runId,
+      });
+      assert.match(stored.toolCalls[0]?.result ?? "", /3/);
     } finally {
       await rpc.close();
     }

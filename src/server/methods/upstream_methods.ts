@@ -113,6 +113,11 @@ async function recordProxyCall(
         durationMs,
         ok: !failed,
         errorKind: outcome.error?.kind ?? null,
+        ...(outcome.error
+          ? { result: outcome.error.message }
+          : outcome.value === undefined
+          ? {}
+          : { result: JSON.stringify(outcome.value) }),
       }],
       name: null,
     });
