@@ -168,7 +168,7 @@ both(
   },
 );
 
-both("createRelations() creates relations and skips duplicates", async (ctx) => {
+both("createRelations() creates relations and skips duplicates", async () => {
   await seed();
   const again = await memory.createRelations({
     relations: [
@@ -183,7 +183,7 @@ both("createRelations() creates relations and skips duplicates", async (ctx) => 
 
 both(
   "createRelations() refuses the whole batch when an entity is unknown, naming it",
-  async (ctx) => {
+  async () => {
     await seed();
     await assert.rejects(
       async () =>
@@ -202,7 +202,7 @@ both(
 
 both(
   "addObservations() adds only new facts and refuses unknown entities atomically",
-  async (ctx) => {
+  async () => {
     await seed();
     assert.deepEqual(
       await memory.addObservations({
@@ -254,7 +254,7 @@ both("deleteEntities() removes entities with their observations and relations", 
 
 both(
   "deleteObservations() removes facts, counting them and reporting missing entities",
-  async (ctx) => {
+  async () => {
     await seed();
     await memory.addObservations({ observations: [{ entityName: "Ada", contents: ["x", "y"] }] });
     assert.deepEqual(
@@ -270,7 +270,7 @@ both(
   },
 );
 
-both("deleteRelations() deletes only relations matching all three fields", async (ctx) => {
+both("deleteRelations() deletes only relations matching all three fields", async () => {
   await seed();
   assert.deepEqual(
     await memory.deleteRelations({
@@ -291,7 +291,7 @@ both("deleteRelations() deletes only relations matching all three fields", async
 
 both(
   "readGraph() returns everything in creation order, and an empty graph at first",
-  async (ctx) => {
+  async () => {
     assert.deepEqual(await memory.readGraph(), { entities: [], relations: [] });
     await seed();
     const graph = await memory.readGraph();
@@ -307,7 +307,7 @@ both(
 
 both(
   "searchNodes() matches names, types and observations ignoring case, with touching relations",
-  async (ctx) => {
+  async () => {
     await seed();
     await memory.createEntities({
       entities: [{ name: "Ärger_100%", entityType: "mood", observations: [] }],
@@ -337,7 +337,7 @@ both(
 
 both(
   "openNodes() returns the named entities, skipping unknown names, with touching relations",
-  async (ctx) => {
+  async () => {
     await seed();
     const graph = await memory.openNodes({ names: ["Analytical", "Nobody"] });
     assert.deepEqual(graph.entities, [{
@@ -350,7 +350,7 @@ both(
   },
 );
 
-both("memory tools refuse malformed arguments, naming the path", async (ctx) => {
+both("memory tools refuse malformed arguments, naming the path", async () => {
   await assert.rejects(
     () => memory.createEntities({ entities: [{ name: "", entityType: "x" }] }),
     /memory\.createEntities: "entities\[0\]\.name" must be a non-empty string/,
