@@ -432,7 +432,7 @@ let sqliteQueue: Promise<unknown> = Promise.resolve();
 
 /**
  * Opens `memory.db`, runs `body` in one transaction, closes it. Opening per call costs about
- * 1 ms, so no handle is cached and the module keeps no state.
+ * 1 ms, so no handle is cached.
  */
 function withSqliteGraph<T>(body: (graph: GraphTx) => Promise<T>): Promise<T> {
   const run = sqliteQueue.then(() => sqliteTransaction(body));

@@ -412,6 +412,27 @@ both("concurrent calls in one tool host all land, and long facts stay unique", a
   assert.equal(await ctx.countObservations(long), 4);
 });
 
+test("memory on an unreachable PostgreSQL fails naming the shared graph, and retries", async () => {
+  await withDataDir(async (dir) => {
+    // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+    Deno.env.set(
+      "GATEWAY_TOOL_SETTINGS",
+      JSON.stringify({ postgres: "postgres://u@127.0.0.1:1/x" }),
+    );
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        await assert.rejects(
+          () => memory.readGraph(),
+          /Cannot open the shared memory graph in PostgreSQL: .*(ECONNREFUSED|refused)/i,
+        );
+      }
+      await assert.rejects(Deno.stat(join(dir, "memory.db")), Deno.errors.NotFound);
+    } finally {
+      Deno.env.delete("GATEWAY_TOOL_SETTINGS");
+    }
+  });
+}, { sanitize: false });
+
 test("memory PostgreSQL test cluster removed", async () => {
   await cluster?.stop();
   cluster = null;
