@@ -1,7 +1,8 @@
 /**
  * Several gateway instances on one PostgreSQL database (issue 17): each has its own data dir
  * (lock, server state) but the same token and the same `store.postgres`, so a run made on one is
- * in the history of every other, and `wait` on one returns a run another finished.
+ * in the history of every other, `wait` on one returns a run another finished, and the bundled
+ * kv and memory tools keep their data in that database.
  * @module
  */
 
@@ -34,6 +35,7 @@ const FILES = {
   "gateway.json": CONFIG,
   "tools/danger.ts": TOOL,
   "tools/kv.ts": Deno.readTextFileSync(new URL("../tools/kv.ts", import.meta.url)),
+  "tools/memory.ts": Deno.readTextFileSync(new URL("../tools/memory.ts", import.meta.url)),
   "workflows/two.yaml":
     "description: Two steps.\nsteps:\n  - title: One\n    prompt: first\n  - title: Two\n    prompt: second\n",
 };
@@ -190,6 +192,34 @@ Deno.test({
         assert.deepEqual((JSON.parse(again.stdout) as Doc).result, { key: "k", created: false });
         // Nothing went to the instances' own kv.db files.
         for (const gw of instances) await assert.rejects(Deno.stat(join(gw.dataDir, "kv.db")));
+      });
+
+      await t.step("a memory entity written by a script on A is read on B", async () => {
+        const made = await a.cli([
+          "exec",
+          "--json",
+          `await tools.memory.createEntities({ entities: [
+            { name: "Ada", entityType: "person", observations: ["wrote the first program"] },
+          ] })`,
+        ]);
+        assert.equal(made.code, 0, made.stderr + made.stdout);
+        const opened = await b.cli([
+          "exec",
+          "--json",
+          `await tools.memory.openNodes({ names: ["Ada"] })`,
+        ]);
+        assert.deepEqual((JSON.parse(opened.stdout) as Doc).result, {
+          entities: [{
+            name: "Ada",
+            entityType: "person",
+            observations: ["wrote the first program"],
+          }],
+          relations: [],
+        }, opened.stdout);
+        // Nothing went to the instances' own memory.db files.
+        for (const gw of instances) {
+          await assert.rejects(Deno.stat(join(gw.dataDir, "memory.db")));
+        }
       });
 
       await t.step("runs made on all three at once are all in the shared history", async () => {

@@ -11,6 +11,17 @@ import { join } from "node:path";
 
 const ISOLATED_MARKER = "GATEWAY_TOOLS_TEST_ISOLATED";
 
+/** How one isolated test runs. */
+export interface IsolatedTestOptions {
+  /** Skip the test (e.g. PostgreSQL not installed). Default: false. */
+  ignore?: boolean;
+  /**
+   * Check for leaked ops and resources. Default: true. Off for tests of a module's PostgreSQL
+   * pool, which the module keeps open for the life of its tool host, as it does there.
+   */
+  sanitize?: boolean;
+}
+
 /**
  * Returns the `test` function a tool module's test file registers its tests with. In the
  * parent process it registers one test that runs the file in a child and checks its result.
@@ -18,7 +29,7 @@ const ISOLATED_MARKER = "GATEWAY_TOOLS_TEST_ISOLATED";
 export function isolatedTests(
   meta: ImportMeta,
   module: string,
-): (name: string, fn: () => void | Promise<void>) => void {
+): (name: string, fn: () => void | Promise<void>, options?: IsolatedTestOptions) => void {
   const isolated = Deno.env.get(ISOLATED_MARKER) === "1";
   if (!isolated) {
     Deno.test(`${module} tests pass in a process of their own (they change the environment)`, async () => {
@@ -47,7 +58,15 @@ export function isolatedTests(
       }
     });
   }
-  return (name, fn) => {
-    if (isolated) Deno.test(name, fn);
+  return (name, fn, options = {}) => {
+    if (!isolated) return;
+    const sanitize = options.sanitize ?? true;
+    Deno.test({
+      name,
+      fn,
+      ignore: options.ignore ?? false,
+      sanitizeOps: sanitize,
+      sanitizeResources: sanitize,
+    });
   };
 }

@@ -1,8 +1,12 @@
 /**
  * Bundled tool module `memory`: a knowledge graph of entities, observations and relations, the
  * same tools as `@modelcontextprotocol/server-memory`, kept in SQLite at
- * `$GATEWAY_DATA_DIR/memory.db`. Longer than most files: about half is the documented argument and
- * result types that become the scripts' `tools.memory` types.
+ * `$GATEWAY_DATA_DIR/memory.db`. When the gateway keeps its state in PostgreSQL (config
+ * `store.postgres`, several instances on one database) it hands the URL to this module as setting
+ * `postgres`, and the graph lives in that database's `gateway_memory_*` tables instead, so scripts
+ * on every instance see the same graph. Longer than most files: about a third is the documented
+ * argument and result types that become the scripts' `tools.memory` types, and the store is
+ * written twice behind one small seam (`GraphTx`).
  * @module
  */
 
@@ -149,7 +153,7 @@ const SCHEMA_VERSION = 1;
  * @param args The entities to create.
  * @returns The entities that were created (skipped ones left out).
  */
-export function createEntities(args: CreateEntitiesArgs): Entity[] {
+export async function createEntities(args: CreateEntitiesArgs): Promise<Entity[]> {
   const tool = "createEntities";
   const input = argsObject(args, { tool, allowed: ["entities"] });
   const entities = objectList(input["entities"], { tool, path: "entities" }).map((item, i) => {
@@ -162,22 +166,14 @@ export function createEntities(args: CreateEntitiesArgs): Entity[] {
         : textList(item["observations"], { tool, path: `${at}.observations` }),
     };
   });
-  return withGraph((db) => {
-    const insertEntity = db.prepare(
-      "INSERT INTO entities (name, entity_type) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-    );
-    const insertObservation = db.prepare(
-      "INSERT INTO observations (entity_id, content) VALUES (?, ?) ON CONFLICT DO NOTHING",
-    );
+  return await withGraph(async (graph) => {
     const created: Entity[] = [];
     for (const entity of entities) {
-      const result = insertEntity.run(entity.name, entity.entityType);
-      if (Number(result.changes) === 0) continue;
+      const id = await graph.insertEntity(entity.name, entity.entityType);
+      if (id === null) continue;
       const stored: string[] = [];
       for (const content of entity.observations) {
-        if (Number(insertObservation.run(result.lastInsertRowid, content).changes) > 0) {
-          stored.push(content);
-        }
+        if (await graph.insertObservation(id, content)) stored.push(content);
       }
       created.push({ name: entity.name, entityType: entity.entityType, observations: stored });
     }
@@ -192,12 +188,12 @@ export function createEntities(args: CreateEntitiesArgs): Entity[] {
  * @param args The relations to create.
  * @returns The relations that were created (duplicates left out).
  */
-export function createRelations(args: CreateRelationsArgs): Relation[] {
+export async function createRelations(args: CreateRelationsArgs): Promise<Relation[]> {
   const tool = "createRelations";
   const input = argsObject(args, { tool, allowed: ["relations"] });
   const relations = relationList(input["relations"], { tool, path: "relations" });
-  return withGraph((db) => {
-    const ids = entityIds(db, relations.flatMap((r) => [r.from, r.to]));
+  return await withGraph(async (graph) => {
+    const ids = await graph.entityIds(relations.flatMap((r) => [r.from, r.to]));
     const unknown = [...new Set(relations.flatMap((r) => [r.from, r.to]))].filter((n) =>
       !ids.has(n)
     );
@@ -208,12 +204,13 @@ export function createRelations(args: CreateRelationsArgs): Relation[] {
         }; create them first with memory.createEntities`,
       );
     }
-    const insert = db.prepare(
-      "INSERT INTO relations (from_id, to_id, relation_type) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-    );
-    return relations.filter((r) =>
-      Number(insert.run(ids.get(r.from) ?? null, ids.get(r.to) ?? null, r.relationType).changes) > 0
-    );
+    const created: Relation[] = [];
+    for (const r of relations) {
+      if (await graph.insertRelation(ids.get(r.from)!, ids.get(r.to)!, r.relationType)) {
+        created.push(r);
+      }
+    }
+    return created;
   });
 }
 
@@ -224,7 +221,7 @@ export function createRelations(args: CreateRelationsArgs): Relation[] {
  * @param args The facts to add, per entity.
  * @returns Per entity, the facts that were new.
  */
-export function addObservations(args: AddObservationsArgs): ObservationsAdded[] {
+export async function addObservations(args: AddObservationsArgs): Promise<ObservationsAdded[]> {
   const tool = "addObservations";
   const input = argsObject(args, { tool, allowed: ["observations"] });
   const additions = objectList(input["observations"], { tool, path: "observations" }).map(
@@ -233,8 +230,8 @@ export function addObservations(args: AddObservationsArgs): ObservationsAdded[] 
       contents: textList(item["contents"], { tool, path: `observations[${i}].contents` }),
     }),
   );
-  return withGraph((db) => {
-    const ids = entityIds(db, additions.map((a) => a.entityName));
+  return await withGraph(async (graph) => {
+    const ids = await graph.entityIds(additions.map((a) => a.entityName));
     const unknown = [...new Set(additions.map((a) => a.entityName))].filter((n) => !ids.has(n));
     if (unknown.length > 0) {
       throw new Error(
@@ -243,15 +240,17 @@ export function addObservations(args: AddObservationsArgs): ObservationsAdded[] 
         }; create them first with memory.createEntities`,
       );
     }
-    const insert = db.prepare(
-      "INSERT INTO observations (entity_id, content) VALUES (?, ?) ON CONFLICT DO NOTHING",
-    );
-    return additions.map((a) => ({
-      entityName: a.entityName,
-      addedObservations: a.contents.filter((content) =>
-        Number(insert.run(ids.get(a.entityName) ?? null, content).changes) > 0
-      ),
-    }));
+    const added: ObservationsAdded[] = [];
+    for (const a of additions) {
+      const addedObservations: string[] = [];
+      for (const content of a.contents) {
+        if (await graph.insertObservation(ids.get(a.entityName)!, content)) {
+          addedObservations.push(content);
+        }
+      }
+      added.push({ entityName: a.entityName, addedObservations });
+    }
+    return added;
   });
 }
 
@@ -261,16 +260,15 @@ export function addObservations(args: AddObservationsArgs): ObservationsAdded[] 
  * @param args The names of the entities to delete.
  * @returns Which names were deleted and which did not exist.
  */
-export function deleteEntities(args: DeleteEntitiesArgs): DeleteEntitiesResult {
+export async function deleteEntities(args: DeleteEntitiesArgs): Promise<DeleteEntitiesResult> {
   const tool = "deleteEntities";
   const input = argsObject(args, { tool, allowed: ["entityNames"] });
   const names = [...new Set(textList(input["entityNames"], { tool, path: "entityNames" }))];
-  return withGraph((db) => {
-    const remove = db.prepare("DELETE FROM entities WHERE name = ?");
+  return await withGraph(async (graph) => {
     const deleted: string[] = [];
     const notFound: string[] = [];
     for (const name of names) {
-      (Number(remove.run(name).changes) > 0 ? deleted : notFound).push(name);
+      (await graph.deleteEntity(name) ? deleted : notFound).push(name);
     }
     return { deleted, notFound };
   });
@@ -282,16 +280,17 @@ export function deleteEntities(args: DeleteEntitiesArgs): DeleteEntitiesResult {
  * @param args The facts to remove, per entity.
  * @returns How many facts were removed and which entities were missing.
  */
-export function deleteObservations(args: DeleteObservationsArgs): DeleteObservationsResult {
+export async function deleteObservations(
+  args: DeleteObservationsArgs,
+): Promise<DeleteObservationsResult> {
   const tool = "deleteObservations";
   const input = argsObject(args, { tool, allowed: ["deletions"] });
   const deletions = objectList(input["deletions"], { tool, path: "deletions" }).map((item, i) => ({
     entityName: text(item["entityName"], { tool, path: `deletions[${i}].entityName` }),
     observations: textList(item["observations"], { tool, path: `deletions[${i}].observations` }),
   }));
-  return withGraph((db) => {
-    const ids = entityIds(db, deletions.map((d) => d.entityName));
-    const remove = db.prepare("DELETE FROM observations WHERE entity_id = ? AND content = ?");
+  return await withGraph(async (graph) => {
+    const ids = await graph.entityIds(deletions.map((d) => d.entityName));
     let deletedCount = 0;
     const missingEntities: string[] = [];
     for (const deletion of deletions) {
@@ -303,7 +302,7 @@ export function deleteObservations(args: DeleteObservationsArgs): DeleteObservat
         continue;
       }
       for (const content of deletion.observations) {
-        deletedCount += Number(remove.run(id, content).changes);
+        if (await graph.deleteObservation(id, content)) deletedCount++;
       }
     }
     return { deletedCount, missingEntities };
@@ -316,19 +315,14 @@ export function deleteObservations(args: DeleteObservationsArgs): DeleteObservat
  * @param args The relations to delete.
  * @returns How many relations were deleted.
  */
-export function deleteRelations(args: DeleteRelationsArgs): DeleteRelationsResult {
+export async function deleteRelations(args: DeleteRelationsArgs): Promise<DeleteRelationsResult> {
   const tool = "deleteRelations";
   const input = argsObject(args, { tool, allowed: ["relations"] });
   const relations = relationList(input["relations"], { tool, path: "relations" });
-  return withGraph((db) => {
-    const remove = db.prepare(
-      `DELETE FROM relations WHERE relation_type = ?
-         AND from_id = (SELECT id FROM entities WHERE name = ?)
-         AND to_id = (SELECT id FROM entities WHERE name = ?)`,
-    );
+  return await withGraph(async (graph) => {
     let deletedCount = 0;
     for (const r of relations) {
-      deletedCount += Number(remove.run(r.relationType, r.from, r.to).changes);
+      if (await graph.deleteRelation(r)) deletedCount++;
     }
     return { deletedCount };
   });
@@ -339,8 +333,8 @@ export function deleteRelations(args: DeleteRelationsArgs): DeleteRelationsResul
  *
  * @returns Every entity and relation.
  */
-export function readGraph(): KnowledgeGraph {
-  return withGraph((db) => loadGraph(db, null));
+export async function readGraph(): Promise<KnowledgeGraph> {
+  return await withGraph((graph) => loadGraph(graph, null));
 }
 
 /**
@@ -349,27 +343,16 @@ export function readGraph(): KnowledgeGraph {
  * @param args The text to look for.
  * @returns The matching entities and every relation that touches one of them.
  */
-export function searchNodes(args: SearchNodesArgs): KnowledgeGraph {
+export async function searchNodes(args: SearchNodesArgs): Promise<KnowledgeGraph> {
   const tool = "searchNodes";
   const input = argsObject(args, { tool, allowed: ["query"] });
   const query = input["query"];
   if (typeof query !== "string") {
     throw new TypeError(`Invalid arguments for memory.${tool}: "query" must be a string`);
   }
-  return withGraph((db) => {
-    db.function(
-      "gw_contains",
-      { deterministic: true },
-      (haystack, needle) => String(haystack).toLowerCase().includes(String(needle)) ? 1 : 0,
-    );
-    const needle = query.toLowerCase();
-    const ids = db.prepare(
-      `SELECT id FROM entities e
-       WHERE gw_contains(e.name, ?1) OR gw_contains(e.entity_type, ?1)
-          OR EXISTS (SELECT 1 FROM observations o WHERE o.entity_id = e.id AND gw_contains(o.content, ?1))`,
-    ).all(needle).map((row) => Number(row["id"]));
-    return loadGraph(db, ids);
-  });
+  return await withGraph(async (graph) =>
+    loadGraph(graph, await graph.matchingIds(query.toLowerCase()))
+  );
 }
 
 /**
@@ -378,66 +361,86 @@ export function searchNodes(args: SearchNodesArgs): KnowledgeGraph {
  * @param args The names to look up.
  * @returns Those entities and every relation that touches one of them.
  */
-export function openNodes(args: OpenNodesArgs): KnowledgeGraph {
+export async function openNodes(args: OpenNodesArgs): Promise<KnowledgeGraph> {
   const tool = "openNodes";
   const input = argsObject(args, { tool, allowed: ["names"] });
   const names = textList(input["names"], { tool, path: "names" });
-  return withGraph((db) => loadGraph(db, [...entityIds(db, names).values()]));
+  return await withGraph(async (graph) =>
+    loadGraph(graph, [...(await graph.entityIds(names)).values()])
+  );
 }
 
-/** Maps the names that exist to their row ids. */
-function entityIds(db: DatabaseSync, names: string[]): Map<string, number> {
-  const rows = db.prepare(
-    "SELECT id, name FROM entities WHERE name IN (SELECT value FROM json_each(?))",
-  ).all(JSON.stringify([...new Set(names)]));
-  return new Map(rows.map((row) => [String(row["name"]), Number(row["id"])]));
+/** Rows of an entity, an observation and a relation as both stores give them back. */
+interface GraphRows {
+  entities: { id: number; name: string; entityType: string }[];
+  observations: { entityId: number; content: string }[];
+  relations: Relation[];
+}
+
+/**
+ * The storage seam: the few operations the tools need, all inside one transaction. One
+ * implementation on `memory.db` (SQLite), one on the shared PostgreSQL (tables
+ * `gateway_memory_*`), chosen per call by setting `postgres`; see `withGraph`.
+ */
+interface GraphTx {
+  /** Inserts an entity; its new id, or null when the name exists. */
+  insertEntity(name: string, entityType: string): Promise<number | null>;
+  /** Adds a fact; false when the entity already has it. */
+  insertObservation(entityId: number, content: string): Promise<boolean>;
+  /** Adds a relation; false when it already exists. */
+  insertRelation(fromId: number, toId: number, relationType: string): Promise<boolean>;
+  /** Maps the names that exist to their ids. */
+  entityIds(names: string[]): Promise<Map<string, number>>;
+  /** Deletes an entity with its facts and relations; false when there was none. */
+  deleteEntity(name: string): Promise<boolean>;
+  /** Removes a fact; false when the entity did not have it. */
+  deleteObservation(entityId: number, content: string): Promise<boolean>;
+  /** Deletes a relation matching all three fields; false when there was none. */
+  deleteRelation(relation: Relation): Promise<boolean>;
+  /** Ids of entities whose name, type or a fact contains `needle` (already lower-cased). */
+  matchingIds(needle: string): Promise<number[]>;
+  /** Entities (all, or the given ids) with their facts, and relations touching them. */
+  rows(ids: number[] | null): Promise<GraphRows>;
 }
 
 /**
  * Loads entities (all, or those with the given ids) with their observations, and the relations
  * with at least one endpoint among them.
  */
-function loadGraph(db: DatabaseSync, ids: number[] | null): KnowledgeGraph {
-  const params = { all: ids === null ? 1 : 0, ids: JSON.stringify(ids ?? []) };
-  const chosen = "(SELECT value FROM json_each(:ids))";
-  const entityRows = db.prepare(
-    `SELECT id, name, entity_type FROM entities WHERE :all OR id IN ${chosen} ORDER BY id`,
-  ).all(params);
-  const observationRows = db.prepare(
-    `SELECT entity_id, content FROM observations WHERE :all OR entity_id IN ${chosen} ORDER BY id`,
-  ).all(params);
-  const relationRows = db.prepare(
-    `SELECT f.name AS "from", t.name AS "to", r.relation_type
-     FROM relations r JOIN entities f ON f.id = r.from_id JOIN entities t ON t.id = r.to_id
-     WHERE :all OR r.from_id IN ${chosen} OR r.to_id IN ${chosen}
-     ORDER BY r.id`,
-  ).all(params);
+async function loadGraph(graph: GraphTx, ids: number[] | null): Promise<KnowledgeGraph> {
+  const rows = await graph.rows(ids);
   const byId = new Map<number, Entity>();
-  for (const row of entityRows) {
-    byId.set(Number(row["id"]), {
-      name: String(row["name"]),
-      entityType: String(row["entity_type"]),
-      observations: [],
-    });
+  for (const row of rows.entities) {
+    byId.set(row.id, { name: row.name, entityType: row.entityType, observations: [] });
   }
-  for (const row of observationRows) {
-    byId.get(Number(row["entity_id"]))?.observations.push(String(row["content"]));
-  }
-  return {
-    entities: [...byId.values()],
-    relations: relationRows.map((row) => ({
-      from: String(row["from"]),
-      to: String(row["to"]),
-      relationType: String(row["relation_type"]),
-    })),
-  };
+  for (const row of rows.observations) byId.get(row.entityId)?.observations.push(row.content);
+  return { entities: [...byId.values()], relations: rows.relations };
+}
+
+/** Runs `body` in one transaction on the shared PostgreSQL graph when configured, else `memory.db`. */
+async function withGraph<T>(body: (graph: GraphTx) => Promise<T>): Promise<T> {
+  const shared = await sharedGraph();
+  if (shared !== null) return await shared.transaction(body);
+  return await withSqliteGraph(body);
 }
 
 /**
- * Opens `memory.db`, runs `body` in one transaction, closes it. Opening per call costs about
- * 1 ms, so no handle is cached and the module keeps no state.
+ * Calls on `memory.db` one after another: each holds a write transaction across awaits, and a
+ * second connection of this process waiting on the lock would block the event loop.
  */
-function withGraph<T>(body: (db: DatabaseSync) => T): T {
+let sqliteQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Opens `memory.db`, runs `body` in one transaction, closes it. Opening per call costs about
+ * 1 ms, so no handle is cached.
+ */
+function withSqliteGraph<T>(body: (graph: GraphTx) => Promise<T>): Promise<T> {
+  const run = sqliteQueue.then(() => sqliteTransaction(body));
+  sqliteQueue = run.catch(() => {});
+  return run;
+}
+
+async function sqliteTransaction<T>(body: (graph: GraphTx) => Promise<T>): Promise<T> {
   const file = join(dataDir(), "memory.db");
   let db: DatabaseSync;
   try {
@@ -454,7 +457,7 @@ function withGraph<T>(body: (db: DatabaseSync) => T): T {
     db.exec("PRAGMA foreign_keys = ON");
     db.exec("BEGIN IMMEDIATE");
     migrate(db);
-    const result = body(db);
+    const result = await body(sqliteGraph(db));
     db.exec("COMMIT");
     return result;
   } catch (error) {
@@ -464,6 +467,111 @@ function withGraph<T>(body: (db: DatabaseSync) => T): T {
   } finally {
     db.close();
   }
+}
+
+/** The seam on an open `memory.db` inside a transaction. */
+function sqliteGraph(db: DatabaseSync): GraphTx {
+  const changed = (result: { changes: number | bigint }) => Number(result.changes) > 0;
+  return {
+    insertEntity: (name, entityType) => {
+      const result = db.prepare(
+        "INSERT INTO entities (name, entity_type) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+      ).run(name, entityType);
+      return Promise.resolve(changed(result) ? Number(result.lastInsertRowid) : null);
+    },
+    insertObservation: (entityId, content) =>
+      Promise.resolve(changed(
+        db.prepare(
+          "INSERT INTO observations (entity_id, content) VALUES (?, ?) ON CONFLICT DO NOTHING",
+        ).run(entityId, content),
+      )),
+    insertRelation: (fromId, toId, relationType) =>
+      Promise.resolve(changed(
+        db.prepare(
+          `INSERT INTO relations (from_id, to_id, relation_type) VALUES (?, ?, ?)
+           ON CONFLICT DO NOTHING`,
+        ).run(fromId, toId, relationType),
+      )),
+    entityIds: (names) => {
+      const rows = db.prepare(
+        "SELECT id, name FROM entities WHERE name IN (SELECT value FROM json_each(?))",
+      ).all(JSON.stringify([...new Set(names)]));
+      return Promise.resolve(new Map(rows.map((row) => [String(row["name"]), Number(row["id"])])));
+    },
+    deleteEntity: (name) =>
+      Promise.resolve(changed(db.prepare("DELETE FROM entities WHERE name = ?").run(name))),
+    deleteObservation: (entityId, content) =>
+      Promise.resolve(changed(
+        db.prepare("DELETE FROM observations WHERE entity_id = ? AND content = ?").run(
+          entityId,
+          content,
+        ),
+      )),
+    deleteRelation: (r) =>
+      Promise.resolve(changed(
+        db.prepare(
+          `DELETE FROM relations WHERE relation_type = ?
+             AND from_id = (SELECT id FROM entities WHERE name = ?)
+             AND to_id = (SELECT id FROM entities WHERE name = ?)`,
+        ).run(r.relationType, r.from, r.to),
+      )),
+    matchingIds: (needle) => {
+      db.function(
+        "gw_contains",
+        { deterministic: true },
+        (haystack, part) => String(haystack).toLowerCase().includes(String(part)) ? 1 : 0,
+      );
+      const ids = db.prepare(
+        `SELECT id FROM entities e
+         WHERE gw_contains(e.name, ?1) OR gw_contains(e.entity_type, ?1)
+            OR EXISTS (SELECT 1 FROM observations o WHERE o.entity_id = e.id AND gw_contains(o.content, ?1))`,
+      ).all(needle).map((row) => Number(row["id"]));
+      return Promise.resolve(ids);
+    },
+    rows: (ids) => {
+      const params = { all: ids === null ? 1 : 0, ids: JSON.stringify(ids ?? []) };
+      const chosen = "(SELECT value FROM json_each(:ids))";
+      return Promise.resolve(toRows(
+        db.prepare(
+          `SELECT id, name, entity_type FROM entities WHERE :all OR id IN ${chosen} ORDER BY id`,
+        ).all(params),
+        db.prepare(
+          `SELECT entity_id, content FROM observations WHERE :all OR entity_id IN ${chosen}
+           ORDER BY id`,
+        ).all(params),
+        db.prepare(
+          `SELECT f.name AS "from", t.name AS "to", r.relation_type
+           FROM relations r JOIN entities f ON f.id = r.from_id JOIN entities t ON t.id = r.to_id
+           WHERE :all OR r.from_id IN ${chosen} OR r.to_id IN ${chosen}
+           ORDER BY r.id`,
+        ).all(params),
+      ));
+    },
+  };
+}
+
+/** Turns the three result sets of a graph load, from either store, into typed rows. */
+function toRows(
+  entities: Record<string, unknown>[],
+  observations: Record<string, unknown>[],
+  relations: Record<string, unknown>[],
+): GraphRows {
+  return {
+    entities: entities.map((row) => ({
+      id: Number(row["id"]),
+      name: String(row["name"]),
+      entityType: String(row["entity_type"]),
+    })),
+    observations: observations.map((row) => ({
+      entityId: Number(row["entity_id"]),
+      content: String(row["content"]),
+    })),
+    relations: relations.map((row) => ({
+      from: String(row["from"]),
+      to: String(row["to"]),
+      relationType: String(row["relation_type"]),
+    })),
+  };
 }
 
 function migrate(db: DatabaseSync): void {
@@ -497,6 +605,225 @@ function migrate(db: DatabaseSync): void {
     CREATE INDEX relations_to_id ON relations (to_id);
     PRAGMA user_version = ${SCHEMA_VERSION};
   `);
+}
+
+/** One statement on the shared graph: the text with `$n` parameters and their values. */
+type Query = (text: string, params: (string | number | null)[]) => Promise<
+  Record<string, unknown>[]
+>;
+
+/** The shared PostgreSQL graph, when the gateway configured one; see the module doc. */
+interface SharedGraph {
+  transaction<T>(body: (graph: GraphTx) => Promise<T>): Promise<T>;
+}
+
+let shared: { url: string; graph: Promise<SharedGraph> } | null = null;
+
+/** The PostgreSQL graph named by setting `postgres`, or null to use `memory.db`. */
+function sharedGraph(): Promise<SharedGraph | null> {
+  const url = settingsUrl();
+  if (url === null) return Promise.resolve(null);
+  if (shared === null || shared.url !== url) {
+    const graph = openShared(url);
+    shared = { url, graph };
+    // A failed open is retried on the next call rather than remembered.
+    graph.catch(() => {
+      if (shared?.graph === graph) shared = null;
+    });
+  }
+  return shared.graph;
+}
+
+/**
+ * The tables of the shared graph. Facts and relation types can be long, past what a btree
+ * entry holds (about 2.7 kB), so their uniqueness is on an md5 of the text.
+ */
+const SHARED_SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS gateway_memory_entities (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    entity_type TEXT NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS gateway_memory_observations (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    entity_id BIGINT NOT NULL REFERENCES gateway_memory_entities (id) ON DELETE CASCADE,
+    content TEXT NOT NULL
+  )`,
+  `CREATE UNIQUE INDEX IF NOT EXISTS gateway_memory_observations_unique
+    ON gateway_memory_observations (entity_id, md5(content))`,
+  `CREATE TABLE IF NOT EXISTS gateway_memory_relations (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    from_id BIGINT NOT NULL REFERENCES gateway_memory_entities (id) ON DELETE CASCADE,
+    to_id BIGINT NOT NULL REFERENCES gateway_memory_entities (id) ON DELETE CASCADE,
+    relation_type TEXT NOT NULL
+  )`,
+  `CREATE UNIQUE INDEX IF NOT EXISTS gateway_memory_relations_unique
+    ON gateway_memory_relations (from_id, to_id, md5(relation_type))`,
+  `CREATE INDEX IF NOT EXISTS gateway_memory_relations_to_id ON gateway_memory_relations (to_id)`,
+];
+
+/** Serialises schema creation among instances starting at once (an arbitrary fixed key). */
+const SCHEMA_LOCK = 0x6d656d6f; // "memo"
+
+async function openShared(url: string): Promise<SharedGraph> {
+  // Tool modules run standalone (copied into any root, started with --no-config), so the driver
+  // is named in full here; it loads only when PostgreSQL is configured.
+  // deno-lint-ignore no-import-prefix
+  const { default: postgres } = await import("npm:postgres@3.4.9");
+  const sql = postgres(url, { max: 4, onnotice: () => {} });
+  const wrap = (error: unknown, what: string) =>
+    new Error(`Cannot ${what} the shared memory graph in PostgreSQL: ${messageOf(error)}`, {
+      cause: error,
+    });
+  try {
+    await sql.begin(async (tx) => {
+      await tx.unsafe("SELECT pg_advisory_xact_lock($1)", [SCHEMA_LOCK]);
+      for (const statement of SHARED_SCHEMA) await tx.unsafe(statement);
+    });
+  } catch (error) {
+    await sql.end({ timeout: 1 });
+    throw wrap(error, "open");
+  }
+  return {
+    transaction: async <T>(body: (graph: GraphTx) => Promise<T>): Promise<T> => {
+      let result: T | undefined;
+      let refusal: unknown = undefined;
+      try {
+        await sql.begin(async (tx) => {
+          const query: Query = async (text, params) => {
+            try {
+              return [...await tx.unsafe(text, params)];
+            } catch (error) {
+              throw wrap(error, "use");
+            }
+          };
+          try {
+            result = await body(postgresGraph(query));
+          } catch (error) {
+            refusal = error;
+            throw error;
+          }
+        });
+      } catch (error) {
+        // The tools' own refusals (unknown entity) and already wrapped errors pass as they are.
+        if (error === refusal) throw error;
+        throw wrap(error, "use");
+      }
+      return result as T;
+    },
+  };
+}
+
+/** The seam on the shared PostgreSQL graph inside a transaction. */
+function postgresGraph(query: Query): GraphTx {
+  const some = (rows: unknown[]) => rows.length > 0;
+  const names = (list: string[]) => JSON.stringify([...new Set(list)]);
+  return {
+    insertEntity: async (name, entityType) => {
+      const [row] = await query(
+        `INSERT INTO gateway_memory_entities (name, entity_type) VALUES ($1, $2)
+         ON CONFLICT (name) DO NOTHING RETURNING id`,
+        [name, entityType],
+      );
+      return row === undefined ? null : Number(row["id"]);
+    },
+    insertObservation: async (entityId, content) =>
+      some(
+        await query(
+          `INSERT INTO gateway_memory_observations (entity_id, content) VALUES ($1, $2)
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [entityId, content],
+        ),
+      ),
+    insertRelation: async (fromId, toId, relationType) =>
+      some(
+        await query(
+          `INSERT INTO gateway_memory_relations (from_id, to_id, relation_type) VALUES ($1, $2, $3)
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [fromId, toId, relationType],
+        ),
+      ),
+    entityIds: async (list) => {
+      const rows = await query(
+        `SELECT id, name FROM gateway_memory_entities
+         WHERE name IN (SELECT json_array_elements_text($1::text::json))`,
+        [names(list)],
+      );
+      return new Map(rows.map((row) => [String(row["name"]), Number(row["id"])]));
+    },
+    deleteEntity: async (name) =>
+      some(await query("DELETE FROM gateway_memory_entities WHERE name = $1 RETURNING id", [name])),
+    deleteObservation: async (entityId, content) =>
+      some(
+        await query(
+          `DELETE FROM gateway_memory_observations WHERE entity_id = $1 AND md5(content) = md5($2)
+             AND content = $2 RETURNING id`,
+          [entityId, content],
+        ),
+      ),
+    deleteRelation: async (r) =>
+      some(
+        await query(
+          `DELETE FROM gateway_memory_relations WHERE md5(relation_type) = md5($1)
+             AND relation_type = $1
+             AND from_id = (SELECT id FROM gateway_memory_entities WHERE name = $2)
+             AND to_id = (SELECT id FROM gateway_memory_entities WHERE name = $3)
+           RETURNING id`,
+          [r.relationType, r.from, r.to],
+        ),
+      ),
+    matchingIds: async (needle) => {
+      const rows = await query(
+        `SELECT id FROM gateway_memory_entities e
+         WHERE strpos(lower(e.name), $1) > 0 OR strpos(lower(e.entity_type), $1) > 0
+            OR EXISTS (SELECT 1 FROM gateway_memory_observations o
+                       WHERE o.entity_id = e.id AND strpos(lower(o.content), $1) > 0)
+         ORDER BY id`,
+        [needle],
+      );
+      return rows.map((row) => Number(row["id"]));
+    },
+    rows: async (ids) => {
+      const params = [ids === null ? 1 : 0, JSON.stringify(ids ?? [])];
+      const chosen = "(SELECT json_array_elements_text($2::text::json)::bigint)";
+      return toRows(
+        await query(
+          `SELECT id, name, entity_type FROM gateway_memory_entities
+           WHERE $1::int = 1 OR id IN ${chosen} ORDER BY id`,
+          params,
+        ),
+        await query(
+          `SELECT entity_id, content FROM gateway_memory_observations
+           WHERE $1::int = 1 OR entity_id IN ${chosen} ORDER BY id`,
+          params,
+        ),
+        await query(
+          `SELECT f.name AS "from", t.name AS "to", r.relation_type
+           FROM gateway_memory_relations r
+           JOIN gateway_memory_entities f ON f.id = r.from_id
+           JOIN gateway_memory_entities t ON t.id = r.to_id
+           WHERE $1::int = 1 OR r.from_id IN ${chosen} OR r.to_id IN ${chosen}
+           ORDER BY r.id`,
+          params,
+        ),
+      );
+    },
+  };
+}
+
+function settingsUrl(): string | null {
+  const text = Deno.env.get("GATEWAY_TOOL_SETTINGS");
+  if (text === undefined || text === "") return null;
+  let settings: unknown;
+  try {
+    settings = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const url = typeof settings === "object" && settings !== null
+    ? (settings as Record<string, unknown>)["postgres"]
+    : undefined;
+  return typeof url === "string" && url !== "" ? url : null;
 }
 
 function dataDir(): string {

@@ -451,9 +451,10 @@ export class GatewayCore {
     if (configured.disabled) return;
     const server = this.config.mcpServers[name];
     if (server && !server.disabled) return; // a clash, reported by configWarnings()
-    // The bundled kv keeps its entries in the shared PostgreSQL when there is one (issue 17).
+    // The bundled kv and memory keep their data in the shared PostgreSQL when there is one.
     const postgres = this.config.store.postgres;
-    const config = name === "kv" && postgres !== undefined && !("postgres" in configured.settings)
+    const shares = name === "kv" || name === "memory";
+    const config = shares && postgres !== undefined && !("postgres" in configured.settings)
       ? { ...configured, settings: { ...configured.settings, postgres } }
       : configured;
     this.registry.add(
