@@ -7,6 +7,7 @@
  * @module
  */
 
+import { readUntil } from "./support/read_until.ts";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -40,21 +41,6 @@ function env(gw: GatewayHarness): Record<string, string> {
   };
 }
 
-/** Reads a child's stream until `pattern` matches the text so far; returns the match. */
-async function readUntil(
-  reader: ReadableStreamDefaultReader<string>,
-  pattern: RegExp,
-  seen: { text: string },
-): Promise<RegExpExecArray> {
-  for (;;) {
-    const match = pattern.exec(seen.text);
-    if (match) return match;
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`stream ended before ${pattern}: ${seen.text}`);
-    seen.text += value;
-  }
-}
-
 function textOf(result: { content: unknown }): string {
   const blocks = result.content as Array<{ type: string; text?: string }>;
   return blocks.filter((b) => b.type === "text").map((b) => b.text).join("\n");
@@ -63,25 +49,7 @@ function textOf(result: { content: unknown }): string {
 Deno.test("gateway exec prints the held call and the exact approve command on stderr; running it lets the run finish", async () => {
   await withHarness({ files: FILES }, async (gw) => {
     await gw.server();
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-all",
-        "--no-prompt",
-        "--quiet",
-        MAIN,
-        "--root",
-        gw.root,
-        "exec",
-        `await tools.danger.wipe({ what: "disk" })`,
-      ],
-      clearEnv: true,
-      env: env(gw),
-      cwd: gw.cwd,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = gw.spawnCli(["exec", `await tools.danger.wipe({ what: "disk" })`]);
     const stdout = new Response(child.stdout).text();
     const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
     const seen = { text: "" };

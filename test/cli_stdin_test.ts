@@ -1,33 +1,11 @@
 import assert from "node:assert/strict";
-import { MAIN, withHarness } from "./support/gateway_harness.ts";
+import { withHarness } from "./support/gateway_harness.ts";
 
 Deno.test("gateway exec --no-stdin does not wait on a stdin pipe its caller never closes", async () => {
   await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
     await gw.server();
-    const child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-all",
-        "--no-prompt",
-        "--quiet",
-        MAIN,
-        "--root",
-        gw.root,
-        "exec",
-        "--no-stdin",
-        "'done'",
-      ],
-      cwd: gw.cwd,
-      clearEnv: true,
-      env: {
-        GATEWAY_DATA_DIR: gw.dataDir,
-        PATH: Deno.env.get("PATH") ?? "",
-        HOME: Deno.env.get("HOME") ?? "",
-      },
-      stdin: "piped", // left open, never written
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    // stdin is left open, never written.
+    const child = gw.spawnCli(["exec", "--no-stdin", "'done'"], { stdin: "piped" });
     // Hold the writer: the pipe stays open and empty for the whole run.
     const writer = child.stdin.getWriter();
     const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);

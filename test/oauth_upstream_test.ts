@@ -7,9 +7,9 @@
  * @module
  */
 
+import { readUntil } from "./support/read_until.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { MAIN } from "./support/gateway_harness.ts";
 import type { GatewayHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
 import { parseRun, withRunHarness } from "./support/run_test_support.ts";
@@ -54,47 +54,14 @@ async function startOAuthServer(env: Record<string, string> = {}) {
 
 /** Runs `gateway auth login NS` and plays the user: opens the URL it prints, follows the redirect. */
 async function driveLogin(gw: GatewayHarness, namespace: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--no-prompt",
-      "--quiet",
-      MAIN,
-      "--root",
-      gw.root,
-      "auth",
-      "login",
-      namespace,
-      "--no-browser",
-      "--timeout",
-      "60",
-    ],
-    cwd: gw.cwd,
-    clearEnv: true,
-    env: {
-      GATEWAY_DATA_DIR: gw.dataDir,
-      NO_COLOR: "1",
-      HOME: Deno.env.get("HOME") ?? gw.cwd,
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = gw.spawnCli(["auth", "login", namespace, "--no-browser", "--timeout", "60"]);
   const errReader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let stderr = "";
-  let authorizeUrl: string | null = null;
-  while (authorizeUrl === null) {
-    const { value, done } = await errReader.read();
-    if (done) break;
-    stderr += value;
-    authorizeUrl = /(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)/.exec(stderr)?.[1] ?? null;
-  }
-  if (authorizeUrl === null) {
-    const [status, stdout] = await Promise.all([child.status, new Response(child.stdout).text()]);
-    throw new Error(`no authorization URL printed (exit ${status.code}): ${stderr}${stdout}`);
-  }
+  const seen = { text: "" };
+  const authorizeUrl = (await readUntil(
+    errReader,
+    /(http:\/\/127\.0\.0\.1:\d+\/authorize\S+)/,
+    seen,
+  ))[1]!;
   // The user approves: the authorization server redirects to the CLI's loopback listener.
   const approval = await fetch(authorizeUrl, { redirect: "manual" });
   await approval.body?.cancel();
@@ -105,7 +72,7 @@ async function driveLogin(gw: GatewayHarness, namespace: string) {
     for (;;) {
       const { value, done } = await errReader.read();
       if (done) return;
-      stderr += value;
+      seen.text += value;
     }
   })();
   const [status, stdout] = await Promise.all([
@@ -113,7 +80,7 @@ async function driveLogin(gw: GatewayHarness, namespace: string) {
     new Response(child.stdout).text(),
     rest,
   ]);
-  return { code: status.code, stdout, stderr };
+  return { code: status.code, stdout, stderr: seen.text };
 }
 
 async function namespaceRow(gw: GatewayHarness, name: string) {

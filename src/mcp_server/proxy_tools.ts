@@ -6,22 +6,12 @@
  * @module
  */
 
+import type { UpstreamTool } from "../protocol/wire_views.ts";
 import type { ContentBlock, ToolResultShape } from "./content_for_revision.ts";
 import type { GatewayCall, NotificationSink } from "./gateway_call.ts";
 
-/** One upstream tool as `upstream.tools` answers it. */
-export interface UpstreamToolListing {
-  namespace: string;
-  identifier: string;
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-}
-
 /** A listed proxy tool with where it goes. */
-export interface ProxyTool extends UpstreamToolListing {
+export interface ProxyTool extends UpstreamTool {
   exposedName: string;
 }
 
@@ -31,7 +21,7 @@ function safeName(text: string): string {
 }
 
 /** Names every upstream tool `<namespace>__<tool>`, suffixing `_2`, `_3` … on a collision. */
-export function nameProxyTools(listing: UpstreamToolListing[]): ProxyTool[] {
+export function nameProxyTools(listing: UpstreamTool[]): ProxyTool[] {
   const used = new Set<string>();
   return listing.map((tool) => {
     const base = `${safeName(tool.identifier)}__${safeName(tool.name)}`.slice(0, 120);
@@ -44,7 +34,7 @@ export function nameProxyTools(listing: UpstreamToolListing[]): ProxyTool[] {
 
 /** Lists the upstream tools now. */
 export async function listProxyTools(call: GatewayCall): Promise<ProxyTool[]> {
-  const answer = await call("upstream.tools", {}) as { tools: UpstreamToolListing[] };
+  const answer = await call("upstream.tools", {}) as { tools: UpstreamTool[] };
   return nameProxyTools(answer.tools);
 }
 

@@ -31,3 +31,14 @@ export interface PendingApproval {
   rule: string;
   since: number;
 }
+
+/** One upstream tool as `upstream.tools` answers it: what an MCP `tools/list` entry needs. */
+export interface UpstreamTool {
+  namespace: string;
+  identifier: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}

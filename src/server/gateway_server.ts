@@ -24,27 +24,9 @@ import { workflowMethods } from "./methods/workflow_methods.ts";
 import { approvalMethods } from "./methods/approval_methods.ts";
 import { upstreamMethods } from "./methods/upstream_methods.ts";
 import { dashboardMethods } from "./methods/dashboard_methods.ts";
-import { ensureToken, readToken } from "../config/token_file.ts";
+import { ensureToken } from "../config/token_file.ts";
 import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
-
-/**
- * Whether a gateway with `pid` answers on `port`: a live pid alone is not proof, since after a
- * crash the pid may belong to another program by now.
- */
-async function answersHealth(port: number, pid: number, dataDir: string): Promise<boolean> {
-  try {
-    const token = await readToken(dataDir);
-    const response = await fetch(`http://127.0.0.1:${port}/health`, {
-      headers: { authorization: `Bearer ${token}` },
-      signal: AbortSignal.timeout(2000),
-    });
-    const body = await response.json() as { pid?: unknown };
-    return response.ok && body.pid === pid;
-  } catch {
-    return false;
-  }
-}
 
 /** Builds the method table every interface dispatches through. */
 export function createRouter(): Router {
@@ -121,16 +103,9 @@ async function startLocked(
   lock: Deno.FsFile,
 ): Promise<RunningServer> {
   const { paths, loaded, log } = options;
+  // The lock is ours, so a server.json left here names a server that is gone (or a pid since
+  // reused): no probe of it can show otherwise.
   const existing = await readServerState(paths.dataDir);
-  if (
-    existing && !existing.stale && existing.state.pid !== Deno.pid &&
-    await answersHealth(existing.state.port, existing.state.pid, paths.dataDir)
-  ) {
-    throw new ServerStartError(
-      `A gateway is already running for data dir "${paths.dataDir}" (pid ${existing.state.pid}, port ${existing.state.port}, root "${existing.state.root}"): ` +
-        `stop it with gateway stop, or set GATEWAY_DATA_DIR to use another data dir`,
-    );
-  }
   if (existing && existing.state.pid !== Deno.pid) {
     log.info("ignoring a stale server.json", { pid: existing.state.pid });
   }

@@ -35,6 +35,11 @@ export interface GatewayHarness {
     args: string[],
     options?: { stdin?: string; env?: Record<string, string>; cwd?: string },
   ): Promise<CliResult>;
+  /**
+   * Starts the CLI with `--root ROOT` and this harness's environment as a live child, for tests
+   * that read its output or drive it while it runs. stdout and stderr are piped.
+   */
+  spawnCli(args: string[], options?: { stdin?: "null" | "piped" }): Deno.ChildProcess;
   /** Connects a WebSocket JSON-RPC client (server must be running). */
   client(): Promise<GatewayClient>;
   /** Port and token of the running server (starts it when needed). */
@@ -126,6 +131,16 @@ export async function createHarness(
         cwd: o.cwd ?? cwd,
         ...(o.stdin !== undefined ? { stdin: o.stdin } : {}),
       }),
+    spawnCli: (args, o = {}) =>
+      new Deno.Command(Deno.execPath(), {
+        args: ["run", "--allow-all", "--no-prompt", "--quiet", MAIN, "--root", root, ...args],
+        cwd,
+        clearEnv: true,
+        env,
+        stdin: o.stdin ?? "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn(),
     server: async () => {
       let state = await readState();
       if (!state) {

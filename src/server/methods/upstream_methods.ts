@@ -7,23 +7,13 @@
  * @module
  */
 
+import type { UpstreamTool } from "../../protocol/wire_views.ts";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { type Namespace, ToolCallError } from "../../namespaces/namespace.ts";
 import type { UpstreamMethod } from "../../namespaces/mcp/mcp_namespace.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { newRunId } from "../../exec/script_runner.ts";
-
-/** One upstream tool as an MCP `tools/list` entry needs it. */
-export interface UpstreamTool {
-  namespace: string;
-  identifier: string;
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema?: Record<string, unknown>;
-  annotations?: Record<string, unknown>;
-}
 
 /** A resource or template of one namespace, with the namespace it came from. */
 export interface UpstreamResource {
