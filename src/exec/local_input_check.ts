@@ -74,3 +74,60 @@ export async function localInputProblem(
     : ` (signature: describe("${call}"))`;
   return `Invalid input for tool "${path.namespace}.${path.tool}": ${first.message}${where}`;
 }
+
+/** Strings longer than this stand for any string in an argument's shape. */
+const SHAPE_STRING_CHARS = 64;
+
+/**
+ * The shape of an argument, for remembering that it fitted: its structure with numbers as
+ * "a number" and long strings as "a string", short strings, booleans and null as they are (so
+ * string literal types such as `"fast" | "slow"` still decide). A loop calling a tool with
+ * `{ id: i }` then pays for one check, not one per call; numeric literal types are the one
+ * thing a remembered shape can miss, and then the tool itself refuses the value.
+ */
+export function argumentShape(args: unknown): string | null {
+  try {
+    return JSON.stringify(
+      args ?? null,
+      (_key, value: unknown) =>
+        typeof value === "number"
+          ? "\u0000number"
+          : typeof value === "string" && value.length > SHAPE_STRING_CHARS
+          ? "\u0000string"
+          : value,
+    ) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Most remembered shapes; past this the memory starts over (it is only a cache). */
+const MAX_REMEMBERED_SHAPES = 1024;
+
+/**
+ * Argument shapes that fitted their tool's parameter type, so a check is made once per shape,
+ * not once per call (a check is a round trip through the type checker: ~10 ms). Cleared when
+ * the catalogue (and so the types) change.
+ */
+export class FittingShapes {
+  readonly #keys = new Set<string>();
+
+  /** The key of `args` for the tool at `path`, or null when it has no shape (not JSON). */
+  key(path: LocalToolPath, args: unknown): string | null {
+    const shape = argumentShape(args);
+    return shape === null ? null : `${path.namespace}.${path.tool}\u0000${shape}`;
+  }
+
+  has(key: string): boolean {
+    return this.#keys.has(key);
+  }
+
+  add(key: string): void {
+    if (this.#keys.size >= MAX_REMEMBERED_SHAPES) this.#keys.clear();
+    this.#keys.add(key);
+  }
+
+  clear(): void {
+    this.#keys.clear();
+  }
+}

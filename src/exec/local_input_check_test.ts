@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Diagnostic } from "../protocol/run_document.ts";
-import { localInputProblem } from "./local_input_check.ts";
+import { argumentShape, FittingShapes, localInputProblem } from "./local_input_check.ts";
 
 function checkAnswering(diagnostics: Diagnostic[], seen: string[] = []) {
   return (source: string) => {
@@ -39,4 +39,27 @@ Deno.test("localInputProblem() leaves the call to the tool when only the callee 
   const big = { text: "x".repeat(70_000) };
   const never = () => Promise.reject(new Error("a large argument is not checked"));
   assert.equal(await localInputProblem({ namespace: "kv", tool: "set" }, big, never), null);
+});
+
+Deno.test("argumentShape() keeps short strings, booleans and structure; numbers and long strings stand for their type", () => {
+  assert.equal(
+    argumentShape({ id: 7, mode: "fast", on: true }),
+    argumentShape({ id: 9, mode: "fast", on: true }),
+  );
+  assert.notEqual(argumentShape({ mode: "fast" }), argumentShape({ mode: "slow" }));
+  assert.notEqual(argumentShape({ on: true }), argumentShape({ on: false }));
+  assert.equal(argumentShape({ text: "a".repeat(100) }), argumentShape({ text: "b".repeat(100) }));
+  assert.notEqual(argumentShape({ id: 1 }), argumentShape({ id: "1" }));
+  assert.equal(argumentShape(undefined), "null");
+});
+
+Deno.test("FittingShapes remembers a shape per tool and forgets on clear()", () => {
+  const shapes = new FittingShapes();
+  const key = shapes.key({ namespace: "kv", tool: "get" }, { key: "a" })!;
+  assert.equal(shapes.has(key), false);
+  shapes.add(key);
+  assert.equal(shapes.has(key), true);
+  assert.equal(shapes.has(shapes.key({ namespace: "kv", tool: "delete_" }, { key: "a" })!), false);
+  shapes.clear();
+  assert.equal(shapes.has(key), false);
 });

@@ -39,7 +39,7 @@ import {
   type RunRequest,
   ScriptRunner,
 } from "../exec/script_runner.ts";
-import { localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
+import { FittingShapes, localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
 import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
@@ -134,6 +134,8 @@ export class GatewayCore {
   /** Spans and metrics, exported only when `OTEL_DENO` is set (issue 16). */
   readonly #telemetry = new GatewayTelemetry();
   #ledger: ProcessLedger | null = null;
+  /** Local-tool argument shapes already checked and fitting (issue 10's check, once a shape). */
+  readonly #fittingShapes = new FittingShapes();
 
   constructor(
     paths: GatewayPaths,
@@ -498,6 +500,7 @@ export class GatewayCore {
 
   #catalogueChanged(): void {
     this.#snapshot = null;
+    this.#fittingShapes.clear();
     const version = ++this.#globalsVersion;
     const dts = renderScriptGlobals(this.snapshot());
     this.#globalsReady = (this.#checker?.setGlobals(dts) ?? Promise.resolve()).catch((error) => {
@@ -634,6 +637,8 @@ export class GatewayCore {
   async #validateLocalInput(path: LocalToolPath, args: unknown): Promise<void> {
     const checker = this.#checker;
     if (checker === null) return;
+    const key = this.#fittingShapes.key(path, args);
+    if (key !== null && this.#fittingShapes.has(key)) return;
     let problem: string | null;
     try {
       await this.#globalsReady;
@@ -642,6 +647,7 @@ export class GatewayCore {
       return;
     }
     if (problem !== null) throw new ToolCallError("InvalidToolInput", problem);
+    if (key !== null) this.#fittingShapes.add(key);
   }
 
   /**
