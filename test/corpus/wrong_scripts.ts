@@ -240,14 +240,6 @@ export const WRONG_SCRIPTS: readonly WrongScript[] = [
     expect: { kind: "CheckFailed", line: 2, hint: [/\blet\b/] },
   },
   {
-    name: "unknown result used as a string",
-    source: lines(
-      'const reply = await tools.everything.echo({ message: "a" });',
-      "reply.toUpperCase()",
-    ),
-    expect: { kind: "CheckFailed", line: 2, hint: [/as string|as \{/] },
-  },
-  {
     name: "member of a union-typed tool result",
     source: lines('const todo = await tools.kv.get({ key: "todo" });', "todo.length"),
     expect: { kind: "CheckFailed", line: 2, hint: [/narrow the value first|check it first/] },
