@@ -15,6 +15,7 @@ import { NoServerError } from "../client/server_connection.ts";
 import { OAuthStore } from "../namespaces/mcp/oauth_store.ts";
 import { UpstreamOAuthProvider } from "../namespaces/mcp/upstream_oauth_provider.ts";
 import { oauthFlow } from "../namespaces/mcp/mcp_sdk.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** Usage text of `gateway auth`. */
 export const AUTH_USAGE = `Usage: gateway auth login NS [--no-browser] [--timeout SECONDS]
@@ -158,7 +159,7 @@ async function login(
       });
     }
   } catch (error) {
-    const why = provider.lastRefusal ?? (error instanceof Error ? error.message : String(error));
+    const why = provider.lastRefusal ?? messageOf(error);
     context.output.err(`error[LoginFailed]: cannot log in to "${namespace}": ${why}\n`);
     return 1;
   } finally {

@@ -47,6 +47,7 @@ import {
   UnknownPromptError,
 } from "./mcp_prompts.ts";
 import { callProxyTool, listProxyTools, type ProxyTool } from "./proxy_tools.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 export { type GatewayCall, type GatewayEvents } from "./gateway_call.ts";
 export { runToToolResult } from "./run_tool_result.ts";
@@ -95,7 +96,7 @@ function toMcpError(error: unknown): Error {
   }
   return new McpError(
     ErrorCode.InternalError,
-    `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+    `Internal error: ${messageOf(error)}`,
   );
 }
 

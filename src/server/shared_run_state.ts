@@ -8,6 +8,7 @@
 
 import type { Coordination, LiveRun } from "../store/gateway_store.ts";
 import type { Approvals, PendingApproval } from "./approvals.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** What `wait` found for a run this instance does not know. */
 export type ElsewhereState = "done" | "running" | "unknown";
@@ -93,8 +94,4 @@ export class SharedRunState {
   close(): void {
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -6,6 +6,7 @@
 
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { dirname } from "node:path";
+import { messageOf } from "../protocol/message_of.ts";
 
 /**
  * The schema, one entry per version: entry `i` takes `PRAGMA user_version` from `i` to `i + 1`.
@@ -334,8 +335,4 @@ function userVersion(db: DatabaseSync): number {
 function pragmaNumber(db: DatabaseSync, name: string): number {
   const row = db.prepare(`PRAGMA ${name}`).get();
   return row === undefined ? 0 : Number(Object.values(row)[0]);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,6 +12,7 @@ import type { PostgresPool } from "./postgres_pool.ts";
 import type { PendingApproval } from "../protocol/wire_views.ts";
 import type { Coordination, LiveRun } from "./gateway_store.ts";
 import type { HistoryRedactor } from "./run_history.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** Channel a finished (or crashed) run's id is sent on. */
 export const RUN_DONE_CHANNEL = "gateway_run_done";
@@ -268,8 +269,4 @@ export interface ApprovalAnswer {
   allowed: boolean;
   by: string;
   at: number;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

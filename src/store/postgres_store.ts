@@ -19,6 +19,7 @@ import {
   runSummaryOf,
   storedRunOf,
 } from "./run_history.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /**
  * The schema in PostgreSQL's dialect, one entry per version, numbered as
@@ -521,8 +522,4 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => 
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -9,6 +9,7 @@ import { Buffer } from "node:buffer";
 import type { SQLInputValue } from "node:sqlite";
 import { type FailureKind, isFailureKind } from "../protocol/run_document.ts";
 import type { GatewayDatabase } from "./gateway_database.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** One tool call a run made, as history keeps it. */
 export interface ToolCallRecord {
@@ -459,8 +460,4 @@ function nullableString(value: unknown): string | null {
 /** A stored kind this version does not know (written by a newer gateway) reads as null. */
 function failureKindOf(value: unknown): FailureKind | null {
   return isFailureKind(value) ? value : null;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -18,6 +18,7 @@ import {
 } from "yaml";
 import { z } from "zod";
 import { WorkflowError, type WorkflowErrorLocation } from "./workflow_error.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** A value of a workflow variable, from the file's `vars` or from `--var k=v`. */
 export type WorkflowVarValue = string | number | boolean;
@@ -173,7 +174,7 @@ export async function readWorkflowFile(path: string): Promise<LoadedWorkflowFile
   } catch (error) {
     throw new WorkflowError(
       "NotFound",
-      `Cannot read workflow "${path}": ${error instanceof Error ? error.message : String(error)}`,
+      `Cannot read workflow "${path}": ${messageOf(error)}`,
       { cause: error },
     );
   }

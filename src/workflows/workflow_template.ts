@@ -7,6 +7,7 @@
 import Handlebars from "handlebars";
 import { WorkflowError } from "./workflow_error.ts";
 import type { WorkflowDefinition, WorkflowVarValue } from "./workflow_file.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** The variables every step template sees. */
 export interface WorkflowTemplateContext {
@@ -192,7 +193,7 @@ export function renderWorkflowTemplate(
       context,
     );
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const missing = /^"([^"]+)" not defined/.exec(message);
     throw templateError(
       site,
@@ -244,7 +245,7 @@ function parseTemplate(source: string, site: WorkflowTemplateSite): hbs.AST.Prog
   try {
     return Handlebars.parse(source);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     const lines = message.split("\n");
     const expecting = lines.find((line) => line.startsWith("Expecting")) ?? "";
     const got = /got '([^']+)'/.exec(expecting)?.[1];

@@ -23,6 +23,7 @@ import {
   type GraphqlOperation,
   SELECT_KEY,
 } from "./build_graphql_catalogue.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 const MAX_ERROR_TEXT = 2_000;
 const INTROSPECTION_TIMEOUT_MS = 30_000;
@@ -278,8 +279,4 @@ export function documentFor(
     declared.length ? `(${declared.join(", ")})` : ""
   } { ${operation.field.name}${passed.length ? `(${passed.join(", ")})` : ""} ${selection} }`;
   return { query, variables };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -19,6 +19,7 @@ import {
 import { ToolHost, type ToolHostState } from "./tool_host.ts";
 import type { ToolHostLogger } from "./tool_host_process.ts";
 import { type ModuleSignatures, ToolModuleSignatures } from "./tool_module_signatures.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** Settings of a {@linkcode LocalNamespace}. */
 export interface LocalNamespaceOptions {
@@ -372,8 +373,4 @@ function rootConfig(file: string): string | null {
     if (existsSync(path)) return path;
   }
   return null;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -16,6 +16,7 @@ import {
 } from "./mcp_sdk.ts";
 import { describeExit, StdioProcessTransport } from "./stdio_process_transport.ts";
 import type { TailBuffer } from "./tail_buffer.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** How the gateway introduces itself in `initialize`. */
 const CLIENT_INFO = { name: "gateway", version: "0.1.0" };
@@ -148,8 +149,4 @@ async function handshake(
   } finally {
     options.signal.removeEventListener("abort", abort);
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

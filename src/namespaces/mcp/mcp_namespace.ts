@@ -44,6 +44,7 @@ import type { RenderedSchema } from "./schema_to_typescript.ts";
 import { describeExit } from "./stdio_process_transport.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { unwrapToolResult } from "./unwrap_tool_result.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** Settings beyond the server's config entry. */
 export interface McpNamespaceOptions {
@@ -850,8 +851,4 @@ function optionalText<K extends string>(key: K, value: unknown): { [P in K]?: st
 
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

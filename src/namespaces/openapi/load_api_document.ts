@@ -9,6 +9,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { $RefParser } from "@apidevtools/json-schema-ref-parser";
 import { parse as parseYaml } from "yaml";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** A parsed API document plus what happened while loading it. */
 export interface LoadedApiDocument {
@@ -329,8 +330,4 @@ async function writeCache(file: string, entry: CachedDocument): Promise<void> {
   await Deno.mkdir(dirname(file), { recursive: true });
   await Deno.writeTextFile(`${file}.tmp`, JSON.stringify(entry));
   await Deno.rename(`${file}.tmp`, file);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
