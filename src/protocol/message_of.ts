@@ -1,4 +1,3 @@
-import { messageOf } from "./message_of.ts";
 /**
  * The text of a caught value, for error messages that wrap it. One definition every layer may
  * import (it sits with the wire protocol, the lowest shared layer).
