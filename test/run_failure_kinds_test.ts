@@ -15,9 +15,9 @@ import {
   parseRun,
   type RunDocument,
   runTestRoot,
-  waitFor,
   withRunHarness,
 } from "./support/run_test_support.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const config = {
   mcpServers: {
@@ -174,7 +174,7 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
           assert.equal(doc.error?.tool, "waitForAbort");
           assert.match(doc.error?.message ?? "", /400 ms/);
           assert.ok(Date.now() - started < 5000, "the run ends soon after the call's deadline");
-          await waitFor(
+          await pollUntil(
             "the tool to see its abort signal",
             () => Deno.stat(marker).then(() => true, () => false),
           );

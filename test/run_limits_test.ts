@@ -17,9 +17,9 @@ import {
   residentKb,
   type RunDocument,
   runTestRoot,
-  waitFor,
   withRunHarness,
 } from "./support/run_test_support.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const MAX_SOURCE_BYTES = 4096;
 
@@ -98,7 +98,7 @@ Deno.test("run limits hold end to end", {
             assert.ok(sleepAliveDuringRun, "sleep 300 was running before the deadline");
             // The deadline is at most `sent + timeoutMs`; everything must be gone 2 s after it.
             const limit = sent + timeoutMs + 2000;
-            await waitFor(
+            await pollUntil(
               "the run's process group to be gone",
               () => liveGroupMembers(seen.runner).length === 0 && !processAlive(seen.sleep),
               {
@@ -233,7 +233,7 @@ Deno.test("run limits hold end to end", {
           timeoutMs: 800,
         });
         assert.equal(doc.error?.kind, "Timeout");
-        await waitFor(
+        await pollUntil(
           "the timed-out run's call to be aborted",
           () => Deno.stat(timedOut).then(() => true, () => false),
           { timeoutMs: 3000 },
@@ -244,7 +244,7 @@ Deno.test("run limits hold end to end", {
             `await new Promise((resolve) => setTimeout(resolve, 100));\nthrow new Error("bail out");`,
         });
         assert.equal(thrown.error?.kind, "ScriptError");
-        await waitFor(
+        await pollUntil(
           "the failed run's call to be aborted",
           () => Deno.stat(failed).then(() => true, () => false),
           { timeoutMs: 3000 },

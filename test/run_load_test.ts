@@ -18,9 +18,9 @@ import {
   type RunDocument,
   runTestRoot,
   startForegroundServer,
-  waitFor,
   withRunHarness,
 } from "./support/run_test_support.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const KV_SCRIPT = `const nonce = args[0]!;
 let sum = 0;
@@ -41,7 +41,7 @@ async function connectMany(gw: GatewayHarness, count: number): Promise<GatewayCl
 async function reapOrphans(base: string): Promise<string[]> {
   let left: number[] = [];
   try {
-    await waitFor("the killed server's children to exit", () => {
+    await pollUntil("the killed server's children to exit", () => {
       left = processesMatching(base);
       return left.length === 0;
     }, { timeoutMs: 5000, intervalMs: 100 });
@@ -133,7 +133,7 @@ Deno.test("a history database left by kill -9 mid-write opens and keeps every ac
           }
         })
       );
-      await waitFor("runs to be acknowledged", () => ackedThisRound.length >= 8 + round * 4, {
+      await pollUntil("runs to be acknowledged", () => ackedThisRound.length >= 8 + round * 4, {
         timeoutMs: 20_000,
         intervalMs: 5,
       });

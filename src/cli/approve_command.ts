@@ -26,10 +26,6 @@ Lists the tool calls an "ask" policy rule holds, with the commands that answer t
 /** Runs `gateway approve`. */
 export async function approveCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["deny"], strings: ["by"] }, APPROVE_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${APPROVE_USAGE}\n`);
-    return 0;
-  }
   const id = parsed.positionals[0];
   if (!id) {
     throw new UsageError("approve needs a RUNID (gateway approvals lists them)", APPROVE_USAGE);
@@ -54,10 +50,6 @@ export async function approveCommand(args: string[], context: CliContext): Promi
 /** Runs `gateway approvals`. */
 export async function approvalsCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["json"] }, APPROVALS_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${APPROVALS_USAGE}\n`);
-    return 0;
-  }
   return await context.withClient(async ({ client }) => {
     const answer = await client.request<{ pending: PendingApproval[] }>("approval.list", {});
     if (parsed.flags.json) {

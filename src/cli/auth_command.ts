@@ -70,10 +70,6 @@ export async function authCommand(args: string[], context: CliContext): Promise<
     { booleans: ["json", "no-browser"], strings: ["timeout"] },
     AUTH_USAGE,
   );
-  if (parsed.flags.help) {
-    context.output.out(`${AUTH_USAGE}\n`);
-    return 0;
-  }
   const [verb, name] = parsed.positionals;
   switch (verb) {
     case "login":

@@ -6,6 +6,7 @@
 
 import { parseArgs } from "node:util";
 import type { PermissionSet } from "../config/gateway_config.ts";
+import { HelpRequested } from "./help_requested.ts";
 import { UsageError } from "./usage_error.ts";
 
 /** Flag declarations for one command. */
@@ -29,7 +30,10 @@ export interface ParsedArgs {
 
 const PERMISSION_FLAG = /^--allow-(net|read|write|env|run|ffi|sys)(?:=(.*))?$/;
 
-/** Parses `args` against `spec`; throws {@linkcode UsageError} with `usage` on a mistake. */
+/**
+ * Parses `args` against `spec`; throws {@linkcode UsageError} with `usage` on a mistake, and
+ * {@linkcode HelpRequested} with `usage` when `--help` is given (the command table prints it).
+ */
 export function parseCommandArgs(
   args: readonly string[],
   spec: FlagSpec,
@@ -62,17 +66,19 @@ export function parseCommandArgs(
   for (const b of spec.booleans ?? []) options[b] = { type: "boolean" };
   for (const s of spec.strings ?? []) options[s] = { type: "string" };
   for (const l of spec.lists ?? []) options[l] = { type: "string", multiple: true };
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    const parsed = parseArgs({ args: remaining, options, strict: true, allowPositionals: true });
-    return {
-      flags: parsed.values as ParsedArgs["flags"],
-      positionals: parsed.positionals,
-      rest,
-      permissions,
-    };
+    parsed = parseArgs({ args: remaining, options, strict: true, allowPositionals: true });
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/\. To specify.*$/s, ""), usage);
   }
+  if (parsed.values.help) throw new HelpRequested(usage);
+  return {
+    flags: parsed.values as ParsedArgs["flags"],
+    positionals: parsed.positionals,
+    rest,
+    permissions,
+  };
 }
 
 /** Reads an integer flag, refusing anything else with a usage error naming the flag. */

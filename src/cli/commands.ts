@@ -5,6 +5,7 @@
  */
 
 import type { CliContext } from "./cli_context.ts";
+import { HelpRequested } from "./help_requested.ts";
 
 /** A verb's handler. */
 export type CommandHandler = (args: string[], context: CliContext) => Promise<number>;
@@ -18,8 +19,8 @@ export interface Command {
   load(): Promise<CommandHandler>;
 }
 
-/** Every verb, in the order `gateway --help` lists them. */
-export const COMMANDS: Readonly<Record<string, Command>> = {
+/** Every verb as written, before `--help` handling is added to each. */
+const VERBS: Readonly<Record<string, Command>> = {
   exec: {
     summary: "run inline TypeScript (argument, -, piped, or a file)",
     load: () => import("./exec_command.ts").then((m) => m.execCommand),
@@ -117,6 +118,30 @@ export const COMMANDS: Readonly<Record<string, Command>> = {
     load: () => import("./service_command.ts").then((m) => m.serviceCommand),
   },
 };
+
+/**
+ * Every verb, in the order `gateway --help` lists them. Each handler answers `--help` here, in
+ * one place: its `parseCommandArgs` throws {@linkcode HelpRequested} and the usage is printed.
+ */
+export const COMMANDS: Readonly<Record<string, Command>> = Object.fromEntries(
+  Object.entries(VERBS).map(([name, verb]) => [name, {
+    summary: verb.summary,
+    load: async () => answeringHelp(await verb.load()),
+  }]),
+);
+
+/** Wraps `handler` so `--help` prints the command's usage on stdout and exits 0. */
+function answeringHelp(handler: CommandHandler): CommandHandler {
+  return async (args, context) => {
+    try {
+      return await handler(args, context);
+    } catch (error) {
+      if (!(error instanceof HelpRequested)) throw error;
+      context.output.out(`${error.usage}\n`);
+      return 0;
+    }
+  };
+}
 
 /** The top-level usage text. */
 export function mainUsage(): string {

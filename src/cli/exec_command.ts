@@ -43,10 +43,6 @@ export async function execCommand(args: string[], context: CliContext): Promise<
     strings: ["timeout", "yield"],
     permissions: true,
   }, EXEC_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${EXEC_USAGE}\n`);
-    return 0;
-  }
   if (parsed.positionals.length > 1) {
     throw new UsageError(
       `exec takes one source argument, got ${parsed.positionals.length}; put script arguments after --`,

@@ -53,10 +53,6 @@ export async function historyCommand(args: string[], context: CliContext): Promi
     { booleans: ["json", "failed"], strings: ["limit"] },
     HISTORY_USAGE,
   );
-  if (parsed.flags.help) {
-    context.output.out(`${HISTORY_USAGE}\n`);
-    return 0;
-  }
   const [verb, id, name] = parsed.positionals;
   const out = context.output.out;
   if (verb === undefined) {

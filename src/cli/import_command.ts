@@ -25,10 +25,6 @@ ROOT/gateway.env. Without gateway.json, a root reads its project's .mcp.json dir
 /** Runs `gateway import`. */
 export async function importCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, {}, IMPORT_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${IMPORT_USAGE}\n`);
-    return 0;
-  }
   const source = parsed.positionals[0];
   if (source === undefined || parsed.positionals.length > 1) {
     throw new UsageError(

@@ -67,11 +67,7 @@ const SAMPLE_ENV =
 
 /** Runs `gateway init`. */
 export async function initCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, {}, INIT_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${INIT_USAGE}\n`);
-    return 0;
-  }
+  parseCommandArgs(args, {}, INIT_USAGE); // no flags but --help; refuses any other
   const root = join(context.cwd, ".gateway");
   const files: Array<[string, string]> = [
     [join(root, "tools", "hello.ts"), SAMPLE_TOOL],

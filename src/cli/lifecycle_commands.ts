@@ -75,11 +75,7 @@ async function stopServerIn(
 
 /** Runs `gateway start`. */
 export async function startCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, {}, START_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${START_USAGE}\n`);
-    return 0;
-  }
+  parseCommandArgs(args, {}, START_USAGE); // no flags but --help; refuses any other
   const connection = await context.connect();
   await connection.client.close();
   context.output.out(
@@ -93,10 +89,6 @@ export async function startCommand(args: string[], context: CliContext): Promise
 /** Runs `gateway stop`. */
 export async function stopCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["all"] }, STOP_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${STOP_USAGE}\n`);
-    return 0;
-  }
   if (parsed.flags.all) {
     const servers = await runningServers(context);
     if (servers.length === 0) context.output.out("no gateway server is running\n");
@@ -116,10 +108,6 @@ export async function stopCommand(args: string[], context: CliContext): Promise<
 /** Runs `gateway status`. */
 export async function statusCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["json", "all"] }, STATUS_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${STATUS_USAGE}\n`);
-    return 0;
-  }
   if (parsed.flags.all) {
     const servers = await runningServers(context);
     if (parsed.flags.json) context.output.out(`${JSON.stringify(servers, null, 2)}\n`);

@@ -28,10 +28,6 @@ const RUN_METHODS = new Set(["exec", "run", "upstream.call"]);
 /** Runs `gateway mcp`. */
 export async function mcpCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { strings: ["expose"] }, MCP_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${MCP_USAGE}\n`);
-    return 0;
-  }
   const expose = parsed.flags.expose ?? "code";
   if (expose !== "code" && expose !== "tools") {
     throw new UsageError(`--expose must be "code" or "tools", not "${expose}"`, MCP_USAGE);

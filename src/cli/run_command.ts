@@ -32,10 +32,6 @@ export async function runCommand(args: string[], context: CliContext): Promise<n
     strings: ["timeout", "yield"],
     permissions: true,
   }, RUN_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${RUN_USAGE}\n`);
-    return 0;
-  }
   const [target, ...scriptArgs] = theirs;
   if (target === undefined) throw new UsageError("run needs a script name or file", RUN_USAGE);
   const argv = [...scriptArgs.filter((a, i) => !(a === "--" && i === 0)), ...parsed.rest];

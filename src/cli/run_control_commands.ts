@@ -22,10 +22,6 @@ Stops a run in flight (its process group is killed; the run ends Cancelled).`;
 /** Runs `gateway wait`. */
 export async function waitCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["json"] }, WAIT_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${WAIT_USAGE}\n`);
-    return 0;
-  }
   const runId = parsed.positionals[0];
   if (!runId) throw new UsageError("wait needs a run ID", WAIT_USAGE);
   return await context.withClient(async ({ client }) => {
@@ -40,10 +36,6 @@ export async function waitCommand(args: string[], context: CliContext): Promise<
 /** Runs `gateway cancel`. */
 export async function cancelCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, {}, CANCEL_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${CANCEL_USAGE}\n`);
-    return 0;
-  }
   const runId = parsed.positionals[0];
   if (!runId) throw new UsageError("cancel needs a run ID", CANCEL_USAGE);
   return await context.withClient(async ({ client }) => {

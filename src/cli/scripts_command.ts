@@ -32,10 +32,6 @@ console.log(\`Hello, \${who}!\`);
 /** Runs `gateway scripts`. */
 export async function scriptsCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["json"] }, SCRIPTS_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${SCRIPTS_USAGE}\n`);
-    return 0;
-  }
   const [verb, name] = parsed.positionals;
   if (verb === "init") {
     if (!name || !/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(name)) {

@@ -25,10 +25,6 @@ export async function serverCommand(args: string[], context: CliContext): Promis
     { booleans: ["verbose"], strings: ["log-file"] },
     SERVER_USAGE,
   );
-  if (parsed.flags.help) {
-    context.output.out(`${SERVER_USAGE}\n`);
-    return 0;
-  }
   const logFile = typeof parsed.flags["log-file"] === "string" ? parsed.flags["log-file"] : null;
   // A service's first start may come before anything made the data dir.
   if (logFile) {

@@ -168,10 +168,6 @@ async function run(command: string, args: string[]): Promise<{ ok: boolean; text
 /** Runs `gateway service`. */
 export async function serviceCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["print"] }, SERVICE_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${SERVICE_USAGE}\n`);
-    return 0;
-  }
   const verb = parsed.positionals[0];
   if (verb !== "install" && verb !== "uninstall" && verb !== "status") {
     throw new UsageError(

@@ -20,10 +20,6 @@ always shown; --warnings lists what namespaces reported (tools left out, renamed
 /** Runs `gateway tools`. */
 export async function toolsCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["json", "warnings"] }, TOOLS_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${TOOLS_USAGE}\n`);
-    return 0;
-  }
   const [first, second] = parsed.positionals;
   return await context.withClient(async ({ client }) => {
     if (first === "types") {

@@ -23,10 +23,6 @@ function opener(env: Record<string, string | undefined>): string | null {
 /** Runs `gateway ui`. */
 export async function uiCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { booleans: ["print"] }, UI_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${UI_USAGE}\n`);
-    return 0;
-  }
   const connection = await context.connect();
   await connection.client.close();
   const url = `http://127.0.0.1:${connection.state.port}/ui?token=${connection.token}`;

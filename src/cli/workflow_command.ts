@@ -28,10 +28,6 @@ export async function workflowCommand(args: string[], context: CliContext): Prom
     strings: ["session", "end-loop", "reason"],
     lists: ["var"],
   }, WORKFLOW_USAGE);
-  if (parsed.flags.help) {
-    context.output.out(`${WORKFLOW_USAGE}\n`);
-    return 0;
-  }
   const [verb, file] = parsed.positionals;
   if (!verb || !VERBS.has(verb)) {
     throw new UsageError(

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { GatewayClient } from "../../src/client/gateway_client.ts";
 import { createHarness, type GatewayHarness } from "../support/gateway_harness.ts";
-import { killPids, processesMatching, waitFor } from "../support/run_test_support.ts";
+import { killPids, processesMatching } from "../support/run_test_support.ts";
+import { pollUntil } from "../support/poll_until.ts";
 
 const SERVERS = fileURLToPath(
   new URL("../servers/node_modules/@modelcontextprotocol/", import.meta.url),
@@ -61,7 +62,7 @@ export async function startCorpusGateway(): Promise<CorpusGateway> {
   try {
     client = await gw.client();
     const connected = client;
-    await waitFor("the corpus namespaces to be ready", async () => {
+    await pollUntil("the corpus namespaces to be ready", async () => {
       const list = await connected.request<{ namespaces: Array<{ name: string; status: string }> }>(
         "namespaces",
         {},

@@ -10,6 +10,7 @@ import type { GatewayClient } from "../../src/client/gateway_client.ts";
 import type { RunDocument, RunningDocument } from "../../src/protocol/run_document.ts";
 import { dirname } from "node:path";
 import { type GatewayHarness, MAIN, REPO, type RootFiles, withHarness } from "./gateway_harness.ts";
+import { pollUntil } from "./poll_until.ts";
 
 export type { RunDocument, RunningDocument };
 
@@ -43,23 +44,6 @@ export async function runTestRoot(options: {
   if (options.probe ?? true) files["tools/probe.ts"] = await Deno.readTextFile(PROBE);
   if (options.kv) files["tools/kv.ts"] = await Deno.readTextFile(`${REPO}/tools/kv.ts`);
   return files;
-}
-
-/** Polls `probe` until it returns a truthy value, or throws naming `what` at the deadline. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => T | Promise<T>,
-  options: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + (options.timeoutMs ?? 10_000);
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) {
-      throw new Error(`Timed out after ${options.timeoutMs ?? 10_000} ms waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));
-  }
 }
 
 /** Resident memory of a process in kB, from /proc/PID/status; null when it is gone. */
@@ -182,15 +166,16 @@ export async function startForegroundServer(gw: GatewayHarness): Promise<Foregro
   const status = child.status;
   let exited = false;
   status.then(() => (exited = true));
-  await waitFor("the foreground server to publish server.json", async () => {
-    if (exited) throw new Error("gateway server exited during start-up");
+  const outcome = await pollUntil("the foreground server to publish server.json", async () => {
+    if (exited) return "exited";
     try {
       const state = JSON.parse(await Deno.readTextFile(`${gw.dataDir}/server.json`));
-      return state.pid === child.pid;
+      return state.pid === child.pid ? "published" : undefined;
     } catch {
-      return false;
+      return undefined;
     }
-  }, { timeoutMs: 30_000 });
+  }, { timeoutMs: 30_000, intervalMs: 50 });
+  if (outcome === "exited") throw new Error("gateway server exited during start-up");
   return { pid: child.pid, status };
 }
 

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { ToolCallError, type ToolCallOptions } from "../namespace.ts";
 import { LocalNamespace, type LocalNamespaceOptions } from "./local_namespace.ts";
-import { rejection, waitFor } from "../../../test/support/async_assertions.ts";
+import { rejection } from "../../../test/support/async_assertions.ts";
+import { pollUntil } from "../../../test/support/poll_until.ts";
 
 const FIXTURES = new URL("../../../test/fixtures/tool_modules/", import.meta.url);
 // One signature cache for the whole file: only the first load of each text starts ts-morph.
@@ -206,7 +207,9 @@ Deno.test("a crashed host marks the namespace failed, then ready again after the
     if (status.state === "failed") {
       assert.match(status.reason, /^tool host for "faulty" exited with code 7 \(retrying in/);
     }
-    await waitFor(() => ns.status().state === "ready", 5_000);
+    await pollUntil("the namespace to be ready", () => ns.status().state === "ready", {
+      timeoutMs: 5_000,
+    });
     assert.equal((await ns.callTool("echo", { value: "ok" }, CALL)).value, "ok");
     assert.deepEqual(seen.slice(0, 2), ["ready", "failed"]);
     assert.equal(seen.at(-1), "ready");

@@ -5,6 +5,7 @@ import {
   ToolDirectoryWatcher,
   type ToolModuleChange,
 } from "./tool_directory_watcher.ts";
+import { pollUntil } from "../../../test/support/poll_until.ts";
 
 /** Runs `body` with a watcher on `dir` that collects changes, always stopping it. */
 async function withWatcher(
@@ -22,14 +23,6 @@ async function withWatcher(
     await body(watcher, changes);
   } finally {
     await watcher.stop();
-  }
-}
-
-async function waitFor(condition: () => boolean, withinMs = 3_000): Promise<void> {
-  const end = Date.now() + withinMs;
-  while (!condition()) {
-    if (Date.now() > end) assert.fail("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -73,18 +66,20 @@ Deno.test("ToolDirectoryWatcher reports added, changed and removed modules only"
       await Deno.writeTextFile(`${dir}/_helper.ts`, "x");
       await Deno.writeTextFile(`${dir}/fs_test.ts`, "x");
       await Deno.writeTextFile(`${dir}/README.md`, "x");
-      await waitFor(() => changes.length >= 1);
+      await pollUntil("change batch 1", () => changes.length >= 1);
       assert.deepEqual(changes[0], [{ kind: "added", name: "fs", file: `${dir}/fs.ts` }]);
 
       await Deno.writeTextFile(`${dir}/kv.ts`, "export const a = 22;");
-      await waitFor(() => changes.length >= 2);
+      await pollUntil("change batch 2", () => changes.length >= 2);
       assert.deepEqual(changes[1], [{ kind: "changed", name: "kv", file: `${dir}/kv.ts` }]);
 
       await Deno.remove(`${dir}/fs.ts`);
-      await waitFor(() => changes.length >= 3);
+      await pollUntil("change batch 3", () => changes.length >= 3);
       assert.deepEqual(changes[2], [{ kind: "removed", name: "fs", file: `${dir}/fs.ts` }]);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.equal(changes.length, 3);
+      // Nothing else was reported: a later write is the next change seen.
+      await Deno.writeTextFile(`${dir}/marker.ts`, "export const m = 1;");
+      await pollUntil('"added marker"', () => kinds(changes).includes("added marker"));
+      assert.deepEqual(kinds(changes), ["added fs", "changed kv", "removed fs", "added marker"]);
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -97,9 +92,11 @@ Deno.test("ToolDirectoryWatcher debounces a burst of writes into one change", as
     await withWatcher(dir, async (watcher, changes) => {
       await watcher.start();
       for (let i = 0; i < 10; i++) await Deno.writeTextFile(`${dir}/kv.ts`, `// ${i}`);
-      await waitFor(() => changes.length >= 1);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.deepEqual(kinds(changes), ["added kv"]);
+      await pollUntil("change batch 1", () => changes.length >= 1);
+      // No trailing change from the burst: a later write is the next change seen.
+      await Deno.writeTextFile(`${dir}/marker.ts`, "export const m = 1;");
+      await pollUntil('"added marker"', () => kinds(changes).includes("added marker"));
+      assert.deepEqual(kinds(changes), ["added kv", "added marker"]);
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -114,7 +111,7 @@ Deno.test("ToolDirectoryWatcher treats an editor's write-and-rename as a change"
       await watcher.start();
       await Deno.writeTextFile(`${dir}/.kv.ts.swp`, "export const a = 123;");
       await Deno.rename(`${dir}/.kv.ts.swp`, `${dir}/kv.ts`);
-      await waitFor(() => changes.length >= 1);
+      await pollUntil("change batch 1", () => changes.length >= 1);
       assert.deepEqual(kinds(changes), ["changed kv"]);
     });
   } finally {
@@ -130,14 +127,14 @@ Deno.test("ToolDirectoryWatcher waits for a missing directory and reports its mo
       assert.deepEqual(await watcher.start(), []);
       await Deno.mkdir(dir);
       await Deno.writeTextFile(`${dir}/kv.ts`, "export const a = 1;");
-      await waitFor(() => kinds(changes).includes("added kv"));
+      await pollUntil('"added kv"', () => kinds(changes).includes("added kv"));
 
       await Deno.remove(dir, { recursive: true });
-      await waitFor(() => kinds(changes).includes("removed kv"));
+      await pollUntil('"removed kv"', () => kinds(changes).includes("removed kv"));
 
       await Deno.mkdir(dir);
       await Deno.writeTextFile(`${dir}/fs.ts`, "export const b = 1;");
-      await waitFor(() => kinds(changes).includes("added fs"));
+      await pollUntil('"added fs"', () => kinds(changes).includes("added fs"));
     });
   } finally {
     await Deno.remove(root, { recursive: true });

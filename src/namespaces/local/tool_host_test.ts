@@ -3,7 +3,8 @@ import { fileURLToPath } from "node:url";
 import { ToolCallError } from "../namespace.ts";
 import { hostPermissionFlags, ToolHost, type ToolHostOptions } from "./tool_host.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
-import { rejection, waitFor } from "../../../test/support/async_assertions.ts";
+import { rejection } from "../../../test/support/async_assertions.ts";
+import { pollUntil } from "../../../test/support/poll_until.ts";
 
 const FIXTURES = new URL("../../../test/fixtures/tool_modules/", import.meta.url);
 
@@ -49,19 +50,17 @@ async function withHost(
   }
 }
 
-/** Whether no process of group `pgid` is left, polling for up to `withinMs`. */
-async function groupGone(pgid: number, withinMs = 2_000): Promise<boolean> {
-  const end = Date.now() + withinMs;
-  while (true) {
+/** Waits until no process of group `pgid` is left; throws naming the group after `withinMs`. */
+async function groupGone(pgid: number, withinMs = 2_000): Promise<true> {
+  return await pollUntil(`process group ${pgid} to be gone`, () => {
     try {
       Deno.kill(-pgid, 0 as unknown as Deno.Signal);
+      return false;
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) return true;
       throw error;
     }
-    if (Date.now() > end) return false;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  }, { timeoutMs: withinMs });
 }
 
 Deno.test("call() returns the tool's value and hands the module its settings and data dir", async () => {
@@ -136,7 +135,11 @@ Deno.test("call() reports values JSON cannot carry, and stray rejections do not 
     assert.ok(error instanceof ToolCallError);
     assert.match(error.message, /The result of "bigint" cannot be sent as JSON/);
     assert.equal(await host.call("stray", undefined, { timeoutMs: 5_000 }), "still here");
-    await waitFor(() => logger.lines.some((l) => l.includes("stray rejection")), 2_000);
+    await pollUntil(
+      "the stray rejection in the log",
+      () => logger.lines.some((l) => l.includes("stray rejection")),
+      { timeoutMs: 2_000 },
+    );
     assert.equal(await host.call("echo", { value: 2 }, { timeoutMs: 5_000 }), 2);
   });
 });
@@ -165,7 +168,9 @@ Deno.test("a crash fails the call in flight and the host restarts with back-off"
       const meanwhile = await rejection(host.call("echo", { value: 1 }, { timeoutMs: 5_000 }));
       assert.ok(meanwhile instanceof ToolCallError);
       assert.equal(meanwhile.kind, "NamespaceUnavailable");
-      await waitFor(() => host.state().state === "ready", 5_000);
+      await pollUntil("the host to be ready", () => host.state().state === "ready", {
+        timeoutMs: 5_000,
+      });
       assert.notEqual(host.pid, firstPid);
       assert.ok(await groupGone(firstPid));
       assert.equal(await host.call("echo", { value: "back" }, { timeoutMs: 5_000 }), "back");
@@ -238,6 +243,8 @@ Deno.test("call() times out with ToolTimeout and keeps a host whose tool honours
   await withHost("faulty_tools.ts", {}, async (host) => {
     await host.start();
     const pid = host.pid;
+    // Answers after the abort grace (200 + 400 ms) has run out, and only if the host survived it.
+    const witness = host.call("sleep", { ms: 1_000 }, { timeoutMs: 5_000 });
     const started = performance.now();
     const error = await rejection(host.call("waitForAbort", undefined, { timeoutMs: 200 }));
     const elapsed = performance.now() - started;
@@ -245,7 +252,7 @@ Deno.test("call() times out with ToolTimeout and keeps a host whose tool honours
     assert.equal(error.kind, "ToolTimeout");
     assert.equal(error.message, `tool "faulty_tools.waitForAbort" did not answer within 200 ms`);
     assert.ok(elapsed < 1_000, `timed out after ${elapsed} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 600)); // past the abort grace
+    assert.equal(await witness, 1_000);
     assert.equal(host.pid, pid);
     assert.equal(host.state().state, "ready");
   });
@@ -267,7 +274,9 @@ Deno.test("a call that ignores its abort past the grace restarts the host and fa
       `tool host for "faulty_tools" restarted: call "hang" ignored its abort signal for 400 ms`,
     );
     assert.ok(await groupGone(pid));
-    await waitFor(() => host.state().state === "ready", 5_000);
+    await pollUntil("the host to be ready", () => host.state().state === "ready", {
+      timeoutMs: 5_000,
+    });
     assert.equal(await host.call("echo", { value: "fresh" }, { timeoutMs: 5_000 }), "fresh");
     assert.ok(logger.lines.some((l) => l.startsWith("warn") && l.includes("ignored its abort")));
   });
@@ -281,7 +290,9 @@ Deno.test("a tool that blocks the event loop is killed after the grace", async (
     assert.ok(error instanceof ToolCallError);
     assert.equal(error.kind, "ToolTimeout");
     assert.ok(await groupGone(pid, 3_000));
-    await waitFor(() => host.state().state === "ready", 5_000);
+    await pollUntil("the host to be ready", () => host.state().state === "ready", {
+      timeoutMs: 5_000,
+    });
   });
 });
 

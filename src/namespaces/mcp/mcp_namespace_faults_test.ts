@@ -6,8 +6,8 @@ import {
   isProcessGone,
   readRecord,
   typeCheck,
-  waitFor,
 } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
+import { pollUntil } from "../../../test/support/poll_until.ts";
 import type { McpLogger } from "./mcp_logger.ts";
 import { McpNamespace } from "./mcp_namespace.ts";
 
@@ -36,13 +36,13 @@ async function cancelledUpstream(
   options: { tool: string; after: number },
 ): Promise<void> {
   const id = await requestIdOf(record, options.tool);
-  await waitFor(
+  await pollUntil(
     `notifications/cancelled for ${options.tool}`,
     async () =>
       (await readRecord(record)).slice(options.after).some((e) =>
         e.event === "cancelled" && e.requestId === id
       ),
-    200,
+    { timeoutMs: 200 },
   );
 }
 
@@ -149,7 +149,7 @@ Deno.test("`McpNamespace` handles a misbehaving fixture server", async (t) => {
     await t.step("aborting the signal cancels the call upstream", async () => {
       const controller = new AbortController();
       const call = ns.callTool("hang", {}, callOptions({ signal: controller.signal }));
-      await waitFor(
+      await pollUntil(
         "the hang request",
         async () => (await requestIdOf(record, "hang")) !== undefined,
       );
@@ -158,11 +158,11 @@ Deno.test("`McpNamespace` handles a misbehaving fixture server", async (t) => {
       assert.equal(error.kind, "Cancelled");
       assert.equal(error.message, 'Call to "fixture.hang" was cancelled');
       const id = await requestIdOf(record, "hang");
-      await waitFor(
+      await pollUntil(
         "notifications/cancelled",
         async () =>
           (await readRecord(record)).some((e) => e.event === "cancelled" && e.requestId === id),
-        1000,
+        { timeoutMs: 1000 },
       );
     });
 
@@ -202,7 +202,7 @@ Deno.test("`McpNamespace` handles a misbehaving fixture server", async (t) => {
       let changes = 0;
       const unsubscribe = ns.onChange(() => changes++);
       await ns.callTool("add_tool", { name: "added_later" }, callOptions());
-      await waitFor(
+      await pollUntil(
         "the refreshed catalogue",
         () => ns.catalogue().tools.some((tool) => tool.originalName === "added_later"),
       );
@@ -228,26 +228,32 @@ Deno.test("`McpNamespace` handles a misbehaving fixture server", async (t) => {
 Deno.test("`McpNamespace` survives upstream crashes, reconnects with back-off and opens a breaker", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gateway-mcp-crash-" });
   const record = `${dir}/record.jsonl`;
+  const restart = {
+    initialDelayMs: 100,
+    maxDelayMs: 100,
+    breakerCrashes: 3,
+    breakerWindowMs: 60_000,
+    breakerHoldMs: 60_000,
+  };
   const ns = new McpNamespace(
     "crashy",
     fixtureConfig("fault_server.ts", { env: { FAULT_RECORD: record } }),
-    {
-      restart: {
-        initialDelayMs: 100,
-        breakerCrashes: 3,
-        breakerWindowMs: 60_000,
-        breakerHoldMs: 60_000,
-      },
-    },
+    { restart },
+  );
+  // The control: same delays, no breaker. Once it is back after a crash, crashy had its chance.
+  const steady = new McpNamespace(
+    "steady",
+    fixtureConfig("fault_server.ts", { env: { FAULT_RECORD: `${dir}/steady.jsonl` } }),
+    { restart: { ...restart, breakerCrashes: 1_000 } },
   );
   try {
-    await ns.start();
+    await Promise.all([ns.start(), steady.start()]);
     const firstPid = ns.pid;
     const inFlight = Array.from(
       { length: 4 },
       () => callError(ns.callTool("hang", {}, callOptions())),
     );
-    await waitFor(
+    await pollUntil(
       "four hanging calls",
       async () => (await readRecord(record)).filter((e) => e.tool === "hang").length === 4,
     );
@@ -272,7 +278,7 @@ Deno.test("`McpNamespace` survives upstream crashes, reconnects with back-off an
     assert.equal(meanwhile.kind, "NamespaceUnavailable");
     assert.ok(Date.now() - fast < 50);
 
-    await waitFor("the reconnect", () => ns.status().state === "ready");
+    await pollUntil("the reconnect", () => ns.status().state === "ready");
     assert.notEqual(ns.pid, firstPid);
     assert.equal(
       (await ns.callTool("echo", { message: "back" }, callOptions())).value,
@@ -281,15 +287,22 @@ Deno.test("`McpNamespace` survives upstream crashes, reconnects with back-off an
 
     // Second and third crash within the window: the breaker holds it down.
     await callError(ns.callTool("crash", {}, callOptions()));
-    await waitFor("the second reconnect", () => ns.status().state === "ready");
-    await callError(ns.callTool("crash", {}, callOptions()));
+    await pollUntil("the second reconnect", () => ns.status().state === "ready");
+    const launched = async () =>
+      (await readRecord(record)).filter((e) => e.event === "launched").length;
+    const launches = await launched();
+    await Promise.all([
+      callError(ns.callTool("crash", {}, callOptions())),
+      callError(steady.callTool("crash", {}, callOptions())),
+    ]);
     assert.match(reasonOf(ns), /\(3 crashes within 60 s: held down\).*next attempt in 60 s$/);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await pollUntil("the control namespace to reconnect", () => steady.status().state === "ready");
     assert.equal(ns.status().state, "failed");
+    assert.equal(await launched(), launches, "crashy was relaunched while held down");
     const held = await callError(ns.callTool("echo", { message: "x" }, callOptions()));
     assert.equal(held.kind, "NamespaceUnavailable");
   } finally {
-    await ns.stop();
+    await Promise.all([ns.stop(), steady.stop()]);
     await Deno.remove(dir, { recursive: true });
   }
 });
@@ -320,7 +333,9 @@ Deno.test("`McpNamespace.start()` gives up on a slow upstream at startTimeoutMs 
     assert.deepStrictEqual(healthy.status(), { state: "ready" });
     const launched = (await readRecord(record)).find((e) => e.event === "launched");
     assert.ok(typeof launched?.pid === "number");
-    await waitFor("the slow child to be gone", () => isProcessGone(launched.pid as number), 1000);
+    await pollUntil("the slow child to be gone", () => isProcessGone(launched.pid as number), {
+      timeoutMs: 1000,
+    });
     const error = await callError(slow.callTool("echo", { message: "x" }, callOptions()));
     assert.equal(error.kind, "NamespaceUnavailable");
   } finally {
@@ -380,7 +395,7 @@ Deno.test("`McpNamespace.stop()` leaves no descendant of a stdio server alive", 
     assert.equal(isProcessGone(child), false);
     await ns.stop();
     assert.ok(isProcessGone(leader));
-    await waitFor("the grandchild to be gone", () => isProcessGone(child), 1000);
+    await pollUntil("the grandchild to be gone", () => isProcessGone(child), { timeoutMs: 1000 });
   } finally {
     await ns.stop();
     await Deno.remove(dir, { recursive: true });

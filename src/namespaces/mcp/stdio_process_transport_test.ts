@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { isProcessGone, waitFor } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
+import { isProcessGone } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
+import { pollUntil } from "../../../test/support/poll_until.ts";
 import { describeExit, StdioProcessTransport } from "./stdio_process_transport.ts";
 
 const ENV = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
@@ -28,7 +29,7 @@ Deno.test("`StdioProcessTransport` delivers JSON-RPC lines and reports garbage a
   );
   await transport.start();
   try {
-    await waitFor(
+    await pollUntil(
       "two messages and three errors",
       () => messages.length === 2 && errors.length === 3,
     );
@@ -55,7 +56,7 @@ Deno.test("`StdioProcessTransport` writes messages as lines the child can read",
   await transport.start();
   try {
     await transport.send({ jsonrpc: "2.0", id: 7, method: "ping" });
-    await waitFor("the echoed message", () => messages.length === 1);
+    await pollUntil("the echoed message", () => messages.length === 1);
     assert.deepStrictEqual(messages[0], { jsonrpc: "2.0", id: 7, method: "ping" });
   } finally {
     await transport.close();
@@ -69,8 +70,10 @@ Deno.test("`StdioProcessTransport` drains a stderr flood into a bounded tail and
   );
   await transport.start();
   try {
-    await waitFor("the message after the flood", () => messages.length === 1, 10_000);
-    await waitFor("the end of the flood", () => transport.stderr.text().endsWith("the end\n"));
+    await pollUntil("the message after the flood", () => messages.length === 1, {
+      timeoutMs: 10_000,
+    });
+    await pollUntil("the end of the flood", () => transport.stderr.text().endsWith("the end\n"));
     assert.ok(transport.stderr.totalChars > 9_000_000);
     assert.ok(transport.stderr.text().length <= 65_536);
     assert.ok(lines.length <= 25, `${lines.length} lines logged`);
@@ -84,13 +87,13 @@ Deno.test("`StdioProcessTransport.close()` leaves no process of the group behind
   await transport.start();
   let grandchild = 0;
   try {
-    await waitFor("the grandchild pid", () => /child (\d+)/.test(transport.stderr.text()));
+    await pollUntil("the grandchild pid", () => /child (\d+)/.test(transport.stderr.text()));
     grandchild = Number(/child (\d+)/.exec(transport.stderr.text())?.[1]);
     assert.equal(isProcessGone(grandchild), false);
   } finally {
     await transport.close();
   }
-  await waitFor("the grandchild to be gone", () => isProcessGone(grandchild));
+  await pollUntil("the grandchild to be gone", () => isProcessGone(grandchild));
   assert.equal(transport.exitStatus?.code, 0);
 });
 
