@@ -13,6 +13,7 @@ import { chromium, type Page } from "playwright-core";
 import axe from "axe-core";
 import { withHarness } from "./support/gateway_harness.ts";
 import { realServerBin } from "./fixtures/mcp/mcp_test_servers.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
@@ -97,16 +98,15 @@ Deno.test({
         ],
       });
       try {
-        for (let i = 0; i < 200; i++) {
+        await pollUntil("broken to fail and the others to be ready", async () => {
           const ns = await client.request<{ namespaces: { name: string; status: string }[] }>(
             "namespaces",
           );
           const settled = ns.namespaces.filter((n) =>
             n.name === "broken" ? n.status === "failed" : n.status === "ready"
           );
-          if (settled.length === 3) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+          return settled.length === 3;
+        });
         // Some history to page through and filter.
         for (let i = 0; i < 22; i++) {
           await client.request("exec", { source: `${i} * 2`, check: false });

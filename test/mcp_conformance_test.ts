@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { withHarness } from "./support/gateway_harness.ts";
 import { startTokenProxy } from "./support/token_proxy.ts";
 import { realServerBin, REPO_ROOT, startHttpEverything } from "./fixtures/mcp/mcp_test_servers.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const CONFORMANCE = "npm:@modelcontextprotocol/conformance@0.1.16";
 
@@ -93,11 +94,10 @@ Deno.test({
       const client = await gw.client();
       try {
         // The upstream must be ready before the proxy exposure lists its tools.
-        for (let i = 0; i < 200; i++) {
+        await pollUntil("every namespace to be ready", async () => {
           const ns = await client.request<{ namespaces: { status: string }[] }>("namespaces");
-          if (ns.namespaces.every((n) => n.status === "ready")) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+          return ns.namespaces.every((n) => n.status === "ready");
+        }, { timeoutMs: 20_000 });
       } finally {
         await client.close();
       }

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { RunDocument } from "../src/protocol/run_document.ts";
 import { REPO, withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const SERVERS = join(REPO, "test/servers/node_modules/@modelcontextprotocol");
 
@@ -52,14 +53,13 @@ Deno.test("real MCP servers are typed namespaces: list, prompts, calls, results,
             const ns = listed.namespaces.find((n) => n.name === name);
             assert.ok(ns, `${name} listed`);
             if (ns.status !== "ready") {
-              // files and memory may still be starting: poll briefly.
-              for (let i = 0; i < 100; i++) {
+              // files and memory may still be starting.
+              await pollUntil(`${name} to be ready in gateway tools`, async () => {
                 const again = JSON.parse(
                   (await gw.cli(["tools", "--json"])).stdout,
                 ) as typeof listed;
-                if (again.namespaces.find((n) => n.name === name)?.status === "ready") break;
-                await new Promise((r) => setTimeout(r, 100));
-              }
+                return again.namespaces.find((n) => n.name === name)?.status === "ready";
+              });
             }
           }
           const one = await gw.cli(["tools", "everything"]);

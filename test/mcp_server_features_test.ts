@@ -60,12 +60,10 @@ async function whenReady(
 ) {
   const client = await gw.client();
   try {
-    for (let i = 0; i < 200; i++) {
+    await pollUntil("both namespaces to be ready", async () => {
       const ns = await client.request<{ namespaces: { status: string }[] }>("namespaces");
-      if (ns.namespaces.length >= 2 && ns.namespaces.every((n) => n.status === "ready")) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error("namespaces did not become ready");
+      return ns.namespaces.length >= 2 && ns.namespaces.every((n) => n.status === "ready");
+    });
   } finally {
     await client.close();
   }

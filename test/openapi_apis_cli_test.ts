@@ -15,15 +15,13 @@ import { pollUntil } from "./support/poll_until.ts";
 import { GITHUB_SPEC, startPrism } from "./support/prism_server.ts";
 
 async function pendingFor(gw: { cli(args: string[]): Promise<{ stdout: string }> }, runId: string) {
-  for (let i = 0; i < 200; i++) {
+  return await pollUntil(`run ${runId} to wait for approval`, async () => {
     const listed = JSON.parse((await gw.cli(["approvals", "--json"])).stdout) as {
       pending: { runId: string; namespace: string; tool: string; rule: string }[];
     };
     const held = listed.pending.filter((p) => p.runId === runId);
-    if (held.length > 0) return held;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`run ${runId} never waited for approval`);
+    return held.length > 0 ? held : undefined;
+  }, { timeoutMs: 20_000 });
 }
 
 /** The code block after `<!-- marker -->` in the README. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { RunDocument, RunningDocument } from "../src/protocol/run_document.ts";
 import { withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const TOOL = `/** Removes everything (pretend). */
 export function wipe(args: { what: string }): string {
@@ -24,15 +25,13 @@ const CONFIG = {
 };
 
 async function pendingFor(gw: { cli(args: string[]): Promise<{ stdout: string }> }, runId: string) {
-  for (let i = 0; i < 100; i++) {
+  return await pollUntil(`run ${runId} to wait for approval`, async () => {
     const listed = JSON.parse((await gw.cli(["approvals", "--json"])).stdout) as {
       pending: { id: string; runId: string; tool: string; args: string }[];
     };
     const held = listed.pending.filter((p) => p.runId === runId);
-    if (held.length > 0) return held;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`run ${runId} never waited for approval`);
+    return held.length > 0 ? held : undefined;
+  }, { timeoutMs: 10_000 });
 }
 
 Deno.test("an ask policy holds a call until someone answers; the answer and who gave it are kept in history", async () => {

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { execRpc, parseRun, runTestRoot, withRunHarness } from "./support/run_test_support.ts";
 import type { StoredRun } from "../src/store/run_history.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 /** A planted secret listed in `history.redact`. */
 const REDACT_SECRET = "sk-test-planted-7Qx9Vb2Lm";
@@ -203,10 +204,10 @@ Deno.test("history records every run, redacts secrets and serves the history com
         const saved = await gw.cli(["history", "save", doc.runId, "answer"]);
         assert.equal(saved.code, 0, saved.stderr);
         assert.match(saved.stdout, /saved run .* as .*scripts\/answer\.ts/);
-        const named = await waitFor(async () => {
+        const named = await pollUntil("the saved script to run by name", async () => {
           const r = await gw.cli(["run", "answer", "x", "y"]);
           return r.code === 0 ? r : null;
-        });
+        }, { timeoutMs: 5000 });
         assert.equal(named.stdout, "hello from x+y\n");
         const bad = parseRun((await gw.cli(["exec", "--json", `throw new Error("no")`])).stdout);
         const refused = await gw.cli(["history", "save", bad.runId, "broken"]);
@@ -249,13 +250,3 @@ Deno.test("history records every run, redacts secrets and serves the history com
     }
   });
 });
-
-async function waitFor<T>(probe: () => Promise<T | null>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { RunnerPool } from "./runner_pool.ts";
 import type { RunnerProcess } from "./runner_process.ts";
+import { pollUntil } from "../../test/support/poll_until.ts";
 
 /** A runner whose process has already exited, as one killed by a hostile neighbour would. */
 function deadRunner(): RunnerProcess {
@@ -26,9 +27,7 @@ Deno.test("RunnerPool backs off, doubling its wait, while fresh runners keep dyi
   }, { log: (m) => logs.push(m) });
   pool.fill();
   const waits = () => logs.map((l) => /refilling in (\d+) ms/.exec(l)?.[1]).filter(Boolean);
-  for (let i = 0; i < 100 && waits().length < 3; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await pollUntil("three refill waits in the log", () => waits().length >= 3, { timeoutMs: 5_000 });
   await pool.close();
   assert.deepEqual(waits().slice(0, 3), ["100", "200", "400"]);
   assert.ok(spawns <= 4, `${spawns} spawns: the pool did not back off`);
