@@ -21,7 +21,7 @@ async function pendingFor(gw: { cli(args: string[]): Promise<{ stdout: string }>
     };
     const held = listed.pending.filter((p) => p.runId === runId);
     return held.length > 0 ? held : undefined;
-  }, { timeoutMs: 20_000 });
+  }, { timeoutMs: 60_000 });
 }
 
 /** The code block after `<!-- marker -->` in the README. */

@@ -31,7 +31,7 @@ async function pendingFor(gw: { cli(args: string[]): Promise<{ stdout: string }>
     };
     const held = listed.pending.filter((p) => p.runId === runId);
     return held.length > 0 ? held : undefined;
-  }, { timeoutMs: 10_000 });
+  }, { timeoutMs: 30_000 });
 }
 
 Deno.test("an ask policy holds a call until someone answers; the answer and who gave it are kept in history", async () => {
