@@ -123,6 +123,10 @@ Deno.test("the HTTP routes serve status, types, tool calls and runs to the token
       for (const path of ["/health", "/namespaces", "/types", "/types/{ns}", "/call", "/exec"]) {
         assert.ok(body.paths[path], `openapi.json lacks ${path}`);
       }
+      // Request schemas are the router's own: `exec` requires its source and refuses extras.
+      const exec = body.paths["/exec"].post.requestBody.content["application/json"].schema;
+      assert.deepEqual(exec.required, ["source"]);
+      assert.equal(exec.additionalProperties, false);
     });
 
     await t.step("an unknown route is a 404 naming it", async () => {

@@ -210,7 +210,10 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     }
     return call(c, `workflow.${c.req.param("command")}`, params);
   });
-  app.get("/openapi.json", (c) => json(c, openApiDocument(options.version)));
+  app.get(
+    "/openapi.json",
+    (c) => json(c, openApiDocument(options.version, (m) => router.schemaOf(m))),
+  );
   app.get("/ui", (c) => dashboardResponse(c.req.path));
   app.get("/ui/:asset", (c) => dashboardResponse(c.req.path));
   app.all("/mcp", (c) => {

@@ -1,28 +1,259 @@
 /**
  * `GET /openapi.json`: a machine-readable map of the HTTP routes, so HTTP clients need not read
- * the source. Kept beside the routes it describes.
+ * the source. Request schemas come from the zod schemas the router validates with, so the
+ * document cannot drift from what the server accepts; `openapi_document_test.ts` checks that
+ * every route the app serves is listed here and the other way round.
  * @module
  */
 
-const JSON_BODY = { content: { "application/json": { schema: { type: "object" } } } };
-const OK = { "200": { description: "OK", ...JSON_BODY } };
+import { z } from "zod";
 
-function get(summary: string, parameters: unknown[] = []) {
-  return { get: { summary, parameters, responses: OK } };
+/** Where an RPC param comes from in an HTTP request other than a JSON body. */
+export interface RouteParameter {
+  /** The name in the URL (`q`, `ns`). */
+  name: string;
+  in: "query" | "path";
+  /** The RPC param it fills (`query`, `namespaces`); a comma-separated path param fills an array. */
+  field?: string;
+  /** Its schema, when it fills no RPC param (it picks the method or the file). */
+  schema?: Record<string, unknown>;
 }
 
-function post(summary: string) {
-  return { post: { summary, requestBody: JSON_BODY, responses: OK } };
+/** One HTTP route of `http_routes.ts` and the router method it maps onto. */
+export interface HttpRoute {
+  /** `get`, `post`, or `all` (every verb, as `/mcp`). */
+  verb: "get" | "post" | "all";
+  /** OpenAPI path template (`/types/{ns}`). */
+  path: string;
+  summary: string;
+  /** The router method answering it; its params schema becomes the request schema. */
+  method?: string;
+  /** URL parameters that fill the method's params (none: the method takes none). */
+  params?: readonly RouteParameter[];
+  /** The method's params arrive as the JSON body. @default {false} */
+  body?: boolean;
+  /** Served without the token. @default {false} */
+  public?: boolean;
+  /** What the answer is when it is not JSON. */
+  produces?: "text/html" | "websocket";
 }
 
-/** The OpenAPI 3.1 document of the gateway's HTTP interface. */
-export function openApiDocument(version: string): Record<string, unknown> {
-  const q = (name: string, required = false) => ({
-    name,
-    in: "query",
-    required,
-    schema: { type: "string" },
-  });
+const query = (name: string, field = name): RouteParameter => ({ name, in: "query", field });
+const path = (name: string, field = name): RouteParameter => ({ name, in: "path", field });
+const WORKFLOW_COMMANDS = ["start", "step", "status", "reset", "abort", "list", "log"];
+
+/** Every HTTP route the gateway serves, in the order `http_routes.ts` registers them. */
+export const HTTP_ROUTES: readonly HttpRoute[] = [
+  { verb: "get", path: "/health", summary: "Per-namespace status (no token needed)", public: true },
+  {
+    verb: "get",
+    path: "/namespaces",
+    summary: "Namespaces with status and tool counts",
+    method: "namespaces",
+  },
+  {
+    verb: "get",
+    path: "/types",
+    summary: "TypeScript declarations of the script globals",
+    method: "types",
+  },
+  {
+    verb: "get",
+    path: "/types/{ns}",
+    summary: "TypeScript of some namespaces (comma-separated)",
+    method: "types",
+    params: [path("ns", "namespaces")],
+  },
+  {
+    verb: "get",
+    path: "/catalog",
+    summary: "Budgeted catalogue",
+    method: "catalog",
+    params: [query("budget")],
+  },
+  {
+    verb: "get",
+    path: "/search",
+    summary: "Ranked tools and scripts",
+    method: "search",
+    params: [query("q", "query"), query("namespace"), query("limit"), query("offset")],
+  },
+  {
+    verb: "get",
+    path: "/describe",
+    summary: "One tool or script in full",
+    method: "describe",
+    params: [query("path")],
+  },
+  { verb: "get", path: "/scripts", summary: "Named scripts", method: "scripts" },
+  {
+    verb: "post",
+    path: "/exec",
+    summary: "Run inline TypeScript; answers the run document",
+    method: "exec",
+    body: true,
+  },
+  { verb: "post", path: "/run", summary: "Run a named script", method: "run", body: true },
+  { verb: "post", path: "/call", summary: "Call one tool directly", method: "call", body: true },
+  { verb: "post", path: "/cancel", summary: "Cancel a run", method: "cancel", body: true },
+  { verb: "post", path: "/wait", summary: "Wait for a yielded run", method: "wait", body: true },
+  {
+    verb: "get",
+    path: "/history",
+    summary: "Recent runs",
+    method: "history.list",
+    params: [query("limit"), query("offset"), query("failed")],
+  },
+  {
+    verb: "get",
+    path: "/approvals",
+    summary: "Tool calls an ask policy holds, waiting for an answer",
+    method: "approval.list",
+  },
+  {
+    verb: "post",
+    path: "/approvals/respond",
+    summary: "Allow or deny the held calls of a run",
+    method: "approval.respond",
+    body: true,
+  },
+  {
+    verb: "get",
+    path: "/history/{id}",
+    summary: "One run in full",
+    method: "history.get",
+    params: [path("id")],
+  },
+  {
+    verb: "post",
+    path: "/workflow/{command}",
+    summary: "Workflow command: start, step, status, reset, abort, list, log",
+    method: "workflow.start",
+    params: [{ name: "command", in: "path", schema: { type: "string", enum: WORKFLOW_COMMANDS } }],
+    body: true,
+  },
+  { verb: "get", path: "/openapi.json", summary: "This document" },
+  {
+    verb: "get",
+    path: "/ui",
+    summary: "The dashboard (token in the query or a cookie)",
+    produces: "text/html",
+  },
+  {
+    verb: "get",
+    path: "/ui/{asset}",
+    summary: "The dashboard's static files",
+    params: [{ name: "asset", in: "path", schema: { type: "string" } }],
+    public: true,
+    produces: "text/html",
+  },
+  { verb: "all", path: "/mcp", summary: "The gateway as an MCP server (streamable HTTP)" },
+  {
+    verb: "get",
+    path: "/ws",
+    summary: "WebSocket JSON-RPC (every router method)",
+    produces: "websocket",
+  },
+];
+
+const ERROR_BODY = {
+  type: "object",
+  properties: {
+    error: {
+      type: "object",
+      properties: {
+        code: { type: "integer" },
+        message: { type: "string" },
+        data: { type: "object", properties: { kind: { type: "string" } } },
+      },
+      required: ["message"],
+    },
+  },
+  required: ["error"],
+};
+
+/** The JSON Schema (2020-12, as OpenAPI 3.1 uses) of what a method accepts. */
+function inputSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
+  return rest;
+}
+
+function methodSchema(
+  route: HttpRoute,
+  schemaOf: (method: string) => z.ZodType | undefined,
+): Record<string, unknown> {
+  const schema = schemaOf(route.method ?? "");
+  if (!schema) {
+    throw new Error(`HTTP route ${route.path} maps onto unknown method "${route.method}"`);
+  }
+  return inputSchema(schema);
+}
+
+function operation(
+  route: HttpRoute,
+  schemaOf: (method: string) => z.ZodType | undefined,
+): Record<string, unknown> {
+  const json = (schema: unknown) => ({ content: { "application/json": { schema } } });
+  const ok = route.produces === "websocket"
+    ? { "101": { description: "Switching to the WebSocket protocol" } }
+    : route.produces === "text/html"
+    ? { "200": { description: "OK", content: { "text/html": { schema: { type: "string" } } } } }
+    : { "200": { description: "OK", ...json({ type: "object" }) } };
+  const op: Record<string, unknown> = {
+    summary: route.summary,
+    ...(route.method ? { operationId: route.method } : {}),
+    ...(route.public ? { security: [] } : {}),
+    responses: {
+      ...ok,
+      ...(route.public
+        ? {}
+        : { "401": { description: "Missing or wrong token", ...json(ERROR_BODY) } }),
+      ...(route.method ? { "400": { description: "Invalid params", ...json(ERROR_BODY) } } : {}),
+    },
+  };
+  const input = route.method ? methodSchema(route, schemaOf) : { properties: {} };
+  if (route.body) op.requestBody = { required: true, ...json(input) };
+  if (route.params) {
+    const properties = (input.properties ?? {}) as Record<string, Record<string, unknown>>;
+    const required = new Set((input.required ?? []) as string[]);
+    op.parameters = route.params.map((p) => {
+      const schema = p.schema ?? (p.field === undefined ? undefined : properties[p.field]);
+      if (!schema) {
+        throw new Error(
+          `HTTP route ${route.path}: method "${route.method}" has no param "${p.field}"`,
+        );
+      }
+      return {
+        name: p.name,
+        in: p.in,
+        required: p.in === "path" || (p.field !== undefined && required.has(p.field)),
+        schema,
+        // `/types/kv,fs`: a comma-separated list.
+        ...(schema.type === "array" ? { style: "simple", explode: false } : {}),
+      };
+    });
+  }
+  return op;
+}
+
+/**
+ * The OpenAPI 3.1 document of the gateway's HTTP interface; `schemaOf` gives the params schema
+ * the router validates each method with (`Router.schemaOf`).
+ */
+export function openApiDocument(
+  version: string,
+  schemaOf: (method: string) => z.ZodType | undefined,
+): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of HTTP_ROUTES) {
+    const verbs = route.verb === "all" ? ["get", "post", "delete"] : [route.verb];
+    for (const verb of verbs) {
+      (paths[route.path] ??= {})[verb] = operation(route, schemaOf);
+    }
+  }
   return {
     openapi: "3.1.0",
     info: { title: "gateway", version },
@@ -30,36 +261,6 @@ export function openApiDocument(version: string): Record<string, unknown> {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
     },
     security: [{ bearer: [] }],
-    paths: {
-      "/health": {
-        get: { summary: "Per-namespace status (no token needed)", security: [], responses: OK },
-      },
-      "/namespaces": get("Namespaces with status and tool counts"),
-      "/types": get("TypeScript declarations of the script globals"),
-      "/types/{ns}": get("TypeScript of some namespaces (comma-separated)", [
-        { name: "ns", in: "path", required: true, schema: { type: "string" } },
-      ]),
-      "/catalog": get("Budgeted catalogue", [q("budget")]),
-      "/search": get("Ranked tools and scripts", [
-        q("q", true),
-        q("namespace"),
-        q("limit"),
-        q("offset"),
-      ]),
-      "/describe": get("One tool or script in full", [q("path", true)]),
-      "/scripts": get("Named scripts"),
-      "/exec": post("Run inline TypeScript; answers the run document"),
-      "/run": post("Run a named script"),
-      "/call": post("Call one tool directly"),
-      "/cancel": post("Cancel a run"),
-      "/wait": post("Wait for a yielded run"),
-      "/history": get("Recent runs", [q("limit"), q("offset"), q("failed")]),
-      "/history/{id}": get("One run in full", [
-        { name: "id", in: "path", required: true, schema: { type: "string" } },
-      ]),
-      "/approvals": get("Tool calls an ask policy holds, waiting for an answer"),
-      "/approvals/respond": post("Allow or deny the held calls of a run: {runId, allow, by?}"),
-      "/workflow/{command}": post("Workflow command: start, step, status, reset, abort, list, log"),
-    },
+    paths,
   };
 }

@@ -23,6 +23,8 @@ export interface MethodContext {
 
 /** One method: its params schema and handler, type-erased for the table. */
 export interface MethodDefinition {
+  /** The params schema, also the source of the HTTP API's OpenAPI document. */
+  readonly schema: z.ZodType;
   parse(params: unknown): { success: true; data: unknown } | { success: false; error: z.ZodError };
   handle(params: unknown, context: MethodContext): Promise<unknown>;
 }
@@ -33,6 +35,7 @@ export function defineMethod<S extends z.ZodType>(
   handle: (params: z.infer<S>, context: MethodContext) => Promise<unknown>,
 ): MethodDefinition {
   return {
+    schema,
     parse: (params) => schema.safeParse(params ?? {}),
     handle: (params, context) => handle(params as z.infer<S>, context),
   };
@@ -49,6 +52,11 @@ export class Router {
   /** Whether `method` exists (notifications with unknown methods are ignored). */
   has(method: string): boolean {
     return this.#methods.has(method);
+  }
+
+  /** The params schema of `method`, or undefined when there is no such method. */
+  schemaOf(method: string): z.ZodType | undefined {
+    return this.#methods.get(method)?.schema;
   }
 
   /** Method names, for errors and discovery. */
