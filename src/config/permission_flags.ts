@@ -14,7 +14,8 @@ import { grantCovers, PERMISSION_NAMES } from "./permission_values.ts";
  * @example
  * ```ts
  * import { permissionFlags } from "./permission_flags.ts";
- * permissionFlags({ net: ["example.com"], read: true }); // ["--allow-net=example.com", "--allow-read"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(permissionFlags({ net: ["example.com"], read: true }), ["--allow-net=example.com", "--allow-read"]);
  * ```
  */
 export function permissionFlags(set: PermissionSet): string[] {

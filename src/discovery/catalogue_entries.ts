@@ -24,7 +24,8 @@ export const SUMMARY_MAX_CHARS = 120;
  * @example
  * ```ts
  * import { summarise } from "./catalogue_entries.ts";
- * summarise("Reads a file. Large files are streamed."); // "Reads a file."
+ * import assert from "node:assert/strict";
+ * assert.equal(summarise("Reads a file. Large files are streamed."), "Reads a file.");
  * ```
  */
 export function summarise(description: string, max = SUMMARY_MAX_CHARS): string {

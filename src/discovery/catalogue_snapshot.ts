@@ -46,6 +46,7 @@ export interface CatalogueSnapshot {
  * @example
  * ```ts
  * import { buildToolIdentifiers } from "./catalogue_snapshot.ts";
+ * import assert from "node:assert/strict";
  * const tool = { description: "", inputType: null, inputOptional: true, outputType: "unknown",
  *   params: [] };
  * const { identifiers } = buildToolIdentifiers({
@@ -53,8 +54,8 @@ export interface CatalogueSnapshot {
  *   declarations: "",
  *   warnings: [],
  * });
- * identifiers.get("get-item"); // "get_item"
- * identifiers.get("delete"); // "delete_"
+ * assert.equal(identifiers.get("get-item"), "get_item");
+ * assert.equal(identifiers.get("delete"), "delete_");
  * ```
  */
 export function buildToolIdentifiers(catalogue: NamespaceCatalogue): NameAssignment {

@@ -50,7 +50,8 @@ function fold(name: string): string {
  * @example
  * ```ts
  * import { nearestNames } from "./nearest_names.ts";
- * nearestNames("gte", ["get", "set", "list"]); // ["get", "set"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(nearestNames("gte", ["get", "set", "list"]), ["get", "set"]);
  * ```
  */
 export function nearestNames(

@@ -15,16 +15,18 @@ export interface StrippedFence {
 const OPENING = /^[ \t]*(`{3,}|~{3,})[ \t]*([\w+#.-]*)[ \t]*$/;
 
 /**
- * Blanks an opening fence (```` ``` ````, ```` ```ts ````, `~~~js` …) on the first non-blank
- * line and its closing fence on the last non-blank line, so a snippet pasted from Markdown
- * runs as written. Line numbers are kept: the fence lines become empty lines. A script with
+ * Blanks an opening fence (three backticks or `~~~`, with or without a language such as `ts`) on
+ * the first non-blank line and its closing fence on the last non-blank line, so a snippet pasted
+ * from Markdown runs as written. Line numbers are kept: the fence lines become empty lines. A script with
  * only one of the two fences, or with fences elsewhere (inside a template string), is left
  * alone.
  *
  * @example
  * ```ts
  * import { stripMarkdownFence } from "./markdown_fence.ts";
- * stripMarkdownFence("```ts\n1 + 1\n```").source; // "\n1 + 1\n"
+ * import assert from "node:assert/strict";
+ * const fence = "`".repeat(3); // a literal fence would end this example
+ * assert.equal(stripMarkdownFence(`${fence}ts\n1 + 1\n${fence}`).source, "\n1 + 1\n");
  * ```
  */
 export function stripMarkdownFence(source: string): StrippedFence {

@@ -25,9 +25,13 @@ function isMediaBlock(value: unknown): value is Attachment & { type: "image" | "
  * @example
  * ```ts
  * import { moveMediaToAttachments } from "./media_result.ts";
- * const attachments: never[] = [];
- * moveMediaToAttachments(["a", { type: "image", data: "iVBO", mimeType: "image/png" }], attachments);
- * // ["a", "[image image/png: attachment 1]"], attachments holds the block
+ * import type { Attachment } from "../protocol/run_document.ts";
+ * import assert from "node:assert/strict";
+ * const attachments: Attachment[] = [];
+ * const image = { type: "image", data: "iVBO", mimeType: "image/png" };
+ * const result = moveMediaToAttachments(["a", image], attachments);
+ * assert.deepEqual(result, ["a", "[image image/png: attachment 1]"]);
+ * assert.deepEqual(attachments, [image]);
  * ```
  */
 export function moveMediaToAttachments(result: unknown, attachments: Attachment[]): unknown {

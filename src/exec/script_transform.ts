@@ -83,9 +83,14 @@ const SCRIPT_FILE = "/script.ts";
  * TypeScript is imported on first use, so importing this module costs nothing at start-up.
  *
  * @example Capture the last expression of a snippet
- * ```ts ignore
+ * ```ts
+ * import { prepareScript } from "./script_transform.ts";
+ * import assert from "node:assert/strict";
  * const prepared = await prepareScript("const a = 2;\na * 21", { inline: true });
- * // prepared.code === "const a = 2;\nglobalThis.__gatewayResult((a * 21))"
+ * assert.equal(prepared.kind, "Prepared");
+ * if (prepared.kind === "Prepared") {
+ *   assert.equal(prepared.code, "const a = 2;\nglobalThis.__gatewayResult((a * 21))");
+ * }
  * ```
  */
 export async function prepareScript(

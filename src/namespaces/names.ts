@@ -76,9 +76,10 @@ const OBJECT_INTERNALS: ReadonlySet<string> = new Set(["__proto__", "constructor
  * @example
  * ```ts
  * import { toIdentifier } from "./names.ts";
- * toIdentifier("fancy-name"); // "fancy_name"
- * toIdentifier("3d"); // "_3d"
- * toIdentifier("delete"); // "delete_"
+ * import assert from "node:assert/strict";
+ * assert.equal(toIdentifier("fancy-name"), "fancy_name");
+ * assert.equal(toIdentifier("3d"), "_3d");
+ * assert.equal(toIdentifier("delete"), "delete_");
  * ```
  */
 export function toIdentifier(name: string): string {

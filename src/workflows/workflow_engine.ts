@@ -74,10 +74,11 @@ export interface WorkflowShape {
  * @example
  * ```ts
  * import { applyWorkflowCommand, IDLE_WORKFLOW_STATE } from "./workflow_engine.ts";
+ * import assert from "node:assert/strict";
  * const shape = { steps: [{ title: "Plan", loop: null }, { title: "Fix", loop: { min: 1, max: 3 } }] };
  * const started = applyWorkflowCommand(IDLE_WORKFLOW_STATE, { type: "start" }, shape);
  * const next = applyWorkflowCommand(started.state, { type: "step" }, shape);
- * next.state; // { status: "running", step: 1, pass: 1 }
+ * assert.deepEqual(next.state, { status: "running", step: 1, pass: 1 });
  * ```
  */
 export function applyWorkflowCommand(

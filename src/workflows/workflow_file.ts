@@ -95,8 +95,9 @@ export interface LoadedWorkflowFile {
  * @example
  * ```ts
  * import { parseWorkflowFile } from "./workflow_file.ts";
+ * import assert from "node:assert/strict";
  * const workflow = parseWorkflowFile("steps:\n  - title: Plan\n    prompt: Write a plan.\n", "plan.yaml");
- * workflow.steps[0]?.title; // "Plan"
+ * assert.equal(workflow.steps[0]?.title, "Plan");
  * ```
  */
 export function parseWorkflowFile(text: string, file: string): WorkflowDefinition {

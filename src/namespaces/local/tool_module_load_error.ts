@@ -11,9 +11,10 @@
  * @example
  * ```ts
  * import { ToolModuleLoadError } from "./tool_module_load_error.ts";
+ * import assert from "node:assert/strict";
  * const reason = `export "f" takes 2 parameters`;
  * const error = new ToolModuleLoadError("tools/x.ts", reason, { line: 12 });
- * error.message; // 'Cannot load tool module "tools/x.ts": export "f" takes 2 parameters (line 12)'
+ * assert.equal(error.message, 'Cannot load tool module "tools/x.ts": export "f" takes 2 parameters (line 12)');
  * ```
  */
 export class ToolModuleLoadError extends Error {

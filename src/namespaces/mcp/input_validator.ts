@@ -24,12 +24,13 @@ const MAX_PROBLEMS = 5;
  * @example
  * ```ts
  * import { InputValidator } from "./input_validator.ts";
+ * import assert from "node:assert/strict";
  * const check = new InputValidator().compile({
  *   type: "object",
  *   properties: { message: { type: "string" } },
  *   required: ["message"],
  * });
- * check({ message: 1 }); // ['"/message" must be string (type)']
+ * assert.deepEqual(check({ message: 1 }), ['"/message" must be string (type)']);
  * ```
  */
 export class InputValidator {

@@ -40,9 +40,10 @@ export interface RestartDecision {
  * @example
  * ```ts
  * import { RestartPolicy } from "./restart_policy.ts";
+ * import assert from "node:assert/strict";
  * const policy = new RestartPolicy();
- * policy.onFailure("start", 0).delayMs; // 500
- * policy.onFailure("start", 0).delayMs; // 1000
+ * assert.equal(policy.onFailure("start", 0).delayMs, 500);
+ * assert.equal(policy.onFailure("start", 0).delayMs, 1000);
  * ```
  */
 export class RestartPolicy {

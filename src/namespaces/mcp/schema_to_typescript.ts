@@ -42,9 +42,10 @@ export function typeNameFor(name: string): string {
  * @example
  * ```ts
  * import { schemaToTypeScript } from "./schema_to_typescript.ts";
+ * import assert from "node:assert/strict";
  * const schema = { type: "object", properties: { message: { type: "string" } } };
  * const { declarations } = await schemaToTypeScript(schema, { typeName: "EchoInput" });
- * // "export interface EchoInput {\nmessage?: string\n}\n"
+ * assert.equal(declarations, "export interface EchoInput {\n  message?: string;\n}");
  * ```
  */
 export async function schemaToTypeScript(

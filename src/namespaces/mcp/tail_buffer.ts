@@ -11,10 +11,11 @@
  * @example
  * ```ts
  * import { TailBuffer } from "./tail_buffer.ts";
+ * import assert from "node:assert/strict";
  * const tail = new TailBuffer({ capacity: 8 });
  * tail.append("hello ");
  * tail.append("world\n");
- * tail.text(); // "o world\n"
+ * assert.equal(tail.text(), "o world\n");
  * ```
  */
 export class TailBuffer {

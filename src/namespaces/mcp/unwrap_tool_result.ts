@@ -23,8 +23,9 @@ export interface UnwrapOptions {
  * @example
  * ```ts
  * import { unwrapToolResult } from "./unwrap_tool_result.ts";
+ * import assert from "node:assert/strict";
  * const raw = { content: [{ type: "text", text: '{"n":1}' }] };
- * unwrapToolResult(raw, { namespace: "x", tool: "y", hasOutputSchema: false }).value; // { n: 1 }
+ * assert.deepEqual(unwrapToolResult(raw, { namespace: "x", tool: "y", hasOutputSchema: false }).value, { n: 1 });
  * ```
  */
 export function unwrapToolResult(raw: RawToolResult, options: UnwrapOptions): ToolCallResult {
