@@ -23,11 +23,12 @@ Deno.test("every command of the table answers --help on stdout with exit code 0"
   for (const [name, command] of Object.entries(COMMANDS)) {
     const out: string[] = [];
     const err: string[] = [];
-    const context = {
-      output: { out: (t: string) => out.push(t), err: (t: string) => err.push(t) },
-    };
-    const handler = await command.load();
-    const code = await handler(["--help"], context as unknown as Parameters<typeof handler>[1]);
+    const context = new CliContext({
+      cwd: "/nonexistent",
+      env: {},
+      output: { out: (t) => out.push(t), err: (t) => err.push(t), isTty: false },
+    });
+    const code = await (await command.load())(["--help"], context);
     assert.equal(code, 0, name);
     assert.match(out.join(""), new RegExp(`Usage: gateway ${name}\\b`), name);
     assert.deepEqual(err, [], name);
