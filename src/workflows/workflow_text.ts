@@ -16,9 +16,20 @@ import type {
  * same facts; this is their reading for a model that follows instructions line by line.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { renderWorkflowText } from "./workflow_text.ts";
- * console.log(renderWorkflowText(await workflows.step({ session })));
+ * import assert from "node:assert/strict";
+ * const text = renderWorkflowText({
+ *   view: "list",
+ *   directory: "/root/workflows",
+ *   files: [{ name: "fix", file: "fix.yaml", description: "Fix a bug", steps: 3, error: null }],
+ *   sessions: [],
+ * });
+ * assert.equal(
+ *   text,
+ *   "Workflows in /root/workflows:\n  fix  (3 steps)  Fix a bug\n\nRunning sessions:\n  (none)\n\n" +
+ *     "Start one with `gateway workflow start NAME [--session NAME] [--var k=v]`.",
+ * );
  * ```
  */
 export function renderWorkflowText(
