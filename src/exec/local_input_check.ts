@@ -42,9 +42,15 @@ export interface LocalToolPath {
  * not JSON). `check` is the script checker's check of a snippet.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import { localInputProblem } from "./local_input_check.ts";
+ * import assert from "node:assert/strict";
+ * // The script checker's verdict on `tools.kv.get({"key":1});`, as it reports it:
+ * const message = "Type 'number' is not assignable to type 'string'; expected " +
+ *   "tools.kv.get({ key: string })";
+ * const check = () => Promise.resolve([{ message, line: 1, column: 15, code: 2322 }]);
  * const problem = await localInputProblem({ namespace: "kv", tool: "get" }, { key: 1 }, check);
- * // 'Invalid input for tool "kv.get": Type 'number' is not assignable to type 'string'; expected tools.kv.get({ key: string })'
+ * assert.equal(problem, `Invalid input for tool "kv.get": ${message}`);
  * ```
  */
 export async function localInputProblem(
