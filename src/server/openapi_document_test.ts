@@ -69,6 +69,13 @@ Deno.test("openApiDocument() takes request schemas from the router's zod schemas
 
   const types = document.paths["/types/{ns}"]?.get?.parameters?.[0];
   assert.deepEqual(types?.schema, { type: "array", items: { type: "string" } });
+
+  const command = document.paths["/workflow/{command}"]?.post?.parameters?.[0];
+  const workflowMethods = router.names().filter((n) => n.startsWith("workflow."));
+  assert.deepEqual(
+    [...(command?.schema.enum as string[])].sort(),
+    workflowMethods.map((n) => n.slice("workflow.".length)).sort(),
+  );
 });
 
 Deno.test("openApiDocument() has no bare object schema for a request, and /health needs no token", () => {

@@ -21,9 +21,9 @@ export interface PollOptions {
 
 /**
  * Calls `probe` (every `intervalMs`, or 10 ms doubling up to 100 ms) until it returns something
- * other than `undefined`, `null` or `false`, and returns that value. A probe that throws counts as "not yet" (its error is
- * kept for the message). When `timeoutMs` passes, throws naming `what`, the last value seen
- * and the last error, so the test fails saying what it waited for.
+ * other than `undefined`, `null` or `false`, and returns that value. A probe that throws counts
+ * as "not yet" (its error is kept for the message). When `timeoutMs` passes, throws naming
+ * `what`, the last value seen and the last error, so the test fails saying what it waited for.
  *
  * @example
  * ```ts
