@@ -4,15 +4,17 @@
  * @module
  */
 
-import type { ToolDescriptor } from "../namespaces/namespace.ts";
+import { renderToolSignature } from "../namespaces/render_types.ts";
+import { parseDeclarations } from "../namespaces/declaration_index.ts";
 import {
+  type CatalogueNamespace,
+  type CatalogueSnapshot,
   compareText,
   exposedTools,
   firstLine,
-  parseDeclarations,
-  renderToolSignature,
-} from "../namespaces/render_types.ts";
-import type { CatalogueSnapshot, SnapshotNamespace, SnapshotScript } from "./catalogue_snapshot.ts";
+  type SnapshotScript,
+  type ToolDescriptor,
+} from "../protocol/catalogue.ts";
 
 /** Longest summary the catalogue and search show for a tool or script. */
 export const SUMMARY_MAX_CHARS = 120;
@@ -41,7 +43,7 @@ export interface ToolEntry {
   kind: "tool";
   /** `tools.<ns>.<tool>` with identifiers: how a script calls it. */
   path: string;
-  namespace: SnapshotNamespace;
+  namespace: CatalogueNamespace;
   tool: ToolDescriptor;
   identifier: string;
   /** One-line signature from `renderToolSignature`. */
@@ -65,7 +67,7 @@ export interface ScriptEntry {
 export type CatalogueEntry = ToolEntry | ScriptEntry;
 
 /** What a path resolves to: an item, or a whole namespace (`tools.kv`, `kv`). */
-export type ResolvedPath = CatalogueEntry | { kind: "namespace"; namespace: SnapshotNamespace };
+export type ResolvedPath = CatalogueEntry | { kind: "namespace"; namespace: CatalogueNamespace };
 
 /**
  * Splits a path as a script writes it into names: `tools.kv["get-item"]` →
@@ -103,9 +105,9 @@ export class CatalogueEntries {
   /** Every item, in a fixed order. */
   readonly entries: readonly CatalogueEntry[];
   /** Namespaces sorted by name. */
-  readonly namespaces: readonly SnapshotNamespace[];
-  #namespaceByName = new Map<string, SnapshotNamespace>();
-  #toolByKey = new Map<SnapshotNamespace, Map<string, ToolEntry>>();
+  readonly namespaces: readonly CatalogueNamespace[];
+  #namespaceByName = new Map<string, CatalogueNamespace>();
+  #toolByKey = new Map<CatalogueNamespace, Map<string, ToolEntry>>();
   #scriptByName = new Map<string, ScriptEntry>();
 
   constructor(snapshot: CatalogueSnapshot) {
@@ -149,12 +151,12 @@ export class CatalogueEntries {
   }
 
   /** Finds a namespace by its name or identifier. */
-  namespace(name: string): SnapshotNamespace | undefined {
+  namespace(name: string): CatalogueNamespace | undefined {
     return this.#namespaceByName.get(name);
   }
 
   /** The tool entries of one namespace, in path order. */
-  toolsOf(ns: SnapshotNamespace): ToolEntry[] {
+  toolsOf(ns: CatalogueNamespace): ToolEntry[] {
     return this.entries.filter((e): e is ToolEntry => e.kind === "tool" && e.namespace === ns);
   }
 

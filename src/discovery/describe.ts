@@ -4,19 +4,16 @@
  * @module
  */
 
-import {
-  declarationsUsedBy,
-  describeStatus,
-  embeddableType,
-  namespaceKindLabel,
-  parseDeclarations,
-  renderJsDoc,
-  renderNamespaceTypes,
-  toolDocLines,
-} from "../namespaces/render_types.ts";
+import { renderNamespaceTypes } from "../namespaces/render_types.ts";
+import { declarationsUsedBy, parseDeclarations } from "../namespaces/declaration_index.ts";
+import { embeddableType, renderJsDoc, toolDocLines } from "../namespaces/type_text.ts";
 import { CatalogueEntries, type ScriptEntry, type ToolEntry } from "./catalogue_entries.ts";
-import type { CatalogueSnapshot } from "./catalogue_snapshot.ts";
-import { nearestNames } from "./nearest_names.ts";
+import {
+  type CatalogueSnapshot,
+  describeStatus,
+  namespaceKindLabel,
+} from "../protocol/catalogue.ts";
+import { nearestNames } from "../protocol/names.ts";
 
 /** What `describe` answers. */
 export interface Description {

@@ -4,10 +4,9 @@
  * @module
  */
 
-import { compareText } from "../namespaces/render_types.ts";
 import { CatalogueEntries, type CatalogueEntry } from "./catalogue_entries.ts";
-import type { CatalogueSnapshot } from "./catalogue_snapshot.ts";
-import { nearestNames } from "./nearest_names.ts";
+import { type CatalogueSnapshot, compareText } from "../protocol/catalogue.ts";
+import { nearestNames } from "../protocol/names.ts";
 
 /** Options of a search: the same over CLI, RPC, HTTP and the script global. */
 export interface SearchOptions {

@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { CatalogueSnapshot } from "./catalogue.ts";
+
 /** Identifier maps the runner builds `tools` from: identifier → original name. */
 export interface ToolMap {
   [namespaceIdentifier: string]: { name: string; tools: { [toolIdentifier: string]: string } };
@@ -26,14 +28,10 @@ export interface RunMessage {
 
 /**
  * What `search()` and `describe()` inside a script answer from, without a round trip: the
- * catalogue snapshot as JSON (tool identifiers as plain records). Typed loosely here so the
- * wire protocol does not depend on the namespace types; the runner reads it as a snapshot.
+ * catalogue snapshot, which is plain JSON as it is.
  */
 export interface DiscoveryData {
-  snapshot: {
-    namespaces: Array<{ toolIdentifiers: Record<string, string>; [key: string]: unknown }>;
-    scripts: unknown[];
-  };
+  snapshot: CatalogueSnapshot;
 }
 
 /** A failure reported by the gateway for a call, as the script's `ToolError` sees it. */

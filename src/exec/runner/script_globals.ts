@@ -11,7 +11,6 @@ import {
   type RunMessage,
   type RunnerToGateway,
 } from "../../protocol/channel_messages.ts";
-import type { CatalogueSnapshot } from "../../discovery/catalogue_snapshot.ts";
 import { SearchIndex } from "../../discovery/search.ts";
 import { describePath } from "../../discovery/describe.ts";
 
@@ -191,7 +190,7 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     if (!run.discovery) {
       throw new Error("search()/describe() have no catalogue in this run");
     }
-    index ??= new SearchIndex(run.discovery.snapshot as unknown as CatalogueSnapshot);
+    index ??= new SearchIndex(run.discovery.snapshot);
     return index;
   };
   function search(
