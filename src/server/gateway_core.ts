@@ -54,6 +54,7 @@ import type { Diagnostic, RunDocument } from "../protocol/run_document.ts";
 import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import { SearchIndex } from "../discovery/search.ts";
+import { buildDiscoveryData } from "../discovery/run_discovery_data.ts";
 
 /** A run starting or finishing, as the dashboard's live view shows it. */
 export interface RunEvent {
@@ -539,23 +540,13 @@ export class GatewayCore {
   }
 
   /**
-   * What in-script `search()`/`describe()` answer from: the snapshot, as JSON. Built once per
-   * catalogue change, not per run.
+   * What in-script `search()`/`describe()` answer from: the catalogue entries, rendered. Built
+   * once per catalogue change, not per run.
    */
   discoveryData(): DiscoveryData {
     const snapshot = this.snapshot();
     if (this.#discovery?.from === snapshot) return this.#discovery.data;
-    const data: DiscoveryData = {
-      snapshot: {
-        namespaces: snapshot.namespaces,
-        scripts: snapshot.scripts.map(({ name, description, examples, params }) => ({
-          name,
-          description,
-          examples,
-          params,
-        })),
-      },
-    };
+    const data = buildDiscoveryData(this.searchIndex().entries);
     this.#discovery = { from: snapshot, data };
     return data;
   }
