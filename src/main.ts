@@ -9,7 +9,7 @@ import { UsageError } from "./cli/usage_error.ts";
 import { printError } from "./cli/print.ts";
 import { ConfigError } from "./config/config_error.ts";
 import { NoServerError } from "./client/no_server_error.ts";
-import { fastExec } from "./cli/fast_exec.ts";
+import { fastExec, readStdinText } from "./cli/fast_exec.ts";
 import { RpcError } from "./protocol/json_rpc.ts";
 import { GATEWAY_VERSION } from "./protocol/gateway_version.ts";
 import { ServerStartError } from "./server/server_start_error.ts";
@@ -124,8 +124,7 @@ if (import.meta.main) {
     env,
     cwd,
     output,
-    readStdin: async () =>
-      Deno.stdin.isTerminal() ? "" : await new Response(Deno.stdin.readable).text(),
+    readStdin: readStdinText,
   });
   if (fast !== null) Deno.exit(fast);
   const { CliContext } = await lazyImport<typeof import("./cli/cli_context.ts")>(

@@ -9,7 +9,7 @@
  */
 
 import { leanGatewayPaths } from "../config/lean_gateway_paths.ts";
-import { readServerState } from "../config/server_state.ts";
+import { type ServerState, serverStatePath } from "../config/server_state.ts";
 import { readToken } from "../config/token_file.ts";
 import { GatewayClient } from "../client/gateway_client.ts";
 import { RpcError } from "../protocol/json_rpc.ts";
@@ -93,12 +93,14 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
   if (paths === null) return null;
   let client: GatewayClient;
   try {
-    const recorded = await readServerState(paths.dataDir);
-    if (!recorded || recorded.stale || recorded.state.root !== paths.rootDir) return null;
+    // No liveness probe of the pid: a dead server refuses the connection, and a stranger on
+    // its port refuses the token; either way the full path takes over.
+    const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir))) as ServerState;
+    if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
     const token = await readToken(paths.dataDir);
     client = await GatewayClient.connect({
       host: "127.0.0.1",
-      port: recorded.state.port,
+      port: state.port,
       token,
       timeoutMs: 2000,
     });
@@ -137,4 +139,26 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
   } finally {
     await client.close();
   }
+}
+
+/**
+ * Reads piped stdin to its end ("" on a terminal) with plain reads: a `Response` over
+ * `Deno.stdin.readable` costs the fast path more CPU than the rest of its reading together.
+ */
+export async function readStdinText(): Promise<string> {
+  if (Deno.stdin.isTerminal()) return "";
+  const chunks: Uint8Array[] = [];
+  const buffer = new Uint8Array(64 * 1024);
+  for (;;) {
+    const n = await Deno.stdin.read(buffer);
+    if (n === null) break;
+    chunks.push(buffer.slice(0, n));
+  }
+  const bytes = new Uint8Array(chunks.reduce((sum, c) => sum + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
 }

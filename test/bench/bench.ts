@@ -18,7 +18,7 @@ import { SearchIndex } from "../../src/discovery/search.ts";
 import { syntheticSnapshot } from "../../src/discovery/synthetic_snapshot.ts";
 import { median, QUICK, row, RUNS, target, timeMs, valueRow } from "./bench_support.ts";
 import { describeTree, processTreeMemory } from "./process_tree_memory.ts";
-import { measureCallBreakdown } from "./call_breakdown.ts";
+import { unixRoundTripMs } from "./call_breakdown.ts";
 import { measureExecBreakdown } from "./exec_breakdown.ts";
 import { throughput } from "./throughput.ts";
 
@@ -32,16 +32,10 @@ const ECHO_MODULE = `/** Returns its argument. */
 export function echo(args: { v: number }): number {
   return args.v;
 }
-
-/** Denied by the bench's policy rule: a call that goes no further than the policy. */
-export function blocked(args: { v: number }): number {
-  return args.v;
-}
 `;
 const files = {
   "gateway.json": JSON.stringify({
     exec: { poolSize: 2, maxToolCalls: 5000 },
-    policy: [{ match: "echo.blocked", action: "deny" }],
     ...(hasEverything
       ? { mcpServers: { everything: { command: "node", args: [EVERYTHING, "stdio"] } } }
       : {}),
@@ -226,17 +220,12 @@ for (let i = 0; i < ${calls}; i++) await tools.echo.echo({ v: i });
     Number(echoCost.result),
     `per call ${target("≤ 0.2 ms", Number(echoCost.result) <= 0.2)}`,
   );
-  const steps = await measureCallBreakdown(client, QUICK ? 500 : 2000);
-  console.log("  breakdown of one sequential local call (medians, per call):");
-  row("    one hop alone: JSON line over a unix socket, 2 processes", steps.unixRoundTrip);
+  const unixRoundTrip = await unixRoundTripMs(QUICK ? 500 : 2000);
   row(
-    "    script → channel → broker → policy → back (a denied call)",
-    steps.denied,
-    `${(steps.denied / steps.unixRoundTrip).toFixed(1)}× one hop`,
+    "  the floor: one JSON line over a unix socket and back",
+    unixRoundTrip,
+    "two Deno processes, median",
   );
-  row("    + namespace → tool host → back (echo − denied)", steps.full - steps.denied);
-  row("    whole call (echo, median)", steps.full);
-
   if (hasEverything) {
     const echoCalls = 300;
     const inScript = await client.request<RunDocument>("exec", {
@@ -335,10 +324,19 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
   step("  history write (gateway.history_write span)", "history");
   step("  history written → answer at the client", "answer");
   step("  total at the client", "total");
+  console.log("breakdown of a sequential local call (echo, medians, the traced gateway):");
+  row("  whole call, timed in the script", breakdown.toolCallInScript);
   row(
-    "  server side of a local call (gateway.tool_call span, echo)",
+    "  script → channel → call broker and back (whole − span)",
+    breakdown.toolCallInScript - breakdown.toolCallSpan,
+    `${
+      ((breakdown.toolCallInScript - breakdown.toolCallSpan) / unixRoundTrip).toFixed(1)
+    }× the floor`,
+  );
+  row(
+    "  policy → namespace → tool host → back (gateway.tool_call span)",
     breakdown.toolCallSpan,
-    "policy → namespace → tool host → back",
+    `of which one tool host hop ≥ ${unixRoundTrip.toFixed(2)} ms`,
   );
 
   const snapshot = syntheticSnapshot({ namespaces: 20, toolsPerNamespace: 100 });

@@ -1,23 +1,11 @@
 /**
- * Where a sequential local tool call's time goes (issue 12 item 1): script → channel → call
- * broker → policy → namespace → tool host → back, taken apart by difference — a bare unix-socket
- * round trip between two Deno processes (what one hop costs), a call the policy denies (script,
- * channel, broker, policy and back, no namespace), the full call of a tool that returns its
- * argument — and the server-side span of the call when the gateway exports telemetry.
+ * The floor of a local tool call (issue 12 item 3: one hop should cost what a unix-socket round
+ * trip costs): a JSON line over a unix socket and back between this process and a child Deno
+ * process, the way the runner talks to the gateway.
  * @module
  */
 
-import type { GatewayClient } from "../../src/client/gateway_client.ts";
-import type { RunDocument } from "../../src/protocol/run_document.ts";
-
-/** The per-call medians, in ms. */
-export interface CallBreakdown {
-  unixRoundTrip: number;
-  denied: number;
-  full: number;
-}
-
-/** The child side of the unix round trip: sends `n` JSON lines, awaits each echo, prints the median. */
+/** The child side of the round trip: sends `n` JSON lines, awaits each echo, prints the median. */
 const ROUND_TRIP_CLIENT = `
 const [path, count] = Deno.args;
 const conn = await Deno.connect({ transport: "unix", path });
@@ -78,30 +66,4 @@ export async function unixRoundTripMs(count: number): Promise<number> {
     listener.close();
     await Deno.remove(dir, { recursive: true });
   }
-}
-
-async function perCall(client: GatewayClient, source: string): Promise<number> {
-  const doc = await client.request<RunDocument>("exec", { source, check: false });
-  if (!doc.ok) throw new Error(`bench run failed: ${JSON.stringify(doc.error)}`);
-  return Number(doc.result);
-}
-
-/**
- * Measures a root with tool module `echo` exporting `echo` (returns its argument) and
- * `blocked` (denied by a policy rule `echo.blocked`).
- */
-export async function measureCallBreakdown(
-  client: GatewayClient,
-  calls: number,
-): Promise<CallBreakdown> {
-  const loop = (body: string) =>
-    `const times: number[] = [];
-for (let i = 0; i < ${calls}; i++) { const t = performance.now(); ${body} times.push(performance.now() - t); }
-times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`;
-  const denied = await perCall(
-    client,
-    loop("try { await tools.echo.blocked({ v: i }); } catch { /* denied by policy */ }"),
-  );
-  const full = await perCall(client, loop("await tools.echo.echo({ v: i });"));
-  return { unixRoundTrip: await unixRoundTripMs(calls), denied, full };
 }

@@ -4,7 +4,8 @@
  * The server runs with telemetry on (`OTEL_DENO`, exported as OTLP/JSON to a receiver here):
  * its `gateway.run`, `gateway.typecheck`, `gateway.history_write` and `gateway.tool_call` spans
  * give the server's steps; the script stamps its first and last line with the wall clock, and
- * the client its send and receive. Telemetry costs a little, so these runs are not the ones the
+ * the client its send and receive. A script timing 500 local calls against their
+ * `gateway.tool_call` spans splits a call into the script/channel part and the server part. Telemetry costs a little, so these runs are not the ones the
  * headline rows time.
  * @module
  */
@@ -40,6 +41,8 @@ export interface ExecBreakdown {
   checked: ExecSteps;
   /** Median `gateway.tool_call` span of a local echo call: policy → namespace → tool host → back. */
   toolCallSpan: number;
+  /** Median of the same calls timed in the script: the whole call. */
+  toolCallInScript: number;
 }
 
 function startReceiver() {
@@ -98,7 +101,9 @@ export async function measureExecBreakdown(
       samples.push({ check: true, s: await one(true, 1000 + i) }); // a new source: a real check
     }
     const echo = await client.request<RunDocument>("exec", {
-      source: "for (let i = 0; i < 200; i++) await tools.echo.echo({ v: i });",
+      source: `const times: number[] = [];
+for (let i = 0; i < 500; i++) { const t = performance.now(); await tools.echo.echo({ v: i }); times.push(performance.now() - t); }
+times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
       check: false,
     });
     await client.close();
@@ -149,7 +154,12 @@ export async function measureExecBreakdown(
     const callSpans = receiver.spans.filter((s) =>
       s.name === "gateway.tool_call" && s.parentSpanId === echoRun?.spanId
     ).map((s) => ms(s.endTimeUnixNano) - ms(s.startTimeUnixNano));
-    return { unchecked: steps(false), checked: steps(true), toolCallSpan: median(callSpans) };
+    return {
+      unchecked: steps(false),
+      checked: steps(true),
+      toolCallSpan: median(callSpans),
+      toolCallInScript: Number(echo.result),
+    };
   } finally {
     await gw.dispose();
     await receiver.server.shutdown();
