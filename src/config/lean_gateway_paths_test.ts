@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { leanGatewayPaths } from "./lean_gateway_paths.ts";
 import { resolveDataDir, resolveRoot } from "./gateway_paths.ts";
 
-async function full(
+function full(
   options: { flag: string | null; env: Record<string, string | undefined>; cwd: string },
 ) {
   const root = resolveRoot({ flag: options.flag ?? undefined, env: options.env, cwd: options.cwd });

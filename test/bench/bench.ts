@@ -42,6 +42,13 @@ const files = {
   }),
   "tools/kv.ts": await Deno.readTextFile(join(REPO, "tools/kv.ts")),
   "tools/echo.ts": ECHO_MODULE,
+  // Five modules in all, as in the issue 12 table (each is a tool host today).
+  "tools/math.ts":
+    "/** Adds two numbers. */\nexport function add(args: { a: number; b: number }): number {\n  return args.a + args.b;\n}\n",
+  "tools/text.ts":
+    "/** Upper-cases a string. */\nexport function upper(args: { s: string }): string {\n  return args.s.toUpperCase();\n}\n",
+  "tools/clock.ts":
+    "/** The time now, in ms since the epoch. */\nexport function now(): number {\n  return Date.now();\n}\n",
 };
 /** Leaves the upstream MCP server's own process out of the gateway's memory. */
 const notUpstream = { exclude: (command: string) => command.includes("server-everything") };
@@ -69,10 +76,11 @@ try {
   const startedAt = performance.now();
   const started = await gw.cli(["start"]);
   if (started.code !== 0) throw new Error(`gateway start failed: ${started.stderr}`);
+  const startMs = performance.now() - startedAt;
   row(
-    "`gateway start` → /health answers (2 modules + everything)",
-    performance.now() - startedAt,
-    `CLI included ${target("≤ 500 ms, 5 modules", performance.now() - startedAt <= 500)}`,
+    "`gateway start` → /health answers (5 modules + everything)",
+    startMs,
+    `CLI included ${target("≤ 500 ms", startMs <= 500)}`,
   );
   const client = await gw.client();
   await client.request("exec", { source: "1", check: false });
