@@ -128,9 +128,13 @@ function validateBudget(budgetTokens: number): void {
  * The same snapshot and budget always give the same text.
  *
  * @example
- * ```ts ignore
- * const { text, complete } = buildCatalog(snapshot, { budgetTokens: 500 });
- * console.log(text); // "Tool catalogue: PARTIAL, 21 of 96 tools shown (budget 500 tokens). …"
+ * ```ts
+ * import { buildCatalog } from "./catalog.ts";
+ * import { syntheticSnapshot } from "./synthetic_snapshot.ts";
+ * import assert from "node:assert/strict";
+ * const { text, complete } = buildCatalog(syntheticSnapshot(), { budgetTokens: 500 });
+ * assert.equal(complete, false);
+ * assert.match(text, /^Tool catalogue: PARTIAL, \d+ of 96 tools shown \(budget 500 tokens\)\./);
  * ```
  */
 export function buildCatalog(

@@ -86,8 +86,13 @@ export function describeScript(entry: ScriptEntry): string {
  * nearest names when nothing matches.
  *
  * @example
- * ```ts ignore
- * console.log(describePath(snapshot, "tools.kv.get").text);
+ * ```ts
+ * import { describePath } from "./describe.ts";
+ * import { syntheticSnapshot } from "./synthetic_snapshot.ts";
+ * import assert from "node:assert/strict";
+ * const description = describePath(syntheticSnapshot(), "tools.kv.get_entry");
+ * assert.equal(description.kind, "tool");
+ * assert.match(description.text, /tools\.kv\.get_entry\(args: GetEntryArgs\): Promise<Entry>/);
  * ```
  */
 export function describePath(

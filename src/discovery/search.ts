@@ -27,9 +27,15 @@ export {
  * over 2,000 tools then takes well under 5 ms.
  *
  * @example
- * ```ts ignore
- * const index = new SearchIndex(snapshot);
- * index.search("create issue", { limit: 5 }); // { results: [...], total: 12, next: 5 }
+ * ```ts
+ * import { SearchIndex } from "./search.ts";
+ * import { syntheticSnapshot } from "./synthetic_snapshot.ts";
+ * import assert from "node:assert/strict";
+ * const index = new SearchIndex(syntheticSnapshot());
+ * const answer = index.search("create issue", { limit: 5 });
+ * assert.equal(answer.results.length, 5);
+ * assert.equal(answer.next, 5);
+ * assert.equal(answer.results[0]?.path, "tools.github.create_issue");
  * ```
  */
 export class SearchIndex {
@@ -57,9 +63,15 @@ export class SearchIndex {
  * snapshot builds a one-off index.
  *
  * @example
- * ```ts ignore
- * const answer = searchCatalogue(index, "issue", { namespace: "github", limit: 5 });
- * if (answer.next !== null) searchCatalogue(index, "issue", { offset: answer.next });
+ * ```ts
+ * import { SearchIndex, searchCatalogue } from "./search.ts";
+ * import { syntheticSnapshot } from "./synthetic_snapshot.ts";
+ * import assert from "node:assert/strict";
+ * const index = new SearchIndex(syntheticSnapshot());
+ * const first = searchCatalogue(index, "issue", { namespace: "github", limit: 5 });
+ * assert.equal(first.next, 5);
+ * const rest = searchCatalogue(index, "issue", { namespace: "github", offset: first.next });
+ * assert.equal(first.results.length + rest.results.length, first.total);
  * ```
  */
 export function searchCatalogue(
