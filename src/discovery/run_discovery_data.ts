@@ -16,9 +16,15 @@ import { describeScript, toolDescriptionHead } from "./describe.ts";
  * answer what the server's do.
  *
  * @example
- * ```ts ignore
- * const data = buildDiscoveryData(new CatalogueEntries(snapshot));
- * new DiscoveryReader(data).describe("tools.kv.get");
+ * ```ts
+ * import { buildDiscoveryData } from "./run_discovery_data.ts";
+ * import { CatalogueEntries } from "./catalogue_entries.ts";
+ * import { syntheticSnapshot } from "./synthetic_snapshot.ts";
+ * import { DiscoveryReader } from "../protocol/discovery_data.ts";
+ * import assert from "node:assert/strict";
+ * const data = buildDiscoveryData(new CatalogueEntries(syntheticSnapshot()));
+ * const text = new DiscoveryReader(data).describe("tools.kv.get_entry");
+ * assert.match(text, /tools\.kv\.get_entry\(args: GetEntryArgs\): Promise<Entry>/);
  * ```
  */
 export function buildDiscoveryData(entries: CatalogueEntries): DiscoveryData {
