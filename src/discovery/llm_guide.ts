@@ -101,8 +101,16 @@ export interface LlmGuideOptions {
  * namespaces present right now.
  *
  * @example
- * ```ts ignore
- * console.log(renderLlmGuide(snapshot, { limits: config.exec }));
+ * ```ts
+ * import { renderLlmGuide } from "./llm_guide.ts";
+ * import { syntheticSnapshot } from "./synthetic_snapshot.ts";
+ * import { execConfigSchema } from "../config/gateway_config.ts";
+ * import assert from "node:assert/strict";
+ * const limits = execConfigSchema.parse({ timeoutMs: 60_000 });
+ * const guide = renderLlmGuide(syntheticSnapshot({ namespaces: 2 }), { limits });
+ * assert.match(guide, /^# gateway: guide for agents$/m);
+ * assert.match(guide, /^- `tools\.github`: MCP server, ready, 8 tools$/m);
+ * assert.match(guide, /^- Whole run: 60000 ms \(`Timeout`\)\.$/m);
  * ```
  */
 export function renderLlmGuide(
