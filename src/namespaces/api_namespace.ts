@@ -1,0 +1,129 @@
+/**
+ * What the HTTP API namespaces (OpenAPI, GraphQL) share: the load-once lifecycle, status
+ * snapshots, change listeners, and the checks every call makes before its own request.
+ * @module
+ */
+
+import {
+  type Namespace,
+  type NamespaceCatalogue,
+  type NamespaceStatus,
+  ToolCallError,
+  type ToolCallOptions,
+  type ToolCallResult,
+} from "./namespace.ts";
+import { unknownToolError } from "./unknown_tool_error.ts";
+
+/** What one load of an API gives: the catalogue scripts see and the operations by tool name. */
+export interface LoadedApi<Operation> {
+  catalogue: NamespaceCatalogue;
+  operations: ReadonlyMap<string, Operation>;
+}
+
+/**
+ * An `apis` entry as a {@linkcode Namespace}: `start()` runs {@linkcode load} once (a throw is
+ * the `failed` status with its message), `stop()` only marks it stopped since nothing runs
+ * between calls. Subclasses load the description and send the calls.
+ */
+export abstract class ApiNamespace<Operation> implements Namespace {
+  /** The `apis` key. */
+  readonly name: string;
+  /** "openapi" or "graphql". */
+  abstract readonly kind: "openapi" | "graphql";
+  readonly #disabled: boolean;
+  readonly #listeners = new Set<() => void>();
+  #status: NamespaceStatus = { state: "starting" };
+  #catalogue: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
+  #operations: ReadonlyMap<string, Operation> | undefined;
+  #loading: Promise<void> | undefined;
+
+  constructor(name: string, options: { disabled: boolean }) {
+    this.name = name;
+    this.#disabled = options.disabled;
+    if (options.disabled) this.#status = { state: "disabled" };
+  }
+
+  /** A copy of the current status: later changes never alter what a caller holds. */
+  status(): NamespaceStatus {
+    return { ...this.#status };
+  }
+
+  /** One tool per kept operation; warnings list what was left out or loosened, and why. */
+  catalogue(): NamespaceCatalogue {
+    return this.#catalogue;
+  }
+
+  /** Loads the API description; resolves ready or failed, never rejects. */
+  start(): Promise<void> {
+    if (this.#disabled) return Promise.resolve();
+    this.#loading ??= this.#load();
+    return this.#loading;
+  }
+
+  /** Nothing runs between calls; marks the namespace stopped. Idempotent. */
+  stop(): Promise<void> {
+    if (this.#status.state !== "disabled") this.#setStatus({ state: "failed", reason: "stopped" });
+    this.#loading = undefined;
+    return Promise.resolve();
+  }
+
+  /** Registers `listener` for status and catalogue changes; returns its unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Sends one call; see the subclass for what it checks and sends. */
+  abstract callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult>;
+
+  /** Reads and builds the API description; throws an `Error` whose message is the reason. */
+  protected abstract load(): Promise<LoadedApi<Operation>>;
+
+  /**
+   * The operation behind tool `tool` of a ready namespace. Throws `NamespaceUnavailable` with
+   * the status, or `UnknownTool` naming the nearest tools.
+   */
+  protected operation(tool: string): Operation {
+    const operations = this.#operations;
+    if (this.#status.state !== "ready" || operations === undefined) {
+      throw new ToolCallError(
+        "NamespaceUnavailable",
+        `API "${this.name}" is ${
+          this.#status.state === "failed" ? `failed: ${this.#status.reason}` : this.#status.state
+        }`,
+      );
+    }
+    const operation = operations.get(tool);
+    if (operation === undefined) throw unknownToolError(this.name, tool, [...operations.keys()]);
+    return operation;
+  }
+
+  /** Adds a catalogue warning found after the load (e.g. a schema ajv cannot compile). */
+  protected addWarning(warning: string): void {
+    this.#catalogue = { ...this.#catalogue, warnings: [...this.#catalogue.warnings, warning] };
+    this.#notify();
+  }
+
+  async #load(): Promise<void> {
+    try {
+      const loaded = await this.load();
+      this.#operations = loaded.operations;
+      this.#catalogue = loaded.catalogue;
+      this.#setStatus({ state: "ready" });
+    } catch (error) {
+      this.#setStatus({
+        state: "failed",
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+
+  #setStatus(status: NamespaceStatus): void {
+    this.#status = status;
+    this.#notify();
+  }
+
+  #notify(): void {
+    for (const listener of this.#listeners) listener();
+  }
+}
