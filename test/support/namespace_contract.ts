@@ -88,164 +88,164 @@ export function namespaceContract(options: NamespaceContractOptions): void {
     });
   };
 
-  Deno.test(`${name} namespace contract: a working upstream`, async (t) => {
-    const subject = await make("working");
+  /** Registers one test over a fresh subject, always stopped and closed afterwards. */
+  const contractTest = (
+    upstream: "working" | "failing",
+    body: (t: Deno.TestContext, subject: NamespaceSubject, changes: () => number) => Promise<void>,
+  ) =>
+    Deno.test(`${name} namespace contract: a ${upstream} upstream`, async (t) => {
+      const subject = await make(upstream);
+      let changes = 0;
+      const unsubscribe = subject.namespace.onChange(() => changes++);
+      try {
+        await body(t, subject, () => changes);
+      } finally {
+        unsubscribe();
+        await subject.namespace.stop();
+        await subject.close();
+      }
+    });
+
+  contractTest("working", async (t, subject, changes) => {
     const ns = subject.namespace;
-    let changes = 0;
-    const unsubscribe = ns.onChange(() => changes++);
-    try {
-      await step(t, "start never rejects", "start() resolves ready with tools", async () => {
-        await ns.start();
-        assert.deepEqual(ns.status(), { state: "ready" });
-        assert.ok(ns.catalogue().tools.length > 0, "a ready namespace lists its tools");
-        assert.ok(changes > 0, "onChange fired while it started");
-        const { tool, args } = subject.call;
-        await ns.callTool(tool, args, callOptions());
-      });
+    await step(t, "start never rejects", "start() resolves ready with tools", async () => {
+      await ns.start();
+      assert.deepEqual(ns.status(), { state: "ready" });
+      assert.ok(ns.catalogue().tools.length > 0, "a ready namespace lists its tools");
+      assert.ok(changes() > 0, "onChange fired while it started");
+      const { tool, args } = subject.call;
+      await ns.callTool(tool, args, callOptions());
+    });
 
-      await step(t, "status is a snapshot", "status() returns a snapshot", async () => {
-        const snapshot: NamespaceStatus = ns.status();
-        (snapshot as { state: string }).state = "mutated by the caller";
-        assert.deepEqual(ns.status(), { state: "ready" });
-        await Promise.resolve();
-      });
+    await step(t, "status is a snapshot", "status() returns a snapshot", async () => {
+      const snapshot: NamespaceStatus = ns.status();
+      (snapshot as { state: string }).state = "mutated by the caller";
+      assert.deepEqual(ns.status(), { state: "ready" });
+      await Promise.resolve();
+    });
 
-      await step(
-        t,
-        "unknown tool names the nearest",
-        "an unknown tool fails with UnknownTool naming the nearest tools",
-        async () => {
-          const known = subject.call.tool;
-          const error = await callFailure(ns.callTool(`${known}x`, {}, callOptions()));
-          assert.equal(error.kind, "UnknownTool", error.message);
-          assert.ok(error.message.includes(`${known}x`), error.message);
-          assert.ok(error.message.includes(`"${known}"`), `no "${known}" in: ${error.message}`);
-        },
+    await step(
+      t,
+      "unknown tool names the nearest",
+      "an unknown tool fails with UnknownTool naming the nearest tools",
+      async () => {
+        const known = subject.call.tool;
+        const error = await callFailure(ns.callTool(`${known}x`, {}, callOptions()));
+        assert.equal(error.kind, "UnknownTool", error.message);
+        assert.ok(error.message.includes(`${known}x`), error.message);
+        assert.ok(error.message.includes(`"${known}"`), `no "${known}" in: ${error.message}`);
+      },
+    );
+
+    await step(t, "abort gives Cancelled", "an aborted call fails with Cancelled", async () => {
+      const before = new AbortController();
+      before.abort(new Error("cancelled before the call"));
+      const { tool, args } = subject.call;
+      const early = await callFailure(ns.callTool(tool, args, callOptions(before.signal)));
+      assert.equal(early.kind, "Cancelled", early.message);
+      if (subject.slowCall === undefined) return;
+      // The slow call never ends by itself, so Cancelled is the only outcome whenever the
+      // abort lands; the short delay only lets the call reach the upstream first.
+      const during = new AbortController();
+      const call = ns.callTool(
+        subject.slowCall.tool,
+        subject.slowCall.args,
+        callOptions(during.signal),
       );
+      const timer = setTimeout(() => during.abort(new Error("cancelled by the test")), 200);
+      try {
+        const late = await callFailure(call);
+        assert.equal(late.kind, "Cancelled", late.message);
+      } finally {
+        clearTimeout(timer);
+      }
+      assert.deepEqual(ns.status(), { state: "ready" }, "a cancelled call leaves it ready");
+    });
 
-      await step(t, "abort gives Cancelled", "an aborted call fails with Cancelled", async () => {
-        const before = new AbortController();
-        before.abort(new Error("cancelled before the call"));
-        const { tool, args } = subject.call;
-        const early = await callFailure(ns.callTool(tool, args, callOptions(before.signal)));
-        assert.equal(early.kind, "Cancelled", early.message);
-        if (subject.slowCall === undefined) return;
-        // The slow call never ends by itself, so Cancelled is the only outcome whenever the
-        // abort lands; the short delay only lets the call reach the upstream first.
-        const during = new AbortController();
-        const call = ns.callTool(
-          subject.slowCall.tool,
-          subject.slowCall.args,
-          callOptions(during.signal),
-        );
-        const timer = setTimeout(() => during.abort(new Error("cancelled by the test")), 200);
-        try {
-          const late = await callFailure(call);
-          assert.equal(late.kind, "Cancelled", late.message);
-        } finally {
-          clearTimeout(timer);
+    await step(
+      t,
+      "onChange fires when tools change",
+      "onChange fires when the tools change",
+      async () => {
+        if (subject.changeTools === undefined) {
+          throw new Error(`${name}: give changeTools or skip "onChange fires when tools change"`);
         }
-        assert.deepEqual(ns.status(), { state: "ready" }, "a cancelled call leaves it ready");
-      });
+        const before = ns.catalogue().tools.map((tool) => tool.originalName).sort();
+        const seen = changes();
+        await subject.changeTools();
+        await pollUntil(
+          "onChange after the tools changed",
+          () => Promise.resolve(changes() > seen ? true : undefined),
+        );
+        const after = ns.catalogue().tools.map((tool) => tool.originalName).sort();
+        assert.notDeepEqual(after, before);
+      },
+    );
 
-      await step(
-        t,
-        "onChange fires when tools change",
-        "onChange fires when the tools change",
-        async () => {
-          if (subject.changeTools === undefined) {
-            throw new Error(`${name}: give changeTools or skip "onChange fires when tools change"`);
-          }
-          const before = ns.catalogue().tools.map((tool) => tool.originalName).sort();
-          const seen = changes;
-          await subject.changeTools();
-          await pollUntil(
-            "onChange after the tools changed",
-            () => Promise.resolve(changes > seen ? true : undefined),
-          );
-          const after = ns.catalogue().tools.map((tool) => tool.originalName).sort();
-          assert.notDeepEqual(after, before);
-        },
-      );
-
-      await step(
-        t,
-        "stop is idempotent",
-        "stop() is idempotent, leaves snapshots alone and refuses later calls",
-        async () => {
-          const held = ns.status();
-          let heard = 0;
-          const quiet = ns.onChange(() => heard++);
-          quiet();
-          await Promise.all([ns.stop(), ns.stop()]);
-          await ns.stop();
-          assert.deepEqual(held, { state: "ready" }, "a snapshot taken before stop() changed");
-          assert.equal(ns.status().state, "failed");
-          assert.equal(heard, 0, "an unsubscribed listener was called");
-          const { tool, args } = subject.call;
-          const error = await callFailure(ns.callTool(tool, args, callOptions()));
-          assert.equal(error.kind, "NamespaceUnavailable", error.message);
-        },
-      );
-    } finally {
-      unsubscribe();
-      await ns.stop();
-      await subject.close();
-    }
+    await step(
+      t,
+      "stop is idempotent",
+      "stop() is idempotent, leaves snapshots alone and refuses later calls",
+      async () => {
+        const held = ns.status();
+        let heard = 0;
+        const quiet = ns.onChange(() => heard++);
+        quiet();
+        await Promise.all([ns.stop(), ns.stop()]);
+        await ns.stop();
+        assert.deepEqual(held, { state: "ready" }, "a snapshot taken before stop() changed");
+        assert.equal(ns.status().state, "failed");
+        assert.equal(heard, 0, "an unsubscribed listener was called");
+        const { tool, args } = subject.call;
+        const error = await callFailure(ns.callTool(tool, args, callOptions()));
+        assert.equal(error.kind, "NamespaceUnavailable", error.message);
+      },
+    );
   });
 
-  Deno.test(`${name} namespace contract: a failing upstream`, async (t) => {
-    const subject = await make("failing");
+  contractTest("failing", async (t, subject, changes) => {
     const ns = subject.namespace;
-    let changes = 0;
-    const unsubscribe = ns.onChange(() => changes++);
-    try {
-      await step(
-        t,
-        "start never rejects",
-        "start() resolves with a failed status and a reason",
-        async () => {
-          await ns.start();
-          const status = ns.status();
-          assert.equal(status.state, "failed", JSON.stringify(status));
-          assert.ok(status.state === "failed" && status.reason.trim() !== "", "no reason given");
-          assert.ok(changes > 0, "onChange fired when it failed");
-        },
-      );
+    await step(
+      t,
+      "start never rejects",
+      "start() resolves with a failed status and a reason",
+      async () => {
+        await ns.start();
+        const status = ns.status();
+        assert.equal(status.state, "failed", JSON.stringify(status));
+        assert.ok(status.state === "failed" && status.reason.trim() !== "", "no reason given");
+        assert.ok(changes() > 0, "onChange fired when it failed");
+      },
+    );
 
-      await step(t, "status is a snapshot", "status() of a failed namespace is a snapshot", () => {
-        const first = ns.status();
-        (first as { state: string }).state = "mutated by the caller";
+    await step(t, "status is a snapshot", "status() of a failed namespace is a snapshot", () => {
+      const first = ns.status();
+      (first as { state: string }).state = "mutated by the caller";
+      assert.equal(ns.status().state, "failed");
+      return Promise.resolve();
+    });
+
+    await step(
+      t,
+      "failed gives NamespaceUnavailable",
+      "a call on a failed namespace fails with NamespaceUnavailable",
+      async () => {
+        const { tool, args } = subject.call;
+        const error = await callFailure(ns.callTool(tool, args, callOptions()));
+        assert.equal(error.kind, "NamespaceUnavailable", error.message);
+        assert.ok(error.message.includes(`"${ns.name}"`), error.message);
+      },
+    );
+
+    await step(
+      t,
+      "stop is idempotent",
+      "stop() of a failed namespace is idempotent",
+      async () => {
+        await Promise.all([ns.stop(), ns.stop()]);
+        await ns.stop();
         assert.equal(ns.status().state, "failed");
-        return Promise.resolve();
-      });
-
-      await step(
-        t,
-        "failed gives NamespaceUnavailable",
-        "a call on a failed namespace fails with NamespaceUnavailable",
-        async () => {
-          const { tool, args } = subject.call;
-          const error = await callFailure(ns.callTool(tool, args, callOptions()));
-          assert.equal(error.kind, "NamespaceUnavailable", error.message);
-          assert.ok(error.message.includes(`"${ns.name}"`), error.message);
-        },
-      );
-
-      await step(
-        t,
-        "stop is idempotent",
-        "stop() of a failed namespace is idempotent",
-        async () => {
-          await Promise.all([ns.stop(), ns.stop()]);
-          await ns.stop();
-          assert.equal(ns.status().state, "failed");
-        },
-      );
-    } finally {
-      unsubscribe();
-      await ns.stop();
-      await subject.close();
-    }
+      },
+    );
   });
 }

@@ -8,15 +8,14 @@
 import { UpstreamOAuthProvider } from "./upstream_oauth_provider.ts";
 import { OAuthStore } from "./oauth_store.ts";
 import type { McpServerConfig } from "../../config/gateway_config.ts";
-import {
-  type Namespace,
-  type NamespaceCatalogue,
-  type NamespaceStatus,
-  type ResourceContents,
-  type ResourceListing,
-  ToolCallError,
-  type ToolCallOptions,
-  type ToolCallResult,
+import type {
+  Namespace,
+  NamespaceCatalogue,
+  NamespaceStatus,
+  ResourceContents,
+  ResourceListing,
+  ToolCallOptions,
+  ToolCallResult,
 } from "../namespace.ts";
 import { checkedToolInput } from "./input_validator.ts";
 import { McpConnectionSupervisor } from "./mcp_connection_supervisor.ts";
