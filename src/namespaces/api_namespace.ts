@@ -31,15 +31,21 @@ export abstract class ApiNamespace<Operation> implements Namespace {
   /** "openapi" or "graphql". */
   abstract readonly kind: "openapi" | "graphql";
   readonly #disabled: boolean;
+  readonly #logger: { error(message: string): void };
   readonly #listeners = new Set<() => void>();
   #status: NamespaceStatus = { state: "starting" };
   #catalogue: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
   #operations: ReadonlyMap<string, Operation> | undefined;
   #loading: Promise<void> | undefined;
 
-  constructor(name: string, options: { disabled: boolean }) {
+  /** `logger` hears of change listeners that throw. @default console */
+  constructor(
+    name: string,
+    options: { disabled: boolean; logger?: { error(message: string): void } | undefined },
+  ) {
     this.name = name;
     this.#disabled = options.disabled;
+    this.#logger = options.logger ?? console;
     if (options.disabled) this.#status = { state: "disabled" };
   }
 
@@ -123,7 +129,15 @@ export abstract class ApiNamespace<Operation> implements Namespace {
     this.#notify();
   }
 
+  /** Tells every listener; one that throws is logged and cannot fail a load or a call. */
   #notify(): void {
-    for (const listener of this.#listeners) listener();
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        this.#logger.error(`A change listener of "${this.name}" threw: ${message}`);
+      }
+    }
   }
 }

@@ -57,6 +57,11 @@ function callOptions(signal: AbortSignal = new AbortController().signal): ToolCa
   return { signal, callTimeoutMs: 20_000, callMaxMs: 30_000 };
 }
 
+/** A change listener that throws: it must not make `start()` reject or skip other listeners. */
+function throwingListener(): void {
+  throw new Error("a change listener that throws (on purpose)");
+}
+
 /** The `ToolCallError` a call failed with; fails the test when it succeeded or threw another. */
 async function callFailure(promise: Promise<unknown>): Promise<ToolCallError> {
   const error = await promise.then(
@@ -108,14 +113,20 @@ export function namespaceContract(options: NamespaceContractOptions): void {
 
   contractTest("working", async (t, subject, changes) => {
     const ns = subject.namespace;
-    await step(t, "start never rejects", "start() resolves ready with tools", async () => {
-      await ns.start();
-      assert.deepEqual(ns.status(), { state: "ready" });
-      assert.ok(ns.catalogue().tools.length > 0, "a ready namespace lists its tools");
-      assert.ok(changes() > 0, "onChange fired while it started");
-      const { tool, args } = subject.call;
-      await ns.callTool(tool, args, callOptions());
-    });
+    await step(
+      t,
+      "start never rejects",
+      "start() resolves ready with tools, even when a listener throws",
+      async () => {
+        const throwing = ns.onChange(throwingListener);
+        await ns.start().finally(throwing);
+        assert.deepEqual(ns.status(), { state: "ready" });
+        assert.ok(ns.catalogue().tools.length > 0, "a ready namespace lists its tools");
+        assert.ok(changes() > 0, "onChange fired while it started");
+        const { tool, args } = subject.call;
+        await ns.callTool(tool, args, callOptions());
+      },
+    );
 
     await step(t, "status is a snapshot", "status() returns a snapshot", async () => {
       const snapshot: NamespaceStatus = ns.status();
@@ -208,9 +219,10 @@ export function namespaceContract(options: NamespaceContractOptions): void {
     await step(
       t,
       "start never rejects",
-      "start() resolves with a failed status and a reason",
+      "start() resolves failed with a reason, even when a listener throws",
       async () => {
-        await ns.start();
+        const throwing = ns.onChange(throwingListener);
+        await ns.start().finally(throwing);
         const status = ns.status();
         assert.equal(status.state, "failed", JSON.stringify(status));
         assert.ok(status.state === "failed" && status.reason.trim() !== "", "no reason given");

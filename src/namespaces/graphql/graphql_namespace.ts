@@ -32,8 +32,13 @@ export class GraphqlNamespace extends ApiNamespace<GraphqlOperation> {
   readonly #validator = new InputValidator();
   readonly #checks = new Map<string, ArgumentCheck>();
 
-  constructor(name: string, config: ApiConfig) {
-    super(name, { disabled: config.disabled });
+  /** `options.logger` hears of change listeners that throw. @default console */
+  constructor(
+    name: string,
+    config: ApiConfig,
+    options: { logger?: { error(message: string): void } } = {},
+  ) {
+    super(name, { disabled: config.disabled, logger: options.logger });
     this.#config = config;
     this.#endpoint = config.baseUrl ?? config.graphql ?? "";
   }

@@ -58,7 +58,7 @@ namespaceContract({
       exclude: [],
       writes: "ask",
       disabled: false,
-    });
+    }, { logger: { error() {} } });
     return Promise.resolve({
       namespace,
       call: { tool: "book", args: { id: "1" } },

@@ -21,6 +21,8 @@ export interface OpenApiNamespaceOptions {
   baseDir: string;
   /** Directory for cached remote documents. */
   cacheDir: string;
+  /** Hears of change listeners that throw. @default console */
+  logger?: { error(message: string): void };
 }
 
 /** Load figures, for `gateway tools` notes and the bench. */
@@ -62,7 +64,7 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
   #stats: OpenApiLoadStats | undefined;
 
   constructor(name: string, config: ApiConfig, options: OpenApiNamespaceOptions) {
-    super(name, { disabled: config.disabled });
+    super(name, { disabled: config.disabled, logger: options.logger });
     this.#config = config;
     this.#options = options;
   }

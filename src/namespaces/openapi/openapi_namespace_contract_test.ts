@@ -63,7 +63,7 @@ namespaceContract({
       exclude: [],
       writes: "ask",
       disabled: false,
-    }, { baseDir: dir, cacheDir: `${dir}/cache` });
+    }, { baseDir: dir, cacheDir: `${dir}/cache`, logger: { error() {} } });
     return {
       namespace,
       call: { tool: "listThings", args: {} },
