@@ -1,8 +1,8 @@
 /**
  * The contract every {@linkcode Namespace} kind passes (STYLE rule 8, in the way of hono's shared
  * router test): each kind's `*_namespace_contract_test.ts` calls
- * `namespaceContract({ name, make, skip })` with a working and a failing upstream, and the same
- * steps run against local modules, MCP servers, OpenAPI and GraphQL APIs alike.
+ * `namespaceContract({ name, make, skip })` with a working, a failing and a disabled upstream,
+ * and the same steps run against local modules, MCP servers, OpenAPI and GraphQL APIs alike.
  * @module
  */
 
@@ -37,7 +37,11 @@ export type NamespaceContractCase =
   | "unknown tool names the nearest"
   | "abort gives Cancelled"
   | "failed gives NamespaceUnavailable"
-  | "onChange fires when tools change";
+  | "onChange fires when tools change"
+  | "disabled stays disabled";
+
+/** Which upstream a subject gets. */
+export type Upstream = "working" | "failing" | "disabled";
 
 /** Options of {@linkcode namespaceContract}. */
 export interface NamespaceContractOptions {
@@ -45,9 +49,10 @@ export interface NamespaceContractOptions {
   name: string;
   /**
    * Builds a fresh subject: `"working"` with an upstream that serves tools, `"failing"` with
-   * one that cannot (a module that throws at import, a command that does not exist …).
+   * one that cannot (a module that throws at import, a command that does not exist …),
+   * `"disabled"` with the working one's config marked `disabled`.
    */
-  make(upstream: "working" | "failing"): Promise<NamespaceSubject>;
+  make(upstream: Upstream): Promise<NamespaceSubject>;
   /** Cases this kind cannot take part in, each with the reason (shown in the test name). */
   skip?: Partial<Record<NamespaceContractCase, string>>;
 }
@@ -95,10 +100,10 @@ export function namespaceContract(options: NamespaceContractOptions): void {
 
   /** Registers one test over a fresh subject, always stopped and closed afterwards. */
   const contractTest = (
-    upstream: "working" | "failing",
+    upstream: Upstream,
     body: (t: Deno.TestContext, subject: NamespaceSubject, changes: () => number) => Promise<void>,
   ) =>
-    Deno.test(`${name} namespace contract: a ${upstream} upstream`, async (t) => {
+    Deno.test(`${name} namespace contract: ${upstream} upstream`, async (t) => {
       const subject = await make(upstream);
       let changes = 0;
       const unsubscribe = subject.namespace.onChange(() => changes++);
@@ -257,6 +262,25 @@ export function namespaceContract(options: NamespaceContractOptions): void {
         await Promise.all([ns.stop(), ns.stop()]);
         await ns.stop();
         assert.equal(ns.status().state, "failed");
+      },
+    );
+  });
+
+  contractTest("disabled", async (t, subject) => {
+    const ns = subject.namespace;
+    await step(
+      t,
+      "disabled stays disabled",
+      "a disabled namespace starts nothing, refuses calls and stays disabled",
+      async () => {
+        assert.deepEqual(ns.status(), { state: "disabled" });
+        await ns.start();
+        assert.deepEqual(ns.status(), { state: "disabled" });
+        const { tool, args } = subject.call;
+        const error = await callFailure(ns.callTool(tool, args, callOptions()));
+        assert.equal(error.kind, "NamespaceUnavailable", error.message);
+        await Promise.all([ns.stop(), ns.stop()]);
+        assert.deepEqual(ns.status(), { state: "disabled" });
       },
     );
   });

@@ -49,7 +49,7 @@ function closedPortUrl(): string {
 namespaceContract({
   name: "GraphQL",
   make(upstream) {
-    const server = upstream === "working" ? startSlowLibrary() : undefined;
+    const server = upstream === "failing" ? undefined : startSlowLibrary();
     // Failing: nothing answers the introspection.
     const namespace = new GraphqlNamespace("library", {
       graphql: server?.url ?? closedPortUrl(),
@@ -57,7 +57,7 @@ namespaceContract({
       include: [],
       exclude: [],
       writes: "ask",
-      disabled: false,
+      disabled: upstream === "disabled",
     }, { logger: { error() {} } });
     return Promise.resolve({
       namespace,

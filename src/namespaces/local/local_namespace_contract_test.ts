@@ -9,13 +9,13 @@ namespaceContract({
   name: "local",
   async make(upstream) {
     const root = await Deno.makeTempDir({ prefix: "gateway-local-contract-" });
-    const source = upstream === "working" ? "faulty_tools.ts" : "throws_at_import.ts";
+    const source = upstream === "failing" ? "throws_at_import.ts" : "faulty_tools.ts";
     const file = `${root}/tools/faulty.ts`;
     await Deno.mkdir(`${root}/tools`);
     await Deno.copyFile(fileURLToPath(new URL(source, FIXTURES)), file);
     const namespace = new LocalNamespace("faulty", {
       file,
-      config: { settings: {}, disabled: false },
+      config: { settings: {}, disabled: upstream === "disabled" },
       dataDir: root,
       cacheDir: `${root}/cache`,
       logger: QUIET,

@@ -20,7 +20,9 @@ namespaceContract({
   make(upstream) {
     const namespace = new McpNamespace(
       "everything",
-      upstream === "working" ? realServerConfig("everything") : MISSING_COMMAND,
+      upstream === "failing"
+        ? MISSING_COMMAND
+        : { ...realServerConfig("everything"), disabled: upstream === "disabled" },
       { killGraceMs: 500 },
     );
     return Promise.resolve({
@@ -40,12 +42,12 @@ namespaceContract({
   name: "MCP (fault fixture)",
   make(upstream) {
     // Failing: a server slower to start than startTimeoutMs allows.
-    const config = upstream === "working"
-      ? fixtureConfig("fault_server.ts")
-      : fixtureConfig("fault_server.ts", {
+    const config = upstream === "failing"
+      ? fixtureConfig("fault_server.ts", {
         env: { FAULT_START_DELAY_MS: "10000" },
         startTimeoutMs: 300,
-      });
+      })
+      : { ...fixtureConfig("fault_server.ts"), disabled: upstream === "disabled" };
     const namespace = new McpNamespace("faults", config, { killGraceMs: 200 });
     return Promise.resolve({
       namespace,

@@ -50,7 +50,7 @@ namespaceContract({
   name: "OpenAPI",
   async make(upstream) {
     const dir = await Deno.makeTempDir({ prefix: "gateway-openapi-contract-" });
-    const api = upstream === "working" ? startThingsApi() : undefined;
+    const api = upstream === "failing" ? undefined : startThingsApi();
     const document = `${dir}/things.json`;
     if (api !== undefined) {
       await Deno.writeTextFile(document, JSON.stringify(thingsDocument(api.url)));
@@ -62,7 +62,7 @@ namespaceContract({
       include: [],
       exclude: [],
       writes: "ask",
-      disabled: false,
+      disabled: upstream === "disabled",
     }, { baseDir: dir, cacheDir: `${dir}/cache`, logger: { error() {} } });
     return {
       namespace,
