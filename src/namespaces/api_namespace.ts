@@ -13,6 +13,8 @@ import {
   type ToolCallResult,
 } from "./namespace.ts";
 import { unknownToolError } from "./unknown_tool_error.ts";
+import { ChangeListeners } from "./change_listeners.ts";
+import { type ArgumentCheck, InputValidator } from "./mcp/input_validator.ts";
 
 /** What one load of an API gives: the catalogue scripts see and the operations by tool name. */
 export interface LoadedApi<Operation> {
@@ -31,8 +33,9 @@ export abstract class ApiNamespace<Operation> implements Namespace {
   /** "openapi" or "graphql". */
   abstract readonly kind: "openapi" | "graphql";
   readonly #disabled: boolean;
-  readonly #logger: { error(message: string): void };
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners: ChangeListeners;
+  readonly #validator = new InputValidator();
+  readonly #checks = new Map<string, ArgumentCheck>();
   #status: NamespaceStatus = { state: "starting" };
   #catalogue: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
   #operations: ReadonlyMap<string, Operation> | undefined;
@@ -45,7 +48,7 @@ export abstract class ApiNamespace<Operation> implements Namespace {
   ) {
     this.name = name;
     this.#disabled = options.disabled;
-    this.#logger = options.logger ?? console;
+    this.#listeners = new ChangeListeners(name, options.logger ?? console);
     if (options.disabled) this.#status = { state: "disabled" };
   }
 
@@ -75,8 +78,7 @@ export abstract class ApiNamespace<Operation> implements Namespace {
 
   /** Registers `listener` for status and catalogue changes; returns its unsubscribe function. */
   onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   /** Sends one call; see the subclass for what it checks and sends. */
@@ -107,12 +109,29 @@ export abstract class ApiNamespace<Operation> implements Namespace {
   /** Adds a catalogue warning found after the load (e.g. a schema ajv cannot compile). */
   protected addWarning(warning: string): void {
     this.#catalogue = { ...this.#catalogue, warnings: [...this.#catalogue.warnings, warning] };
-    this.#notify();
+    this.#listeners.notify();
+  }
+
+  /**
+   * The argument check of tool `tool`, built by `build` on its first call and kept until the
+   * next load.
+   */
+  protected checkFor(
+    tool: string,
+    build: (validator: InputValidator) => ArgumentCheck,
+  ): ArgumentCheck {
+    let check = this.#checks.get(tool);
+    if (check === undefined) {
+      check = build(this.#validator);
+      this.#checks.set(tool, check);
+    }
+    return check;
   }
 
   async #load(): Promise<void> {
     try {
       const loaded = await this.load();
+      this.#checks.clear();
       this.#operations = loaded.operations;
       this.#catalogue = loaded.catalogue;
       this.#setStatus({ state: "ready" });
@@ -126,18 +145,6 @@ export abstract class ApiNamespace<Operation> implements Namespace {
 
   #setStatus(status: NamespaceStatus): void {
     this.#status = status;
-    this.#notify();
-  }
-
-  /** Tells every listener; one that throws is logged and cannot fail a load or a call. */
-  #notify(): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        this.#logger.error(`A change listener of "${this.name}" threw: ${message}`);
-      }
-    }
+    this.#listeners.notify();
   }
 }

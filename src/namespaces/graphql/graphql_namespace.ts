@@ -9,7 +9,7 @@ import type { ApiConfig } from "../../config/gateway_config.ts";
 import { ToolCallError, type ToolCallOptions, type ToolCallResult } from "../namespace.ts";
 import { ApiNamespace, type LoadedApi } from "../api_namespace.ts";
 import { readCapped } from "../openapi/send_api_request.ts";
-import { type ArgumentCheck, checkedToolInput, InputValidator } from "../mcp/input_validator.ts";
+import { checkedToolInput } from "../mcp/input_validator.ts";
 import {
   buildGraphqlCatalogue,
   type GraphqlOperation,
@@ -29,8 +29,6 @@ export class GraphqlNamespace extends ApiNamespace<GraphqlOperation> {
   readonly kind = "graphql" as const;
   readonly #config: ApiConfig;
   readonly #endpoint: string;
-  readonly #validator = new InputValidator();
-  readonly #checks = new Map<string, ArgumentCheck>();
 
   /** `options.logger` hears of change listeners that throw. @default console */
   constructor(
@@ -46,14 +44,11 @@ export class GraphqlNamespace extends ApiNamespace<GraphqlOperation> {
   /** Calls root field `tool` with `args` (its arguments, plus `$select` for a selection set). */
   async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
     const operation = this.operation(tool);
-    const input = checkedToolInput(args, () => {
-      let check = this.#checks.get(tool);
-      if (check === undefined) {
-        check = this.#validator.compile(operation.inputSchema);
-        this.#checks.set(tool, check);
-      }
-      return check;
-    }, `${this.name}.${tool}`);
+    const input = checkedToolInput(
+      args,
+      () => this.checkFor(tool, (validator) => validator.compile(operation.inputSchema)),
+      `${this.name}.${tool}`,
+    );
     const { query, variables } = documentFor(operation, input);
     const what = `"${this.name}.${tool}" (GraphQL ${operation.operation} ${operation.field.name})`;
     const answer = await this.#post({ query, variables }, what, options);
@@ -173,7 +168,6 @@ export class GraphqlNamespace extends ApiNamespace<GraphqlOperation> {
         include: this.#config.include,
         exclude: this.#config.exclude,
       });
-      this.#checks.clear();
       return built;
     } catch (error) {
       throw new Error(

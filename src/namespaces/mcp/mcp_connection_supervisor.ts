@@ -6,6 +6,7 @@
  */
 
 import type { McpServerConfig } from "../../config/gateway_config.ts";
+import { ChangeListeners } from "../change_listeners.ts";
 import { type NamespaceCatalogue, type NamespaceStatus, ToolCallError } from "../namespace.ts";
 import { connectUpstream, type UpstreamConnection } from "./connect_upstream.ts";
 import { InputValidator } from "./input_validator.ts";
@@ -50,7 +51,7 @@ export class McpConnectionSupervisor implements McpCallHost {
   readonly #options: McpConnectionSupervisorOptions;
   readonly #logger: McpLogger;
   readonly #restart: RestartPolicy;
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners: ChangeListeners;
   readonly #typeCache = new Map<string, RenderedSchema>();
   readonly #validator = new InputValidator();
   /** Log and resource-update listeners, kept across reconnects. */
@@ -78,6 +79,7 @@ export class McpConnectionSupervisor implements McpCallHost {
     this.#logger = options.logger;
     this.#restart = new RestartPolicy(options.restart);
     this.notifications = new UpstreamNotifications(name, options.logger);
+    this.#listeners = new ChangeListeners(name, options.logger);
     if (config.disabled) this.#status = { state: "disabled" };
   }
 
@@ -138,8 +140,7 @@ export class McpConnectionSupervisor implements McpCallHost {
 
   /** Registers `listener` for status and catalogue changes; returns its unsubscribe function. */
   onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   /**
@@ -313,7 +314,7 @@ export class McpConnectionSupervisor implements McpCallHost {
           if (this.#connection?.client !== client) return;
           this.#apply(loaded);
           this.#logger.info(`MCP server "${this.name}" tools changed: ${this.#tools.size} tools`);
-          this.#notify();
+          this.#listeners.notify();
         } catch (error) {
           this.#logger.warn(`Cannot refresh tools of "${this.name}": ${messageOf(error)}`);
         }
@@ -361,17 +362,7 @@ export class McpConnectionSupervisor implements McpCallHost {
 
   #setStatus(status: NamespaceStatus): void {
     this.#status = status;
-    this.#notify();
-  }
-
-  #notify(): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener();
-      } catch (error) {
-        this.#logger.error(`A change listener of "${this.name}" threw: ${messageOf(error)}`);
-      }
-    }
+    this.#listeners.notify();
   }
 }
 

@@ -8,7 +8,11 @@
 import type { ApiConfig } from "../../config/gateway_config.ts";
 import type { ToolCallOptions, ToolCallResult } from "../namespace.ts";
 import { ApiNamespace, type LoadedApi } from "../api_namespace.ts";
-import { type ArgumentCheck, checkedToolInput, InputValidator } from "../mcp/input_validator.ts";
+import {
+  type ArgumentCheck,
+  checkedToolInput,
+  type InputValidator,
+} from "../mcp/input_validator.ts";
 import type { ApiOperation } from "./api_operations.ts";
 import { asRecord } from "./api_schema_types.ts";
 import { type ApiCatalogue, buildApiCatalogue } from "./build_api_catalogue.ts";
@@ -57,8 +61,6 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
   readonly kind = "openapi" as const;
   readonly #config: ApiConfig;
   readonly #options: OpenApiNamespaceOptions;
-  readonly #validator = new InputValidator();
-  readonly #checks = new Map<string, ArgumentCheck>();
   #built: ApiCatalogue | undefined;
   #baseUrl = "";
   #stats: OpenApiLoadStats | undefined;
@@ -80,7 +82,11 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
    */
   async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
     const operation = this.operation(tool);
-    const input = checkedToolInput(args, () => this.#checkFor(operation), `${this.name}.${tool}`);
+    const input = checkedToolInput(
+      args,
+      () => this.checkFor(tool, (validator) => this.#compileCheck(operation, validator)),
+      `${this.name}.${tool}`,
+    );
     return await sendApiRequest(
       { namespace: this.name, baseUrl: this.#baseUrl, headers: this.#config.headers },
       operation,
@@ -89,10 +95,8 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
     );
   }
 
-  /** The compiled argument check of an operation, built on its first call. */
-  #checkFor(operation: ApiOperation): ArgumentCheck {
-    const cached = this.#checks.get(operation.name);
-    if (cached !== undefined) return cached;
+  /** Compiles the argument check of an operation (its parameters and body as one object). */
+  #compileCheck(operation: ApiOperation, validator: InputValidator): ArgumentCheck {
     const properties: Record<string, unknown> = {};
     const required: string[] = [];
     for (const parameter of operation.parameters) {
@@ -107,19 +111,16 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
       { type: "object", properties, required, additionalProperties: false },
       operation.name,
     );
-    let check: ArgumentCheck;
     try {
-      check = this.#validator.compile(schema);
+      return validator.compile(schema);
     } catch (error) {
       // A schema ajv cannot compile leaves the call unchecked; the API still judges it.
       const reason = error instanceof Error ? error.message : String(error);
       this.addWarning(
         `loosened ${operation.name}: arguments are not checked before sending (${reason})`,
       );
-      check = () => [];
+      return () => [];
     }
-    this.#checks.set(operation.name, check);
-    return check;
   }
 
   /** Loads the document and builds one operation per kept path and method. */
@@ -133,7 +134,6 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
     });
     this.#baseUrl = this.#config.baseUrl ?? baseUrlOf(loaded.document, loaded.source);
     this.#built = built;
-    this.#checks.clear();
     const leftOut =
       built.catalogue.warnings.filter((w) =>
         w.startsWith("left out ") && !w.includes('by "include"')
