@@ -54,9 +54,12 @@ export interface InstalledGlobals {
 export function installScriptGlobals(run: RunMessage, port: ChannelPort): InstalledGlobals {
   async function call(namespace: string, tool: string, args: unknown, raw: boolean) {
     // Taken before the first await, so its frames include the script's line even when the
-    // call is never awaited (the async stack of an awaited call has it too).
+    // call is never awaited (the async stack of an awaited call has it too). `site` keeps every
+    // frame but is formatted only when the call fails; the line comes from a capture of the
+    // two frames under `call` (the tool function, then the script's own code) — formatting a
+    // whole stack costs more than the rest of the call's script side (issue 12).
     const site = new Error();
-    const line = scriptLine(site.stack);
+    const line = scriptLine(shallowStack()) ?? scriptLine(site.stack);
     try {
       return await port.request({
         t: "call",
@@ -78,6 +81,16 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     const frames = (site.stack ?? "").split("\n").slice(1).join("\n");
     failure.stack = `${failure.name}: ${failure.message}\n${frames}\n${failure.stack ?? ""}`;
     return failure;
+  }
+
+  /** The stack of `call`'s caller and its caller only (V8 formats each frame it captures). */
+  function shallowStack(): string | undefined {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 2;
+    const holder: { stack?: string } = {};
+    Error.captureStackTrace(holder, call);
+    Error.stackTraceLimit = limit;
+    return holder.stack;
   }
 
   function scriptLine(stack: string | undefined): number | undefined {
