@@ -12,6 +12,7 @@ import {
   type ToolCallOptions,
   type ToolCallResult,
 } from "./namespace.ts";
+import { describeStatus } from "../protocol/catalogue.ts";
 import { unknownToolError } from "./unknown_tool_error.ts";
 import { ChangeListeners } from "./change_listeners.ts";
 import { type ArgumentCheck, InputValidator } from "./mcp/input_validator.ts";
@@ -96,9 +97,7 @@ export abstract class ApiNamespace<Operation> implements Namespace {
     if (this.#status.state !== "ready" || operations === undefined) {
       throw new ToolCallError(
         "NamespaceUnavailable",
-        `API "${this.name}" is ${
-          this.#status.state === "failed" ? `failed: ${this.#status.reason}` : this.#status.state
-        }`,
+        `API "${this.name}" is ${describeStatus(this.#status)}`,
       );
     }
     const operation = operations.get(tool);

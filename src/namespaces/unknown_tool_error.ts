@@ -5,7 +5,7 @@
  */
 
 import { ToolCallError } from "./namespace.ts";
-import { nearestNames } from "../discovery/nearest_names.ts";
+import { nearestNames } from "../protocol/names.ts";
 
 /**
  * An `UnknownTool` error for `namespace.tool`, naming the nearest of `known` (original tool
