@@ -8,6 +8,7 @@ import type { NamespaceKind, NamespaceStatus } from "../namespaces/namespace.ts"
 import { compareText, describeStatus } from "../namespaces/render_types.ts";
 import { CatalogueEntries, type ToolEntry } from "./catalogue_entries.ts";
 import type { CatalogueSnapshot, SnapshotNamespace } from "./catalogue_snapshot.ts";
+import { InvalidArgumentError } from "../protocol/invalid_argument_error.ts";
 
 /** Characters counted as one token when spending the budget. */
 export const CHARS_PER_TOKEN = 4;
@@ -110,7 +111,7 @@ function renderHeader(
 
 function validateBudget(budgetTokens: number): void {
   if (!Number.isFinite(budgetTokens) || budgetTokens < 0) {
-    throw new RangeError(
+    throw new InvalidArgumentError(
       `Cannot build catalogue: "budgetTokens" must be a non-negative number, got "${budgetTokens}"`,
     );
   }

@@ -8,6 +8,7 @@ import { compareText } from "../namespaces/render_types.ts";
 import { CatalogueEntries, type CatalogueEntry } from "./catalogue_entries.ts";
 import type { CatalogueSnapshot } from "./catalogue_snapshot.ts";
 import { nearestNames } from "./nearest_names.ts";
+import { InvalidArgumentError } from "../protocol/invalid_argument_error.ts";
 
 /** Options of a search: the same over CLI, RPC, HTTP and the script global. */
 export interface SearchOptions {
@@ -121,10 +122,14 @@ function validateOptions(options: SearchOptions): { limit: number; offset: numbe
   const limit = options.limit ?? 10;
   const offset = options.offset ?? 0;
   if (!Number.isInteger(limit) || limit < 1) {
-    throw new RangeError(`Cannot search: "limit" must be a positive integer, got "${limit}"`);
+    throw new InvalidArgumentError(
+      `Cannot search: "limit" must be a positive integer, got "${limit}"`,
+    );
   }
   if (!Number.isInteger(offset) || offset < 0) {
-    throw new RangeError(`Cannot search: "offset" must be a non-negative integer, got "${offset}"`);
+    throw new InvalidArgumentError(
+      `Cannot search: "offset" must be a non-negative integer, got "${offset}"`,
+    );
   }
   return { limit, offset };
 }
@@ -215,7 +220,7 @@ export class SearchIndex {
       const ns = this.entries.namespace(options.namespace);
       if (ns === undefined) {
         const near = nearestNames(options.namespace, this.entries.namespaces.map((n) => n.name));
-        throw new RangeError(
+        throw new InvalidArgumentError(
           `Cannot search namespace "${options.namespace}": no such namespace` +
             (near.length > 0 ? ` (did you mean ${near.map((n) => `"${n}"`).join(", ")}?)` : ""),
         );
