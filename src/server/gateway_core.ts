@@ -18,10 +18,9 @@ import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { Approvals } from "./approvals.ts";
 import { CallPolicy } from "./call_policy.ts";
-import { ProcessLedger } from "../process/process_ledger.ts";
+import type { ProcessLedger } from "../process/process_ledger.ts";
 import { SecretMask } from "../config/secret_mask.ts";
 import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
-import { runtimeDirFor } from "../config/runtime_dir.ts";
 import {
   RESULT_HOOK,
   type RunHandle,
@@ -29,7 +28,7 @@ import {
   type ScriptRunner,
 } from "../exec/script_runner.ts";
 import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
-import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
+import type { NamedScript } from "../exec/named_scripts.ts";
 import type { GatewayDatabase } from "../store/gateway_database.ts";
 import type { GatewayStore, HistoryStore } from "../store/gateway_store.ts";
 import type { SharedRunState } from "./shared_run_state.ts";
@@ -38,14 +37,13 @@ import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { Diagnostic, RunDocument } from "../protocol/run_document.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
-import { openGatewayStore, removeStaleState } from "./gateway_state.ts";
+import { type OpenedState, openGatewayState } from "./gateway_state.ts";
 import { type CallOptions, ToolDispatcher } from "./tool_dispatcher.ts";
 import { NamespaceSetup } from "./namespace_setup.ts";
 import { diffConfig, RootWatcher } from "./root_watcher.ts";
 import { type RunEvent, RunTracker, type ToolCallEvent } from "./run_tracker.ts";
 import { createScriptRunner } from "./gateway_runner.ts";
 import { idlePolicyRules } from "./config_warnings.ts";
-import { historyEntryOf } from "./history_entry.ts";
 import { namespacesUsedBy } from "./script_namespaces.ts";
 import { CatalogueViews } from "./catalogue_views.ts";
 
@@ -54,16 +52,6 @@ export type { RunEvent, ToolCallEvent };
 
 /** Longest a run waits for namespaces that are still starting before it is checked. */
 const STARTING_WAIT_MS = 15_000;
-
-/** What {@linkcode GatewayCore.start} opened before the parts are wired. */
-interface OpenedState {
-  database: GatewayDatabase;
-  store: GatewayStore;
-  shared: SharedRunState | null;
-  ledger: ProcessLedger;
-  runtimeDir: string;
-  runsDir: string;
-}
 
 /** The gateway's state and behaviour, independent of how requests arrive. */
 export class GatewayCore {
@@ -90,7 +78,6 @@ export class GatewayCore {
   readonly #tracker: RunTracker;
   readonly #ledger: ProcessLedger;
   readonly #runtimeDir: string;
-  #scripts: NamedScript[] = [];
   #globalsVersion = 0;
   #globalsReady: Promise<void> = Promise.resolve();
   /** Why the last config reload failed (the last good config stays in force), or null. */
@@ -110,31 +97,10 @@ export class GatewayCore {
     log: Logger,
     options: { token?: string } = {},
   ): Promise<GatewayCore> {
-    const stateDir = join(paths.dataDir, "state");
-    await Deno.mkdir(stateDir, { recursive: true, mode: 0o700 });
-    await Deno.chmod(stateDir, 0o700);
-    const warn = (m: string) => log.warn(m);
-    // The server lock is held (gateway_server.ts): every ledger but ours is a dead server's.
-    ProcessLedger.reapStale(stateDir, { log: warn });
-    const ledger = new ProcessLedger(stateDir, { log: warn });
-    const runtimeDir = runtimeDirFor(paths.dataDir);
-    await removeStaleState(stateDir, log);
-    await removeStaleState(runtimeDir, log);
-    const runsDir = join(runtimeDir, `runs-${Deno.pid}`);
-    await Deno.mkdir(runsDir, { recursive: true, mode: 0o700 });
     const approvals = new Approvals();
-    const secrets = [...(options.token === undefined ? [] : [options.token]), ...loaded.secrets];
-    const opened = await openGatewayStore(paths.dataDir, loaded.config, {
-      secrets: [...secrets, ...loaded.config.history.redact],
-      approvals,
-      log,
-    });
-    const core = new GatewayCore(paths, loaded, log, approvals, options.token ?? null, {
-      ...opened,
-      ledger,
-      runtimeDir,
-      runsDir,
-    });
+    const token = options.token ?? null;
+    const state = await openGatewayState(paths, loaded, { token, approvals, log });
+    const core = new GatewayCore(paths, loaded, log, approvals, token, state);
     await core.#begin();
     return core;
   }
@@ -180,11 +146,11 @@ export class GatewayCore {
       loaded: () => this.#loaded,
       onSpawn: (pid) => this.#ledger.record(pid),
     });
-    this.#views = new CatalogueViews(this.registry, () => this.#scripts);
+    this.#views = new CatalogueViews(this.registry, join(paths.root.dir, "scripts"), log);
     this.#rootWatcher = new RootWatcher(paths.root, {
       log,
       onConfigChange: () => this.#reloadConfig(),
-      onScriptsChange: () => this.#refreshScripts().then(() => this.#catalogueChanged()),
+      onScriptsChange: () => this.#views.refreshScripts().then(() => this.#catalogueChanged()),
     });
     this.#tracker = new RunTracker({
       runner: () => this.runner,
@@ -197,19 +163,6 @@ export class GatewayCore {
       telemetry: this.#telemetry,
       checker: this.#checker,
       toolCallWatcher: (runId) => this.#tracker.toolCallWatcher(runId),
-      record: async (run) => {
-        try {
-          await this.shared?.beforeRecord(run.document.runId);
-          await this.history.record(historyEntryOf(run));
-          return true;
-        } catch (error) {
-          this.log.error("history write failed; the run result is returned without it", {
-            runId: run.document.runId,
-            error: String(error),
-          });
-          return false;
-        }
-      },
     });
   }
 
@@ -226,7 +179,7 @@ export class GatewayCore {
       return { queued: this.runner.queuedCount, active: this.runner.activeCount, namespaces };
     });
     this.registry.onChange(() => this.#catalogueChanged());
-    await this.#refreshScripts();
+    await this.#views.refreshScripts();
     await this.#namespaces.startAll();
     this.#catalogueChanged();
     this.#rootWatcher.start();
@@ -297,18 +250,9 @@ export class GatewayCore {
     return this.#reloadError;
   }
 
-  async #refreshScripts(): Promise<void> {
-    try {
-      this.#scripts = await listNamedScripts(join(this.paths.root.dir, "scripts"));
-    } catch (error) {
-      this.log.warn("cannot list named scripts", { error: String(error) });
-    }
-    this.#views.invalidate();
-  }
-
   /** Named scripts of the root, as last listed. */
   scripts(): NamedScript[] {
-    return this.#scripts;
+    return this.#views.scripts;
   }
 
   #catalogueChanged(): void {
@@ -421,16 +365,7 @@ export class GatewayCore {
 
   /** Namespaces with status, for `gateway tools` and `/health`. */
   namespaceList(): NamespaceSummary[] {
-    return this.registry.typed().map((ns) => ({
-      name: ns.name,
-      identifier: ns.identifier,
-      kind: ns.kind,
-      status: ns.status.state,
-      ...(ns.status.state === "failed" ? { reason: ns.status.reason } : {}),
-      tools: ns.catalogue.tools.length,
-      ...(ns.catalogue.prompts?.length ? { prompts: ns.catalogue.prompts } : {}),
-      ...(ns.catalogue.warnings.length ? { notes: ns.catalogue.warnings } : {}),
-    }));
+    return this.#views.namespaceList();
   }
 
   /** Refuses new runs from now on; runs in flight go on (the server gives them a grace period). */

@@ -12,6 +12,7 @@ import { type FinishedRun, RESULT_HOOK, ScriptRunner } from "../exec/script_runn
 import type { ProcessLedger } from "../process/process_ledger.ts";
 import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import type { GatewayCore } from "./gateway_core.ts";
+import { historyEntryOf } from "./history_entry.ts";
 import type { ToolCallEvent } from "./run_tracker.ts";
 
 /** Deno's cache directory, which runners share with the server. */
@@ -32,8 +33,21 @@ export interface RunnerParts {
   checker: ScriptCheckerWorker;
   /** Who follows run `runId`'s tool calls, if anyone. */
   toolCallWatcher: (runId: string) => ((event: ToolCallEvent) => void) | undefined;
-  /** Writes a finished run to history; false when the write failed. */
-  record: (run: FinishedRun) => Promise<boolean>;
+}
+
+/** Writes a finished run to history; false (logged) when the write failed. */
+async function recordRun(core: GatewayCore, run: FinishedRun): Promise<boolean> {
+  try {
+    await core.shared?.beforeRecord(run.document.runId);
+    await core.history.record(historyEntryOf(run));
+    return true;
+  } catch (error) {
+    core.log.error("history write failed; the run result is returned without it", {
+      runId: run.document.runId,
+      error: String(error),
+    });
+    return false;
+  }
 }
 
 /** Builds the gateway's script runner. */
@@ -94,7 +108,7 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
     discovery: () => core.discoveryData(),
     prepare: (source, inline) => checker.prepare(source, { inline, resultFunction: RESULT_HOOK }),
     check: (prepared) => checker.check(prepared),
-    record: parts.record,
+    record: (run) => recordRun(core, run),
     log: (m) => core.log.warn(m, { component: "runner" }),
   });
 }
