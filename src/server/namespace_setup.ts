@@ -59,8 +59,8 @@ export class NamespaceSetup {
   }
 
   /**
-   * Adds every namespace of the root and config; each starts on its own (none is awaited).
-   * Tool modules are added once the tools directory has been listed.
+   * Adds every namespace of the root and config; each starts on its own (none is awaited,
+   * only the listing of the tools directory).
    */
   async startAll(): Promise<void> {
     const { registry, log } = this.#options;
@@ -77,17 +77,18 @@ export class NamespaceSetup {
         }
       },
     });
-    this.#watcher.start().then(
-      (files) => {
-        for (const { name, file } of files) this.#addLocal(name, file);
-      },
-      (error) => log.error("cannot watch the tools directory", { error: String(error) }),
-    );
+    const listing = this.#watcher.start();
     for (const [name, server] of Object.entries(this.#config.mcpServers)) {
       if (server.disabled || this.#hasToolModule(name)) continue;
       registry.add(this.#mcpNamespace(name, server));
     }
     for (const [name, api] of Object.entries(this.#config.apis)) this.#addApi(name, api);
+    // Listed before start-up ends, so the first request already waits for every module.
+    try {
+      for (const { name, file } of await listing) this.#addLocal(name, file);
+    } catch (error) {
+      log.error("cannot watch the tools directory", { error: String(error) });
+    }
   }
 
   /**
