@@ -9,7 +9,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { LoadedConfig } from "../config/config_loader.ts";
-import { toIdentifier } from "../namespaces/names.ts";
+import { toIdentifier } from "../protocol/names.ts";
 import { isToolModuleFileName } from "../namespaces/local/tool_directory_watcher.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import { checkHostAndOrigin, checkToken } from "./request_guard.ts";

@@ -5,8 +5,9 @@
  * @module
  */
 
-import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
+import type { CatalogueSnapshot } from "../protocol/catalogue.ts";
 import { SearchIndex } from "../discovery/search.ts";
+import { buildDiscoveryData } from "../discovery/run_discovery_data.ts";
 import { listNamedScripts, type NamedScript } from "../exec/named_scripts.ts";
 import type { Logger } from "../logger.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
@@ -69,24 +70,11 @@ export class CatalogueViews {
     return this.#searchIndex;
   }
 
-  /** What in-script `search()`/`describe()` answer from: the snapshot, as JSON. */
+  /** What in-script `search()`/`describe()` answer from: the catalogue entries, rendered. */
   discoveryData(): DiscoveryData {
     const snapshot = this.snapshot();
     if (this.#discovery?.from === snapshot) return this.#discovery.data;
-    const data: DiscoveryData = {
-      snapshot: {
-        namespaces: snapshot.namespaces.map((ns) => ({
-          ...ns,
-          toolIdentifiers: Object.fromEntries(ns.toolIdentifiers as Map<string, string>),
-        })),
-        scripts: snapshot.scripts.map(({ name, description, examples, params }) => ({
-          name,
-          description,
-          examples,
-          params,
-        })),
-      },
-    };
+    const data = buildDiscoveryData(this.searchIndex().entries);
     this.#discovery = { from: snapshot, data };
     return data;
   }

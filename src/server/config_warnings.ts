@@ -5,6 +5,7 @@
 
 import type { GatewayConfig } from "../config/gateway_config.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
+import { lookupToolIdentifier } from "../protocol/catalogue.ts";
 import { globMatch } from "./call_policy.ts";
 
 /** Policy rules that match no tool of the namespaces, once none is still starting. */
@@ -17,10 +18,7 @@ export function idlePolicyRules(
   const names = namespaces.flatMap((ns) =>
     ns.catalogue.tools.flatMap((tool) => [
       `${ns.name}.${tool.originalName}`,
-      `${ns.identifier}.${
-        (ns.toolIdentifiers as ReadonlyMap<string, string>).get(tool.originalName) ??
-          tool.originalName
-      }`,
+      `${ns.identifier}.${lookupToolIdentifier(ns, tool.originalName) ?? tool.originalName}`,
     ])
   );
   return policy.filter((rule) => !names.some((n) => globMatch(rule.match, n)))

@@ -12,7 +12,7 @@ import type { LoadedConfig } from "../config/config_loader.ts";
 import { loadRootConfig } from "../config/config_loader.ts";
 import type { GatewayConfig } from "../config/gateway_config.ts";
 import type { Logger } from "../logger.ts";
-import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
+import type { CatalogueSnapshot } from "../protocol/catalogue.ts";
 import type { SearchIndex } from "../discovery/search.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";

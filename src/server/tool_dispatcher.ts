@@ -11,6 +11,7 @@ import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { type NamespaceStatus, ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { FittingShapes, localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
 import type { Diagnostic } from "../protocol/run_document.ts";
+import { describeStatus, lookupToolIdentifier } from "../protocol/catalogue.ts";
 import type { ApprovalDecision } from "./approvals.ts";
 import type { CallPolicy } from "./call_policy.ts";
 
@@ -51,7 +52,7 @@ export function namespaceUnavailable(
   return new ToolCallError(
     "NamespaceUnavailable",
     `Namespace "${namespace}" is ${
-      status.state === "failed" ? `failed: ${status.reason}` : status.state
+      describeStatus(status)
     }; ${namespace}.${tool} cannot be called now`,
   );
 }
@@ -89,8 +90,7 @@ export class ToolDispatcher {
       throw namespaceUnavailable(namespace.name, state, tool.originalName);
     }
     const typed = registry.typed().find((n) => n.name === namespace.name);
-    const identifier = (typed?.toolIdentifiers as Map<string, string> | undefined)
-      ?.get(tool.originalName);
+    const identifier = typed && lookupToolIdentifier(typed, tool.originalName);
     await policy.check(namespace.name, tool.originalName, args, {
       aliases: typed && identifier ? [`${typed.identifier}.${identifier}`] : [],
       annotations: tool.annotations,
