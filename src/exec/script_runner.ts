@@ -116,9 +116,7 @@ export class ScriptRunner {
     this.#pool = new RunnerPool(
       exec.poolSize,
       () => this.#spawn({}, exec.maxMemoryMb, Deno.cwd()),
-      {
-        log: deps.log,
-      },
+      { log: deps.log, idleMs: () => deps.exec().poolIdleMs },
     );
   }
 
