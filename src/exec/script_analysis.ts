@@ -59,6 +59,7 @@ export function analyzeSourceFile(ts: TypeScript, file: Ts.SourceFile): ScriptUs
         else indexed.add(key.name);
       } else if (name === "search" || name === "describe") usage.discovery = true;
       else if (name === "resources") usage.resources = true;
+      else if (GLOBAL_OBJECTS.has(name)) viaGlobalObject(ts, node, usage);
     }
     ts.forEachChild(node, visit);
   };
@@ -94,6 +95,24 @@ export function namespacesUsed(
     if (dotted.has(ns.identifier) || indexed.has(ns.name)) used.add(ns.name);
   }
   return used;
+}
+
+/** Names of the global object: `globalThis.search(…)` is `search(…)`. */
+const GLOBAL_OBJECTS = new Set(["globalThis", "self", "window"]);
+
+/**
+ * Reads a use of the global object: `globalThis.tools` counts as a dynamic use of `tools`,
+ * `globalThis.search` as search; a computed member (`globalThis[name]`) or the object itself
+ * passed on may be any of them.
+ */
+function viaGlobalObject(ts: TypeScript, node: Ts.Identifier, usage: ScriptUsage): void {
+  const parent = node.parent;
+  const member = ts.isPropertyAccessExpression(parent) && parent.expression === node
+    ? parent.name.text
+    : null;
+  if (member === null || member === "tools") usage.dynamic = true;
+  if (member === null || member === "search" || member === "describe") usage.discovery = true;
+  if (member === null || member === "resources") usage.resources = true;
 }
 
 /**

@@ -61,6 +61,10 @@ Deno.test("analyzeScript sees search, describe and resources used in code", asyn
     ['console.log(await describe("tools.kv.get"));', { discovery: true }],
     ['const found = await Promise.all(["a", "b"].map(search));', { discovery: true }],
     ["const list = await resources.list();", { resources: true }],
+    ['await globalThis.search("x");', { discovery: true, dynamic: false }],
+    ["await globalThis.resources.list();", { resources: true }],
+    ["await globalThis.tools.kv.get({});", { dynamic: true }],
+    ['const g = globalThis;\nawait g["search"]("x");', { discovery: true, dynamic: true }],
   ];
   for (const [source, expected] of cases) {
     const usage = await analyzeScript(source);
