@@ -255,19 +255,17 @@ Deno.test("CallBroker answers resources requests and names the namespace when th
 
 Deno.test("CallBroker names the call a stopped run waited on and aborts calls when stopped", async () => {
   const signals: AbortSignal[] = [];
+  const started = deferred<void>();
   const { broker: b, connection } = broker((c) => {
     signals.push(c.signal);
+    if (signals.length === 2) started.resolve();
     return new Promise((_, reject) =>
       c.signal.addEventListener("abort", () => reject(new ToolCallError("Cancelled", "stopped")))
     );
   });
-  const bothStarted = new Promise<void>((resolve) => {
-    const check = () => (signals.length === 2 ? resolve() : queueMicrotask(check));
-    check();
-  });
   connection.script(call(1, "slow", 7));
   connection.script(call(2, "slower", 9));
-  await bothStarted;
+  await started.promise;
   assert.equal(b.waitingCall()?.tool, "slow");
   assert.equal(b.waitingCall()?.line, 7);
   b.stop();
