@@ -14,7 +14,7 @@ import type {
   ScriptFailure,
 } from "../protocol/channel_messages.ts";
 import type { Attachment } from "../protocol/run_document.ts";
-import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
+import { ToolCallError, type ToolProgress } from "../protocol/tool_call.ts";
 import { GatewayTelemetry, type RunTrace } from "../telemetry/gateway_telemetry.ts";
 import type { ToolCallRecord } from "../store/run_history.ts";
 import type { RunReturns } from "./run_returns.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { GatewayToRunner, RunnerToGateway } from "../protocol/channel_messages.ts";
-import { ToolCallError } from "../namespaces/namespace.ts";
+import { ToolCallError } from "../protocol/tool_call.ts";
 import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import { CallBroker, type CallBrokerOptions, type ScriptToolCall } from "./call_broker.ts";
 import { RunReturns } from "./run_returns.ts";

@@ -6,7 +6,7 @@
 
 import type { PermissionSet } from "../config/gateway_config.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
-import type { ToolProgress } from "../namespaces/namespace.ts";
+import type { ToolProgress } from "../protocol/tool_call.ts";
 import type { ToolCallRecord } from "../store/run_history.ts";
 
 /** What a caller asks for. Limits absent here come from `exec` config. */

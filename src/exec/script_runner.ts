@@ -21,7 +21,6 @@ import {
 } from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { RunnerPool } from "./runner_pool.ts";
-import type { ToolCallRecord } from "../store/run_history.ts";
 import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
 import type { CallBroker, ResourcesRequest, ScriptToolCall } from "./call_broker.ts";
@@ -33,7 +32,7 @@ import { Semaphore } from "./semaphore.ts";
 import { RESULT_HOOK, type RunControl, superviseRun } from "./run_supervision.ts";
 
 export { RESULT_HOOK };
-export type { FinishedRun, RunRequest, ScriptToolCall, ToolCallRecord };
+export type { FinishedRun, RunRequest, ScriptToolCall };
 
 /** A run in flight. */
 export interface RunHandle {
