@@ -44,7 +44,7 @@ import { diffConfig, RootWatcher } from "./root_watcher.ts";
 import { type RunEvent, RunTracker, type ToolCallEvent } from "./run_tracker.ts";
 import { createScriptRunner } from "./gateway_runner.ts";
 import { idlePolicyRules } from "./config_warnings.ts";
-import { namespacesUsedBy } from "./script_namespaces.ts";
+import { namespacesUsed, type ScriptUsage, USES_EVERYTHING } from "../exec/script_analysis.ts";
 import { CatalogueViews } from "./catalogue_views.ts";
 
 export type { GatewayPaths };
@@ -124,7 +124,10 @@ export class GatewayCore {
     this.#ledger = state.ledger;
     this.#runtimeDir = state.runtimeDir;
     this.workflows = new WorkflowService({ sessions: state.store.workflows, root: paths.root.dir });
-    this.#checker = ScriptCheckerWorker.start({ cacheDir: join(paths.dataDir, "cache") });
+    this.#checker = ScriptCheckerWorker.start({
+      cacheDir: join(paths.dataDir, "cache"),
+      idleMs: () => this.config.exec.checkerIdleMs,
+    });
     const policy = new CallPolicy({
       rules: () => this.config.policy,
       approvals,
@@ -271,10 +274,10 @@ export class GatewayCore {
    * Waits (bounded) for namespaces still starting and for the checker to hold the current
    * types, so a run right after start-up sees every tool that is about to be ready.
    */
-  async catalogueReady(source?: string): Promise<void> {
+  async catalogueReady(usage?: ScriptUsage): Promise<void> {
     await this.registry.settled(
       STARTING_WAIT_MS,
-      source === undefined ? undefined : namespacesUsedBy(source, this.registry.typed()),
+      usage === undefined ? undefined : namespacesUsed(usage, this.registry.typed()),
     );
     if (this.registry.changePending || this.#views.stale) this.#catalogueChanged();
     await this.#globalsReady;
@@ -327,7 +330,6 @@ export class GatewayCore {
 
   /** Type-checks a script against the live tool types without running it (editor diagnostics). */
   async checkSource(source: string): Promise<Diagnostic[]> {
-    await this.catalogueReady(source);
     const prepared = await this.#checker.prepare(source, {
       inline: true,
       resultFunction: RESULT_HOOK,
@@ -335,6 +337,7 @@ export class GatewayCore {
     if (prepared.kind === "SyntaxError") {
       return [{ message: prepared.message, line: prepared.line, column: prepared.column }];
     }
+    await this.catalogueReady(prepared.usage ?? USES_EVERYTHING);
     return await this.#checker.check(prepared);
   }
 

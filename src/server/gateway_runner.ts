@@ -103,7 +103,7 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
       return done;
     },
     resources: (request) => core.resources(request),
-    catalogueReady: (source) => core.catalogueReady(source),
+    catalogueReady: (_source, usage) => core.catalogueReady(usage),
     toolMap: () => core.registry.toolMap(),
     discovery: () => core.discoveryData(),
     prepare: (source, inline) => checker.prepare(source, { inline, resultFunction: RESULT_HOOK }),
