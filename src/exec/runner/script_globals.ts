@@ -11,9 +11,7 @@ import {
   type RunMessage,
   type RunnerToGateway,
 } from "../../protocol/channel_messages.ts";
-import type { CatalogueSnapshot } from "../../discovery/catalogue_snapshot.ts";
-import { SearchIndex } from "../../discovery/search.ts";
-import { describePath } from "../../discovery/describe.ts";
+import { DiscoveryReader } from "../../protocol/discovery_data.ts";
 
 /** The channel operations the globals need from the runner. */
 export interface ChannelPort {
@@ -197,15 +195,15 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
       decodeBlobs(await resourceRequest({ namespace, op: "read", uri })),
   };
 
-  // The same index and describer the server uses, built on first use from the snapshot the
-  // run carries, so `search()` stays synchronous and ranks exactly like `gateway search`.
-  let index: SearchIndex | null = null;
-  const searchIndex = (): SearchIndex => {
+  // The same resolution and ranking the server uses, built on first use from the discovery
+  // data the run carries, so `search()` stays synchronous and ranks exactly like `gateway search`.
+  let reader: DiscoveryReader | null = null;
+  const searchIndex = (): DiscoveryReader => {
     if (!run.discovery) {
       throw new Error("search()/describe() have no catalogue in this run");
     }
-    index ??= new SearchIndex(run.discovery.snapshot as unknown as CatalogueSnapshot);
-    return index;
+    reader ??= new DiscoveryReader(run.discovery);
+    return reader;
   };
   function search(
     query: string,
@@ -214,7 +212,7 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     return searchIndex().search(query, options);
   }
   function describe(path: string): string {
-    return describePath(searchIndex().entries, path).text;
+    return searchIndex().describe(path);
   }
 
   let reported = false;
