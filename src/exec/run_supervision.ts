@@ -161,6 +161,8 @@ export async function superviseRun(
   }
 
   const status = await runner.child.status;
+  // Read before the broker stops: aborting the calls empties the pending set.
+  const waiting = broker?.waitingCall();
   clearTimeout(timer);
   memoryWatch.stop();
   control.signal.removeEventListener("abort", onAbort);
@@ -187,7 +189,6 @@ export async function superviseRun(
     connected: connected !== null,
   });
   // A run stopped while it waited on a tool call was at that call's line.
-  const waiting = broker?.waitingCall();
   const failure = classified !== null && classified.line === undefined &&
       waiting?.line !== undefined && (classified.kind === "Timeout" ||
         classified.kind === "Cancelled" || classified.kind === "MemoryLimit")

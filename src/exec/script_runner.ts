@@ -188,7 +188,8 @@ export class ScriptRunner {
       }).finally(release)
     ).finally(() => {
       this.#active.delete(runId);
-      this.#pool.fill();
+      // After the answer has gone out: spawning a runner must not sit on the run's path.
+      setTimeout(() => this.#pool.fill(), 0);
     });
     return handle;
   }
