@@ -11,7 +11,7 @@ import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { type NamespaceStatus, ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
 import { FittingShapes, localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
 import type { Diagnostic } from "../protocol/run_document.ts";
-import { describeStatus, lookupToolIdentifier } from "../protocol/catalogue.ts";
+import { describeStatus } from "../protocol/catalogue.ts";
 import type { ApprovalDecision } from "./approvals.ts";
 import type { CallPolicy } from "./call_policy.ts";
 
@@ -84,22 +84,20 @@ export class ToolDispatcher {
   ): Promise<unknown> {
     const { registry, policy } = this.#options;
     const config = this.#options.config();
-    const { namespace, tool } = registry.resolve(namespaceName, toolName);
+    const { namespace, tool, typed, identifier } = registry.resolve(namespaceName, toolName);
     const state = namespace.status();
     if (state.state !== "ready") {
       throw namespaceUnavailable(namespace.name, state, tool.originalName);
     }
-    const typed = registry.typed().find((n) => n.name === namespace.name);
-    const identifier = typed && lookupToolIdentifier(typed, tool.originalName);
     await policy.check(namespace.name, tool.originalName, args, {
-      aliases: typed && identifier ? [`${typed.identifier}.${identifier}`] : [],
+      aliases: [`${typed.identifier}.${identifier}`],
       annotations: tool.annotations,
       runId: options.runId,
       signal: options.signal,
       onApproval: options.onApproval,
       deadline: options.deadline,
     });
-    if (namespace.kind === "local" && typed && identifier && options.argsChecked !== true) {
+    if (namespace.kind === "local" && options.argsChecked !== true) {
       await this.#validateLocalInput({ namespace: typed.identifier, tool: identifier }, args);
     }
     let result;
