@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { z } from "zod";
 import { execParams, searchParams } from "../protocol/rpc_params.ts";
 import type { GatewayCore } from "./gateway_core.ts";
-import { createRouter } from "./gateway_server.ts";
+import { createRouter } from "./method_table.ts";
 import { createHttpRoutes } from "./http_routes.ts";
 import { HTTP_ROUTES, openApiDocument } from "./openapi_document.ts";
 

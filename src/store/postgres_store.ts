@@ -19,6 +19,7 @@ import {
   runSummaryOf,
   storedRunOf,
 } from "./run_history.ts";
+import { InvalidArgumentError } from "../protocol/invalid_argument_error.ts";
 import { messageOf } from "../protocol/message_of.ts";
 
 /**
@@ -334,7 +335,7 @@ class PostgresHistory implements HistoryStore {
       );
       if (matches.length > 1) {
         const ids = matches.slice(0, 5).map((m) => `"${String(m.id)}"`).join(", ");
-        throw new RangeError(
+        throw new InvalidArgumentError(
           `Cannot find run "${runId}": the prefix matches several runs: ${ids}${
             matches.length > 5 ? ", …" : ""
           }`,
