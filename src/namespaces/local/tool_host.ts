@@ -10,8 +10,10 @@ import { dirname } from "node:path";
 import type { PermissionSet } from "../../config/gateway_config.ts";
 import { permissionFlags } from "../../config/permission_flags.ts";
 import { watchMemory } from "../../process/memory_watch.ts";
+import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
 import { ToolCallError } from "../namespace.ts";
-import { describeExit, type ToolHostLogger, ToolHostProcess } from "./tool_host_process.ts";
+import { describeExit } from "../../process/describe_exit.ts";
+import { type ToolHostLogger, ToolHostProcess } from "./tool_host_process.ts";
 
 /** Where the host is in its life; mapped onto the namespace status by `LocalNamespace`. */
 export type ToolHostState =
@@ -59,6 +61,8 @@ export interface ToolHostOptions {
   restartDelayMs?: number;
   /** @default {30000} */
   maxRestartDelayMs?: number;
+  /** The breaker (and the rest of the back-off); the same policy as MCP upstreams'. */
+  restart?: Partial<RestartPolicyOptions>;
   /** Longest result message accepted from the host. @default {67108864} */
   maxMessageLength?: number;
   /** Resident memory of the host; past it the host is restarted (issue 9). @default {1024} */
@@ -99,7 +103,7 @@ export class ToolHost {
   /** Every process not yet closed, including ones being killed; `stop()` waits for all. */
   #alive = new Set<ToolHostProcess>();
   #state: ToolHostState = { state: "stopped" };
-  #failuresInARow = 0;
+  #restart: RestartPolicy;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #stateWaiters: Array<() => void> = [];
   #stopping = false;
@@ -109,6 +113,11 @@ export class ToolHost {
   constructor(options: ToolHostOptions) {
     this.#options = options;
     this.#logger = options.logger ?? console;
+    this.#restart = new RestartPolicy({
+      ...options.restart,
+      ...(options.restartDelayMs === undefined ? {} : { initialDelayMs: options.restartDelayMs }),
+      ...(options.maxRestartDelayMs === undefined ? {} : { maxDelayMs: options.maxRestartDelayMs }),
+    });
   }
 
   /** Current state. */
@@ -196,7 +205,6 @@ export class ToolHost {
         (result) =>
           finish(() => {
             if (result.ok) {
-              this.#failuresInARow = 0;
               resolve(result.value);
             } else {
               reject(
@@ -262,7 +270,7 @@ export class ToolHost {
       });
     } catch (error) {
       const reason = `Cannot start the tool host for "${options.name}": ${String(error)}`;
-      this.#scheduleRetry(reason);
+      this.#scheduleRetry(reason, "start");
       throw new Error(reason, { cause: error });
     }
     this.#process = process;
@@ -293,11 +301,12 @@ export class ToolHost {
     } catch (error) {
       if (this.#process === process && !this.#stopping) {
         this.#logger.warn(error instanceof Error ? error.message : String(error));
-        this.#scheduleRetry(error instanceof Error ? error.message : String(error));
+        this.#scheduleRetry(error instanceof Error ? error.message : String(error), "start");
       }
       throw error;
     }
     if (this.#process === process && !this.#stopping) {
+      this.#restart.onReady();
       this.#setState({ state: "ready", pid: process.pid });
     }
   }
@@ -307,15 +316,15 @@ export class ToolHost {
     // A crash after the module was ready: pending calls already failed with the exit status.
     const reason = `tool host for "${this.#options.name}" ${describeExit(status)}`;
     this.#logger.warn(reason);
-    this.#scheduleRetry(reason);
+    this.#scheduleRetry(reason, "crash");
   }
 
-  #scheduleRetry(reason: string): void {
+  /** Waits as the restart policy says (the breaker holds a crash loop down), then relaunches. */
+  #scheduleRetry(failure: string, kind: "start" | "crash"): void {
     if (this.#stopping) return;
-    const initial = this.#options.restartDelayMs ?? 500;
-    const max = this.#options.maxRestartDelayMs ?? 30_000;
-    const delay = Math.min(max, initial * 2 ** Math.min(this.#failuresInARow, 30));
-    this.#failuresInARow++;
+    const decision = this.#restart.onFailure(kind, Date.now());
+    const delay = decision.delayMs;
+    const reason = decision.breakerOpen ? `${failure} (${this.#restart.breakerReason()})` : failure;
     this.#process = undefined;
     this.#setState({ state: "waiting", reason, retryAt: Date.now() + delay });
     this.#retryTimer = setTimeout(() => {

@@ -5,6 +5,11 @@
  * @module
  */
 
+import { describeExit } from "../../process/describe_exit.ts";
+import {
+  signalProcessGroup,
+  terminateProcessGroup,
+} from "../../process/terminate_process_group.ts";
 import { ToolCallError } from "../namespace.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import {
@@ -97,7 +102,7 @@ export class ToolHostProcess {
     this.ready.catch(() => {}); // observed by the owner; avoid an unhandled rejection otherwise
     const loadTimer = setTimeout(() => {
       this.#failLoad(`import did not finish within ${options.loadTimeoutMs} ms`, undefined);
-      this.#signalGroup("SIGKILL");
+      signalProcessGroup(this.pid, "SIGKILL");
     }, options.loadTimeoutMs);
     this.ready.then(() => clearTimeout(loadTimer), () => clearTimeout(loadTimer));
 
@@ -114,7 +119,7 @@ export class ToolHostProcess {
     }).catch(() => {});
     this.closed = this.#child.status.then(async (status) => {
       this.#status = status;
-      this.#signalGroup("SIGKILL"); // descendants the module left behind in its group
+      signalProcessGroup(this.pid, "SIGKILL"); // descendants the module left behind in its group
       await Promise.all([stdoutDone, stderrDone]);
       this.#onExit(status);
       return status;
@@ -195,25 +200,9 @@ export class ToolHostProcess {
     this.#failLoad("the tool host was stopped while importing", undefined);
     if (this.#status === undefined) {
       await this.#writer.close().catch(() => {});
-      this.#signalGroup("SIGTERM");
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), graceMs);
-      });
-      const outcome = await Promise.race([this.#child.status, timeout]);
-      clearTimeout(timer);
-      if (outcome === "timeout") this.#signalGroup("SIGKILL");
+      await terminateProcessGroup(this.pid, this.#child.status, { graceMs });
     }
     await this.closed;
-  }
-
-  /** Sends `signal` to the whole process group; a group already gone is not an error. */
-  #signalGroup(signal: Deno.Signal): void {
-    try {
-      Deno.kill(-this.pid, signal);
-    } catch {
-      // ESRCH: nothing left in the group.
-    }
   }
 
   #send(message: HostRequest): void {
@@ -309,13 +298,6 @@ export class ToolHostProcess {
     this.#pending.clear();
     for (const call of pending) call.reject(error);
   }
-}
-
-/** "exited with code 3" or "was killed by SIGKILL". */
-export function describeExit(status: Deno.CommandStatus): string {
-  return status.signal === null
-    ? `exited with code ${status.code}`
-    : `was killed by ${status.signal}`;
 }
 
 /** The first line of an import error and the module line it points at, if any. */

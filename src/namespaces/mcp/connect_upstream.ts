@@ -14,7 +14,8 @@ import {
   StreamableHTTPClientTransport,
   type Transport,
 } from "./mcp_sdk.ts";
-import { describeExit, StdioProcessTransport } from "./stdio_process_transport.ts";
+import { describeExit } from "../../process/describe_exit.ts";
+import { StdioProcessTransport } from "./stdio_process_transport.ts";
 import type { TailBuffer } from "./tail_buffer.ts";
 
 /** How the gateway introduces itself in `initialize`. */

@@ -39,9 +39,9 @@ import {
   ToolListChangedNotificationSchema,
 } from "./mcp_sdk.ts";
 import { nearestNames } from "../../discovery/nearest_names.ts";
-import { RestartPolicy, type RestartPolicyOptions } from "./restart_policy.ts";
+import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
 import type { RenderedSchema } from "./schema_to_typescript.ts";
-import { describeExit } from "./stdio_process_transport.ts";
+import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { unwrapToolResult } from "./unwrap_tool_result.ts";
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { isProcessGone, waitFor } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
-import { describeExit, StdioProcessTransport } from "./stdio_process_transport.ts";
+import { describeExit } from "../../process/describe_exit.ts";
+import { StdioProcessTransport } from "./stdio_process_transport.ts";
 
 const ENV = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
 
