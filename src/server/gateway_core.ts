@@ -24,6 +24,7 @@ import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
+import { SharedToolHosts } from "../namespaces/local/shared_tool_host.ts";
 import { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
 import { OpenApiNamespace } from "../namespaces/openapi/openapi_namespace.ts";
 import { GraphqlNamespace } from "../namespaces/graphql/graphql_namespace.ts";
@@ -115,6 +116,8 @@ export class GatewayCore {
   #checker: ScriptCheckerWorker | null = null;
   #watcher: ToolDirectoryWatcher | null = null;
   #signatures: ToolModuleSignatures | null = null;
+  /** The one process running tool modules as Workers (issue 12). */
+  #sharedToolHosts: SharedToolHosts | null = null;
   #configWatcher: Deno.FsWatcher | null = null;
   #projectWatcher: Deno.FsWatcher | null = null;
   #scripts: NamedScript[] = [];
@@ -345,6 +348,10 @@ export class GatewayCore {
     const toolsDir = join(this.paths.root.dir, "tools");
     const cacheDir = join(this.paths.dataDir, "cache");
     this.#signatures = new ToolModuleSignatures({ cacheDir });
+    this.#sharedToolHosts = new SharedToolHosts({
+      logger: this.log.child("tools"),
+      onSpawn: (pid) => this.#ledger?.record(pid),
+    });
     const addLocal = (name: string, file: string) => this.#addLocal(name, file);
     this.#watcher = new ToolDirectoryWatcher(toolsDir, {
       logger: this.log.child("tools"),
@@ -467,6 +474,7 @@ export class GatewayCore {
         cacheDir: join(this.paths.dataDir, "cache"),
         onSpawn: (pid) => this.#ledger?.record(pid),
         signatures: this.#signatures!,
+        shared: this.#sharedToolHosts!,
         logger: this.log.child(`tools.${name}`),
       }),
     );
@@ -977,6 +985,7 @@ export class GatewayCore {
     await this.#watcher?.stop();
     await this.#runner?.close();
     await this.registry.stopAll();
+    await this.#sharedToolHosts?.stop();
     await this.#signatures?.close();
     await this.#checker?.close();
     this.#shared?.close();

@@ -8,12 +8,14 @@
 import { pathToFileURL } from "node:url";
 import { dirname } from "node:path";
 import type { PermissionSet } from "../../config/gateway_config.ts";
+import type { LogMethods } from "../../logger.ts";
 import { permissionFlags } from "../../config/permission_flags.ts";
 import { watchMemory } from "../../process/memory_watch.ts";
 import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
 import { ToolCallError } from "../namespace.ts";
-import { describeExit } from "../../process/describe_exit.ts";
-import { type ToolHostLogger, ToolHostProcess } from "./tool_host_process.ts";
+import type { SharedToolHosts } from "./shared_tool_host.ts";
+import type { ToolHostConnection } from "./tool_host_connection.ts";
+import { ToolHostProcess } from "./tool_host_process.ts";
 
 /** Where the host is in its life; mapped onto the namespace status by `LocalNamespace`. */
 export type ToolHostState =
@@ -69,8 +71,15 @@ export interface ToolHostOptions {
   maxMemoryMb?: number;
   /** Told the pid (= process group) of every host started, so a later server can reap it. */
   onSpawn?: (pid: number) => void;
+  /**
+   * Where the module runs as a Worker with its own permissions, sharing one process with the
+   * other modules; absent (or `isolate`) = a `deno run` process of its own.
+   */
+  shared?: SharedToolHosts;
+  /** Run in a process of its own even when `shared` is given (`tools.NAME.isolate`). */
+  isolate?: boolean;
   /** @default {console} */
-  logger?: ToolHostLogger;
+  logger?: LogMethods;
   /** Told about every state change. */
   onStateChange?: (state: ToolHostState) => void;
 }
@@ -98,10 +107,10 @@ export interface ToolHostCallOptions {
  */
 export class ToolHost {
   #options: ToolHostOptions;
-  #logger: ToolHostLogger;
-  #process: ToolHostProcess | undefined;
+  #logger: LogMethods;
+  #process: ToolHostConnection | undefined;
   /** Every process not yet closed, including ones being killed; `stop()` waits for all. */
-  #alive = new Set<ToolHostProcess>();
+  #alive = new Set<ToolHostConnection>();
   #state: ToolHostState = { state: "stopped" };
   #restart: RestartPolicy;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -248,26 +257,11 @@ export class ToolHost {
   async #launch(lastFailure: string | undefined): Promise<void> {
     if (this.#stopping) return;
     const options = this.#options;
-    const command = this.command();
-    this.#logger.info(`starting tool host for "${options.name}": ${command.join(" ")}`);
-    let process: ToolHostProcess;
+    let process: ToolHostConnection;
     try {
-      process = new ToolHostProcess({
-        name: options.name,
-        label: this.#label(),
-        moduleUrl: pathToFileURL(options.file).href,
-        command,
-        cwd: options.cwd ?? dirname(dirname(options.file)),
-        env: {
-          GATEWAY_DATA_DIR: options.dataDir,
-          GATEWAY_TOOL_SETTINGS: JSON.stringify(options.settings ?? {}),
-          NO_COLOR: "1",
-          DENO_NO_UPDATE_CHECK: "1",
-        },
-        loadTimeoutMs: options.loadTimeoutMs ?? 10_000,
-        maxMessageLength: options.maxMessageLength ?? 64 * 1024 * 1024,
-        logger: this.#logger,
-      });
+      process = options.shared !== undefined && options.isolate !== true
+        ? this.#openShared(options.shared)
+        : this.#spawn();
     } catch (error) {
       const reason = `Cannot start the tool host for "${options.name}": ${String(error)}`;
       this.#scheduleRetry(reason, "start");
@@ -275,27 +269,27 @@ export class ToolHost {
     }
     this.#process = process;
     this.#alive.add(process);
-    options.onSpawn?.(process.pid);
-    const maxMemoryMb = options.maxMemoryMb ?? 1024;
-    const memory = watchMemory(process.pid, maxMemoryMb, () => {
-      memory.stop();
-      const reason = `tool host for "${options.name}" used more than ${maxMemoryMb} MB of ` +
-        `memory (tools.${options.name}.maxMemoryMb) and was restarted`;
-      this.#logger.warn(reason);
-      process.retire(reason);
-      process.stop(0, reason).catch(() => {});
-    }, { intervalMs: 250 });
-    process.closed.then(() => {
-      memory.stop();
-      this.#alive.delete(process);
-    });
+    if (process.isolated) {
+      options.onSpawn?.(process.pid);
+      const maxMemoryMb = options.maxMemoryMb ?? 1024;
+      const memory = watchMemory(process.pid, maxMemoryMb, () => {
+        memory.stop();
+        const reason = `tool host for "${options.name}" used more than ${maxMemoryMb} MB of ` +
+          `memory (tools.${options.name}.maxMemoryMb) and was restarted`;
+        this.#logger.warn(reason);
+        process.retire(reason);
+        process.stop(0, reason).catch(() => {});
+      }, { intervalMs: 250 });
+      process.closed.then(() => memory.stop());
+    }
+    process.closed.then(() => this.#alive.delete(process));
     this.#setState(
       lastFailure === undefined ? { state: "starting" } : {
         state: "starting",
         lastFailure,
       },
     );
-    process.closed.then((status) => this.#onClosed(process, status));
+    process.closed.then(() => this.#onClosed(process));
     try {
       await process.ready;
     } catch (error) {
@@ -311,10 +305,53 @@ export class ToolHost {
     }
   }
 
-  #onClosed(process: ToolHostProcess, status: Deno.CommandStatus): void {
+  /** The module as a Worker of the shared host, with its permissions. */
+  #openShared(shared: SharedToolHosts): ToolHostConnection {
+    const options = this.#options;
+    this.#logger.info(`loading "${options.name}" into the shared tool host`);
+    return shared.open({
+      name: options.name,
+      label: this.#label(),
+      moduleUrl: pathToFileURL(options.file).href,
+      cwd: options.cwd ?? dirname(dirname(options.file)),
+      configPath: options.configPath ?? null,
+      permissions: workerPermissions(options.permissions, options.file),
+      env: {
+        GATEWAY_DATA_DIR: options.dataDir,
+        GATEWAY_TOOL_SETTINGS: JSON.stringify(options.settings ?? {}),
+      },
+      loadTimeoutMs: options.loadTimeoutMs ?? 10_000,
+      logger: this.#logger,
+    });
+  }
+
+  /** The module in a `deno run` process of its own. */
+  #spawn(): ToolHostProcess {
+    const options = this.#options;
+    const command = this.command();
+    this.#logger.info(`starting tool host for "${options.name}": ${command.join(" ")}`);
+    return new ToolHostProcess({
+      name: options.name,
+      label: this.#label(),
+      moduleUrl: pathToFileURL(options.file).href,
+      command,
+      cwd: options.cwd ?? dirname(dirname(options.file)),
+      env: {
+        GATEWAY_DATA_DIR: options.dataDir,
+        GATEWAY_TOOL_SETTINGS: JSON.stringify(options.settings ?? {}),
+        NO_COLOR: "1",
+        DENO_NO_UPDATE_CHECK: "1",
+      },
+      loadTimeoutMs: options.loadTimeoutMs ?? 10_000,
+      maxMessageLength: options.maxMessageLength ?? 64 * 1024 * 1024,
+      logger: this.#logger,
+    });
+  }
+
+  #onClosed(process: ToolHostConnection): void {
     if (this.#process !== process || this.#stopping || this.#state.state !== "ready") return;
     // A crash after the module was ready: pending calls already failed with the exit status.
-    const reason = `tool host for "${this.#options.name}" ${describeExit(status)}`;
+    const reason = `tool host for "${this.#options.name}" ${process.endReason}`;
     this.#logger.warn(reason);
     this.#scheduleRetry(reason, "crash");
   }
@@ -335,7 +372,7 @@ export class ToolHost {
 
   /** Kills a host whose call ignored its abort, failing its other calls, and starts a new one. */
   #watchAbortGrace(
-    process: ToolHostProcess,
+    process: ToolHostConnection,
     id: number,
     tool: string,
     answer: Promise<unknown>,
@@ -434,6 +471,39 @@ export function hostPermissionFlags(
     flags.push(`--allow-import=${set.net.join(",")}`);
   }
   return flags;
+}
+
+/**
+ * The Worker permissions of a module in the shared host: the same grants as
+ * {@linkcode hostPermissionFlags} gives a host process of its own. Undefined = all.
+ */
+export function workerPermissions(
+  permissions: PermissionSet | undefined,
+  file: string,
+): Deno.PermissionOptions {
+  if (permissions === undefined) return "inherit";
+  const moduleDir = dirname(file);
+  const grant = (value: boolean | string[] | undefined): boolean | string[] =>
+    value === true ? true : Array.isArray(value) && value.length > 0 ? value : false;
+  const read = permissions.read === true
+    ? true
+    : [...(Array.isArray(permissions.read) ? permissions.read : []), moduleDir];
+  const env = permissions.env === true ? true : [
+    ...(Array.isArray(permissions.env) ? permissions.env : []),
+    "GATEWAY_DATA_DIR",
+    "GATEWAY_TOOL_SETTINGS",
+  ];
+  const net = grant(permissions.net);
+  return {
+    net,
+    read,
+    write: grant(permissions.write),
+    env,
+    run: grant(permissions.run),
+    ffi: grant(permissions.ffi),
+    sys: grant(permissions.sys),
+    import: net,
+  };
 }
 
 /** Keeps the tool's own stack as the `cause` of the `ToolCallError`. */

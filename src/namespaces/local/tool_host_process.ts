@@ -5,12 +5,14 @@
  * @module
  */
 
+import type { LogMethods } from "../../logger.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import {
   signalProcessGroup,
   terminateProcessGroup,
 } from "../../process/terminate_process_group.ts";
 import { ToolCallError } from "../namespace.ts";
+import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import {
   encodeMessage,
@@ -20,14 +22,6 @@ import {
   type ResultMessage,
   type WireError,
 } from "./tool_host_protocol.ts";
-
-/** Where tool hosts report what they and their modules do; `console` fits. */
-export interface ToolHostLogger {
-  debug(message: string): void;
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
 
 /** How to start one tool host process. */
 export interface ToolHostProcessOptions {
@@ -46,7 +40,7 @@ export interface ToolHostProcessOptions {
   loadTimeoutMs: number;
   /** Longest stdout line (one message) accepted from the child. */
   maxMessageLength: number;
-  logger: ToolHostLogger;
+  logger: LogMethods;
 }
 
 interface PendingCall {
@@ -64,7 +58,9 @@ const STDERR_TAIL_LINES = 20;
  * A running tool host. `ready` settles once: with the module's function exports, or with a
  * {@linkcode ToolModuleLoadError} (import threw, hung past the timeout, or the process died).
  */
-export class ToolHostProcess {
+export class ToolHostProcess implements ToolHostConnection {
+  /** A process of its own: its memory can be watched. */
+  readonly isolated = true;
   /** Process id, also the process group id (the child is started detached). */
   readonly pid: number;
   /** Function exports once imported; rejects with {@linkcode ToolModuleLoadError}. */
@@ -124,6 +120,11 @@ export class ToolHostProcess {
       this.#onExit(status);
       return status;
     });
+  }
+
+  /** How the process ended (`exited with code 3`), once it has. */
+  get endReason(): string {
+    return this.#status === undefined ? "is running" : describeExit(this.#status);
   }
 
   /** True once the process has exited. */
@@ -300,8 +301,8 @@ export class ToolHostProcess {
   }
 }
 
-/** The first line of an import error and the module line it points at, if any. */
-function describeLoadError(
+/** The first line of an import error and the module line it points at, if any (both host kinds). */
+export function describeLoadError(
   error: WireError,
   moduleUrl: string,
 ): { reason: string; line: number | undefined } {

@@ -6,7 +6,7 @@
 
 import { findLoginRequired, type UpstreamOAuthProvider } from "./upstream_oauth_provider.ts";
 import type { McpServerConfig } from "../../config/gateway_config.ts";
-import type { McpLogger } from "./mcp_logger.ts";
+import type { LogMethods } from "../../logger.ts";
 import {
   Client,
   getDefaultEnvironment,
@@ -38,7 +38,7 @@ export interface ConnectUpstreamOptions {
   signal: AbortSignal;
   /** Receives the stdio child's stderr. */
   stderr: TailBuffer;
-  logger: McpLogger;
+  logger: LogMethods;
   /** Called with the client before `initialize`, to install notification handlers. */
   setup?: (client: Client) => void;
   /** Grace after closing stdin and after SIGTERM. @default 2000 */

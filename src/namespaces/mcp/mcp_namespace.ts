@@ -28,7 +28,7 @@ import {
 import { buildCatalogue, type McpToolListing } from "./build_catalogue.ts";
 import { connectUpstream, type UpstreamConnection } from "./connect_upstream.ts";
 import { type ArgumentCheck, InputValidator } from "./input_validator.ts";
-import { type McpLogger, SILENT_LOGGER } from "./mcp_logger.ts";
+import { type LogMethods, SILENT_LOGGER } from "../../logger.ts";
 import {
   type Client,
   ErrorCode,
@@ -48,7 +48,7 @@ import { unwrapToolResult } from "./unwrap_tool_result.ts";
 /** Settings beyond the server's config entry. */
 export interface McpNamespaceOptions {
   /** Receives upstream stderr lines, protocol errors and status changes. @default silent */
-  logger?: McpLogger;
+  logger?: LogMethods;
   /** Back-off and breaker tuning. @default 0.5 s doubling to 30 s; 5 crashes in 60 s hold it 5 min */
   restart?: Partial<RestartPolicyOptions>;
   /** For stdio servers: grace after closing stdin, and again after SIGTERM. @default 2000 */
@@ -118,7 +118,7 @@ export class McpNamespace implements Namespace {
   /** Always "mcp". */
   readonly kind = "mcp" as const;
   readonly #config: McpServerConfig;
-  readonly #logger: McpLogger;
+  readonly #logger: LogMethods;
   readonly #restart: RestartPolicy;
   readonly #killGraceMs: number | undefined;
   readonly #onSpawn: ((pid: number) => void) | undefined;
