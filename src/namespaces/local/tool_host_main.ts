@@ -61,11 +61,8 @@ function send(message: HostResponse): void {
  * Points every console method at `stream` (default stderr), in place (modules may hold
  * `console`): stdout carries the protocol.
  */
-export function redirectConsole(
-  stream: { write(chunk: string): boolean } = process.stderr,
-): void {
-  // deno-lint-ignore no-explicit-any -- node:console takes any object with a write method
-  const stderrConsole = new Console({ stdout: stream as any, stderr: stream as any });
+export function redirectConsole(stream: NodeJS.WritableStream = process.stderr): void {
+  const stderrConsole = new Console({ stdout: stream, stderr: stream });
   const target = console as unknown as Record<string, unknown>;
   const source = stderrConsole as unknown as Record<string, unknown>;
   for (const key of Object.keys(target)) {

@@ -8,6 +8,7 @@
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
+import { Writable } from "node:stream";
 import {
   exposeSignal,
   handleCall,
@@ -84,16 +85,18 @@ function overlayEnv(own: Record<string, string>): void {
 }
 
 /** A console stream that forwards each complete line to the gateway's log. */
-function logStream(): { write(chunk: string): boolean } {
+function logStream(): Writable {
   let partial = "";
-  return {
-    write(chunk: string): boolean {
-      const lines = (partial + chunk).split("\n");
+  return new Writable({
+    decodeStrings: false,
+    write(chunk: string | Uint8Array, _encoding, done) {
+      const text = typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
+      const lines = (partial + text).split("\n");
       partial = lines.pop() ?? "";
       for (const line of lines) post({ type: "log", line });
-      return true;
+      done();
     },
-  };
+  });
 }
 
 function start(load: WorkerLoadMessage): void {
