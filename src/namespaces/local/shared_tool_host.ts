@@ -54,6 +54,12 @@ export interface SharedModuleOptions {
   configPath: string | null;
   /** The Worker's permissions. */
   permissions: Deno.PermissionOptions;
+  /**
+   * Whether the module may import from any host (it may use the network): such modules share
+   * a host started with `--allow-import`; the others one limited to Deno's default import
+   * hosts, as their own process would be (a Worker's imports follow its process's grants).
+   */
+  importAnywhere: boolean;
   /** The module's own `GATEWAY_*` variables. */
   env: Record<string, string>;
   loadTimeoutMs: number;
@@ -77,10 +83,10 @@ export class SharedToolHosts {
   /** Loads a module into the shared host for its cwd and config (started if none runs). */
   open(options: SharedModuleOptions): ToolHostConnection {
     if (this.#stopped) throw new Error("Cannot load a tool module: the shared tool hosts stopped");
-    const key = `${options.cwd}\0${options.configPath ?? ""}`;
+    const key = `${options.cwd}\0${options.configPath ?? ""}\0${options.importAnywhere}`;
     let host = this.#hosts.get(key);
     if (host === undefined || host.exited) {
-      const started = new SharedHostProcess(options.cwd, options.configPath, this.#options);
+      const started = new SharedHostProcess(options, this.#options);
       host = started;
       this.#hosts.set(key, started);
       started.closed.then(() => {
@@ -109,22 +115,27 @@ class SharedHostProcess {
   #status: Deno.CommandStatus | undefined;
   #options: SharedToolHostsOptions;
 
-  constructor(cwd: string, configPath: string | null, options: SharedToolHostsOptions) {
+  constructor(module: SharedModuleOptions, options: SharedToolHostsOptions) {
     this.#options = options;
+    const configPath = module.configPath;
     const config = configPath === null ? ["--no-config"] : ["--config", configPath, "--no-lock"];
-    // The host itself may do anything a module may; each Worker gets only its own grants.
+    // The host may do anything a module may; each Worker gets only its own grants, except
+    // imports, which follow the process: without `--allow-import`, Deno's default hosts only.
+    const grants = module.importAnywhere
+      ? ["--allow-all"]
+      : ["read", "write", "net", "env", "run", "ffi", "sys"].map((name) => `--allow-${name}`);
     const args = [
       "run",
       "--no-prompt",
       "--unstable-worker-options",
       ...config,
-      "--allow-all",
+      ...grants,
       new URL("./shared_tool_host_main.ts", import.meta.url).href,
     ];
     options.logger.info(`starting the shared tool host: ${Deno.execPath()} ${args.join(" ")}`);
     this.#child = new Deno.Command(Deno.execPath(), {
       args,
-      cwd,
+      cwd: module.cwd,
       env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
       stdin: "piped",
       stdout: "piped",
@@ -351,7 +362,7 @@ class SharedModule implements ToolHostConnection {
 
   /** The whole shared host died. */
   hostEnded(reason: string): void {
-    this.#gone(reason.replace(/^the shared tool host /, "the shared tool host "));
+    this.#gone(reason);
   }
 
   /** A call's arguments cannot be sent as JSON. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { ToolCallError } from "../namespace.ts";
 import { SharedToolHosts } from "./shared_tool_host.ts";
-import { ToolHost, type ToolHostOptions } from "./tool_host.ts";
+import { runsIsolated, ToolHost, type ToolHostOptions } from "./tool_host.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { rejection, waitFor } from "../../../test/support/async_assertions.ts";
 
@@ -24,7 +24,11 @@ function captureLogger() {
 async function withShared(
   fixtures: string[],
   overrides: Partial<ToolHostOptions>,
-  body: (hosts: ToolHost[], logger: ReturnType<typeof captureLogger>) => Promise<void>,
+  body: (
+    hosts: ToolHost[],
+    logger: ReturnType<typeof captureLogger>,
+    shared: SharedToolHosts,
+  ) => Promise<void>,
 ): Promise<void> {
   const logger = captureLogger();
   const shared = new SharedToolHosts({ logger, killGraceMs: 500 });
@@ -43,7 +47,7 @@ async function withShared(
     })
   );
   try {
-    await body(hosts, logger);
+    await body(hosts, logger, shared);
   } finally {
     await Promise.all(hosts.map((host) => host.stop()));
     await shared.stop();
@@ -177,4 +181,37 @@ Deno.test("when the shared process dies, every module restarts under the policy"
     assert.equal(faulty!.pid, inventory!.pid);
     assert.equal(await faulty!.call("echo", { value: 3 }, { timeoutMs: 5_000 }), 3);
   });
+});
+
+Deno.test("runsIsolated() keeps a process of its own for isolate and for a list of net hosts", () => {
+  assert.equal(runsIsolated({}), false);
+  assert.equal(runsIsolated({ permissions: { net: true, read: ["."] } }), false);
+  assert.equal(runsIsolated({ permissions: { read: ["."] } }), false);
+  assert.equal(runsIsolated({ isolate: true }), true);
+  assert.equal(runsIsolated({ permissions: { net: ["api.example.com"] } }), true);
+});
+
+Deno.test("an isolated module runs in a process of its own beside the shared host", async () => {
+  await withShared(
+    ["faulty_tools.ts", "inventory.ts"],
+    {},
+    async ([faulty, inventory], _, shared) => {
+      const isolated = new ToolHost({
+        shared,
+        name: "isolated",
+        file: fileURLToPath(new URL("faulty_tools.ts", FIXTURES)),
+        dataDir: "/tmp/gateway-test-data",
+        isolate: true,
+        killGraceMs: 500,
+      });
+      try {
+        await Promise.all([faulty!.start(), inventory!.start(), isolated.start()]);
+        assert.equal(faulty!.pid, inventory!.pid);
+        assert.notEqual(isolated.pid, faulty!.pid);
+        assert.equal(await isolated.call("echo", { value: 4 }, { timeoutMs: 5_000 }), 4);
+      } finally {
+        await isolated.stop();
+      }
+    },
+  );
 });

@@ -259,7 +259,7 @@ export class ToolHost {
     const options = this.#options;
     let process: ToolHostConnection;
     try {
-      process = options.shared !== undefined && options.isolate !== true
+      process = options.shared !== undefined && !runsIsolated(options)
         ? this.#openShared(options.shared)
         : this.#spawn();
     } catch (error) {
@@ -316,6 +316,7 @@ export class ToolHost {
       cwd: options.cwd ?? dirname(dirname(options.file)),
       configPath: options.configPath ?? null,
       permissions: workerPermissions(options.permissions, options.file),
+      importAnywhere: options.permissions === undefined || options.permissions.net === true,
       env: {
         GATEWAY_DATA_DIR: options.dataDir,
         GATEWAY_TOOL_SETTINGS: JSON.stringify(options.settings ?? {}),
@@ -493,17 +494,27 @@ export function workerPermissions(
     "GATEWAY_DATA_DIR",
     "GATEWAY_TOOL_SETTINGS",
   ];
-  const net = grant(permissions.net);
   return {
-    net,
+    net: grant(permissions.net),
     read,
     write: grant(permissions.write),
     env,
     run: grant(permissions.run),
     ffi: grant(permissions.ffi),
     sys: grant(permissions.sys),
-    import: net,
   };
+}
+
+/**
+ * Whether a module needs a process of its own although a shared host is offered: asked for
+ * (`tools.NAME.isolate`, implied by `maxMemoryMb`), or its `net` grant is a list of hosts — a
+ * process gets `--allow-import=` those hosts, while a Worker's imports follow its host process.
+ */
+export function runsIsolated(
+  options: Pick<ToolHostOptions, "isolate" | "permissions">,
+): boolean {
+  const net = options.permissions?.net;
+  return options.isolate === true || (Array.isArray(net) && net.length > 0);
 }
 
 /** Keeps the tool's own stack as the `cause` of the `ToolCallError`. */
