@@ -1,6 +1,7 @@
 /**
  * A local `.ts` tool module as a {@linkcode Namespace} (SPEC §3): signatures from the cached
- * ts-morph worker, calls through a tool host subprocess, reload on change.
+ * ts-morph worker, calls through a tool host (a Worker of the shared host, or a subprocess of its
+ * own), reload on change.
  * @module
  */
 

@@ -1,7 +1,8 @@
 /**
- * Parent side of a tool host: runs one module in its own `deno run` subprocess with its
- * permissions, enforces call deadlines, restarts with back-off on crash or ignored abort. (Over
- * 400 lines: the deadline, abort-grace and restart rules share state and read best together.)
+ * Parent side of a tool host: runs one module with its permissions, as a Worker of the shared
+ * tool host or in a `deno run` subprocess of its own, enforces call deadlines, restarts under the
+ * restart policy on crash or ignored abort. (Over 400 lines: the deadline, abort-grace and
+ * restart rules share state and read best together.)
  * @module
  */
 
