@@ -1,45 +1,71 @@
 /**
- * The layer check `deno task check` runs: imports must point downstream along the request
- * path (cli → client → server → exec/namespaces/… → config/protocol), the client reaches the
- * server only over the wire, and the script runner imports only the wire protocol and the pure
- * discovery code.
+ * The layer check `deno task check` runs: every top-level area of `src/` has a rank, and a file
+ * may import only areas of a higher rank (downstream along the request path: cli → client →
+ * server → exec/workflows → discovery → namespaces/store → process/telemetry/logger → protocol
+ * → config). Areas sharing a rank are peers that must never import each other. The client
+ * reaches the server only over the wire, and the sandboxed script runner (`exec/runner/`) may
+ * load, directly or through any chain of imports, nothing but the wire protocol.
  * @module
  */
 
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** Rank of each top-level area of `src/`; a file may import only its own rank or higher. */
-const RANK: Record<string, number> = {
+/**
+ * Rank of each top-level area of `src/`; a file may import only a higher rank. Equal ranks are
+ * peers that never import each other (checked).
+ */
+export const RANK: Readonly<Record<string, number>> = {
   "main.ts": 0,
   cli: 1,
   client: 2,
   server: 3,
-  mcp_server: 3,
-  exec: 4,
-  namespaces: 4,
-  discovery: 4,
-  workflows: 4,
-  store: 4,
-  protocol: 5,
-  config: 6,
-  "logger.ts": 6,
-  telemetry: 6,
-  process: 6,
+  mcp_server: 4,
+  exec: 5,
+  workflows: 5,
+  discovery: 6,
+  namespaces: 7,
+  store: 7,
+  telemetry: 8,
+  process: 8,
+  "logger.ts": 8,
+  protocol: 9,
+  config: 10,
 };
 
-/** Areas a given area must never import, whatever the ranks say. */
-const FORBIDDEN: Record<string, string[]> = {
-  client: ["server", "mcp_server", "exec", "namespaces", "discovery", "workflows", "store"],
+/**
+ * Imports forbidden whatever the ranks say, each with the reason shown when one appears: the
+ * client talks to the server over the wire, and imports that once ran back up the layers stay
+ * named here so their message says what to do instead.
+ */
+const FORBIDDEN: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  client: Object.fromEntries(
+    ["server", "mcp_server", "exec", "namespaces", "discovery", "workflows", "store"].map(
+      (to) => [to, "the client talks to the server over the wire"],
+    ),
+  ),
+  namespaces: {
+    discovery: "naming and nearest names live in src/protocol/names.ts, the catalogue model " +
+      "in src/protocol/catalogue.ts",
+  },
+  store: { workflows: "types the store keeps are defined in the store and used by workflows" },
+  protocol: Object.fromEntries(
+    Object.keys(RANK).filter((area) => area !== "protocol" && area !== "config").map(
+      (to) => [to, "the wire protocol is the bottom of the request path"],
+    ),
+  ),
 };
 
-/** Finds every relative import in a file's text. */
+/** Folder (under `src/`) whose files may reach only the wire protocol, transitively. */
+const SANDBOXED = "exec/runner/";
+
+/** Finds every relative import (static, re-export, side-effect or dynamic) in a file's text. */
 export function importsOf(text: string): string[] {
   const found: string[] = [];
   const pattern =
-    /(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
+    /(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
   for (const match of text.matchAll(pattern)) {
-    const spec = match[1] ?? match[2];
+    const spec = match[1] ?? match[2] ?? match[3];
     if (spec && spec.startsWith(".")) found.push(spec);
   }
   return found;
@@ -49,55 +75,89 @@ function areaOf(srcDir: string, file: string): string {
   return relative(srcDir, file).split("/")[0] ?? "";
 }
 
-/** Returns one message per import against the flow; empty when the tree is clean. */
-export async function checkLayers(srcDir: string): Promise<string[]> {
-  const problems: string[] = [];
-  const walk = async (dir: string): Promise<string[]> => {
-    const files: string[] = [];
-    for await (const entry of Deno.readDir(dir)) {
-      const path = join(dir, entry.name);
-      if (entry.isDirectory) files.push(...await walk(path));
-      else if (entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) files.push(path);
-    }
-    return files;
+async function sourceFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) files.push(...await sourceFiles(path));
+    else if (entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) files.push(path);
+  }
+  return files.sort();
+}
+
+/** One problem per import against the ranks or the forbidden list. */
+function directProblems(srcDir: string, file: string, spec: string, target: string): string[] {
+  const from = areaOf(srcDir, file);
+  const to = areaOf(srcDir, target);
+  if (from === to) return [];
+  const where = `${relative(srcDir, file)} imports ${spec}`;
+  const reason = FORBIDDEN[from]?.[to];
+  if (reason !== undefined) return [`${where}: ${from}/ must not import ${to}/ (${reason})`];
+  const rankFrom = RANK[from];
+  const rankTo = RANK[to];
+  if (rankFrom === undefined || rankTo === undefined) {
+    const unknown = rankFrom === undefined ? from : to;
+    return [`${where}: unknown area "${unknown}" (add it to RANK in test/layer_check.ts)`];
+  }
+  if (rankTo === rankFrom) {
+    return [`${where}: ${from}/ and ${to}/ are peers (same rank) and must not import each other`];
+  }
+  if (rankTo < rankFrom) {
+    return [`${where}: ${from}/ is downstream of ${to}/; imports must point downstream`];
+  }
+  return [];
+}
+
+/**
+ * Lists the files the sandboxed runner would load outside the wire protocol, each with the
+ * chain of imports that reaches it.
+ */
+function sandboxProblems(srcDir: string, graph: Map<string, string[]>): string[] {
+  const allowed = (file: string) => {
+    const path = relative(srcDir, file);
+    return path.startsWith("protocol/") || path.startsWith(SANDBOXED);
   };
-  for (const file of await walk(srcDir)) {
-    const from = areaOf(srcDir, file);
-    const inRunner = relative(srcDir, file).startsWith("exec/runner/");
-    for (const spec of importsOf(await Deno.readTextFile(file))) {
-      const target = resolve(dirname(file), spec);
-      const to = areaOf(srcDir, target);
-      const where = `${relative(srcDir, file)} imports ${spec}`;
-      // The runner (inside the script's sandbox) may use the wire protocol and the pure
-      // discovery code (so in-script search() ranks like the server's); never the server.
-      if (
-        inRunner && to !== "protocol" && to !== "discovery" &&
-        !relative(srcDir, target).startsWith("exec/runner/")
-      ) {
-        problems.push(
-          `${where}: the script runner may import only src/protocol/ and src/discovery/ (its way back is the socket)`,
-        );
-        continue;
+  const via = new Map<string, string | null>();
+  const pending = [...graph.keys()].filter((file) => relative(srcDir, file).startsWith(SANDBOXED));
+  for (const file of pending) via.set(file, null);
+  const problems: string[] = [];
+  while (pending.length > 0) {
+    const file = pending.shift()!;
+    if (!allowed(file)) {
+      const chain: string[] = [];
+      for (let at: string | null | undefined = file; at; at = via.get(at)) {
+        chain.unshift(relative(srcDir, at));
       }
-      if (FORBIDDEN[from]?.includes(to)) {
-        problems.push(
-          `${where}: ${from}/ must not import ${to}/ (it talks to the server over the wire)`,
-        );
-        continue;
-      }
-      const rankFrom = RANK[from];
-      const rankTo = RANK[to];
-      if (rankFrom === undefined || rankTo === undefined) {
-        problems.push(
-          `${where}: unknown area "${
-            rankFrom === undefined ? from : to
-          }" (add it to RANK in test/layer_check.ts)`,
-        );
-      } else if (rankTo < rankFrom) {
-        problems.push(`${where}: ${from}/ is downstream of ${to}/; imports must point downstream`);
-      }
+      problems.push(
+        `${chain.join(" → ")}: the script runner (src/${SANDBOXED}) may load only ` +
+          `src/protocol/ (its way back to the gateway is the socket)`,
+      );
+      continue;
+    }
+    for (const target of graph.get(file) ?? []) {
+      if (via.has(target)) continue;
+      via.set(target, file);
+      pending.push(target);
     }
   }
+  return problems;
+}
+
+/** Returns one message per import against the flow; empty when the tree is clean. */
+export async function checkLayers(srcDir: string): Promise<string[]> {
+  const root = resolve(srcDir);
+  const problems: string[] = [];
+  const graph = new Map<string, string[]>();
+  for (const file of await sourceFiles(root)) {
+    const targets: string[] = [];
+    for (const spec of importsOf(await Deno.readTextFile(file))) {
+      const target = resolve(dirname(file), spec);
+      targets.push(target);
+      problems.push(...directProblems(root, file, spec, target));
+    }
+    graph.set(file, targets);
+  }
+  problems.push(...sandboxProblems(root, graph));
   return problems;
 }
 

@@ -9,7 +9,10 @@ import type { PendingApproval } from "../protocol/wire_views.ts";
 import type { CliContext } from "./cli_context.ts";
 
 /** The `gateway approve` command for a held call, with `--root` when the root came from one. */
-export function approveCommandLine(pending: PendingApproval, context: CliContext): string {
+export function approveCommandLine(
+  pending: PendingApproval,
+  context: Pick<CliContext, "root">,
+): string {
   const root = context.root.source === "flag" || context.root.source === "env"
     ? ` --root ${JSON.stringify(context.root.dir)}`
     : "";
@@ -17,7 +20,10 @@ export function approveCommandLine(pending: PendingApproval, context: CliContext
 }
 
 /** Prints a line on stderr for each held call of this client's runs; returns the unsubscribe. */
-export function printApprovalNotices(client: GatewayClient, context: CliContext): () => void {
+export function printApprovalNotices(
+  client: GatewayClient,
+  context: Pick<CliContext, "root" | "output">,
+): () => void {
   const seen = new Set<string>();
   return client.onNotification((n) => {
     if (n.method !== "run.approval") return;

@@ -10,6 +10,7 @@ import { pidAlive, readServerState, type ServerState } from "../config/server_st
 import { readToken } from "../config/token_file.ts";
 import { GatewayClient } from "./gateway_client.ts";
 import { ConfigError } from "../config/config_error.ts";
+import { NoServerError } from "./no_server_error.ts";
 
 /** Where the CLI looks for (or starts) a server. */
 export interface ConnectOptions {
@@ -32,13 +33,7 @@ export interface ServerConnection {
   started: boolean;
 }
 
-/** No server runs and autostart is off, or the running one serves another root. */
-export class NoServerError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "NoServerError";
-  }
-}
+export { NoServerError } from "./no_server_error.ts";
 
 async function healthy(state: ServerState): Promise<boolean> {
   try {

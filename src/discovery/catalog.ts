@@ -4,10 +4,15 @@
  * @module
  */
 
-import type { NamespaceKind, NamespaceStatus } from "../namespaces/namespace.ts";
-import { compareText, describeStatus } from "../namespaces/render_types.ts";
 import { CatalogueEntries, type ToolEntry } from "./catalogue_entries.ts";
-import type { CatalogueSnapshot, SnapshotNamespace } from "./catalogue_snapshot.ts";
+import {
+  type CatalogueNamespace,
+  type CatalogueSnapshot,
+  compareText,
+  describeStatus,
+  type NamespaceKind,
+  type NamespaceStatus,
+} from "../protocol/catalogue.ts";
 
 /** Characters counted as one token when spending the budget. */
 export const CHARS_PER_TOKEN = 4;
@@ -65,7 +70,7 @@ function statusText(status: NamespaceStatus): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
-function sectionHeading(ns: SnapshotNamespace, counts: { shown: number; count: number }): string {
+function sectionHeading(ns: CatalogueNamespace, counts: { shown: number; count: number }): string {
   return `\n## ${ns.identifier}: ${counts.shown} of ${counts.count} tools\n`;
 }
 
@@ -202,7 +207,7 @@ export function buildCatalog(
 
 /** The per-namespace sections: a heading, then the picked tools in path order. */
 function renderSections(
-  namespaces: readonly SnapshotNamespace[],
+  namespaces: readonly CatalogueNamespace[],
   selection: { queues: readonly Candidate[][]; shown: readonly number[] },
 ): string {
   const sections: string[] = [];

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildCatalog, CHARS_PER_TOKEN } from "./catalog.ts";
 import { CatalogueEntries } from "./catalogue_entries.ts";
-import type { CatalogueSnapshot } from "./catalogue_snapshot.ts";
+import type { CatalogueSnapshot } from "../protocol/catalogue.ts";
 import { syntheticSnapshot } from "./synthetic_snapshot.ts";
 
 function signatureLines(text: string): string[] {

@@ -4,15 +4,25 @@
  * @module
  */
 
-import type { ToolDescriptor } from "../namespaces/namespace.ts";
+import { renderToolSignature } from "../namespaces/render_types.ts";
+import { parseDeclarations } from "../namespaces/declaration_index.ts";
 import {
+  type CatalogueNamespace,
+  type CatalogueSnapshot,
   compareText,
   exposedTools,
   firstLine,
-  parseDeclarations,
-  renderToolSignature,
-} from "../namespaces/render_types.ts";
-import type { CatalogueSnapshot, SnapshotNamespace, SnapshotScript } from "./catalogue_snapshot.ts";
+  type SnapshotScript,
+  type ToolDescriptor,
+} from "../protocol/catalogue.ts";
+import {
+  type DiscoveryScriptItem,
+  type DiscoveryToolItem,
+  PathIndex,
+  type ResolvedItem,
+} from "../protocol/discovery_paths.ts";
+
+export { splitPath } from "../protocol/discovery_paths.ts";
 
 /** Longest summary the catalogue and search show for a tool or script. */
 export const SUMMARY_MAX_CHARS = 120;
@@ -36,57 +46,22 @@ export function summarise(description: string, max = SUMMARY_MAX_CHARS): string 
   return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, "")}…`;
 }
 
-/** A tool as discovery shows it. */
-export interface ToolEntry {
-  kind: "tool";
-  /** `tools.<ns>.<tool>` with identifiers: how a script calls it. */
-  path: string;
-  namespace: SnapshotNamespace;
+/** A tool as discovery shows it, with its namespace and descriptor. */
+export interface ToolEntry extends DiscoveryToolItem {
+  namespace: CatalogueNamespace;
   tool: ToolDescriptor;
-  identifier: string;
-  /** One-line signature from `renderToolSignature`. */
-  signature: string;
-  /** First line of the description. */
-  summary: string;
 }
 
-/** A named script as discovery shows it. */
-export interface ScriptEntry {
-  kind: "script";
-  /** The script's name: what `gateway run` takes. */
-  path: string;
+/** A named script as discovery shows it, with what its JSDoc says. */
+export interface ScriptEntry extends DiscoveryScriptItem {
   script: SnapshotScript;
-  /** `gateway run NAME PARAM…`. */
-  signature: string;
-  summary: string;
 }
 
 /** A tool or a named script. */
 export type CatalogueEntry = ToolEntry | ScriptEntry;
 
 /** What a path resolves to: an item, or a whole namespace (`tools.kv`, `kv`). */
-export type ResolvedPath = CatalogueEntry | { kind: "namespace"; namespace: SnapshotNamespace };
-
-/**
- * Splits a path as a script writes it into names: `tools.kv["get-item"]` →
- * `["tools", "kv", "get-item"]`. Returns null for text that is not a path (spaces, bad quotes).
- */
-export function splitPath(path: string): string[] | null {
-  const segments: string[] = [];
-  const pattern = /\.?([^.[\]\s"']+)|\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]/y;
-  let pos = 0;
-  const text = path.trim();
-  while (pos < text.length) {
-    pattern.lastIndex = pos;
-    const match = pattern.exec(text);
-    if (match === null) return null;
-    if (match[1] !== undefined && pos > 0 && text[pos] !== ".") return null;
-    const quoted = match[2] ?? match[3];
-    segments.push(quoted === undefined ? match[1]! : quoted.replace(/\\(.)/g, "$1"));
-    pos = pattern.lastIndex;
-  }
-  return segments.length === 0 ? null : segments;
-}
+export type ResolvedPath = ResolvedItem<CatalogueEntry, CatalogueNamespace>;
 
 function scriptSignature(script: SnapshotScript): string {
   return ["gateway run", script.name, ...script.params.map((p) => p.name.toUpperCase())].join(" ");
@@ -103,20 +78,15 @@ export class CatalogueEntries {
   /** Every item, in a fixed order. */
   readonly entries: readonly CatalogueEntry[];
   /** Namespaces sorted by name. */
-  readonly namespaces: readonly SnapshotNamespace[];
-  #namespaceByName = new Map<string, SnapshotNamespace>();
-  #toolByKey = new Map<SnapshotNamespace, Map<string, ToolEntry>>();
-  #scriptByName = new Map<string, ScriptEntry>();
+  readonly namespaces: readonly CatalogueNamespace[];
+  /** Path resolution over these entries. */
+  readonly paths: PathIndex<CatalogueEntry, CatalogueNamespace>;
 
   constructor(snapshot: CatalogueSnapshot) {
     this.snapshot = snapshot;
     this.namespaces = [...snapshot.namespaces].sort((a, b) => compareText(a.name, b.name));
     const entries: CatalogueEntry[] = [];
     for (const ns of this.namespaces) {
-      this.#namespaceByName.set(ns.identifier, ns);
-      this.#namespaceByName.set(ns.name, ns);
-      const byKey = new Map<string, ToolEntry>();
-      this.#toolByKey.set(ns, byKey);
       const declarations = parseDeclarations(ns.catalogue.declarations);
       for (const { tool, identifier } of exposedTools(ns)) {
         const entry: ToolEntry = {
@@ -127,9 +97,10 @@ export class CatalogueEntries {
           identifier,
           signature: renderToolSignature(ns, tool, { declarations }),
           summary: summarise(tool.description),
+          name: tool.originalName,
+          paramNames: tool.params.map((p) => p.name),
+          description: tool.description,
         };
-        byKey.set(identifier, entry);
-        if (!byKey.has(tool.originalName)) byKey.set(tool.originalName, entry);
         entries.push(entry);
       }
     }
@@ -141,20 +112,24 @@ export class CatalogueEntries {
         script,
         signature: scriptSignature(script),
         summary: summarise(script.description),
+        name: script.name,
+        paramNames: script.params.map((p) => p.name),
+        description: script.description,
+        examples: script.examples,
       };
-      this.#scriptByName.set(script.name, entry);
       entries.push(entry);
     }
     this.entries = entries;
+    this.paths = new PathIndex(this.namespaces, entries);
   }
 
   /** Finds a namespace by its name or identifier. */
-  namespace(name: string): SnapshotNamespace | undefined {
-    return this.#namespaceByName.get(name);
+  namespace(name: string): CatalogueNamespace | undefined {
+    return this.paths.namespace(name);
   }
 
   /** The tool entries of one namespace, in path order. */
-  toolsOf(ns: SnapshotNamespace): ToolEntry[] {
+  toolsOf(ns: CatalogueNamespace): ToolEntry[] {
     return this.entries.filter((e): e is ToolEntry => e.kind === "tool" && e.namespace === ns);
   }
 
@@ -163,31 +138,11 @@ export class CatalogueEntries {
    * `tools.kv`, `kv`, a script name (with or without `.ts`). Undefined when nothing matches.
    */
   resolve(path: string): ResolvedPath | undefined {
-    const trimmed = path.trim();
-    const script = this.#scriptByName.get(trimmed) ??
-      this.#scriptByName.get(trimmed.replace(/\.ts$/, ""));
-    if (script !== undefined) return script;
-    const segments = splitPath(trimmed);
-    if (segments === null) return undefined;
-    const rest = segments[0] === "tools" && segments.length > 1 ? segments.slice(1) : segments;
-    if (rest.length === 1) {
-      const ns = this.namespace(rest[0]!);
-      return ns === undefined ? undefined : { kind: "namespace", namespace: ns };
-    }
-    // Dotted names are tried at every split: `a.b.c` may be namespace `a.b`, tool `c`.
-    for (let split = 1; split < rest.length; split++) {
-      const ns = this.namespace(rest.slice(0, split).join("."));
-      const tool = ns && this.#toolByKey.get(ns)?.get(rest.slice(split).join("."));
-      if (tool !== undefined) return tool;
-    }
-    return undefined;
+    return this.paths.resolve(path);
   }
 
   /** Every path worth suggesting for a mistyped one: tool paths, namespaces, script names. */
   suggestions(): string[] {
-    return [
-      ...this.namespaces.map((ns) => `tools.${ns.identifier}`),
-      ...this.entries.map((entry) => entry.path),
-    ];
+    return this.paths.suggestions();
   }
 }

@@ -4,19 +4,19 @@
  * @module
  */
 
-import {
-  declarationsUsedBy,
-  describeStatus,
-  embeddableType,
-  namespaceKindLabel,
-  parseDeclarations,
-  renderJsDoc,
-  renderNamespaceTypes,
-  toolDocLines,
-} from "../namespaces/render_types.ts";
+import { renderNamespaceTypes } from "../namespaces/render_types.ts";
+import { declarationsUsedBy, parseDeclarations } from "../namespaces/declaration_index.ts";
+import { embeddableType, renderJsDoc, toolDocLines } from "../namespaces/type_text.ts";
 import { CatalogueEntries, type ScriptEntry, type ToolEntry } from "./catalogue_entries.ts";
-import type { CatalogueSnapshot } from "./catalogue_snapshot.ts";
-import { nearestNames } from "./nearest_names.ts";
+import {
+  type CatalogueSnapshot,
+  describeStatus,
+  namespaceKindLabel,
+} from "../protocol/catalogue.ts";
+import { UnknownPathError } from "../protocol/discovery_paths.ts";
+import { composeToolDescription } from "../protocol/discovery_data.ts";
+
+export { UnknownPathError };
 
 /** What `describe` answers. */
 export interface Description {
@@ -28,28 +28,10 @@ export interface Description {
 }
 
 /**
- * Thrown by {@linkcode describePath} for a path that names nothing; callers catch it to answer
- * with the nearest names instead of a generic failure.
+ * A tool's description without the declarations it uses: JSDoc, call and `.raw` signatures,
+ * original name and namespace lines. Completed by `composeToolDescription`.
  */
-export class UnknownPathError extends Error {
-  /** The path as given. */
-  readonly path: string;
-  /** Nearest known paths, nearest first; may be empty. */
-  readonly nearest: string[];
-  constructor(path: string, nearest: string[]) {
-    super(
-      `Cannot describe "${path}": no such tool, namespace or script` +
-        (nearest.length > 0
-          ? ` (did you mean ${nearest.map((name) => `"${name}"`).join(", ")}?)`
-          : '; search("words") lists what exists'),
-    );
-    this.name = "UnknownPathError";
-    this.path = path;
-    this.nearest = nearest;
-  }
-}
-
-function describeTool(entry: ToolEntry): string {
+export function toolDescriptionHead(entry: ToolEntry): string {
   const { namespace: ns, tool, identifier } = entry;
   const params = tool.inputType === null
     ? ""
@@ -69,18 +51,21 @@ function describeTool(entry: ToolEntry): string {
     );
   }
   lines.push(`// Namespace "${ns.name}": ${kind}, ${describeStatus(ns.status)}.`);
-  const used = declarationsUsedBy(tool, parseDeclarations(ns.catalogue.declarations));
-  if (used.length > 0) {
-    lines.push(
-      "",
-      `// Types used, declared in namespace ${ns.identifier} (GatewayNamespaces.${ns.identifier}):`,
-      ...used.map((entry) => entry.text),
-    );
-  }
-  return `${lines.join("\n")}\n`;
+  return lines.join("\n");
 }
 
-function describeScript(entry: ScriptEntry): string {
+function describeTool(entry: ToolEntry): string {
+  const { namespace: ns, tool } = entry;
+  const used = declarationsUsedBy(tool, parseDeclarations(ns.catalogue.declarations));
+  return composeToolDescription(
+    toolDescriptionHead(entry),
+    ns.identifier,
+    used.map((declaration) => declaration.text),
+  );
+}
+
+/** What `describe` answers for a named script: its signature, description, params, examples. */
+export function describeScript(entry: ScriptEntry): string {
   const { script } = entry;
   const lines = [`Script "${script.name}": ${entry.signature}`];
   if (script.description.trim() !== "") lines.push("", script.description.trim());
@@ -93,26 +78,6 @@ function describeScript(entry: ScriptEntry): string {
     lines.push("", "Examples:", ...script.examples.map((example) => `  ${example}`));
   }
   return `${lines.join("\n")}\n`;
-}
-
-function nearestPaths(entries: CatalogueEntries, path: string): string[] {
-  const byKey = new Map<string, string>();
-  const offer = (key: string, full: string) => {
-    if (!byKey.has(key)) byKey.set(key, full);
-  };
-  for (const ns of entries.namespaces) offer(ns.identifier, `tools.${ns.identifier}`);
-  for (const entry of entries.entries) {
-    if (entry.kind === "tool") {
-      offer(`${entry.namespace.identifier}.${entry.identifier}`, entry.path);
-      offer(entry.identifier, entry.path);
-      offer(entry.tool.originalName, entry.path);
-    } else {
-      offer(entry.path, entry.path);
-    }
-  }
-  const target = path.trim().replace(/^tools\./, "");
-  const near = nearestNames(target, byKey.keys(), { limit: 10 }).map((key) => byKey.get(key)!);
-  return [...new Set(near)].slice(0, 5);
 }
 
 /**
@@ -131,7 +96,7 @@ export function describePath(
 ): Description {
   const entries = source instanceof CatalogueEntries ? source : new CatalogueEntries(source);
   const resolved = entries.resolve(path);
-  if (resolved === undefined) throw new UnknownPathError(path, nearestPaths(entries, path));
+  if (resolved === undefined) throw new UnknownPathError(path, entries.paths.nearestPaths(path));
   switch (resolved.kind) {
     case "namespace":
       return {

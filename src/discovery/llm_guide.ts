@@ -6,9 +6,13 @@
 
 import type { ExecConfig, PermissionSet } from "../config/gateway_config.ts";
 import { FAILURE_KINDS, type FailureKind } from "../protocol/run_document.ts";
-import { describeStatus, exposedTools, namespaceKindLabel } from "../namespaces/render_types.ts";
 import { CatalogueEntries } from "./catalogue_entries.ts";
-import type { CatalogueSnapshot } from "./catalogue_snapshot.ts";
+import {
+  type CatalogueSnapshot,
+  describeStatus,
+  exposedTools,
+  namespaceKindLabel,
+} from "../protocol/catalogue.ts";
 
 /** The exec settings the guide states; an {@linkcode ExecConfig} fits. */
 export type GuideLimits =

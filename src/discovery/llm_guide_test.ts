@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execConfigSchema } from "../config/gateway_config.ts";
-import { SCRIPT_GLOBALS } from "../namespaces/names.ts";
+import { SCRIPT_GLOBALS } from "../protocol/names.ts";
 import { FAILURE_KINDS } from "../protocol/run_document.ts";
 import { renderLlmGuide } from "./llm_guide.ts";
 import { syntheticSnapshot } from "./synthetic_snapshot.ts";

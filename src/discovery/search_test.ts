@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import type { ToolDescriptor } from "../namespaces/namespace.ts";
-import { buildToolIdentifiers, type CatalogueSnapshot } from "./catalogue_snapshot.ts";
+import type { CatalogueSnapshot, ToolDescriptor } from "../protocol/catalogue.ts";
+import { buildToolIdentifiers } from "../protocol/names.ts";
 import { searchCatalogue, SearchIndex, searchTerms, stem } from "./search.ts";
 import { syntheticSnapshot } from "./synthetic_snapshot.ts";
 

@@ -4,14 +4,14 @@
  * @module
  */
 
-import type { NamespaceStatus, ToolDescriptor } from "../namespaces/namespace.ts";
-import { toIdentifier } from "../namespaces/names.ts";
-import {
-  buildToolIdentifiers,
-  type CatalogueSnapshot,
-  type SnapshotNamespace,
-  type SnapshotScript,
-} from "./catalogue_snapshot.ts";
+import { buildToolIdentifiers, toIdentifier } from "../protocol/names.ts";
+import type {
+  CatalogueNamespace,
+  CatalogueSnapshot,
+  NamespaceStatus,
+  SnapshotScript,
+  ToolDescriptor,
+} from "../protocol/catalogue.ts";
 
 const NAMESPACES: ReadonlyArray<readonly [name: string, noun: string]> = [
   ["github", "issue"],
@@ -177,7 +177,7 @@ export interface SyntheticSnapshotOptions {
 export function syntheticSnapshot(options: SyntheticSnapshotOptions = {}): CatalogueSnapshot {
   const count = options.namespaces ?? 12;
   const perNamespace = options.toolsPerNamespace ?? 8;
-  const namespaces: SnapshotNamespace[] = [];
+  const namespaces: CatalogueNamespace[] = [];
   for (let i = 0; i < count; i++) {
     const [name, noun] = NAMESPACES[i] ?? [`ns${i}`, `item${i}`];
     const sep = i % 2 === 0 ? "-" : "_";

@@ -7,7 +7,7 @@
  */
 
 import type Ts from "typescript";
-import { nearestNames } from "../discovery/nearest_names.ts";
+import { nearestNames } from "../protocol/names.ts";
 
 type TypeScript = typeof Ts;
 

@@ -6,7 +6,7 @@
  */
 
 import { join, relative, resolve, sep } from "node:path";
-import { nearestNames } from "../discovery/nearest_names.ts";
+import { nearestNames } from "../protocol/names.ts";
 
 /** A named script as `gateway scripts` lists it. */
 export interface NamedScript {

@@ -15,7 +15,7 @@ import type {
   RunDocument,
   RunError,
 } from "../protocol/run_document.ts";
-import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
+import { ToolCallError, type ToolProgress } from "../protocol/tool_call.ts";
 import { capForCaller, OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
 import { RunReturns } from "./run_returns.ts";
@@ -38,8 +38,6 @@ import { RunnerPool } from "./runner_pool.ts";
 import type { ToolCallRecord } from "../store/run_history.ts";
 import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
-
-export type { ToolCallRecord };
 
 /** What a caller asks for. Limits absent here come from `exec` config. */
 export interface RunRequest {

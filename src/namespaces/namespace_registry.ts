@@ -5,12 +5,10 @@
  * @module
  */
 
-import { assignIdentifiers } from "./names.ts";
 import { type Namespace, ToolCallError, type ToolDescriptor } from "./namespace.ts";
-import type { TypedNamespace } from "./render_types.ts";
 import type { ToolMap } from "../protocol/channel_messages.ts";
-import { nearestNames } from "../discovery/nearest_names.ts";
-import { buildToolIdentifiers } from "../discovery/catalogue_snapshot.ts";
+import { type CatalogueNamespace, describeStatus } from "../protocol/catalogue.ts";
+import { assignIdentifiers, buildToolIdentifiers, nearestNames } from "../protocol/names.ts";
 
 /** A resolved call target. */
 export interface ResolvedTool {
@@ -23,7 +21,7 @@ export class NamespaceRegistry {
   readonly #namespaces = new Map<string, Namespace>();
   readonly #unsubscribe = new Map<string, () => void>();
   readonly #listeners = new Set<() => void>();
-  #typed: TypedNamespace[] | null = null;
+  #typed: CatalogueNamespace[] | null = null;
   #warnings: string[] = [];
   #changeTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #starting = new Map<string, Promise<void>>();
@@ -103,13 +101,13 @@ export class NamespaceRegistry {
   }
 
   /** Every namespace as the type renderer and discovery see it; cached until a change. */
-  typed(): TypedNamespace[] {
+  typed(): CatalogueNamespace[] {
     if (this.#typed) return this.#typed;
     const warnings: string[] = [];
     const list = this.list();
     const nsNames = assignIdentifiers(list.map((n) => n.name), { what: "namespace" });
     warnings.push(...nsNames.warnings, ...nsNames.refused.map((r) => r.reason));
-    const typed: TypedNamespace[] = [];
+    const typed: CatalogueNamespace[] = [];
     for (const namespace of list) {
       const identifier = nsNames.identifiers.get(namespace.name);
       if (identifier === undefined) continue;
@@ -139,7 +137,7 @@ export class NamespaceRegistry {
     const map: ToolMap = {};
     for (const ns of this.typed()) {
       const tools: Record<string, string> = {};
-      for (const [original, identifier] of ns.toolIdentifiers as Map<string, string>) {
+      for (const [original, identifier] of Object.entries(ns.toolIdentifiers)) {
         tools[identifier] = original;
       }
       map[ns.identifier] = { name: ns.name, tools };
@@ -167,15 +165,16 @@ export class NamespaceRegistry {
       );
     }
     const namespace = this.#namespaces.get(ns.name)!;
-    const ids = ns.toolIdentifiers as Map<string, string>;
-    const tool = ns.catalogue.tools.find((t) => t.originalName === toolName && ids.has(toolName)) ??
-      ns.catalogue.tools.find((t) => ids.get(t.originalName) === toolName);
+    const ids = ns.toolIdentifiers;
+    const tool =
+      ns.catalogue.tools.find((t) => t.originalName === toolName && Object.hasOwn(ids, toolName)) ??
+        ns.catalogue.tools.find((t) =>
+          Object.hasOwn(ids, t.originalName) && ids[t.originalName] === toolName
+        );
     if (!tool) {
       const status = ns.status.state === "ready"
         ? ""
-        : ` (namespace "${ns.name}" is ${
-          ns.status.state === "failed" ? `failed: ${ns.status.reason}` : ns.status.state
-        })`;
+        : ` (namespace "${ns.name}" is ${describeStatus(ns.status)})`;
       if (ns.status.state !== "ready" && ns.catalogue.tools.length === 0) {
         throw new ToolCallError(
           "NamespaceUnavailable",
@@ -184,9 +183,9 @@ export class NamespaceRegistry {
       }
       // The nearest names in this namespace, and the same or near names in the others
       // (`kv.query` → `sqlite.query`), exact matches first.
-      const own = nearestNames(toolName, [...ids.values()]).map((n) => `${ns.identifier}.${n}`);
+      const own = nearestNames(toolName, Object.values(ids)).map((n) => `${ns.identifier}.${n}`);
       const elsewhere = typed.filter((other) => other !== ns).flatMap((other) =>
-        nearestNames(toolName, [...(other.toolIdentifiers as Map<string, string>).values()], {
+        nearestNames(toolName, Object.values(other.toolIdentifiers), {
           limit: 2,
           maxDistance: 1,
         }).map((n) => `${other.identifier}.${n}`)
@@ -197,7 +196,7 @@ export class NamespaceRegistry {
         "UnknownTool",
         `Unknown tool "${ns.identifier}.${toolName}"${
           near.length ? `: did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
-        }${status}; "${ns.identifier}" has: ${[...ids.values()].join(", ") || "(no tools)"}`,
+        }${status}; "${ns.identifier}" has: ${Object.values(ids).join(", ") || "(no tools)"}`,
       );
     }
     return { namespace, tool };

@@ -1,17 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { ToolDescriptor } from "./namespace.ts";
 import {
-  declarationsUsedBy,
-  embeddableType,
+  type CatalogueNamespace,
   exposedTools,
-  parseDeclarations,
-  renderJsDoc,
-  renderNamespaceTypes,
-  renderScriptGlobals,
-  renderToolSignature,
-  type TypedNamespace,
-} from "./render_types.ts";
+  type ToolDescriptor,
+} from "../protocol/catalogue.ts";
+import { declarationsUsedBy, parseDeclarations } from "./declaration_index.ts";
+import { renderNamespaceTypes, renderScriptGlobals, renderToolSignature } from "./render_types.ts";
+import { embeddableType, renderJsDoc } from "./type_text.ts";
 
 function tool(originalName: string, fields: Partial<ToolDescriptor> = {}): ToolDescriptor {
   return {
@@ -42,7 +38,7 @@ interface Bulky {
 }
 `;
 
-function kvNamespace(): TypedNamespace {
+function kvNamespace(): CatalogueNamespace {
   const tools = [
     tool("get", {
       description: "Reads one entry.\nReturns null when missing; never */ breaks.",
@@ -73,17 +69,17 @@ function kvNamespace(): TypedNamespace {
     kind: "local",
     status: { state: "ready" },
     catalogue: { tools, declarations: KV_DECLARATIONS, warnings: [] },
-    toolIdentifiers: new Map([
-      ["get", "get"],
-      ["list-all", "list_all"],
-      ["delete", "delete_"],
-      ["bulk", "bulk"],
-      ["commented", "commented"],
-    ]),
+    toolIdentifiers: {
+      get: "get",
+      "list-all": "list_all",
+      delete: "delete_",
+      bulk: "bulk",
+      commented: "commented",
+    },
   };
 }
 
-function otherNamespaces(): TypedNamespace[] {
+function otherNamespaces(): CatalogueNamespace[] {
   return [
     {
       // A namespace named like a global function must not clash with it.

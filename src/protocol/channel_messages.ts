@@ -1,8 +1,13 @@
 /**
  * Messages on the per-run channel between a script's runner subprocess and the gateway:
- * newline-delimited JSON over a unix socket. The runner imports only this module.
+ * newline-delimited JSON over a unix socket. The runner imports only this module and what it
+ * names (the discovery data a run carries).
  * @module
  */
+
+import type { DiscoveryData } from "./discovery_data.ts";
+
+export type { DiscoveryData };
 
 /** Identifier maps the runner builds `tools` from: identifier → original name. */
 export interface ToolMap {
@@ -22,18 +27,6 @@ export interface RunMessage {
   resultHook: string;
   /** Catalogue snapshot for synchronous `search()`/`describe()`, when the script uses them. */
   discovery?: DiscoveryData;
-}
-
-/**
- * What `search()` and `describe()` inside a script answer from, without a round trip: the
- * catalogue snapshot as JSON (tool identifiers as plain records). Typed loosely here so the
- * wire protocol does not depend on the namespace types; the runner reads it as a snapshot.
- */
-export interface DiscoveryData {
-  snapshot: {
-    namespaces: Array<{ toolIdentifiers: Record<string, string>; [key: string]: unknown }>;
-    scripts: unknown[];
-  };
 }
 
 /** A failure reported by the gateway for a call, as the script's `ToolError` sees it. */

@@ -15,11 +15,12 @@ import type { ApiConfig, GatewayConfig, McpServerConfig } from "../config/gatewa
 import type { ResolvedRoot } from "../config/gateway_paths.ts";
 import { pidAlive } from "../config/server_state.ts";
 import type { Logger } from "../logger.ts";
-import type { CatalogueSnapshot } from "../discovery/catalogue_snapshot.ts";
+import type { CatalogueSnapshot } from "../protocol/catalogue.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { type ApprovalDecision, Approvals } from "./approvals.ts";
 import { CallPolicy, globMatch } from "./call_policy.ts";
 import { ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
+import { describeStatus, lookupToolIdentifier } from "../protocol/catalogue.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
@@ -54,6 +55,7 @@ import type { Diagnostic, RunDocument } from "../protocol/run_document.ts";
 import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import { SearchIndex } from "../discovery/search.ts";
+import { buildDiscoveryData } from "../discovery/run_discovery_data.ts";
 
 /** A run starting or finishing, as the dashboard's live view shows it. */
 export interface RunEvent {
@@ -421,10 +423,7 @@ export class GatewayCore {
     const names = namespaces.flatMap((ns) =>
       ns.catalogue.tools.flatMap((tool) => [
         `${ns.name}.${tool.originalName}`,
-        `${ns.identifier}.${
-          (ns.toolIdentifiers as ReadonlyMap<string, string>).get(tool.originalName) ??
-            tool.originalName
-        }`,
+        `${ns.identifier}.${lookupToolIdentifier(ns, tool.originalName) ?? tool.originalName}`,
       ])
     );
     return this.config.policy.filter((rule) => !names.some((n) => globMatch(rule.match, n)))
@@ -549,26 +548,13 @@ export class GatewayCore {
   }
 
   /**
-   * What in-script `search()`/`describe()` answer from: the snapshot, as JSON. Built once per
-   * catalogue change, not per run.
+   * What in-script `search()`/`describe()` answer from: the catalogue entries, rendered. Built
+   * once per catalogue change, not per run.
    */
   discoveryData(): DiscoveryData {
     const snapshot = this.snapshot();
     if (this.#discovery?.from === snapshot) return this.#discovery.data;
-    const data: DiscoveryData = {
-      snapshot: {
-        namespaces: snapshot.namespaces.map((ns) => ({
-          ...ns,
-          toolIdentifiers: Object.fromEntries(ns.toolIdentifiers as Map<string, string>),
-        })),
-        scripts: snapshot.scripts.map(({ name, description, examples, params }) => ({
-          name,
-          description,
-          examples,
-          params,
-        })),
-      },
-    };
+    const data = buildDiscoveryData(this.searchIndex().entries);
     this.#discovery = { from: snapshot, data };
     return data;
   }
@@ -601,13 +587,12 @@ export class GatewayCore {
       throw new ToolCallError(
         "NamespaceUnavailable",
         `Namespace "${namespace.name}" is ${
-          state.state === "failed" ? `failed: ${state.reason}` : state.state
+          describeStatus(state)
         }; ${namespace.name}.${tool.originalName} cannot be called now`,
       );
     }
     const typed = this.registry.typed().find((n) => n.name === namespace.name);
-    const identifier = (typed?.toolIdentifiers as Map<string, string> | undefined)
-      ?.get(tool.originalName);
+    const identifier = typed && lookupToolIdentifier(typed, tool.originalName);
     await this.#policy.check(namespace.name, tool.originalName, args, {
       aliases: typed && identifier ? [`${typed.identifier}.${identifier}`] : [],
       annotations: tool.annotations,

@@ -6,13 +6,22 @@
  */
 
 import type { GatewayDatabase } from "./gateway_database.ts";
-import type { WorkflowEventKind } from "../workflows/workflow_engine.ts";
 
 /** Whether a session's workflow is still going. */
 export type WorkflowSessionStatus = "running" | "complete" | "aborted";
 
-/** Kinds of recorded event (the `workflow_events.kind` column): the engine's event kinds. */
-export type WorkflowSessionEventKind = WorkflowEventKind;
+/**
+ * Kinds of recorded event (the `workflow_events.kind` column). Defined here, below the
+ * workflow engine, which decides the events and re-uses this type for them.
+ */
+export type WorkflowSessionEventKind =
+  | "start"
+  | "step"
+  | "loop"
+  | "end-loop"
+  | "abort"
+  | "reset"
+  | "complete";
 
 /** A scalar variable value, as given in the file or with `--var`. */
 export type WorkflowSessionVar = string | number | boolean;

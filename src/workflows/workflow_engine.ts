@@ -6,6 +6,7 @@
 
 import { WorkflowError } from "./workflow_error.ts";
 import type { WorkflowLoop } from "./workflow_file.ts";
+import type { WorkflowSessionEventKind } from "../store/workflow_sessions.ts";
 
 /** Where a workflow run is. `idle` is the state before `start`. */
 export type WorkflowStatus = "idle" | "running" | "complete" | "aborted";
@@ -34,15 +35,8 @@ export type WorkflowCommand =
   | { type: "reset" }
   | { type: "abort"; reason: string };
 
-/** The kinds of event the history of a session holds. */
-export type WorkflowEventKind =
-  | "start"
-  | "step"
-  | "loop"
-  | "end-loop"
-  | "abort"
-  | "reset"
-  | "complete";
+/** The kinds of event the history of a session holds (stored as they are named here). */
+export type WorkflowEventKind = WorkflowSessionEventKind;
 
 /** One thing that happened, as the engine decided it (the service adds the time). */
 export interface WorkflowEngineEvent {

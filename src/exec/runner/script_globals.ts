@@ -11,9 +11,7 @@ import {
   type RunMessage,
   type RunnerToGateway,
 } from "../../protocol/channel_messages.ts";
-import type { CatalogueSnapshot } from "../../discovery/catalogue_snapshot.ts";
-import { SearchIndex } from "../../discovery/search.ts";
-import { describePath } from "../../discovery/describe.ts";
+import { DiscoveryReader } from "../../protocol/discovery_data.ts";
 
 /** The channel operations the globals need from the runner. */
 export interface ChannelPort {
@@ -56,9 +54,12 @@ export interface InstalledGlobals {
 export function installScriptGlobals(run: RunMessage, port: ChannelPort): InstalledGlobals {
   async function call(namespace: string, tool: string, args: unknown, raw: boolean) {
     // Taken before the first await, so its frames include the script's line even when the
-    // call is never awaited (the async stack of an awaited call has it too).
+    // call is never awaited (the async stack of an awaited call has it too). `site` keeps every
+    // frame but is formatted only when the call fails; the line comes from a capture of the
+    // two frames under `call` (the tool function, then the script's own code) — formatting a
+    // whole stack costs more than the rest of the call's script side (issue 12).
     const site = new Error();
-    const line = scriptLine(site.stack);
+    const line = scriptLine(shallowStack()) ?? scriptLine(site.stack);
     try {
       return await port.request({
         t: "call",
@@ -80,6 +81,16 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     const frames = (site.stack ?? "").split("\n").slice(1).join("\n");
     failure.stack = `${failure.name}: ${failure.message}\n${frames}\n${failure.stack ?? ""}`;
     return failure;
+  }
+
+  /** The stack of `call`'s caller and its caller only (V8 formats each frame it captures). */
+  function shallowStack(): string | undefined {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 2;
+    const holder: { stack?: string } = {};
+    Error.captureStackTrace(holder, call);
+    Error.stackTraceLimit = limit;
+    return holder.stack;
   }
 
   function scriptLine(stack: string | undefined): number | undefined {
@@ -184,15 +195,15 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
       decodeBlobs(await resourceRequest({ namespace, op: "read", uri })),
   };
 
-  // The same index and describer the server uses, built on first use from the snapshot the
-  // run carries, so `search()` stays synchronous and ranks exactly like `gateway search`.
-  let index: SearchIndex | null = null;
-  const searchIndex = (): SearchIndex => {
+  // The same resolution and ranking the server uses, built on first use from the discovery
+  // data the run carries, so `search()` stays synchronous and ranks exactly like `gateway search`.
+  let reader: DiscoveryReader | null = null;
+  const searchIndex = (): DiscoveryReader => {
     if (!run.discovery) {
       throw new Error("search()/describe() have no catalogue in this run");
     }
-    index ??= new SearchIndex(run.discovery.snapshot as unknown as CatalogueSnapshot);
-    return index;
+    reader ??= new DiscoveryReader(run.discovery);
+    return reader;
   };
   function search(
     query: string,
@@ -201,7 +212,7 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     return searchIndex().search(query, options);
   }
   function describe(path: string): string {
-    return describePath(searchIndex().entries, path).text;
+    return searchIndex().describe(path);
   }
 
   let reported = false;

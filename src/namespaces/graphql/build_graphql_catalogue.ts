@@ -27,7 +27,7 @@ import {
   type NamespaceCatalogue,
   type ToolDescriptor,
 } from "../namespace.ts";
-import { toIdentifier } from "../names.ts";
+import { toIdentifier } from "../../protocol/names.ts";
 import { typeNameFor } from "../mcp/schema_to_typescript.ts";
 import { jsDoc } from "../openapi/api_schema_types.ts";
 import { globMatch } from "../openapi/operation_filter.ts";

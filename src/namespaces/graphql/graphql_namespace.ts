@@ -14,7 +14,8 @@ import {
   type ToolCallOptions,
   type ToolCallResult,
 } from "../namespace.ts";
-import { nearestNames } from "../../discovery/nearest_names.ts";
+import { nearestNames } from "../../protocol/names.ts";
+import { describeStatus } from "../../protocol/catalogue.ts";
 import { readCapped } from "../openapi/send_api_request.ts";
 import { type ArgumentCheck, InputValidator } from "../mcp/input_validator.ts";
 import {
@@ -89,9 +90,7 @@ export class GraphqlNamespace implements Namespace {
     if (this.#status.state !== "ready" || this.#built === undefined) {
       throw new ToolCallError(
         "NamespaceUnavailable",
-        `API "${this.name}" is ${
-          this.#status.state === "failed" ? `failed: ${this.#status.reason}` : this.#status.state
-        }`,
+        `API "${this.name}" is ${describeStatus(this.#status)}`,
       );
     }
     const operation = this.#built.operations.get(tool);

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { assignIdentifiers } from "../names.ts";
+import { assignIdentifiers } from "../../protocol/names.ts";
 import type { JsonSchema, NamespaceCatalogue, ToolDescriptor } from "../namespace.ts";
 import { type RenderedSchema, schemaToTypeScript, typeNameFor } from "./schema_to_typescript.ts";
 

@@ -38,7 +38,7 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "./mcp_sdk.ts";
-import { nearestNames } from "../../discovery/nearest_names.ts";
+import { nearestNames } from "../../protocol/names.ts";
 import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
 import type { RenderedSchema } from "./schema_to_typescript.ts";
 import { describeExit } from "../../process/describe_exit.ts";

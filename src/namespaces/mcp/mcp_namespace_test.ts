@@ -6,7 +6,7 @@ import {
   startHttpEverything,
   typeCheck,
 } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
-import { assignIdentifiers } from "../names.ts";
+import { assignIdentifiers } from "../../protocol/names.ts";
 import type { NamespaceCatalogue, ToolProgress } from "../namespace.ts";
 import { McpNamespace } from "./mcp_namespace.ts";
 

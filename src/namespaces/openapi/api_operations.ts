@@ -5,7 +5,7 @@
  * @module
  */
 
-import { toIdentifier } from "../names.ts";
+import { toIdentifier } from "../../protocol/names.ts";
 import { type ApiSchemaTypes, asRecord } from "./api_schema_types.ts";
 import { operationSelected } from "./operation_filter.ts";
 

@@ -14,7 +14,8 @@ import {
   type ToolCallOptions,
   type ToolCallResult,
 } from "../namespace.ts";
-import { nearestNames } from "../../discovery/nearest_names.ts";
+import { nearestNames } from "../../protocol/names.ts";
+import { describeStatus } from "../../protocol/catalogue.ts";
 import { type ArgumentCheck, InputValidator } from "../mcp/input_validator.ts";
 import type { ApiOperation } from "./api_operations.ts";
 import { asRecord } from "./api_schema_types.ts";
@@ -124,9 +125,7 @@ export class OpenApiNamespace implements Namespace {
     if (this.#status.state !== "ready" || this.#built === undefined) {
       throw new ToolCallError(
         "NamespaceUnavailable",
-        `API "${this.name}" is ${
-          this.#status.state === "failed" ? `failed: ${this.#status.reason}` : this.#status.state
-        }`,
+        `API "${this.name}" is ${describeStatus(this.#status)}`,
       );
     }
     const operation = this.#built.operations.get(tool);

@@ -1,0 +1,164 @@
+/**
+ * The fast path of `gateway exec CODE` with a server already running: the command an agent pays
+ * for from its shell on every run (issue 12). It loads only Deno APIs, the wire client and the
+ * printer — no `node:` module, no zod, no command table — reads `server.json` and the token,
+ * sends one `exec` over one WebSocket and prints the run as `gateway exec` does. Anything it
+ * does not handle (a `.ts` file, `-`, `--timeout` and the other flags, a terminal on stdout,
+ * no live server for the root) returns null before anything is sent, and the full CLI runs.
+ * @module
+ */
+
+import { leanGatewayPaths } from "../config/lean_gateway_paths.ts";
+import { type ServerState, serverStatePath } from "../config/server_state.ts";
+import { readToken } from "../config/token_file.ts";
+import { GatewayClient } from "../client/gateway_client.ts";
+import { RpcError } from "../protocol/json_rpc.ts";
+import type { RunDocument } from "../protocol/run_document.ts";
+import type { CliOutput } from "./cli_context.ts";
+import { printApprovalNotices } from "./approval_notice.ts";
+import { printError, printRun, runExitCode } from "./print.ts";
+
+/** What `gateway exec` reads of its invocation. */
+export interface FastExecInput {
+  argv: readonly string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  output: CliOutput;
+  /** Reads piped stdin to its end ("" on a terminal), as the full path does. */
+  readStdin: () => Promise<string>;
+}
+
+interface SimpleExec {
+  rootFlag: string | null;
+  source: string;
+  json: boolean;
+  check: boolean | undefined;
+  noStdin: boolean;
+  args: string[];
+}
+
+/** Parses the one shape the fast path serves; null for anything else (the full CLI decides). */
+export function parseSimpleExec(argv: readonly string[]): SimpleExec | null {
+  let rootFlag: string | null = null;
+  let command: string | undefined;
+  const sources: string[] = [];
+  const flags = new Set<string>();
+  let args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--root") {
+      const value = argv[++i];
+      if (value === undefined) return null;
+      rootFlag = value;
+    } else if (arg.startsWith("--root=")) rootFlag = arg.slice("--root=".length);
+    else if (arg === "--no-autostart") continue; // a live server is required here anyway
+    else if (command === undefined) {
+      if (arg !== "exec") return null;
+      command = arg;
+    } else if (arg === "--") {
+      args = argv.slice(i + 1);
+      break;
+    } else if (arg.startsWith("-")) {
+      if (!["--json", "--no-check", "--check", "--no-stdin"].includes(arg)) return null;
+      flags.add(arg);
+    } else sources.push(arg);
+  }
+  const source = sources[0];
+  if (command === undefined || sources.length !== 1 || source === undefined) return null;
+  if (/\.(ts|js|mts)$/.test(source)) return null; // a file: the full path reads it
+  return {
+    rootFlag,
+    source,
+    json: flags.has("--json"),
+    check: flags.has("--no-check") ? false : flags.has("--check") ? true : undefined,
+    noStdin: flags.has("--no-stdin"),
+    args,
+  };
+}
+
+/**
+ * Runs a simple `gateway exec` against a running server and returns its exit code, or null
+ * when the full CLI must handle the invocation (nothing has been sent or printed then).
+ */
+export async function fastExec(input: FastExecInput): Promise<number | null> {
+  const { output } = input;
+  if (output.isTty) return null; // streaming and progress lines: the full path
+  const simple = parseSimpleExec(input.argv);
+  if (simple === null) return null;
+  const paths = await leanGatewayPaths({
+    flag: simple.rootFlag,
+    env: input.env,
+    cwd: input.cwd,
+  });
+  if (paths === null) return null;
+  let client: GatewayClient;
+  try {
+    // No liveness probe of the pid: a dead server refuses the connection, and a stranger on
+    // its port refuses the token; either way the full path takes over.
+    const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir))) as ServerState;
+    if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
+    const token = await readToken(paths.dataDir);
+    client = await GatewayClient.connect({
+      host: "127.0.0.1",
+      port: state.port,
+      token,
+      timeoutMs: 2000,
+    });
+  } catch {
+    return null; // no usable server: the full path starts one or explains why not
+  }
+  try {
+    const stdin = simple.noStdin ? "" : await input.readStdin();
+    printApprovalNotices(client, {
+      root: { dir: paths.rootDir, source: paths.rootSource, configFile: null },
+      output,
+    });
+    let answer: unknown;
+    try {
+      answer = await client.request("exec", {
+        source: simple.source,
+        args: simple.args,
+        stdin,
+        cwd: input.cwd,
+        client: "cli",
+        ...(simple.check !== undefined ? { check: simple.check } : {}),
+      });
+    } catch (error) {
+      if (error instanceof RpcError) {
+        printError(output, String(error.data?.kind ?? "Usage"), error.message);
+        return 2;
+      }
+      printError(output, "Internal", error instanceof Error ? error.message : String(error));
+      return 1;
+    }
+    // Only `--yield` answers before the run ends, and `--yield` takes the full path.
+    const document = answer as RunDocument;
+    if (simple.json) output.out(`${JSON.stringify(document, null, 2)}\n`);
+    else printRun(document, output, { streamed: false });
+    return runExitCode(document);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * Reads piped stdin to its end ("" on a terminal) with plain reads: a `Response` over
+ * `Deno.stdin.readable` costs the fast path more CPU than the rest of its reading together.
+ */
+export async function readStdinText(): Promise<string> {
+  if (Deno.stdin.isTerminal()) return "";
+  const chunks: Uint8Array[] = [];
+  const buffer = new Uint8Array(64 * 1024);
+  for (;;) {
+    const n = await Deno.stdin.read(buffer);
+    if (n === null) break;
+    chunks.push(buffer.slice(0, n));
+  }
+  const bytes = new Uint8Array(chunks.reduce((sum, c) => sum + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(bytes);
+}

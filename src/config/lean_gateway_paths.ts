@@ -1,0 +1,117 @@
+/**
+ * The root and data dir found the way {@linkcode resolveRoot} and {@linkcode resolveDataDir}
+ * find them, with Deno APIs only: no `node:` module, whose first import costs more than a bare
+ * `deno run` takes (the CLI's `exec` fast path pays for every module it loads). POSIX paths
+ * only; null wherever the full resolver must answer (Windows, a `.lootbox/` root, a root that
+ * is not a directory — the full path then reports it).
+ * `lean_gateway_paths_test.ts` checks both resolvers agree.
+ * @module
+ */
+
+import type { RootSource } from "./gateway_paths.ts";
+
+/** The root and data dir of an invocation, as the full resolver would find them. */
+export interface LeanPaths {
+  rootDir: string;
+  rootSource: RootSource;
+  dataDir: string;
+}
+
+/** POSIX `resolve(base, path)`: absolute, normalized, no trailing slash. */
+function resolvePath(base: string, path: string): string {
+  const parts: string[] = [];
+  for (const part of (path.startsWith("/") ? path : `${base}/${path}`).split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join("/")}`;
+}
+
+function parentOf(path: string): string {
+  const at = path.lastIndexOf("/");
+  return at <= 0 ? "/" : path.slice(0, at);
+}
+
+function nameOf(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+function isDir(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/** Mirrors `rootKey`: the project's name as a slug, then 8 hex digits of SHA-256 of the path. */
+async function leanRootKey(dir: string): Promise<string> {
+  const parent = nameOf(dir) === ".gateway" || nameOf(dir) === ".lootbox";
+  const named = parent ? nameOf(parentOf(dir)) : nameOf(dir);
+  const slug = named.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") ||
+    "root";
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(dir)),
+  );
+  const hash = Array.from(digest.subarray(0, 4), (b) => b.toString(16).padStart(2, "0")).join("");
+  return `${slug.slice(0, 40)}-${hash}`;
+}
+
+function leanRoot(
+  options: { flag: string | null; env: Record<string, string | undefined>; cwd: string },
+): { dir: string; source: RootSource } | null {
+  const { env, cwd } = options;
+  if (options.flag) {
+    const dir = resolvePath(cwd, options.flag);
+    return isDir(dir) ? { dir, source: "flag" } : null;
+  }
+  if (env.GATEWAY_ROOT) {
+    const dir = resolvePath(cwd, env.GATEWAY_ROOT);
+    return isDir(dir) ? { dir, source: "env" } : null;
+  }
+  const home = env.HOME ?? env.USERPROFILE;
+  if (home && !home.startsWith("/")) return null; // relative: the full resolver's business
+  const homeRoot = home ? resolvePath("/", `${home}/.gateway`) : null;
+  for (let dir = resolvePath(cwd, ".");; dir = parentOf(dir)) {
+    const candidate = resolvePath(dir, ".gateway");
+    if (candidate !== homeRoot && isDir(candidate)) return { dir: candidate, source: "project" };
+    if (dir === "/") break;
+  }
+  if (homeRoot && isDir(homeRoot)) return { dir: homeRoot, source: "home" };
+  for (let dir = resolvePath(cwd, ".");; dir = parentOf(dir)) {
+    if (isDir(resolvePath(dir, ".lootbox"))) return null; // a migration case: the full resolver
+    if (dir === "/") break;
+  }
+  return { dir: resolvePath(import.meta.dirname ?? "/", "../.."), source: "bundled" };
+}
+
+/**
+ * The root and data dir for `--root` (`flag`), the environment and `cwd`, or null when only
+ * the full resolver in `gateway_paths.ts` can answer.
+ */
+export async function leanGatewayPaths(
+  options: { flag: string | null; env: Record<string, string | undefined>; cwd: string },
+): Promise<LeanPaths | null> {
+  if (Deno.build.os === "windows" || !options.cwd.startsWith("/")) return null;
+  const root = leanRoot(options);
+  if (root === null) return null;
+  const { env, cwd } = options;
+  let dataDir: string;
+  if (env.GATEWAY_DATA_DIR) dataDir = resolvePath(cwd, env.GATEWAY_DATA_DIR);
+  else {
+    let userDir: string;
+    if (env.XDG_DATA_HOME) userDir = `${env.XDG_DATA_HOME}/gateway`;
+    else {
+      const home = env.HOME ?? env.USERPROFILE;
+      if (!home) return null;
+      userDir = Deno.build.os === "darwin"
+        ? `${home}/Library/Application Support/gateway`
+        : `${home}/.local/share/gateway`;
+    }
+    // A relative $XDG_DATA_HOME stays relative in the full resolver: leave it to it.
+    if (!userDir.startsWith("/")) return null;
+    dataDir = resolvePath("/", `${userDir}/roots/${await leanRootKey(root.dir)}`);
+  }
+  return { rootDir: root.dir, rootSource: root.source, dataDir };
+}

@@ -1,0 +1,49 @@
+/**
+ * What the bench files share: medians, timing a function, `--quick`, and rows that print the
+ * issue 12 target beside each measure and whether it is met (stated, never asserted).
+ * @module
+ */
+
+/** `--quick` (or `BENCH_QUICK=1`): fewer repetitions and runs, for a bench under a minute or two. */
+export const QUICK = Deno.args.includes("--quick") || Deno.env.get("BENCH_QUICK") === "1";
+
+/** Repetitions of a timed step (`BENCH_RUNS` overrides). */
+export const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? (QUICK ? 5 : 10));
+
+/** The middle value (upper middle for an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+/** Median wall time of `fn` over `runs` after one warm-up, with an optional pause before each. */
+export async function timeMs(
+  fn: () => Promise<unknown>,
+  runs = RUNS,
+  options: { pauseMs?: number } = {},
+): Promise<number> {
+  await fn(); // warm-up
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
+    const start = performance.now();
+    await fn();
+    times.push(performance.now() - start);
+  }
+  return median(times);
+}
+
+/** Prints a timing row: label, milliseconds, a note. */
+export function row(label: string, ms: number, note = ""): void {
+  console.log(`${label.padEnd(58)} ${ms.toFixed(2).padStart(9)} ms${note ? `  ${note}` : ""}`);
+}
+
+/** A note stating the target and whether `met` holds: `target ≤ 0.2 ms: met`. */
+export function target(text: string, met: boolean): string {
+  return `(target ${text}: ${met ? "met" : "NOT met"})`;
+}
+
+/** Prints a row of any unit: label, value, unit, a note. */
+export function valueRow(label: string, value: string, note = ""): void {
+  console.log(`${label.padEnd(58)} ${value.padStart(12)}${note ? `  ${note}` : ""}`);
+}

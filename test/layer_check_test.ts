@@ -1,0 +1,92 @@
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { checkLayers, importsOf } from "./layer_check.ts";
+
+/** Writes a tiny `src/` tree (path → text) into a temp dir and returns its path. */
+async function tree(files: Record<string, string>): Promise<string> {
+  const root = await Deno.makeTempDir({ prefix: "layer_check_" });
+  for (const [path, text] of Object.entries(files)) {
+    await Deno.mkdir(dirname(join(root, path)), { recursive: true });
+    await Deno.writeTextFile(join(root, path), text);
+  }
+  return root;
+}
+
+async function problemsOf(files: Record<string, string>): Promise<string[]> {
+  const root = await tree(files);
+  try {
+    return await checkLayers(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+Deno.test("`importsOf()` finds static, type, re-export, side-effect and dynamic imports", () => {
+  const text = [
+    'import { a } from "./a.ts";',
+    'import type { B } from "../b.ts";',
+    'export { c } from "./c.ts";',
+    'import "./d.ts";',
+    'const e = await import("./e.ts");',
+    'import { f } from "npm:f";',
+  ].join("\n");
+  assert.deepEqual(importsOf(text), ["./a.ts", "../b.ts", "./c.ts", "./d.ts", "./e.ts"]);
+});
+
+Deno.test("`checkLayers()` passes a tree whose imports all point downstream", async () => {
+  const problems = await problemsOf({
+    "server/s.ts": 'import { x } from "../exec/e.ts";',
+    "exec/e.ts": 'import { y } from "../protocol/p.ts";\nexport const x = y;',
+    "exec/runner/r.ts": 'import { v } from "../../protocol/v.ts";',
+    "protocol/v.ts": "export const v = 1;",
+    "protocol/p.ts": 'import { z } from "../config/c.ts";\nexport const y = z;',
+    "config/c.ts": "export const z = 1;",
+  });
+  assert.deepEqual(problems, []);
+});
+
+Deno.test("`checkLayers()` reports an import back up the layers, naming file and areas", async () => {
+  const problems = await problemsOf({
+    "store/s.ts": 'import type { K } from "../workflows/w.ts";',
+    "workflows/w.ts": "export type K = string;",
+    "discovery/d.ts": 'import { n } from "../exec/e.ts";',
+    "exec/e.ts": "export const n = 1;",
+  });
+  assert.equal(problems.length, 2);
+  assert.match(
+    problems[0]!,
+    /^discovery\/d\.ts imports \.\.\/exec\/e\.ts: discovery\/ is downstream/,
+  );
+  assert.match(problems[1]!, /^store\/s\.ts imports \.\.\/workflows\/w\.ts: store\/ must not/);
+});
+
+Deno.test("`checkLayers()` forbids peers of one rank from importing each other", async () => {
+  const problems = await problemsOf({
+    "exec/e.ts": 'import { w } from "../workflows/w.ts";',
+    "workflows/w.ts": "export const w = 1;",
+  });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0]!, /exec\/ and workflows\/ are peers/);
+});
+
+Deno.test("`checkLayers()` reports an unknown area so RANK is kept complete", async () => {
+  const problems = await problemsOf({
+    "server/s.ts": 'import { x } from "../gadgets/g.ts";',
+    "gadgets/g.ts": "export const x = 1;",
+  });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0]!, /unknown area "gadgets"/);
+});
+
+Deno.test("`checkLayers()` follows the runner's imports transitively and names the chain", async () => {
+  const problems = await problemsOf({
+    "exec/runner/r.ts": 'import { p } from "../../protocol/p.ts";',
+    // Allowed by ranks (protocol may import config), but the runner must load protocol only.
+    "protocol/p.ts": 'import { c } from "../config/c.ts";\nexport const p = c;',
+    "config/c.ts": "export const c = 1;",
+  });
+  assert.deepEqual(problems, [
+    "exec/runner/r.ts → protocol/p.ts → config/c.ts: the script runner (src/exec/runner/) " +
+    "may load only src/protocol/ (its way back to the gateway is the socket)",
+  ]);
+});
