@@ -26,6 +26,7 @@ import {
   type WireError,
 } from "./tool_host_protocol.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
+import { PendingCalls } from "./pending_calls.ts";
 
 /** Settings of {@linkcode SharedToolHosts}. */
 export interface SharedToolHostsOptions {
@@ -239,11 +240,6 @@ class SharedHostProcess {
   }
 }
 
-interface PendingCall {
-  resolve(result: ResultMessage): void;
-  reject(error: ToolCallError): void;
-}
-
 /** One module in a Worker of a shared host: the {@linkcode ToolHostConnection} of `ToolHost`. */
 class SharedModule implements ToolHostConnection {
   readonly isolated = false;
@@ -252,8 +248,7 @@ class SharedModule implements ToolHostConnection {
   #worker: number;
   #host: SharedHostProcess;
   #options: SharedModuleOptions;
-  #pending = new Map<number, PendingCall>();
-  #retiredWith: ToolCallError | undefined;
+  #pending = new PendingCalls();
   #ended: string | undefined;
   #settleReady: { resolve(exports: string[]): void; reject(error: Error): void } | undefined;
   #settleClosed!: () => void;
@@ -289,11 +284,10 @@ class SharedModule implements ToolHostConnection {
   }
 
   call(id: number, tool: string, args: unknown): Promise<ResultMessage> {
-    const gone = this.#retiredWith ?? (this.#ended === undefined ? undefined : this.#endError());
+    const gone = this.#pending.retiredWith ??
+      (this.#ended === undefined ? undefined : this.#endError());
     if (gone !== undefined) return Promise.reject(gone);
-    const answer = new Promise<ResultMessage>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-    });
+    const answer = this.#pending.add(id);
     this.#host.send(
       args === undefined
         ? { type: "call", worker: this.#worker, id, tool }
@@ -307,15 +301,11 @@ class SharedModule implements ToolHostConnection {
   }
 
   retire(message: string): void {
-    this.#retiredWith ??= new ToolCallError("NamespaceUnavailable", message);
-    this.#failPending(this.#retiredWith);
+    this.#pending.retire(message);
   }
 
-  async drained(maxMs: number): Promise<void> {
-    const end = Date.now() + maxMs;
-    while (this.#pending.size > 0 && this.#ended === undefined && Date.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+  drained(maxMs: number): Promise<void> {
+    return this.#pending.drained(maxMs, () => this.#ended !== undefined);
   }
 
   /** Terminates the Worker (immediately: `terminate()` ends even a busy loop). */
@@ -345,11 +335,9 @@ class SharedModule implements ToolHostConnection {
         break;
       }
       case "result": {
-        const pending = typeof message.id === "number" ? this.#pending.get(message.id) : undefined;
-        if (pending === undefined) return; // answered after a timeout or cancel: dropped
-        this.#pending.delete(message.id as number);
         const { worker: _worker, ...result } = message;
-        pending.resolve(result as unknown as ResultMessage);
+        // The Worker framed it with the tool host protocol; late answers are dropped.
+        if (typeof result.id === "number") this.#pending.answer(result as unknown as ResultMessage);
         break;
       }
       case "log":
@@ -369,10 +357,9 @@ class SharedModule implements ToolHostConnection {
   /** A call's arguments cannot be sent as JSON. */
   unsendable(message: SharedHostRequest, error: unknown): void {
     if (message.type !== "call") return;
-    const pending = this.#pending.get(message.id);
-    this.#pending.delete(message.id);
     const reason = error instanceof Error ? error.message : String(error);
-    pending?.reject(
+    this.#pending.fail(
+      message.id,
       new ToolCallError(
         "InvalidToolInput",
         `Cannot send arguments to "${this.#options.name}.${message.tool}": not JSON: ${reason}`,
@@ -393,7 +380,7 @@ class SharedModule implements ToolHostConnection {
     this.#ended = reason;
     this.#host.forget(this.#worker);
     this.#failLoad(`the tool module ${reason} during import`, undefined);
-    this.#failPending(this.#retiredWith ?? this.#endError());
+    this.#pending.failAll(this.#endError());
     this.#settleClosed();
   }
 
@@ -414,11 +401,5 @@ class SharedModule implements ToolHostConnection {
       ),
     );
     this.#settleReady = undefined;
-  }
-
-  #failPending(error: ToolCallError): void {
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const call of pending) call.reject(error);
   }
 }

@@ -14,6 +14,7 @@ import {
 import { ToolCallError } from "../namespace.ts";
 import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
+import { PendingCalls } from "./pending_calls.ts";
 import {
   encodeMessage,
   type HostRequest,
@@ -43,11 +44,6 @@ export interface ToolHostProcessOptions {
   logger: LogMethods;
 }
 
-interface PendingCall {
-  resolve(result: ResultMessage): void;
-  reject(error: ToolCallError): void;
-}
-
 /** Stderr lines logged per window before the rest of the window is only counted. */
 const STDERR_LINES_PER_WINDOW = 200;
 const STDERR_WINDOW_MS = 10_000;
@@ -70,9 +66,8 @@ export class ToolHostProcess implements ToolHostConnection {
   #options: ToolHostProcessOptions;
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #pending = new Map<number, PendingCall>();
+  #pending = new PendingCalls();
   #status: Deno.CommandStatus | undefined;
-  #retiredWith: ToolCallError | undefined;
   #loadError: WireError | undefined;
   #stderrTail: string[] = [];
   #stderrWindow = { start: 0, logged: 0, suppressed: 0 };
@@ -147,7 +142,8 @@ export class ToolHostProcess implements ToolHostConnection {
    * {@linkcode ToolCallError} when the process dies or is retired first.
    */
   call(id: number, tool: string, args: unknown): Promise<ResultMessage> {
-    const gone = this.#retiredWith ?? (this.#status === undefined ? undefined : this.#exitError());
+    const gone = this.#pending.retiredWith ??
+      (this.#status === undefined ? undefined : this.#exitError());
     if (gone !== undefined) return Promise.reject(gone);
     let line: string;
     try {
@@ -163,9 +159,7 @@ export class ToolHostProcess implements ToolHostConnection {
         ),
       );
     }
-    const answer = new Promise<ResultMessage>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-    });
+    const answer = this.#pending.add(id);
     this.#write(line);
     return answer;
   }
@@ -180,16 +174,12 @@ export class ToolHostProcess implements ToolHostConnection {
    * the owner kills this process on purpose (restart, reload, stop).
    */
   retire(message: string): void {
-    this.#retiredWith ??= new ToolCallError("NamespaceUnavailable", message);
-    this.#failPending(this.#retiredWith);
+    this.#pending.retire(message);
   }
 
   /** Resolves when no call is pending any more, or after `maxMs`. */
-  async drained(maxMs: number): Promise<void> {
-    const end = Date.now() + maxMs;
-    while (this.#pending.size > 0 && this.#status === undefined && Date.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+  drained(maxMs: number): Promise<void> {
+    return this.#pending.drained(maxMs, () => this.#status !== undefined);
   }
 
   /**
@@ -231,10 +221,7 @@ export class ToolHostProcess implements ToolHostConnection {
     } else if (message.type === "load_error") {
       this.#loadError = message.error;
     } else {
-      const pending = this.#pending.get(message.id);
-      if (pending === undefined) return; // answered after a timeout or cancel: dropped
-      this.#pending.delete(message.id);
-      pending.resolve(message);
+      this.#pending.answer(message);
     }
   }
 
@@ -271,7 +258,7 @@ export class ToolHostProcess implements ToolHostConnection {
         undefined,
       );
     }
-    this.#failPending(this.#retiredWith ?? this.#exitError());
+    this.#pending.failAll(this.#exitError());
   }
 
   #exitError(): ToolCallError {
@@ -292,12 +279,6 @@ export class ToolHostProcess implements ToolHostConnection {
     );
     this.#settleReady.reject(error);
     this.#settleReady = undefined;
-  }
-
-  #failPending(error: ToolCallError): void {
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const call of pending) call.reject(error);
   }
 }
 
