@@ -5,20 +5,9 @@ import { SharedToolHosts } from "./shared_tool_host.ts";
 import { runsIsolated, ToolHost, type ToolHostOptions } from "./tool_host.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { rejection, waitFor } from "../../../test/support/async_assertions.ts";
+import { captureLogger } from "../../../test/support/capture_logger.ts";
 
 const FIXTURES = new URL("../../../test/fixtures/tool_modules/", import.meta.url);
-
-function captureLogger() {
-  const lines: string[] = [];
-  const keep = (level: string) => (message: string) => lines.push(`${level} ${message}`);
-  return {
-    lines,
-    debug: keep("debug"),
-    info: keep("info"),
-    warn: keep("warn"),
-    error: keep("error"),
-  };
-}
 
 /** Runs `body` with one shared host and a ToolHost per fixture in it, always stopping all. */
 async function withShared(
