@@ -64,6 +64,9 @@ export function identifiersIn(typeText: string): string[] {
  * offset and newline, so structure can be scanned without a parser.
  */
 export function maskSource(source: string): { code: string; noComments: string } {
+  // Most type text has no comment or string at all: nothing to blank.
+  if (!/[/"'`]/.test(source)) return { code: source, noComments: source };
+  const special = /[/"'`]/g;
   const code: string[] = [];
   const noComments: string[] = [];
   const blank = (text: string) => text.replace(/[^\n]/g, " ");
@@ -98,7 +101,9 @@ export function maskSource(source: string): { code: string; noComments: string }
       noComments.push(source.slice(i, end));
       i = from = end;
     } else {
-      i++;
+      // Skip to the next character that may open a comment or a string.
+      special.lastIndex = i + 1;
+      i = special.exec(source)?.index ?? source.length;
     }
   }
   flush(source.length);

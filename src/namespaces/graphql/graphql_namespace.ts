@@ -6,21 +6,12 @@
 
 import { buildClientSchema, getIntrospectionQuery, type IntrospectionQuery } from "graphql";
 import type { ApiConfig } from "../../config/gateway_config.ts";
-import {
-  type Namespace,
-  type NamespaceCatalogue,
-  type NamespaceStatus,
-  ToolCallError,
-  type ToolCallOptions,
-  type ToolCallResult,
-} from "../namespace.ts";
-import { nearestNames } from "../../protocol/names.ts";
-import { describeStatus } from "../../protocol/catalogue.ts";
+import { ToolCallError, type ToolCallOptions, type ToolCallResult } from "../namespace.ts";
+import { ApiNamespace, type LoadedApi } from "../api_namespace.ts";
 import { readCapped } from "../openapi/send_api_request.ts";
-import { type ArgumentCheck, InputValidator } from "../mcp/input_validator.ts";
+import { checkedToolInput } from "../mcp/input_validator.ts";
 import {
   buildGraphqlCatalogue,
-  type GraphqlCatalogue,
   type GraphqlOperation,
   SELECT_KEY,
 } from "./build_graphql_catalogue.ts";
@@ -33,91 +24,31 @@ const INTROSPECTION_TIMEOUT_MS = 30_000;
  * endpoint; a call validates its arguments, sends `query`/`mutation` with variables, and
  * resolves to the field's data, or rejects with `ToolError` carrying the GraphQL errors.
  */
-export class GraphqlNamespace implements Namespace {
-  /** The `apis` key. */
-  readonly name: string;
+export class GraphqlNamespace extends ApiNamespace<GraphqlOperation> {
   /** Always "graphql". */
   readonly kind = "graphql" as const;
   readonly #config: ApiConfig;
   readonly #endpoint: string;
-  readonly #listeners = new Set<() => void>();
-  readonly #validator = new InputValidator();
-  readonly #checks = new Map<string, ArgumentCheck>();
-  #status: NamespaceStatus = { state: "starting" };
-  #built: GraphqlCatalogue | undefined;
-  #catalogue: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
-  #loading: Promise<void> | undefined;
 
-  constructor(name: string, config: ApiConfig) {
-    this.name = name;
+  /** `options.logger` hears of change listeners that throw. @default console */
+  constructor(
+    name: string,
+    config: ApiConfig,
+    options: { logger?: { error(message: string): void } } = {},
+  ) {
+    super(name, { disabled: config.disabled, logger: options.logger });
     this.#config = config;
     this.#endpoint = config.baseUrl ?? config.graphql ?? "";
-    if (config.disabled) this.#status = { state: "disabled" };
-  }
-
-  /** Current status. */
-  status(): NamespaceStatus {
-    return { ...this.#status };
-  }
-
-  /** One tool per query and mutation field. */
-  catalogue(): NamespaceCatalogue {
-    return this.#catalogue;
-  }
-
-  /** Introspects the endpoint; resolves ready or failed, never rejects. */
-  start(): Promise<void> {
-    if (this.#config.disabled) return Promise.resolve();
-    this.#loading ??= this.#load();
-    return this.#loading;
-  }
-
-  /** Nothing runs between calls; marks the namespace stopped. */
-  stop(): Promise<void> {
-    if (this.#status.state !== "disabled") this.#setStatus({ state: "failed", reason: "stopped" });
-    this.#loading = undefined;
-    return Promise.resolve();
-  }
-
-  /** Registers `listener` for status and catalogue changes; returns its unsubscribe function. */
-  onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
   }
 
   /** Calls root field `tool` with `args` (its arguments, plus `$select` for a selection set). */
   async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
-    if (this.#status.state !== "ready" || this.#built === undefined) {
-      throw new ToolCallError(
-        "NamespaceUnavailable",
-        `API "${this.name}" is ${describeStatus(this.#status)}`,
-      );
-    }
-    const operation = this.#built.operations.get(tool);
-    if (operation === undefined) {
-      const near = nearestNames(tool, [...this.#built.operations.keys()]);
-      throw new ToolCallError(
-        "UnknownTool",
-        `Unknown field "${this.name}.${tool}"${
-          near.length > 0 ? `: nearest are ${near.map((n) => `"${n}"`).join(", ")}` : ""
-        }`,
-      );
-    }
-    const input = (args ?? {}) as Record<string, unknown>;
-    let check = this.#checks.get(tool);
-    if (check === undefined) {
-      check = this.#validator.compile(operation.inputSchema);
-      this.#checks.set(tool, check);
-    }
-    const problems = typeof input === "object" && !Array.isArray(input)
-      ? check(input)
-      : ['"/" must be an object (type)'];
-    if (problems.length > 0) {
-      throw new ToolCallError(
-        "InvalidToolInput",
-        `Invalid input for tool "${this.name}.${tool}": ${problems.join("; ")}`,
-      );
-    }
+    const operation = this.operation(tool);
+    const input = checkedToolInput(
+      args,
+      () => this.checkFor(tool, (validator) => validator.compile(operation.inputSchema)),
+      `${this.name}.${tool}`,
+    );
     const { query, variables } = documentFor(operation, input);
     const what = `"${this.name}.${tool}" (GraphQL ${operation.operation} ${operation.field.name})`;
     const answer = await this.#post({ query, variables }, what, options);
@@ -212,7 +143,8 @@ export class GraphqlNamespace implements Namespace {
     return parsed as { data?: unknown; errors?: Array<{ message?: unknown }> };
   }
 
-  async #load(): Promise<void> {
+  /** Introspects the endpoint and builds one operation per query and mutation field. */
+  protected async load(): Promise<LoadedApi<GraphqlOperation>> {
     try {
       const answer = await this.#post(
         { query: getIntrospectionQuery() },
@@ -231,25 +163,18 @@ export class GraphqlNamespace implements Namespace {
         );
       }
       const schema = buildClientSchema(answer.data as IntrospectionQuery);
-      this.#built = buildGraphqlCatalogue(schema, {
+      const built = buildGraphqlCatalogue(schema, {
         writes: this.#config.writes,
         include: this.#config.include,
         exclude: this.#config.exclude,
       });
-      this.#checks.clear();
-      this.#catalogue = this.#built.catalogue;
-      this.#setStatus({ state: "ready" });
+      return built;
     } catch (error) {
-      this.#setStatus({
-        state: "failed",
-        reason: `Cannot read the GraphQL schema of "${this.#endpoint}": ${messageOf(error)}`,
-      });
+      throw new Error(
+        `Cannot read the GraphQL schema of "${this.#endpoint}": ${messageOf(error)}`,
+        { cause: error },
+      );
     }
-  }
-
-  #setStatus(status: NamespaceStatus): void {
-    this.#status = status;
-    for (const listener of this.#listeners) listener();
   }
 }
 

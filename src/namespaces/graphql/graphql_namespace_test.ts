@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
+import { callError } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
 import { join } from "node:path";
 import { startLibraryServer } from "../../../test/fixtures/graphql/library_graphql_server.ts";
-import { ToolCallError, type ToolCallOptions } from "../namespace.ts";
+import type { ToolCallOptions } from "../namespace.ts";
 import { GraphqlNamespace } from "./graphql_namespace.ts";
 
 function callOptions(): ToolCallOptions {
@@ -17,16 +18,6 @@ function library(url: string) {
     writes: "ask",
     disabled: false,
   });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ToolCallError, String(error));
-    return error;
-  }
-  throw new Error("expected the call to fail");
 }
 
 Deno.test("GraphqlNamespace introspects a real server: one typed tool per query and mutation field", async () => {
@@ -114,17 +105,17 @@ Deno.test("GraphqlNamespace calls fields with variables, default or own selectio
     });
     await t.step("bad arguments fail before sending", async () => {
       const before = server.requests();
-      const error = await rejection(ns.callTool("books", { genre: "POETRY" }, callOptions()));
+      const error = await callError(ns.callTool("books", { genre: "POETRY" }, callOptions()));
       assert.equal(error.kind, "InvalidToolInput");
       assert.match(error.message, /"\/genre" must be one of "FICTION", "HISTORY", "SCIENCE"/);
-      const missing = await rejection(
+      const missing = await callError(
         ns.callTool("addBook", { input: { title: "x" } }, callOptions()),
       );
       assert.match(missing.message, /"\/input\/authorName" is required/);
       assert.equal(server.requests(), before);
     });
     await t.step("GraphQL errors are a ToolError with their messages", async () => {
-      const error = await rejection(ns.callTool("broken", {}, callOptions()));
+      const error = await callError(ns.callTool("broken", {}, callOptions()));
       assert.equal(error.kind, "ToolError");
       assert.match(
         error.message,

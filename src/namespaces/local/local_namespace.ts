@@ -18,6 +18,7 @@ import {
   type ToolCallResult,
   type ToolDescriptor,
 } from "../namespace.ts";
+import { unknownToolError } from "../unknown_tool_error.ts";
 import type { SharedToolHosts } from "./shared_tool_host.ts";
 import { ToolHost, type ToolHostState } from "./tool_host.ts";
 import { type ModuleSignatures, ToolModuleSignatures } from "./tool_module_signatures.ts";
@@ -124,8 +125,9 @@ export class LocalNamespace implements Namespace {
     if (options.config.disabled) this.#status = { state: "disabled" };
   }
 
+  /** A copy of the current status: later changes never alter what a caller holds. */
   status(): NamespaceStatus {
-    return this.#status;
+    return { ...this.#status };
   }
 
   catalogue(): NamespaceCatalogue {
@@ -184,7 +186,12 @@ export class LocalNamespace implements Namespace {
       throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
     }
     if (!this.#catalogue.tools.some((t) => t.originalName === tool)) {
-      throw new ToolCallError("UnknownTool", `tool "${this.name}.${tool}" does not exist`);
+      // A failed module's catalogue may be empty: the namespace, not the name, is the problem.
+      if (status.state !== "ready") {
+        throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
+      }
+      const known = this.#catalogue.tools.map((t) => t.originalName);
+      throw unknownToolError(this.name, tool, known);
     }
     const argument = args === undefined && this.#passEmptyObject.has(tool) ? {} : args;
     const value = await host.call(tool, argument, {

@@ -101,6 +101,18 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
     return this.#lastRefusal;
   }
 
+  /**
+   * The login problem behind `error`: a refresh that failed, or a 401 that survived the SDK's
+   * own re-authorization (a token the server will never take, e.g. for another audience).
+   */
+  loginProblem(error: unknown): LoginRequiredError | null {
+    const found = findLoginRequired(error);
+    if (found) return found;
+    const text = error instanceof Error ? error.message : String(error);
+    if (!this.#lastRefusal || !/\b401\b|unauthori[sz]ed/i.test(text)) return null;
+    return new LoginRequiredError(this.#namespace, this.#lastRefusal);
+  }
+
   /** The scope a call last needed beyond the granted one (step-up), if any. */
   get stepUpScope(): string | null {
     return this.#store.read().stepUpScope ?? null;

@@ -6,17 +6,13 @@
  */
 
 import type { ApiConfig } from "../../config/gateway_config.ts";
+import type { ToolCallOptions, ToolCallResult } from "../namespace.ts";
+import { ApiNamespace, type LoadedApi } from "../api_namespace.ts";
 import {
-  type Namespace,
-  type NamespaceCatalogue,
-  type NamespaceStatus,
-  ToolCallError,
-  type ToolCallOptions,
-  type ToolCallResult,
-} from "../namespace.ts";
-import { nearestNames } from "../../protocol/names.ts";
-import { describeStatus } from "../../protocol/catalogue.ts";
-import { type ArgumentCheck, InputValidator } from "../mcp/input_validator.ts";
+  type ArgumentCheck,
+  checkedToolInput,
+  type InputValidator,
+} from "../mcp/input_validator.ts";
 import type { ApiOperation } from "./api_operations.ts";
 import { asRecord } from "./api_schema_types.ts";
 import { type ApiCatalogue, buildApiCatalogue } from "./build_api_catalogue.ts";
@@ -29,6 +25,8 @@ export interface OpenApiNamespaceOptions {
   baseDir: string;
   /** Directory for cached remote documents. */
   cacheDir: string;
+  /** Hears of change listeners that throw. @default console */
+  logger?: { error(message: string): void };
 }
 
 /** Load figures, for `gateway tools` notes and the bench. */
@@ -58,38 +56,19 @@ export interface OpenApiLoadStats {
  * });
  * ```
  */
-export class OpenApiNamespace implements Namespace {
-  /** The `apis` key. */
-  readonly name: string;
+export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
   /** Always "openapi". */
   readonly kind = "openapi" as const;
   readonly #config: ApiConfig;
   readonly #options: OpenApiNamespaceOptions;
-  readonly #listeners = new Set<() => void>();
-  readonly #validator = new InputValidator();
-  readonly #checks = new Map<string, ArgumentCheck>();
-  #status: NamespaceStatus = { state: "starting" };
   #built: ApiCatalogue | undefined;
-  #catalogue: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
   #baseUrl = "";
   #stats: OpenApiLoadStats | undefined;
-  #loading: Promise<void> | undefined;
 
   constructor(name: string, config: ApiConfig, options: OpenApiNamespaceOptions) {
-    this.name = name;
+    super(name, { disabled: config.disabled, logger: options.logger });
     this.#config = config;
     this.#options = options;
-    if (config.disabled) this.#status = { state: "disabled" };
-  }
-
-  /** Current status. */
-  status(): NamespaceStatus {
-    return { ...this.#status };
-  }
-
-  /** One tool per kept operation; warnings list what was left out or loosened, and why. */
-  catalogue(): NamespaceCatalogue {
-    return this.#catalogue;
   }
 
   /** Figures of the last load (undefined before it). */
@@ -97,75 +76,27 @@ export class OpenApiNamespace implements Namespace {
     return this.#stats;
   }
 
-  /** Loads the document; resolves ready or failed, never rejects. */
-  start(): Promise<void> {
-    if (this.#config.disabled) return Promise.resolve();
-    this.#loading ??= this.#load();
-    return this.#loading;
-  }
-
-  /** Nothing runs between calls; marks the namespace stopped. */
-  stop(): Promise<void> {
-    if (this.#status.state !== "disabled") this.#setStatus({ state: "failed", reason: "stopped" });
-    this.#loading = undefined;
-    return Promise.resolve();
-  }
-
-  /** Registers `listener` for status and catalogue changes; returns its unsubscribe function. */
-  onChange(listener: () => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
   /**
    * Calls operation `tool`: checks `args` against the operation's parameters and body schema
    * (`InvalidToolInput` naming the path and rule), then sends the request.
    */
   async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
-    if (this.#status.state !== "ready" || this.#built === undefined) {
-      throw new ToolCallError(
-        "NamespaceUnavailable",
-        `API "${this.name}" is ${describeStatus(this.#status)}`,
-      );
-    }
-    const operation = this.#built.operations.get(tool);
-    if (operation === undefined) {
-      const near = nearestNames(tool, [...this.#built.operations.keys()]);
-      throw new ToolCallError(
-        "UnknownTool",
-        `Unknown operation "${this.name}.${tool}"${
-          near.length > 0 ? `: nearest are ${near.map((n) => `"${n}"`).join(", ")}` : ""
-        }`,
-      );
-    }
-    const input = args ?? {};
-    if (typeof input !== "object" || Array.isArray(input)) {
-      throw new ToolCallError(
-        "InvalidToolInput",
-        `Invalid input for tool "${this.name}.${tool}": "/" must be an object, not ${
-          Array.isArray(input) ? "an array" : typeof input
-        } (type)`,
-      );
-    }
-    const problems = this.#checkFor(operation)(input);
-    if (problems.length > 0) {
-      throw new ToolCallError(
-        "InvalidToolInput",
-        `Invalid input for tool "${this.name}.${tool}": ${problems.join("; ")}`,
-      );
-    }
+    const operation = this.operation(tool);
+    const input = checkedToolInput(
+      args,
+      () => this.checkFor(tool, (validator) => this.#compileCheck(operation, validator)),
+      `${this.name}.${tool}`,
+    );
     return await sendApiRequest(
       { namespace: this.name, baseUrl: this.#baseUrl, headers: this.#config.headers },
       operation,
-      input as Record<string, unknown>,
+      input,
       options,
     );
   }
 
-  /** The compiled argument check of an operation, built on its first call. */
-  #checkFor(operation: ApiOperation): ArgumentCheck {
-    const cached = this.#checks.get(operation.name);
-    if (cached !== undefined) return cached;
+  /** Compiles the argument check of an operation (its parameters and body as one object). */
+  #compileCheck(operation: ApiOperation, validator: InputValidator): ArgumentCheck {
     const properties: Record<string, unknown> = {};
     const required: string[] = [];
     for (const parameter of operation.parameters) {
@@ -180,68 +111,47 @@ export class OpenApiNamespace implements Namespace {
       { type: "object", properties, required, additionalProperties: false },
       operation.name,
     );
-    let check: ArgumentCheck;
     try {
-      check = this.#validator.compile(schema);
+      return validator.compile(schema);
     } catch (error) {
       // A schema ajv cannot compile leaves the call unchecked; the API still judges it.
       const reason = error instanceof Error ? error.message : String(error);
-      this.#catalogue = {
-        ...this.#catalogue,
-        warnings: [
-          ...this.#catalogue.warnings,
-          `loosened ${operation.name}: arguments are not checked before sending (${reason})`,
-        ],
-      };
-      this.#emit();
-      check = () => [];
+      this.addWarning(
+        `loosened ${operation.name}: arguments are not checked before sending (${reason})`,
+      );
+      return () => [];
     }
-    this.#checks.set(operation.name, check);
-    return check;
   }
 
-  async #load(): Promise<void> {
+  /** Loads the document and builds one operation per kept path and method. */
+  protected async load(): Promise<LoadedApi<ApiOperation>> {
     const started = performance.now();
-    try {
-      const loaded = await loadApiDocument(this.#config.openapi!, this.#options);
-      const built = buildApiCatalogue(loaded.document, {
-        include: this.#config.include,
-        exclude: this.#config.exclude,
-        writes: this.#config.writes,
-      });
-      this.#baseUrl = this.#config.baseUrl ?? baseUrlOf(loaded.document, loaded.source);
-      this.#built = built;
-      this.#checks.clear();
-      this.#catalogue = {
-        ...built.catalogue,
-        warnings: [...loaded.warnings, ...built.catalogue.warnings],
-      };
-      const leftOut = built.catalogue.warnings.filter((w) =>
+    const loaded = await loadApiDocument(this.#config.openapi!, this.#options);
+    const built = buildApiCatalogue(loaded.document, {
+      include: this.#config.include,
+      exclude: this.#config.exclude,
+      writes: this.#config.writes,
+    });
+    this.#baseUrl = this.#config.baseUrl ?? baseUrlOf(loaded.document, loaded.source);
+    this.#built = built;
+    const leftOut =
+      built.catalogue.warnings.filter((w) =>
         w.startsWith("left out ") && !w.includes('by "include"')
       ).length;
-      this.#stats = {
-        operations: built.total,
-        included: built.operations.size,
-        filtered: built.filtered,
-        leftOut,
-        loadMs: performance.now() - started,
-      };
-      this.#setStatus({ state: "ready" });
-    } catch (error) {
-      this.#setStatus({
-        state: "failed",
-        reason: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
-
-  #setStatus(status: NamespaceStatus): void {
-    this.#status = status;
-    this.#emit();
-  }
-
-  #emit(): void {
-    for (const listener of this.#listeners) listener();
+    this.#stats = {
+      operations: built.total,
+      included: built.operations.size,
+      filtered: built.filtered,
+      leftOut,
+      loadMs: performance.now() - started,
+    };
+    return {
+      catalogue: {
+        ...built.catalogue,
+        warnings: [...loaded.warnings, ...built.catalogue.warnings],
+      },
+      operations: built.operations,
+    };
   }
 }
 

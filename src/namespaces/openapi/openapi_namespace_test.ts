@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
+import { callError } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
 import { join } from "node:path";
 import { OAS_EXAMPLES, startPrism } from "../../../test/support/prism_server.ts";
-import { ToolCallError, type ToolCallOptions } from "../namespace.ts";
+import type { ToolCallOptions } from "../namespace.ts";
 import { OpenApiNamespace } from "./openapi_namespace.ts";
 
 const PETSTORE = join(OAS_EXAMPLES, "3.0/json/petstore.json");
@@ -20,16 +21,6 @@ function petstore(baseUrl: string, headers: Record<string, string> = {}) {
     writes: "ask",
     disabled: false,
   }, { baseDir: "/", cacheDir: "/nonexistent" });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ToolCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ToolCallError, String(error));
-    return error;
-  }
-  throw new Error("expected the call to fail");
 }
 
 Deno.test("OpenApiNamespace calls operations against Prism: answers, local and remote rejections, non-2xx", async (t) => {
@@ -55,7 +46,7 @@ Deno.test("OpenApiNamespace calls operations against Prism: answers, local and r
       assert.equal(typeof (order.value as { id?: unknown }).id, "number");
       // The document's only answer to this form post is 405; Prism gives it once the form body
       // passed its validation (a body it rejects answers 422).
-      const form = await rejection(ns.callTool(
+      const form = await callError(ns.callTool(
         "updatePetWithForm",
         { petId: 7, body: { name: "rex", status: "sold" } },
         callOptions(),
@@ -64,12 +55,12 @@ Deno.test("OpenApiNamespace calls operations against Prism: answers, local and r
     });
 
     await t.step("bad arguments fail before sending, naming the path and the rule", async () => {
-      const error = await rejection(ns.callTool("getPetById", { petId: "seven" }, callOptions()));
+      const error = await callError(ns.callTool("getPetById", { petId: "seven" }, callOptions()));
       assert.equal(error.kind, "InvalidToolInput");
       assert.match(error.message, /"\/petId" must be integer \(type\)/);
-      const missing = await rejection(ns.callTool("getPetById", {}, callOptions()));
+      const missing = await callError(ns.callTool("getPetById", {}, callOptions()));
       assert.match(missing.message, /"\/petId" is required \(required\)/);
-      const extra = await rejection(ns.callTool("getPetById", { petId: 1, pet: 2 }, callOptions()));
+      const extra = await callError(ns.callTool("getPetById", { petId: 1, pet: 2 }, callOptions()));
       assert.match(extra.message, /"\/pet" is not allowed \(additionalProperties\)/);
     });
 
@@ -79,7 +70,7 @@ Deno.test("OpenApiNamespace calls operations against Prism: answers, local and r
         // Without the configured credentials the validating mock refuses the call.
         const anonymous = petstore(prism.url);
         await anonymous.start();
-        const error = await rejection(
+        const error = await callError(
           anonymous.callTool("getPetById", { petId: 1 }, callOptions()),
         );
         assert.equal(error.kind, "ToolError");
@@ -94,7 +85,7 @@ Deno.test("OpenApiNamespace calls operations against Prism: answers, local and r
     await t.step("a non-2xx answer is a ToolError with status and body", async () => {
       const notFound = petstore(prism.url, { api_key: "special-key", Prefer: "code=404" });
       await notFound.start();
-      const error = await rejection(notFound.callTool("getPetById", { petId: 1 }, callOptions()));
+      const error = await callError(notFound.callTool("getPetById", { petId: 1 }, callOptions()));
       assert.equal(error.kind, "ToolError");
       assert.match(error.message, /answered 404/);
       assert.equal(error.raw?.status, 404);
@@ -103,7 +94,7 @@ Deno.test("OpenApiNamespace calls operations against Prism: answers, local and r
     await t.step("cancellation aborts the request", async () => {
       const controller = new AbortController();
       controller.abort(new Error("run ended"));
-      const error = await rejection(
+      const error = await callError(
         ns.callTool("getPetById", { petId: 1 }, callOptions(controller.signal)),
       );
       assert.equal(error.kind, "Cancelled");
@@ -127,7 +118,7 @@ Deno.test("OpenApiNamespace follows redirects within its host only", async () =>
     await ns.start();
     const moved = await ns.callTool("getPetById", { petId: 1 }, callOptions());
     assert.deepEqual(moved.value, { id: 2, name: "moved", photoUrls: [] });
-    const error = await rejection(ns.callTool("getPetById", { petId: 3 }, callOptions()));
+    const error = await callError(ns.callTool("getPetById", { petId: 3 }, callOptions()));
     assert.match(error.message, /redirected to another host, "example\.invalid": not followed/);
   } finally {
     await server.shutdown();
@@ -171,10 +162,10 @@ Deno.test("OpenApiNamespace calls Swagger 2.0 and OpenAPI 3.1 documents against 
         assert.deepEqual(ns.status(), { state: "ready" });
         const { value } = await ns.callTool("getPetById", { petId: 3 }, callOptions());
         assert.equal(typeof (value as { name?: unknown }).name, "string");
-        const bad = await rejection(ns.callTool("getPetById", { petId: 1.5 }, callOptions()));
+        const bad = await callError(ns.callTool("getPetById", { petId: 1.5 }, callOptions()));
         assert.equal(bad.kind, "InvalidToolInput");
         // The only answer the document gives is 405; a body Prism rejected would be 422.
-        const form = await rejection(
+        const form = await callError(
           ns.callTool("updatePetWithForm", { petId: 3, body: { name: "rex" } }, callOptions()),
         );
         assert.match(form.message, /answered 405/);

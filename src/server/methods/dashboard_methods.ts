@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
-import type { UpstreamLogMessage } from "../../namespaces/mcp/mcp_namespace.ts";
+import type { UpstreamLogMessage } from "../../namespaces/mcp/upstream_notifications.ts";
 
 /** MCP namespaces announce changed resources and log messages; local ones have neither. */
 function hasUpstreamEvents(ns: object): ns is {

@@ -11,7 +11,7 @@ import type { UpstreamTool } from "../../protocol/wire_views.ts";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { type Namespace, ToolCallError } from "../../namespaces/namespace.ts";
-import type { UpstreamMethod } from "../../namespaces/mcp/mcp_namespace.ts";
+import type { UpstreamMethod } from "../../namespaces/mcp/mcp_resources.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { newRunId } from "../../exec/script_runner.ts";
 

@@ -1,0 +1,118 @@
+/**
+ * Reads an MCP server's tool and prompt lists into a catalogue plus the per-tool argument checks
+ * calls use; shared by the first connect and every `list_changed` refresh.
+ * @module
+ */
+
+import type { NamespaceCatalogue } from "../namespace.ts";
+import { buildCatalogue, type McpToolListing } from "./build_catalogue.ts";
+import type { ArgumentCheck, InputValidator } from "./input_validator.ts";
+import type { Client } from "./mcp_sdk.ts";
+import type { RenderedSchema } from "./schema_to_typescript.ts";
+
+/** One upstream tool as calls need it: its listing and the compiled argument check. */
+export interface McpToolEntry {
+  listing: McpToolListing;
+  /** Undefined when the schema could not be compiled: arguments go through unchecked. */
+  check: ArgumentCheck | undefined;
+}
+
+/** What one load produced: the catalogue scripts see and the entries calls use. */
+export interface LoadedMcpTools {
+  catalogue: NamespaceCatalogue;
+  tools: Map<string, McpToolEntry>;
+}
+
+/** What {@linkcode loadMcpTools} reuses between loads of one namespace. */
+export interface LoadMcpToolsOptions {
+  /** Compiles input schemas; one per namespace so its cache survives refreshes. */
+  validator: InputValidator;
+  /** Rendered schema types by schema text, so a refresh renders only what changed. */
+  cache: Map<string, RenderedSchema>;
+  /** Aborts the listing (start timeout, stop). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Lists tools (and prompts, when the server has them) of namespace `name` through `client`.
+ * Tools that require task-based execution are left out, and schemas that cannot be compiled
+ * leave their tool unchecked; both become catalogue warnings.
+ */
+export async function loadMcpTools(
+  client: Client,
+  name: string,
+  options: LoadMcpToolsOptions,
+): Promise<LoadedMcpTools> {
+  const { signal } = options;
+  const listings = await listAll(async (cursor) => {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+      ...(signal === undefined ? {} : { signal }),
+    });
+    return { items: page.tools, nextCursor: page.nextCursor };
+  });
+  const warnings: string[] = [];
+  let prompts: { name: string; description: string }[] | undefined;
+  if (client.getServerCapabilities()?.prompts !== undefined) {
+    try {
+      const listed = await listAll(async (cursor) => {
+        const page = await client.listPrompts(cursor === undefined ? {} : { cursor });
+        return { items: page.prompts, nextCursor: page.nextCursor };
+      });
+      prompts = listed.map((p) => ({ name: p.name, description: p.description ?? "" }));
+    } catch (error) {
+      warnings.push(`Cannot list prompts of "${name}": ${messageOf(error)}`);
+    }
+  }
+  const tools = new Map<string, McpToolEntry>();
+  const listingsForCatalogue: McpToolListing[] = [];
+  for (const tool of listings) {
+    if (tool.execution?.taskSupport === "required") {
+      warnings.push(`Tool "${name}.${tool.name}" is left out: it requires task-based execution`);
+      continue;
+    }
+    const listing: McpToolListing = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
+    };
+    let check: ArgumentCheck | undefined;
+    try {
+      check = options.validator.compile(tool.inputSchema);
+    } catch (error) {
+      warnings.push(
+        `Arguments of tool "${name}.${tool.name}" are not validated: ${messageOf(error)}`,
+      );
+    }
+    tools.set(tool.name, { listing, check });
+    listingsForCatalogue.push(listing);
+  }
+  const catalogue = await buildCatalogue(name, {
+    tools: listingsForCatalogue,
+    ...(prompts === undefined ? {} : { prompts }),
+    cache: options.cache,
+  });
+  catalogue.warnings.push(...warnings);
+  return { catalogue, tools };
+}
+
+/** Follows `nextCursor` until the last page (at most 1000 pages, against a looping server). */
+export async function listAll<T>(
+  page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const result = await page(cursor);
+    items.push(...result.items);
+    if (result.nextCursor === undefined || result.nextCursor === cursor) break;
+    cursor = result.nextCursor;
+  }
+  return items;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,151 @@
+/**
+ * The MCP requests beside tool calls: resources (list, read) for the `resources` script global,
+ * and the prompts/completion/subscription requests the gateway's own MCP server forwards.
+ * @module
+ */
+
+import { type ResourceContents, type ResourceListing, ToolCallError } from "../namespace.ts";
+import { listAll } from "./load_mcp_tools.ts";
+import { type Client, ErrorCode, McpError } from "./mcp_sdk.ts";
+
+/** Upstream MCP requests the gateway's own MCP server forwards (prompts, completions, …). */
+export type UpstreamMethod =
+  | "prompts/list"
+  | "prompts/get"
+  | "completion/complete"
+  | "resources/subscribe"
+  | "resources/unsubscribe";
+
+const UPSTREAM_CAPABILITY: Record<UpstreamMethod, "prompts" | "completions" | "resources"> = {
+  "prompts/list": "prompts",
+  "prompts/get": "prompts",
+  "completion/complete": "completions",
+  "resources/subscribe": "resources",
+  "resources/unsubscribe": "resources",
+};
+
+/**
+ * Resources and resource templates of namespace `namespace`; empty when the server has no
+ * `resources` capability. Rejects with `ToolError` naming the namespace.
+ */
+export async function listMcpResources(
+  client: Client,
+  namespace: string,
+): Promise<ResourceListing> {
+  if (client.getServerCapabilities()?.resources === undefined) {
+    return { resources: [], templates: [] };
+  }
+  try {
+    const resources = await listAll(async (cursor) => {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor });
+      return { items: page.resources, nextCursor: page.nextCursor };
+    });
+    const templates = await listAll(async (cursor) => {
+      const page = await client.listResourceTemplates(cursor === undefined ? {} : { cursor });
+      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
+    }).catch((error) => {
+      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return [];
+      throw error;
+    });
+    return {
+      resources: resources.map((r) => ({
+        uri: r.uri,
+        name: r.name,
+        ...optionalText("description", r.description),
+        ...optionalText("mimeType", r.mimeType),
+      })),
+      templates: templates.map((t) => ({
+        uriTemplate: t.uriTemplate,
+        name: t.name,
+        ...optionalText("description", t.description),
+        ...optionalText("mimeType", t.mimeType),
+      })),
+    };
+  } catch (error) {
+    throw new ToolCallError(
+      "ToolError",
+      `Cannot list resources of "${namespace}": ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/** Reads resource `uri`; `blob` stays base64 as MCP sends it. Rejects with `ToolError`. */
+export async function readMcpResource(
+  client: Client,
+  namespace: string,
+  uri: string,
+): Promise<ResourceContents> {
+  try {
+    const result = await client.readResource({ uri });
+    return {
+      contents: result.contents.map((c) => ({
+        uri: c.uri,
+        ...optionalText("mimeType", c.mimeType),
+        ...("text" in c && typeof c.text === "string" ? { text: c.text } : {}),
+        ...("blob" in c && typeof c.blob === "string" ? { blob: c.blob } : {}),
+      })),
+    };
+  } catch (error) {
+    throw new ToolCallError(
+      "ToolError",
+      `Cannot read resource "${uri}" of "${namespace}": ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+/**
+ * Forwards one prompts/completion/subscription request upstream unchanged. Rejects with
+ * `ToolError` naming the namespace when the server lacks the capability or refuses.
+ */
+export async function forwardUpstreamRequest(
+  client: Client,
+  namespace: string,
+  request: { method: UpstreamMethod; params: Record<string, unknown> },
+): Promise<unknown> {
+  const { method, params } = request;
+  const capabilities = client.getServerCapabilities() ?? {};
+  const needs = UPSTREAM_CAPABILITY[method];
+  if (capabilities[needs] === undefined) {
+    throw new ToolCallError(
+      "ToolError",
+      `Namespace "${namespace}" does not offer ${needs} (its server has no "${needs}" capability)`,
+    );
+  }
+  try {
+    switch (method) {
+      case "prompts/list":
+        return await listAll(async (cursor) => {
+          const page = await client.listPrompts(cursor === undefined ? {} : { cursor });
+          return { items: page.prompts, nextCursor: page.nextCursor };
+        });
+      case "prompts/get":
+        return await client.getPrompt(params as Parameters<Client["getPrompt"]>[0]);
+      case "completion/complete":
+        return await client.complete(params as Parameters<Client["complete"]>[0]);
+      case "resources/subscribe":
+        return await client.subscribeResource(
+          params as Parameters<Client["subscribeResource"]>[0],
+        );
+      case "resources/unsubscribe":
+        return await client.unsubscribeResource(
+          params as Parameters<Client["unsubscribeResource"]>[0],
+        );
+    }
+  } catch (error) {
+    throw new ToolCallError(
+      "ToolError",
+      `${method} on namespace "${namespace}" failed: ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+function optionalText<K extends string>(key: K, value: unknown): { [P in K]?: string } {
+  return typeof value === "string" ? { [key]: value } as { [P in K]?: string } : {};
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,184 @@
+/**
+ * One MCP tool call on a live connection: progress throttling, the silence timeout and the hard
+ * maximum, upstream cancellation, and the mapping of every way it can fail to a failure kind.
+ * @module
+ */
+
+import {
+  type RawToolResult,
+  ToolCallError,
+  type ToolCallOptions,
+  type ToolCallResult,
+  type ToolProgress,
+} from "../namespace.ts";
+import type { UpstreamConnection } from "./connect_upstream.ts";
+import type { McpToolEntry } from "./load_mcp_tools.ts";
+import { ErrorCode, McpError } from "./mcp_sdk.ts";
+import type { LoginRequiredError } from "./upstream_oauth_provider.ts";
+import { unwrapToolResult } from "./unwrap_tool_result.ts";
+
+/** Progress forwarded to callers at most this often (the final one always passes). */
+const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * What a failing call tells the connection's owner, and asks of it: a dead transport or a lost
+ * login ends the connection for every call, not only this one.
+ */
+export interface McpCallHost {
+  /** The namespace name, for messages. */
+  readonly name: string;
+  /** Why the namespace is not ready, in words (e.g. the failed reason). */
+  unavailableReason(): string;
+  /** The OAuth scope a 403 asks for, when the server named one beyond the grant. */
+  stepUpScope(): string | null;
+  /** The login problem behind `error`, or null when it is none. */
+  loginRequired(error: unknown): LoginRequiredError | null;
+  /** Drops `connection` (when still current) and marks the namespace failed until a login. */
+  dropForLogin(connection: UpstreamConnection, login: LoginRequiredError): void;
+  /** Drops `connection` (when still current), counts a crash and schedules the reconnect. */
+  connectionLost(connection: UpstreamConnection, detail: string): void;
+}
+
+/**
+ * Sends `input` to tool `entry` over `connection` and unwraps the answer (SPEC §6). Rejects with
+ * a {@linkcode ToolCallError} of kind `Cancelled`, `ToolTimeout`, `ToolError` or
+ * `NamespaceUnavailable`; the last also tells `host` the connection is gone.
+ */
+export async function sendMcpToolCall(
+  host: McpCallHost,
+  call: { connection: UpstreamConnection; entry: McpToolEntry; input: Record<string, unknown> },
+  options: ToolCallOptions,
+): Promise<ToolCallResult> {
+  const { connection, entry, input } = call;
+  const tool = entry.listing.name;
+  if (options.signal.aborted) {
+    throw new ToolCallError("Cancelled", `Call to "${host.name}.${tool}" was cancelled`);
+  }
+  // A call-scoped controller: the SDK never removes its abort listener, so linking the run's
+  // signal directly would send a stray notifications/cancelled for every finished call.
+  const controller = new AbortController();
+  const forwardAbort = () => controller.abort(options.signal.reason);
+  options.signal.addEventListener("abort", forwardAbort, { once: true });
+  let hitMaximum = false;
+  const hardTimer = setTimeout(() => {
+    hitMaximum = true;
+    controller.abort(new Error(`exceeded ${options.callMaxMs} ms`));
+  }, options.callMaxMs);
+  let lastProgress = 0;
+  try {
+    const result = await connection.client.callTool(
+      { name: tool, arguments: input },
+      undefined,
+      {
+        signal: controller.signal,
+        timeout: options.callTimeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: options.callMaxMs,
+        onprogress: (progress) => {
+          const now = Date.now();
+          const final = progress.total !== undefined && progress.progress >= progress.total;
+          if (!final && now - lastProgress < PROGRESS_INTERVAL_MS) return;
+          lastProgress = now;
+          const update: ToolProgress = { progress: progress.progress };
+          if (progress.total !== undefined) update.total = progress.total;
+          if (progress.message !== undefined) update.message = progress.message;
+          options.onProgress?.(update);
+        },
+      },
+    );
+    const raw: RawToolResult = Array.isArray(result.content)
+      ? result as RawToolResult
+      : { content: [], structuredContent: result.toolResult };
+    return unwrapToolResult(raw, {
+      namespace: host.name,
+      tool,
+      hasOutputSchema: entry.listing.outputSchema !== undefined,
+    });
+  } catch (error) {
+    if (error instanceof ToolCallError) throw error;
+    throw callFailure(host, error, { tool, options, hitMaximum, controller, connection });
+  } finally {
+    clearTimeout(hardTimer);
+    options.signal.removeEventListener("abort", forwardAbort);
+  }
+}
+
+/** The failure kind and message for an error a call raised, in order of precedence. */
+function callFailure(
+  host: McpCallHost,
+  error: unknown,
+  context: {
+    tool: string;
+    options: ToolCallOptions;
+    hitMaximum: boolean;
+    controller: AbortController;
+    connection: UpstreamConnection;
+  },
+): ToolCallError {
+  const { tool, options } = context;
+  const name = host.name;
+  const what = `"${name}.${tool}"`;
+  if (options.signal.aborted) {
+    return new ToolCallError("Cancelled", `Call to ${what} was cancelled`, { cause: error });
+  }
+  const maxMessage =
+    `Tool ${what} timed out: still running after the ${options.callMaxMs} ms maximum`;
+  if (context.hitMaximum) return new ToolCallError("ToolTimeout", maxMessage, { cause: error });
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    const data = error.data as { maxTotalTimeout?: unknown } | undefined;
+    if (data?.maxTotalTimeout !== undefined) {
+      // The SDK enforced the maximum on a progress notification without telling the server.
+      context.controller.abort(new Error(`exceeded ${options.callMaxMs} ms`));
+      return new ToolCallError("ToolTimeout", maxMessage, { cause: error });
+    }
+    return new ToolCallError(
+      "ToolTimeout",
+      `Tool ${what} timed out: no answer or progress for ${options.callTimeoutMs} ms`,
+      { cause: error },
+    );
+  }
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    return new ToolCallError(
+      "NamespaceUnavailable",
+      `MCP server "${name}" went away during ${what}: ${host.unavailableReason()}`,
+      { cause: error },
+    );
+  }
+  const stepUp = host.stepUpScope();
+  if (stepUp && /\b403\b/.test(messageOf(error))) {
+    // This call needs more than the grant allows; the rest of the namespace still works.
+    return new ToolCallError(
+      "ToolError",
+      `Tool ${what} needs the OAuth scope "${stepUp}", beyond what "${name}" was granted: ` +
+        `run gateway auth login ${name} to grant it`,
+      { cause: error },
+    );
+  }
+  const login = host.loginRequired(error);
+  if (login) {
+    // Tokens expired or were revoked and could not be refreshed: no call can succeed now.
+    host.dropForLogin(context.connection, login);
+    return new ToolCallError("NamespaceUnavailable", login.message, { cause: error });
+  }
+  if (error instanceof McpError) {
+    return new ToolCallError("ToolError", `Tool ${what} failed: ${error.message}`, {
+      cause: error,
+    });
+  }
+  if (error instanceof Error && /ZodError/.test(error.name)) {
+    return new ToolCallError("ToolError", `Tool ${what} returned a malformed result`, {
+      cause: error,
+    });
+  }
+  // A transport failure (HTTP request refused, stdin gone): the connection is not usable.
+  host.connectionLost(context.connection, `lost its connection: ${messageOf(error)}`);
+  return new ToolCallError(
+    "NamespaceUnavailable",
+    `MCP server "${name}" went away during ${what}: ${messageOf(error)}`,
+    { cause: error },
+  );
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
