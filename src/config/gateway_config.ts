@@ -86,8 +86,15 @@ export const execConfigSchema = z.strictObject({
   yieldAfterMs: z.number().int().nonnegative().default(0),
   permissions: permissionSetSchema.default({}),
   maxPermissions: permissionSetSchema.default({}),
-  /** Pre-started runner processes kept for the default (empty) permission set. */
+  /**
+   * Most pre-started runner processes kept for the default (empty) permission set: one is kept
+   * when quiet, more while runs come several at once (each idle runner holds ≈ 30 MB).
+   */
   poolSize: z.number().int().nonnegative().default(2),
+  /** Quiet time after which runners started for a burst of runs are stopped. */
+  poolIdleMs: z.number().int().positive().default(60_000),
+  /** Quiet time after which the type checker's worker is stopped and its memory given back. */
+  checkerIdleMs: z.number().int().positive().default(300_000),
   /** Runs executing at once; more wait their turn (each run is a Deno process). */
   maxConcurrentRuns: z.number().int().positive().default(8),
   /** Runs waiting for a turn; past this, new runs are refused as overloaded. */

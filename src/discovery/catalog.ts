@@ -13,6 +13,7 @@ import {
   type NamespaceKind,
   type NamespaceStatus,
 } from "../protocol/catalogue.ts";
+import { InvalidArgumentError } from "../protocol/invalid_argument_error.ts";
 
 /** Characters counted as one token when spending the budget. */
 export const CHARS_PER_TOKEN = 4;
@@ -115,7 +116,7 @@ function renderHeader(
 
 function validateBudget(budgetTokens: number): void {
   if (!Number.isFinite(budgetTokens) || budgetTokens < 0) {
-    throw new RangeError(
+    throw new InvalidArgumentError(
       `Cannot build catalogue: "budgetTokens" must be a non-negative number, got "${budgetTokens}"`,
     );
   }

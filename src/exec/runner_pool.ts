@@ -1,7 +1,10 @@
 /**
- * Keeps a few runner processes started ahead of demand for the default sandbox, so a run pays
- * for writing its script and importing it, not for booting Deno (issue 3 target: exec ≤ bare
- * `deno run`). Each runner still serves exactly one run.
+ * Keeps runner processes started ahead of demand for the default sandbox, so a run pays for
+ * writing its script and importing it, not for booting Deno (issue 3 target: exec ≤ bare
+ * `deno run`). Each runner still serves exactly one run. The pool sizes itself to demand
+ * (issue 12): one runner kept warm when quiet; grown, up to `exec.poolSize`, to as many as
+ * runs took at once, plus one whenever a run found none ready; back to one after
+ * `exec.poolIdleMs` without a run, because every idle runner holds ≈ 30 MB.
  * @module
  */
 
@@ -12,36 +15,79 @@ const QUICK_DEATH_MS = 5_000;
 /** Longest wait between refills while runners keep dying. */
 const MAX_REFILL_DELAY_MS = 60_000;
 
-/** A pool of pre-started runners for one permission set. */
+/** Idle time after which a pool grown by a burst shrinks back (see `idleMs`). */
+export const DEFAULT_POOL_IDLE_MS = 60_000;
+
+/** Options of {@linkcode RunnerPool}. */
+export interface RunnerPoolOptions {
+  log?: (message: string) => void;
+  /**
+   * Runners kept ready however quiet it is (never more than the pool's size).
+   * @default {1}
+   */
+  min?: number;
+  /**
+   * How long the pool keeps the runners demand grew it to: after that long without a run
+   * taking a runner it shrinks back to `min`. Read at every check.
+   * @default {60000}
+   */
+  idleMs?: number | (() => number);
+}
+
+/** A pool of pre-started runners for one permission set, sized to demand. */
 export class RunnerPool {
   readonly #size: number;
+  readonly #min: number;
+  readonly #idleMs: () => number;
   readonly #spawn: () => Promise<RunnerProcess>;
   readonly #ready: RunnerProcess[] = [];
   #starting = 0;
+  /** Runners handed to runs and still alive. */
+  #inUse = 0;
+  /** Runners (ready or starting) wanted now: `min` when quiet, more after demand. */
+  #target: number;
+  /** Runners taken since the last shrink check. */
+  #takes = 0;
+  #shrinkTimer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
   /** Idle runners that died soon after starting, in a row: each doubles the next wait. */
   #quickDeaths = 0;
   #refillTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #log: (message: string) => void;
 
+  /** `size` is the most runners kept ready (`exec.poolSize`); 0 keeps none. */
   constructor(
     size: number,
     spawn: () => Promise<RunnerProcess>,
-    options: { log?: (message: string) => void } = {},
+    options: RunnerPoolOptions = {},
   ) {
     this.#size = size;
+    this.#min = Math.min(options.min ?? 1, size);
+    this.#target = this.#min;
+    const idleMs = options.idleMs ?? DEFAULT_POOL_IDLE_MS;
+    this.#idleMs = typeof idleMs === "function" ? idleMs : () => idleMs;
     this.#spawn = spawn;
     this.#log = options.log ?? (() => {});
   }
 
+  /** Runners ready or starting that the pool aims to hold now. */
+  get target(): number {
+    return this.#target;
+  }
+
+  /** Runners ready to be taken now. */
+  get readyCount(): number {
+    return this.#ready.length;
+  }
+
   /**
-   * Starts runners until the pool is full. While fresh runners keep dying (a broken
+   * Starts runners until the pool holds its target. While fresh runners keep dying (a broken
    * installation, a hostile neighbour), refills wait longer each time, up to a minute, instead
    * of spawning in a tight loop.
    */
   fill(): void {
     if (this.#refillTimer !== null) return;
-    while (!this.#closed && this.#ready.length + this.#starting < this.#size) {
+    while (!this.#closed && this.#ready.length + this.#starting < this.#target) {
       this.#starting++;
       const started = Date.now();
       this.#spawn().then((runner) => {
@@ -89,8 +135,43 @@ export class RunnerPool {
    * just took a runner; the caller refills with {@linkcode fill} once its run is over.
    */
   async take(): Promise<RunnerProcess> {
-    const runner = this.#ready.shift();
-    return runner ?? await this.#spawn();
+    const ready = this.#ready.shift();
+    const runner = ready ?? await this.#spawn();
+    this.#takes++;
+    this.#inUse++;
+    runner.child.status.then(() => this.#inUse--);
+    // As many runs at once as now may come again, and a run that found none ready wanted one
+    // more: keep that many runners for them.
+    const demand = this.#inUse + (ready === undefined ? 1 : 0);
+    if (demand > this.#target && this.#target < this.#size) {
+      this.#target = Math.min(this.#size, demand);
+      this.#armShrink();
+    }
+    return runner;
+  }
+
+  /** Checks every `idleMs` whether the burst that grew the pool has passed. */
+  #armShrink(): void {
+    if (this.#shrinkTimer !== null || this.#closed) return;
+    const timer = setTimeout(() => {
+      this.#shrinkTimer = null;
+      this.#shrink();
+    }, this.#idleMs());
+    // A pool waiting to shrink must not keep a process alive that has nothing else to do.
+    Deno.unrefTimer(timer);
+    this.#shrinkTimer = timer;
+  }
+
+  #shrink(): void {
+    const quiet = this.#takes === 0;
+    this.#takes = 0;
+    const wanted = Math.max(this.#min, this.#inUse);
+    if (quiet && wanted < this.#target) {
+      this.#target = wanted;
+      const extra = this.#ready.length + this.#starting - this.#target;
+      for (const runner of this.#ready.splice(0, Math.max(0, extra))) runner.kill(0);
+    }
+    if (this.#target > this.#min) this.#armShrink();
   }
 
   /** Ends every idle runner and stops refilling. */
@@ -98,6 +179,8 @@ export class RunnerPool {
     this.#closed = true;
     if (this.#refillTimer !== null) clearTimeout(this.#refillTimer);
     this.#refillTimer = null;
+    if (this.#shrinkTimer !== null) clearTimeout(this.#shrinkTimer);
+    this.#shrinkTimer = null;
     await Promise.all(this.#ready.splice(0).map((r) => r.kill(0)));
   }
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { RunnerPool } from "./runner_pool.ts";
 import type { RunnerProcess } from "./runner_process.ts";
+import { pollUntil } from "../../test/support/poll_until.ts";
 
 /** A runner whose process has already exited, as one killed by a hostile neighbour would. */
 function deadRunner(): RunnerProcess {
@@ -32,4 +33,76 @@ Deno.test("RunnerPool backs off, doubling its wait, while fresh runners keep dyi
   await pool.close();
   assert.deepEqual(waits().slice(0, 3), ["100", "200", "400"]);
   assert.ok(spawns <= 4, `${spawns} spawns: the pool did not back off`);
+});
+
+/** A runner alive until killed, as a fresh pooled runner is. */
+function liveRunner(killed: RunnerProcess[]): RunnerProcess {
+  let exit!: (status: Deno.CommandStatus) => void;
+  const status = new Promise<Deno.CommandStatus>((resolve) => (exit = resolve));
+  const runner: RunnerProcess = {
+    scriptPath: "/nowhere/script.ts",
+    dir: "/nowhere",
+    child: { status } as unknown as Deno.ChildProcess,
+    connection: new Promise(() => {}),
+    permissions: {},
+    maxMemoryMb: 64,
+    kill: () => {
+      killed.push(runner);
+      exit({ success: false, code: 143, signal: "SIGTERM" });
+      return Promise.resolve();
+    },
+  };
+  return runner;
+}
+
+Deno.test("RunnerPool keeps one runner when quiet, grows with runs at once up to its size, shrinks after idleMs without runs", async () => {
+  const killed: RunnerProcess[] = [];
+  let spawns = 0;
+  const pool = new RunnerPool(3, () => {
+    spawns++;
+    return Promise.resolve(liveRunner(killed));
+  }, { idleMs: 100 });
+  try {
+    pool.fill();
+    await pollUntil("one warm runner", () => Promise.resolve(pool.readyCount === 1 || undefined));
+    assert.equal(pool.target, 1);
+    assert.equal(spawns, 1, "a quiet pool starts one runner, not poolSize");
+
+    // Runs back to back: one found no runner ready (the refill was still starting), so the
+    // pool grows by one for the next.
+    await (await pool.take()).kill();
+    await (await pool.take()).kill();
+    assert.equal(pool.target, 2);
+
+    // Four runs at once: the pool grows to three (its size), not four.
+    const taken = await Promise.all([pool.take(), pool.take(), pool.take(), pool.take()]);
+    assert.equal(pool.target, 3);
+    pool.fill();
+    await pollUntil(
+      "three warm runners",
+      () => Promise.resolve(pool.readyCount === 3 || undefined),
+    );
+    for (const runner of taken) await runner.kill();
+
+    // After idleMs without a run the runners the burst needed are stopped; one stays warm.
+    await pollUntil(
+      "the pool to shrink back to one",
+      () => Promise.resolve(pool.target === 1 && pool.readyCount === 1 ? true : undefined),
+    );
+    assert.equal(killed.length, 2 + taken.length + 2, "two idle runners were stopped");
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("RunnerPool with size 0 keeps no runner", async () => {
+  let spawns = 0;
+  const pool = new RunnerPool(0, () => {
+    spawns++;
+    return Promise.resolve(liveRunner([]));
+  });
+  pool.fill();
+  assert.equal(pool.target, 0);
+  assert.equal(spawns, 0);
+  await pool.close();
 });

@@ -33,6 +33,13 @@ export interface ScriptCheckerWorkerOptions {
    * @default {10000}
    */
   checkTimeoutMs?: number;
+  /**
+   * How long the worker may sit unused before it is terminated and its memory (TypeScript,
+   * Deno's declarations, the warm program: 100–250 MB) given back; the next call starts a
+   * fresh one (`exec.checkerIdleMs`). Read at every arming, so a config reload applies.
+   * @default {300000}
+   */
+  idleMs?: number | (() => number);
 }
 
 /** A request sent to the checker worker (`script_checker_worker_entry.ts`). */
@@ -62,15 +69,19 @@ interface Pending {
 }
 
 const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+/** Idle time after which the worker is terminated (see `idleMs`). */
+export const DEFAULT_CHECKER_IDLE_MS = 300_000;
 /** How long `deno check` of a script importing `node:` built-ins may take (seconds of CPU). */
 const DEFAULT_DENO_CHECK_TIMEOUT_MS = 30_000;
 
 /**
- * The server's handle on a warm script checker running in a Web Worker. `start()` spawns the
- * worker and warms it up (loads TypeScript and Deno's declarations, checks a small script) in
- * the background; calls made meanwhile wait for that. A check that takes longer than
- * `checkTimeoutMs`, or a worker that crashes, rejects the calls in flight; the next call starts
- * a fresh worker with the latest globals.
+ * The server's handle on a warm script checker running in a Web Worker. Nothing starts until
+ * it is used: `prepare()` starts the worker (TypeScript's parser only), the first check also
+ * warms it up (loads Deno's declarations and the globals, checks a small script); calls made
+ * meanwhile wait for that. Unused for `idleMs`, the worker is terminated so its memory goes
+ * back to the system; the next call starts it again with the latest globals. A check that takes
+ * longer than `checkTimeoutMs`, or a worker that crashes, rejects the calls in flight; the next
+ * call starts a fresh worker.
  *
  * @example Check a script off the event loop
  * ```ts ignore
@@ -87,17 +98,24 @@ export class ScriptCheckerWorker {
   #pending = new Map<number, Pending>();
   #nextId = 1;
   #closed = false;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(options: ScriptCheckerWorkerOptions) {
     this.#options = options;
     this.#globals = options.globals ?? "";
   }
 
-  /** Spawns the worker and starts its warm-up; await {@linkcode ready} to know it is done. */
+  /**
+   * The handle; the worker starts on first use (a server that never type-checks never pays
+   * for it). Await {@linkcode ready} to start and warm it up ahead of a check.
+   */
   static start(options: ScriptCheckerWorkerOptions): ScriptCheckerWorker {
-    const checker = new ScriptCheckerWorker(options);
-    checker.#spawn();
-    return checker;
+    return new ScriptCheckerWorker(options);
+  }
+
+  /** True while a worker is running (started and not yet given back after idling). */
+  get running(): boolean {
+    return this.#worker !== null;
   }
 
   /**
@@ -135,7 +153,7 @@ export class ScriptCheckerWorker {
    */
   async prepare(source: string, options: PrepareScriptOptions): Promise<PrepareScriptResult> {
     if (this.#closed) throw closedError();
-    if (this.#worker === null) this.#spawn();
+    this.#ensureWorker();
     const operation: Operation = { op: "prepare", source, options };
     return await this.#send(operation, this.#timeoutMs()) as PrepareScriptResult;
   }
@@ -204,7 +222,9 @@ export class ScriptCheckerWorker {
     return this.#options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   }
 
-  #spawn(): Promise<void> {
+  /** Starts the worker when none runs; it answers `prepare` at once, checks after `init`. */
+  #ensureWorker(): void {
+    if (this.#worker !== null) return;
     const worker = new Worker(new URL("./script_checker_worker_entry.ts", import.meta.url), {
       type: "module",
     });
@@ -219,6 +239,11 @@ export class ScriptCheckerWorker {
       if (this.#worker !== worker) return;
       this.#stop(new Error("Script checker worker crashed: a message could not be read"));
     };
+  }
+
+  /** Starts the worker if needed and sends it `init` (Deno's declarations, the globals). */
+  #spawn(): Promise<void> {
+    this.#ensureWorker();
     const init: Operation = {
       op: "init",
       cacheDir: this.#options.cacheDir,
@@ -236,6 +261,7 @@ export class ScriptCheckerWorker {
     const worker = this.#worker;
     if (worker === null) return Promise.reject(new Error("Script checker worker is not running"));
     const id = this.#nextId++;
+    this.#disarmIdle();
     return new Promise((resolve, reject) => {
       const timer = timeoutMs === null ? undefined : setTimeout(() => {
         this.#stop(
@@ -255,6 +281,7 @@ export class ScriptCheckerWorker {
     if (pending === undefined) return;
     this.#pending.delete(response.id);
     clearTimeout(pending.timer);
+    if (this.#pending.size === 0) this.#armIdle();
     if (response.ok) {
       pending.resolve(response.value);
     } else {
@@ -265,8 +292,29 @@ export class ScriptCheckerWorker {
     }
   }
 
+  /** Gives the worker's memory back once nothing has been asked of it for `idleMs`. */
+  #armIdle(): void {
+    this.#disarmIdle();
+    const option = this.#options.idleMs ?? DEFAULT_CHECKER_IDLE_MS;
+    const idleMs = typeof option === "function" ? option() : option;
+    const timer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      if (this.#pending.size === 0) this.#stop(new Error("Script checker worker was idle"));
+    }, idleMs);
+    // An idle checker must not keep a process alive that has nothing else to do.
+    Deno.unrefTimer(timer);
+    this.#idleTimer = timer;
+  }
+
+  #disarmIdle(): void {
+    if (this.#idleTimer === undefined) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+  }
+
   /** Terminates the current worker and rejects everything waiting on it. */
   #stop(reason: Error): void {
+    this.#disarmIdle();
     this.#worker?.terminate();
     this.#worker = null;
     this.#ready = null;

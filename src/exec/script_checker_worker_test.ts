@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ScriptCheckerWorker } from "./script_checker_worker.ts";
+import { pollUntil } from "../../test/support/poll_until.ts";
 
 const SAMPLE_GLOBALS = [
   "declare const tools: { kv: { get(args: { key: string }): Promise<unknown> } };",
@@ -9,7 +10,7 @@ const SAMPLE_GLOBALS = [
 
 /** Runs `body` with a started worker and a fresh cache dir, closing and removing both after. */
 async function withWorker(
-  options: { globals?: string; denoPath?: string },
+  options: { globals?: string; denoPath?: string; idleMs?: number },
   body: (checker: ScriptCheckerWorker, cacheDir: string) => Promise<void>,
 ) {
   const cacheDir = await Deno.makeTempDir({ prefix: "gateway-checker-worker-test-" });
@@ -133,5 +134,24 @@ Deno.test("ScriptCheckerWorker.check() types node: built-ins as deno check does"
     assert.deepEqual(wrong.map((d) => [d.line, d.column, d.code]), [[2, 7, 2322]]);
     const right = await checker.check('import { join } from "node:path";\njoin(...args);');
     assert.deepEqual(right, []);
+  });
+});
+
+Deno.test("ScriptCheckerWorker starts on first use and gives its worker back after idleMs", async () => {
+  await withWorker({ globals: SAMPLE_GLOBALS, idleMs: 200 }, async (checker) => {
+    assert.equal(checker.running, false, "nothing runs before the first call");
+    assert.equal((await checker.check("await tools.kv.get({ key: 1 });")).length, 1);
+    assert.equal(checker.running, true);
+    await pollUntil(
+      "the idle checker worker to be terminated",
+      () => Promise.resolve(checker.running ? undefined : true),
+    );
+    // Globals set while no worker runs reach the next one, started by the next check.
+    await checker.setGlobals(
+      `declare const tools: { memory: { read(args: {}): Promise<string> } };`,
+    );
+    assert.equal(checker.running, false);
+    assert.deepEqual(await checker.check("await tools.memory.read({});"), []);
+    assert.equal(checker.running, true);
   });
 });

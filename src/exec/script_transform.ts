@@ -8,6 +8,7 @@
 import type Ts from "typescript";
 import { stripMarkdownFence } from "./markdown_fence.ts";
 import { describeSyntaxError, findGrammarMistake } from "./script_grammar.ts";
+import { analyzeSourceFile, type ScriptUsage } from "./script_analysis.ts";
 
 type TypeScript = typeof Ts;
 
@@ -49,6 +50,8 @@ export interface PreparedScript {
   resultFunction: string;
   /** What was changed for the author to know (e.g. Markdown fences stripped), for `warnings`. */
   warnings?: string[];
+  /** What the script uses of `tools`, `search`/`describe` and `resources`, from its AST. */
+  usage?: ScriptUsage;
 }
 
 /** A script TypeScript cannot parse; becomes a run with `kind: "SyntaxError"` (SPEC §8). */
@@ -100,7 +103,12 @@ export async function prepareScript(
   }
   const ts = (await import("typescript")).default;
   const fence = stripMarkdownFence(source);
-  const prepared = prepareParsed(ts, fence.source, { inline: options.inline, resultFunction });
+  const parsed = parseScript(ts, fence.source);
+  const prepared = prepareParsed(ts, parsed, fence.source, {
+    inline: options.inline,
+    resultFunction,
+  });
+  if (prepared.kind === "Prepared") prepared.usage = analyzeSourceFile(ts, parsed.file);
   if (fence.warning !== null && prepared.kind === "Prepared") {
     prepared.warnings = [...prepared.warnings ?? [], fence.warning];
   }
@@ -109,11 +117,11 @@ export async function prepareScript(
 
 function prepareParsed(
   ts: TypeScript,
+  parsed: ParsedScript,
   source: string,
   options: { inline: boolean; resultFunction: string },
 ): PrepareScriptResult {
   const { resultFunction } = options;
-  const parsed = parseScript(ts, source);
   const unchanged: PreparedScript = {
     kind: "Prepared",
     code: source,

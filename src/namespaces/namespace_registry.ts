@@ -14,6 +14,10 @@ import { assignIdentifiers, buildToolIdentifiers, nearestNames } from "../protoc
 export interface ResolvedTool {
   namespace: Namespace;
   tool: ToolDescriptor;
+  /** The namespace as the catalogue names it, so a caller need not look it up again. */
+  typed: CatalogueNamespace;
+  /** The tool's identifier in scripts (`get_env` for `get-env`). */
+  identifier: string;
 }
 
 /** Holds namespaces by configured name; owns starting and stopping them. */
@@ -199,7 +203,7 @@ export class NamespaceRegistry {
         }${status}; "${ns.identifier}" has: ${Object.values(ids).join(", ") || "(no tools)"}`,
       );
     }
-    return { namespace, tool };
+    return { namespace, tool, typed: ns, identifier: ids[tool.originalName]! };
   }
 
   /** Stops every namespace. */

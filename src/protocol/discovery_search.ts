@@ -8,6 +8,7 @@
 import { compareText } from "./catalogue.ts";
 import type { DiscoveryItem, DiscoveryNamespace, PathIndex } from "./discovery_paths.ts";
 import { nearestNames } from "./names.ts";
+import { InvalidArgumentError } from "./invalid_argument_error.ts";
 
 /** Options of a search: the same over CLI, RPC, HTTP and the script global. */
 export interface SearchOptions {
@@ -121,10 +122,14 @@ function validateOptions(options: SearchOptions): { limit: number; offset: numbe
   const limit = options.limit ?? 10;
   const offset = options.offset ?? 0;
   if (!Number.isInteger(limit) || limit < 1) {
-    throw new RangeError(`Cannot search: "limit" must be a positive integer, got "${limit}"`);
+    throw new InvalidArgumentError(
+      `Cannot search: "limit" must be a positive integer, got "${limit}"`,
+    );
   }
   if (!Number.isInteger(offset) || offset < 0) {
-    throw new RangeError(`Cannot search: "offset" must be a non-negative integer, got "${offset}"`);
+    throw new InvalidArgumentError(
+      `Cannot search: "offset" must be a non-negative integer, got "${offset}"`,
+    );
   }
   return { limit, offset };
 }
@@ -212,7 +217,7 @@ export class RankedIndex<T extends DiscoveryItem, N extends DiscoveryNamespace> 
       const ns = this.paths.namespace(options.namespace);
       if (ns === undefined) {
         const near = nearestNames(options.namespace, this.paths.namespaces.map((n) => n.name));
-        throw new RangeError(
+        throw new InvalidArgumentError(
           `Cannot search namespace "${options.namespace}": no such namespace` +
             (near.length > 0 ? ` (did you mean ${near.map((n) => `"${n}"`).join(", ")}?)` : ""),
         );

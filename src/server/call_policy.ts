@@ -131,10 +131,19 @@ function defaultRule(
   }];
 }
 
+/** Compiled globs by pattern: policy rules are few and checked on every call. */
+const GLOB_CACHE = new Map<string, RegExp>();
+const GLOB_CACHE_LIMIT = 1024;
+
 /** Matches `ns.tool` against a glob where `*` is any run of characters. */
 export function globMatch(pattern: string, text: string): boolean {
-  const regex = new RegExp(
-    `^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`,
-  );
+  let regex = GLOB_CACHE.get(pattern);
+  if (regex === undefined) {
+    regex = new RegExp(
+      `^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`,
+    );
+    if (GLOB_CACHE.size >= GLOB_CACHE_LIMIT) GLOB_CACHE.clear();
+    GLOB_CACHE.set(pattern, regex);
+  }
   return regex.test(text);
 }

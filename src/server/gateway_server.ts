@@ -1,7 +1,9 @@
 /**
- * The server process: refuses a second instance for the same data dir, starts the core,
- * listens on loopback, publishes `server.json`, and shuts down cleanly on SIGTERM/SIGINT
- * (RELIABILITY SVC-02, SVC-03, UP-10).
+ * The server process: refuses a second instance for the same data dir, listens on loopback
+ * first (so `/health` answers at once, every namespace "starting"), then loads and starts the
+ * core and its routes, publishes `server.json`, and shuts down cleanly on SIGTERM/SIGINT
+ * (RELIABILITY SVC-02, SVC-03, UP-10). Requests other than `/health` that arrive while the
+ * core starts wait for it.
  * @module
  */
 
@@ -12,35 +14,13 @@ import { ServerStartError } from "./server_start_error.ts";
 
 export { GATEWAY_VERSION, ServerStartError };
 import type { Logger } from "../logger.ts";
-import { GatewayCore, type GatewayPaths } from "./gateway_core.ts";
-import { createHttpRoutes } from "./http_routes.ts";
+import type { GatewayCore } from "./gateway_core.ts";
+import type { GatewayPaths } from "./gateway_paths.ts";
+import type { ServerParts } from "./server_parts.ts";
+import { bootHealth } from "./boot_health.ts";
 import { serveSupervised, type SupervisedServer } from "./supervised_serve.ts";
-import { Router } from "./router.ts";
-import { execMethods } from "./methods/exec_methods.ts";
-import { namespaceMethods } from "./methods/namespace_methods.ts";
-import { historyMethods } from "./methods/history_methods.ts";
-import { discoveryMethods } from "./methods/discovery_methods.ts";
-import { workflowMethods } from "./methods/workflow_methods.ts";
-import { approvalMethods } from "./methods/approval_methods.ts";
-import { upstreamMethods } from "./methods/upstream_methods.ts";
-import { dashboardMethods } from "./methods/dashboard_methods.ts";
 import { ensureToken } from "../config/token_file.ts";
-import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
-
-/** Builds the method table every interface dispatches through. */
-export function createRouter(): Router {
-  return new Router({
-    ...execMethods,
-    ...namespaceMethods,
-    ...discoveryMethods,
-    ...historyMethods,
-    ...workflowMethods,
-    ...approvalMethods,
-    ...upstreamMethods,
-    ...dashboardMethods,
-  });
-}
 
 /** The port a gateway takes when its config names none and it is free. */
 const DEFAULT_PORT = 9420;
@@ -110,51 +90,39 @@ async function startLocked(
     log.info("ignoring a stale server.json", { pid: existing.state.pid });
   }
   const token = await ensureToken(paths.dataDir);
-  const core = new GatewayCore(paths, loaded, log, { token });
-  await core.start();
-  const router = createRouter();
   let port = 0;
-  const mcp = createMcpHttpHandler({
-    // Answers and notifications leave with the config's secrets masked (issue 9, item 4).
-    call: async (method, params, sink) =>
-      core.outgoingMask.deep(
-        await router.dispatch(method, params, {
-          core,
-          client: "mcp",
-          // A run the MCP client cancels is cancelled here too.
-          signal: sink?.signal ?? new AbortController().signal,
-          ...(sink
-            ? { notify: (m: string, p: unknown) => sink.notify(m, core.outgoingMask.deep(p)) }
-            : {}),
-        }),
-      ),
-    version: GATEWAY_VERSION,
-    events: (listener) => {
-      const gone = new AbortController();
-      router.dispatch("events.subscribe", {}, {
-        core,
-        client: "mcp",
-        signal: gone.signal,
-        notify: listener,
-      }).catch((error) => log.warn("mcp events unavailable", { error: String(error) }));
-      return () => gone.abort();
-    },
-  });
-  const app = createHttpRoutes({
-    core,
-    router,
-    token,
-    port: () => port,
-    version: GATEWAY_VERSION,
-    mcp,
-  });
-  const config = core.config;
+  // Until the parts are up, /health answers from the config alone and the rest waits.
+  let parts: ServerParts | null = null;
+  const booted = Promise.withResolvers<ServerParts>();
+  booted.promise.catch(() => undefined); // the start-up failure is thrown below
+  const handler: Deno.ServeHandler = async (request, info) => {
+    if (parts !== null) return await parts.fetch(request, info);
+    if (new URL(request.url).pathname === "/health") {
+      return bootHealth(request, {
+        token,
+        port: () => port,
+        version: GATEWAY_VERSION,
+        rootDir: paths.root.dir,
+        loaded,
+      });
+    }
+    let ready: ServerParts;
+    try {
+      ready = await booted.promise;
+    } catch {
+      return Response.json({ error: { message: "The gateway failed to start: see its log" } }, {
+        status: 503,
+      });
+    }
+    return await ready.fetch(request, info);
+  };
+  const config = loaded.config;
   let server: SupervisedServer;
   const listen = (port: number) =>
     serveSupervised({
       hostname: config.host,
       port,
-      handler: app.fetch,
+      handler,
       log: (message, fields) => log.error(message, fields),
     });
   try {
@@ -168,7 +136,6 @@ async function startLocked(
       server = listen(0);
     }
   } catch (error) {
-    await core.stop();
     if (error instanceof Deno.errors.AddrInUse) {
       throw new ServerStartError(
         `Port ${config.port} on ${config.host} is in use by another program: set "port" in ${
@@ -190,6 +157,19 @@ async function startLocked(
     startedAt: new Date().toISOString(),
   });
   log.info("gateway listening", { host: config.host, port, root: paths.root.dir });
+  try {
+    const { importServerParts } = await import("./staged_import.ts");
+    const { startServerParts } = await importServerParts();
+    parts = await startServerParts({ paths, loaded, log, token, port: () => port });
+    booted.resolve(parts);
+  } catch (error) {
+    booted.reject(error);
+    await removeServerState(paths.dataDir, Deno.pid);
+    await Promise.race([server.shutdown(), new Promise((r) => setTimeout(r, 2000))]);
+    throw error;
+  }
+  const { core } = parts;
+  const closeMcp = parts.closeMcp;
 
   let stopping: Promise<void> | null = null;
   let resolveFinished!: () => void;
@@ -217,7 +197,7 @@ async function startLocked(
       // its Cancelled run document rather than a closed connection (issue 9, item 11).
       await core.runner.close();
       await new Promise((r) => setTimeout(r, 50)); // let the last answers go out
-      await mcp.close();
+      await closeMcp();
       const shutdown = server.shutdown();
       await core.stop();
       await Promise.race([shutdown, new Promise((r) => setTimeout(r, 2000))]);

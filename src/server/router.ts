@@ -1,6 +1,7 @@
 /**
  * Dispatches a method call to its handler after validating params, and translates every
- * error into the one wire error (SPEC §11; STYLE rule 6: translated in one place).
+ * error into the one wire error by its class (SPEC §11; STYLE rule 6: translated in one
+ * place). Domain code throws domain errors; only this file knows the wire codes they map to.
  * @module
  */
 
@@ -8,6 +9,10 @@ import type { z } from "zod";
 import { describeZodError } from "../protocol/rpc_params.ts";
 import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
 import { ToolCallError } from "../namespaces/namespace.ts";
+import { InvalidArgumentError } from "../protocol/invalid_argument_error.ts";
+import { ScriptNameError } from "../exec/named_scripts.ts";
+import { WorkflowError, type WorkflowErrorCode } from "../workflows/workflow_error.ts";
+import { GatewayRefusal } from "./gateway_refusal.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 
 /** What a handler knows about the caller. */
@@ -80,22 +85,51 @@ export class Router {
   }
 }
 
-/** Whether an error is a caller's mistake that handlers signal with a plain built-in class. */
-function isUsageError(error: unknown): error is Error {
-  return error instanceof Error &&
-    ["ScriptNameError", "WorkflowError", "RangeError", "TypeError"].includes(error.name);
-}
+/** Workflow codes that mean the caller's input is wrong (exit 2); the rest refuse a state. */
+const WORKFLOW_INPUT_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
+  "BadFile",
+  "BadTemplate",
+  "BadArgument",
+  "NotFound",
+]);
 
-/** The one translation from local errors to wire errors. */
+/**
+ * The one translation from domain errors to wire errors, by class. Anything else is a bug:
+ * logged with its stack and answered as an internal error (-32603), never as the caller's
+ * mistake, and never a crash.
+ */
 export function toRpcError(error: unknown, context: Pick<MethodContext, "core">): RpcError {
   if (error instanceof RpcError) return error;
   if (error instanceof ToolCallError) {
     return new RpcError(RpcCode.GatewayError, error.message, { kind: error.kind });
   }
-  if (isUsageError(error)) {
+  if (error instanceof WorkflowError) {
+    // Its code is the `kind` (the CLI prints `error[BadFile]: …`), with the file location.
+    return new RpcError(
+      WORKFLOW_INPUT_CODES.has(error.code) ? RpcCode.InvalidParams : RpcCode.GatewayError,
+      error.message,
+      error.location === null
+        ? { kind: error.code }
+        : { kind: error.code, location: { ...error.location } },
+    );
+  }
+  if (error instanceof GatewayRefusal) {
+    return new RpcError(
+      error.kind === "ShuttingDown" ? RpcCode.ShuttingDown : RpcCode.Overloaded,
+      error.message,
+      {
+        kind: error.kind,
+        ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+      },
+    );
+  }
+  if (error instanceof InvalidArgumentError || error instanceof ScriptNameError) {
     return new RpcError(RpcCode.InvalidParams, error.message, { kind: error.name });
   }
-  context.core.log.error("internal error while handling a request", { error: String(error) });
+  context.core.log.error("internal error while handling a request", {
+    error: String(error),
+    ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+  });
   return new RpcError(
     RpcCode.InternalError,
     `Internal error: ${error instanceof Error ? error.message : String(error)}`,

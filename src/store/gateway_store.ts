@@ -27,7 +27,7 @@ export interface HistoryStore {
   list(options: { limit: number; failed?: boolean; offset?: number }): Promise<RunSummary[]>;
   /**
    * The whole stored run, or null. A prefix of at least 6 characters matching exactly one run
-   * finds it too; an ambiguous prefix rejects with a `RangeError` naming the matches.
+   * finds it too; an ambiguous prefix rejects with an `InvalidArgumentError` (a `RangeError`) naming the matches.
    */
   get(runId: string): Promise<StoredRun | null>;
   /** How many runs are stored (all, or only failed ones). */

@@ -19,6 +19,7 @@ import {
   runSummaryOf,
   storedRunOf,
 } from "./run_history.ts";
+import { InvalidArgumentError } from "../protocol/invalid_argument_error.ts";
 
 /**
  * The schema in PostgreSQL's dialect, one entry per version, numbered as
@@ -333,7 +334,7 @@ class PostgresHistory implements HistoryStore {
       );
       if (matches.length > 1) {
         const ids = matches.slice(0, 5).map((m) => `"${String(m.id)}"`).join(", ");
-        throw new RangeError(
+        throw new InvalidArgumentError(
           `Cannot find run "${runId}": the prefix matches several runs: ${ids}${
             matches.length > 5 ? ", …" : ""
           }`,

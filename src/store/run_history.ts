@@ -9,6 +9,7 @@ import { Buffer } from "node:buffer";
 import type { SQLInputValue } from "node:sqlite";
 import { type FailureKind, isFailureKind } from "../protocol/run_document.ts";
 import type { GatewayDatabase } from "./gateway_database.ts";
+import { InvalidArgumentError } from "../protocol/invalid_argument_error.ts";
 
 /** One tool call a run made, as history keeps it. */
 export interface ToolCallRecord {
@@ -185,7 +186,7 @@ export class RunHistory {
   /**
    * The whole stored run with its tool calls, or null when there is none. `runId` may also be a
    * prefix of at least 6 characters that matches exactly one run (as `gateway history show`
-   * prints short ids); an ambiguous prefix throws a `RangeError` naming the matches.
+   * prints short ids); an ambiguous prefix throws an `InvalidArgumentError` naming the matches.
    */
   get(runId: string): StoredRun | null {
     let row = this.#db.prepare("SELECT * FROM runs WHERE id = ?").get(runId);
@@ -195,7 +196,7 @@ export class RunHistory {
       ).all(runId);
       if (matches.length > 1) {
         const ids = matches.slice(0, 5).map((m) => `"${String(m.id)}"`).join(", ");
-        throw new RangeError(
+        throw new InvalidArgumentError(
           `Cannot find run "${runId}": the prefix matches several runs: ${ids}${
             matches.length > 5 ? ", …" : ""
           }`,

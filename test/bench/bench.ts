@@ -325,10 +325,10 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
       } ms`,
     );
   step("  client → server (WebSocket, router) until the run opens", "toServer");
-  step("  prepare + check + spawn/handoff until the script starts", "prepareCheckHandoff");
+  step("  prepare + check + handoff + script import → first line", "prepareCheckHandoff");
   step("    of which the type check (gateway.typecheck span)", "check");
   step("  the script's body", "script");
-  step("  script end → runner report → history write starts", "reportToHistory");
+  step("  last line → runner exits, run reported → history write", "reportToHistory");
   step("  history write (gateway.history_write span)", "history");
   step("  history written → answer at the client", "answer");
   step("  total at the client", "total");

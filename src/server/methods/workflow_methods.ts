@@ -7,7 +7,6 @@
 import { workflowParams } from "../../protocol/rpc_params.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { defaultSessionName } from "../../workflows/workflow_service.ts";
-import { WorkflowError, type WorkflowErrorCode } from "../../workflows/workflow_error.ts";
 import { renderWorkflowText } from "../../workflows/workflow_text.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import type { z } from "zod";
@@ -25,35 +24,11 @@ function withText<V extends Parameters<typeof renderWorkflowText>[0]>(
   return { ...view, text: renderWorkflowText(view) };
 }
 
-/** Codes that mean the caller's input is wrong (exit 2); the rest refuse a state (exit 1). */
-const INPUT_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
-  "BadFile",
-  "BadTemplate",
-  "BadArgument",
-  "NotFound",
-]);
-
-/**
- * Sends a {@linkcode WorkflowError} as the wire error with its code as `kind` (so the CLI prints
- * `error[BadFile]: …`) and the file location, when there is one, beside it.
- */
+/** A workflow method; a `WorkflowError` it throws becomes its wire error in the router. */
 function workflowMethod(
   handle: (params: WorkflowParams, context: MethodContext) => Promise<unknown>,
 ): MethodDefinition {
-  return defineMethod(workflowParams, async (params, context) => {
-    try {
-      return await handle(params, context);
-    } catch (error) {
-      if (!(error instanceof WorkflowError)) throw error;
-      throw new RpcError(
-        INPUT_CODES.has(error.code) ? RpcCode.InvalidParams : RpcCode.GatewayError,
-        error.message,
-        error.location === null
-          ? { kind: error.code }
-          : { kind: error.code, location: { ...error.location } },
-      );
-    }
-  });
+  return defineMethod(workflowParams, handle);
 }
 
 /** The handlers, keyed by method name. */

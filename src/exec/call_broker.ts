@@ -1,0 +1,273 @@
+/**
+ * The gateway's side of one run's channel while the script runs: it answers the script's tool
+ * calls and resource reads under the run's limits (`exec.maxToolCalls`, one turn each under
+ * `exec.maxConcurrentCalls`), keeps the call records history stores, and collects what the
+ * script hands back (result, warnings, attachments, its uncaught failure). It knows nothing of
+ * processes, so it is tested over an in-memory connection.
+ * @module
+ */
+
+import type {
+  ChannelError,
+  GatewayToRunner,
+  RunnerToGateway,
+  ScriptFailure,
+} from "../protocol/channel_messages.ts";
+import type { Attachment } from "../protocol/run_document.ts";
+import { ToolCallError, type ToolProgress } from "../protocol/tool_call.ts";
+import { GatewayTelemetry, type RunTrace } from "../telemetry/gateway_telemetry.ts";
+import type { ToolCallRecord } from "../store/run_history.ts";
+import type { RunReturns } from "./run_returns.ts";
+import { Semaphore } from "./semaphore.ts";
+
+/** A call from a script, as the router receives it. */
+export interface ScriptToolCall {
+  runId: string;
+  namespace: string;
+  tool: string;
+  args: unknown;
+  raw: boolean;
+  signal: AbortSignal;
+  callTimeoutMs: number;
+  /** True when the run's type check covered the call's argument (no need to check it again). */
+  argsChecked?: boolean;
+  onProgress?: (progress: ToolProgress) => void;
+  /** When the run times out (epoch ms), so a held call can end before it. */
+  deadline?: number;
+  /** Told when a policy `ask` was answered, so the call's history record says by whom. */
+  onApproval?: (decision: { allowed: boolean; by: string; at: number }) => void;
+}
+
+/** The part of a runner connection the broker uses (a socket in a run, memory in tests). */
+export interface BrokerConnection {
+  send(message: GatewayToRunner): void;
+  onMessage(handler: (message: RunnerToGateway) => void): void;
+}
+
+/** A resources request from a script (`resources.list()`, `resources.read(uri)`). */
+export interface ResourcesRequest {
+  namespace: string;
+  op: "list" | "read";
+  uri?: string;
+}
+
+/** Options of {@linkcode CallBroker}. */
+export interface CallBrokerOptions {
+  runId: string;
+  connection: BrokerConnection;
+  /** Collects the script's result, warnings and attachments under the run's caps. */
+  returns: RunReturns;
+  maxToolCalls: number;
+  /** Calls in flight at once; more wait their turn (they do not fail). */
+  maxConcurrentCalls: number;
+  callTimeoutMs: number;
+  /** When the run times out (epoch ms). */
+  deadline: number;
+  /** True when the run was type-checked, so calls' arguments need no second check. */
+  argsChecked: boolean;
+  /** Resolves with the value to hand the script (unwrapped, or the envelope when `raw`). */
+  callTool(call: ScriptToolCall): Promise<unknown>;
+  resources(request: ResourcesRequest): Promise<unknown>;
+  /** The run's spans; each call opens a child span. */
+  trace: RunTrace;
+  /** What kind of upstream serves a namespace ("local", "mcp"), for call spans. */
+  upstreamOf?: (namespace: string) => string;
+  /** Upstream progress of the run's tool calls. */
+  onProgress?: (progress: ToolProgress & { namespace: string; tool: string }) => void;
+}
+
+type CallMessage = Extract<RunnerToGateway, { t: "call" }>;
+
+/** Brokers one run's channel messages; see the module doc. */
+export class CallBroker {
+  /** Every call answered, in the order they ended, for history. */
+  readonly toolCalls: ToolCallRecord[] = [];
+  readonly #options: CallBrokerOptions;
+  readonly #turns: Semaphore;
+  readonly #calls = new AbortController();
+  readonly #pending = new Map<number, CallMessage>();
+  #callCount = 0;
+  #failure: ScriptFailure | null = null;
+
+  constructor(options: CallBrokerOptions) {
+    this.#options = options;
+    this.#turns = new Semaphore(() => options.maxConcurrentCalls);
+    options.connection.onMessage((message) => this.#receive(message));
+  }
+
+  /** The script's uncaught failure, as the runner reported it (null when none came). */
+  get failure(): ScriptFailure | null {
+    return this.#failure;
+  }
+
+  /** The oldest call still waiting for its answer, so a stopped run can name its line. */
+  waitingCall(): CallMessage | undefined {
+    return this.#pending.values().next().value;
+  }
+
+  /** Aborts the calls in flight: the run is over. */
+  stop(): void {
+    this.#calls.abort();
+  }
+
+  #receive(message: RunnerToGateway): void {
+    const { returns } = this.#options;
+    switch (message.t) {
+      case "result":
+        returns.setResult(message.value);
+        break;
+      case "warning":
+        returns.addWarning(String(message.message));
+        break;
+      case "attach":
+        returns.addAttachment(message.block as Attachment);
+        break;
+      case "failed":
+        this.#failure = message.error;
+        break;
+      case "resources":
+        this.#options.resources(message).then(
+          (value) => this.#send({ t: "reply", id: message.id, ok: true, value }),
+          (error) =>
+            this.#send({
+              t: "reply",
+              id: message.id,
+              ok: false,
+              error: toChannelError(error, message.namespace, "resources"),
+            }),
+        );
+        break;
+      case "call":
+        this.#call(message);
+        break;
+      default:
+        break;
+    }
+  }
+
+  #send(message: GatewayToRunner): void {
+    this.#options.connection.send(message);
+  }
+
+  #call(message: CallMessage): void {
+    const { maxToolCalls } = this.#options;
+    this.#callCount++;
+    if (this.#callCount > maxToolCalls) {
+      this.#send({
+        t: "reply",
+        id: message.id,
+        ok: false,
+        error: {
+          kind: "ToolCallLimitExceeded",
+          message:
+            `Run exceeded exec.maxToolCalls (${maxToolCalls}) at ${message.namespace}.${message.tool}`,
+          namespace: message.namespace,
+          tool: message.tool,
+        },
+      });
+      return;
+    }
+    // Calls past the per-run concurrency cap wait their turn; they do not fail.
+    this.#turns.acquire().then((release) =>
+      this.#answer(message).finally(() => {
+        this.#pending.delete(message.id);
+        release();
+      })
+    );
+  }
+
+  #answer(message: CallMessage): Promise<void> {
+    const options = this.#options;
+    const { namespace, tool } = message;
+    this.#pending.set(message.id, message);
+    const started = Date.now();
+    let approval: ToolCallRecord["approval"] = null;
+    const callTrace = options.trace.call(
+      namespace,
+      tool,
+      options.upstreamOf?.(namespace) ?? "unknown",
+    );
+    const onProgress = options.onProgress;
+    const record = (ok: boolean, errorKind: string | null, answer: CallAnswer) =>
+      this.toolCalls.push({
+        namespace,
+        tool,
+        startedAt: started,
+        durationMs: Date.now() - started,
+        ok,
+        errorKind,
+        ...(approval ? { approval } : {}),
+        ...callResultOf(answer),
+      });
+    return GatewayTelemetry.within(callTrace.context, () =>
+      options.callTool({
+        runId: options.runId,
+        deadline: options.deadline,
+        onApproval: (decision) => (approval = decision),
+        namespace,
+        tool,
+        args: message.args,
+        raw: message.raw,
+        argsChecked: options.argsChecked,
+        signal: this.#calls.signal,
+        callTimeoutMs: options.callTimeoutMs,
+        ...(onProgress
+          ? { onProgress: (p: ToolProgress) => onProgress({ ...p, namespace, tool }) }
+          : {}),
+      })).then(
+        (value) => {
+          callTrace.end({ ok: true });
+          record(true, null, { value });
+          this.#send({ t: "reply", id: message.id, ok: true, value });
+        },
+        (error) => {
+          const channelError = toChannelError(error, namespace, tool);
+          callTrace.end({ ok: false, kind: channelError.kind });
+          record(false, channelError.kind, { text: channelError.message });
+          this.#send({
+            t: "reply",
+            id: message.id,
+            ok: false,
+            error: channelError,
+            ...(error instanceof ToolCallError && error.raw ? { raw: error.raw } : {}),
+          });
+        },
+      );
+  }
+}
+
+/** Most characters of a call's result a run holds for history, which keeps fewer still. */
+const CALL_RESULT_HEAD_CHARS = 16_384;
+
+type CallAnswer = { value: unknown } | { text: string };
+
+/**
+ * A call's result for its history record: the JSON text of what it answered (`value`), or the
+ * message of its error as written (`text`). Only a head is held until the run ends, with the
+ * whole size when cut, so a call answering megabytes costs the run no megabytes more.
+ */
+function callResultOf(answer: CallAnswer): Pick<ToolCallRecord, "result" | "resultTotalBytes"> {
+  let text: string | undefined;
+  if ("text" in answer) text = answer.text;
+  else {
+    try {
+      text = JSON.stringify(answer.value);
+    } catch (error) {
+      text = `[result not JSON: ${error instanceof Error ? error.message : String(error)}]`;
+    }
+  }
+  if (text === undefined) return {};
+  if (text.length <= CALL_RESULT_HEAD_CHARS) return { result: text };
+  return {
+    result: text.slice(0, CALL_RESULT_HEAD_CHARS),
+    resultTotalBytes: new TextEncoder().encode(text).length,
+  };
+}
+
+function toChannelError(error: unknown, namespace: string, tool: string): ChannelError {
+  if (error instanceof ToolCallError) {
+    return { kind: error.kind, message: error.message, namespace, tool };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: "ToolError", message, namespace, tool };
+}

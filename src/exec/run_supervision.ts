@@ -1,0 +1,203 @@
+/**
+ * A run's life while its runner process lives: the script handed over on the channel, the call
+ * broker answering it, the run's timeout, cancel and memory limit enforced by stopping the
+ * process group, its output captured, and how it ended classified (SPEC §5, §8;
+ * RELIABILITY: limits). Knows nothing of preflight or history.
+ * @module
+ */
+
+import type { ExecConfig } from "../config/gateway_config.ts";
+import type { DiscoveryData, ToolMap } from "../protocol/channel_messages.ts";
+import type { FailureKind, RunError } from "../protocol/run_document.ts";
+import type { RunTrace } from "../telemetry/gateway_telemetry.ts";
+import { watchMemory } from "../process/memory_watch.ts";
+import { CallBroker, type CallBrokerOptions } from "./call_broker.ts";
+import { OutputCapture } from "./output_capture.ts";
+import { classifyRunEnd } from "./run_outcome.ts";
+import type { RunOutput } from "./run_finish.ts";
+import type { RunRequest } from "./run_request.ts";
+import { RunReturns } from "./run_returns.ts";
+import type { RunnerProcess } from "./runner_process.ts";
+import type { ScriptUsage } from "./script_analysis.ts";
+
+/** Name of the global a snippet's last expression is handed to. */
+export const RESULT_HOOK = "__gatewayResult";
+
+/** Grace between TERM and KILL when a run is stopped. */
+const KILL_GRACE_MS = 500;
+
+/** How a run is cancelled and how it shows its output so far, from its handle. */
+export interface RunControl {
+  signal: AbortSignal;
+  cancelReason: () => string | null;
+  onCapture: (capture: OutputCapture) => void;
+}
+
+/** What supervision needs from the rest of the gateway. */
+export interface SupervisionDeps {
+  callTool: CallBrokerOptions["callTool"];
+  resources: CallBrokerOptions["resources"];
+  upstreamOf?: (namespace: string) => string;
+  toolMap(): ToolMap;
+  discovery(): DiscoveryData;
+}
+
+/** Options of {@linkcode superviseRun}. */
+export interface SupervisionOptions {
+  runId: string;
+  request: RunRequest;
+  exec: ExecConfig;
+  control: RunControl;
+  /** Where the runner finds the prepared script, and what the script uses (from its AST). */
+  code: { scriptPath: string; usage: ScriptUsage };
+  typeChecked: boolean;
+  /** Resident megabytes past which the run is stopped as `MemoryLimit`. */
+  maxMemoryMb: number;
+  /** Warnings from before the run (preflight), first in the document's list. */
+  warnings: readonly string[];
+  /** Bytes of stdout and stderr kept for history. */
+  historyCap: number;
+  trace: RunTrace;
+  deps: SupervisionDeps;
+  /** Told the run's broker once the runner has connected, so the finish sees its calls. */
+  onBroker(broker: CallBroker): void;
+}
+
+/** How the runner process ended and what the run produced. */
+export interface SupervisedRun {
+  status: Deno.CommandStatus;
+  output: Required<RunOutput>;
+  returns: RunReturns;
+  /** How the run failed, at the waiting call's line when stopped during one; null when ok. */
+  failure: RunError | null;
+}
+
+/**
+ * Supervises `runner` from hand-over to exit and cleans up after it (process group, run
+ * directory, channel); resolves once the process has exited and its output is drained.
+ */
+export async function superviseRun(
+  runner: RunnerProcess,
+  options: SupervisionOptions,
+): Promise<SupervisedRun> {
+  const { runId, request, exec, control, code, typeChecked, historyCap, trace, deps } = options;
+  let broker: CallBroker | null = null;
+  const stdout = new OutputCapture(historyCap, {
+    ...(request.onOutput ? { onText: (t: string) => request.onOutput!("stdout", t) } : {}),
+  });
+  const stderr = new OutputCapture(historyCap, {
+    ...(request.onOutput ? { onText: (t: string) => request.onOutput!("stderr", t) } : {}),
+  });
+  control.onCapture(stdout);
+  const drained = Promise.all([
+    stdout.drain(runner.child.stdout),
+    stderr.drain(runner.child.stderr),
+  ]);
+
+  let ending: { kind: FailureKind; message: string } | null = null;
+  const stop = (kind: FailureKind, message: string) => {
+    if (ending) return;
+    ending = { kind, message };
+    runner.kill(KILL_GRACE_MS);
+  };
+  const timeoutMs = request.timeoutMs ?? exec.timeoutMs;
+  const deadline = Date.now() + timeoutMs;
+  const timer = setTimeout(
+    () => stop("Timeout", `Run exceeded its ${timeoutMs} ms timeout and was stopped`),
+    timeoutMs,
+  );
+  const onAbort = () => stop("Cancelled", control.cancelReason() ?? "cancelled by request");
+  control.signal.addEventListener("abort", onAbort);
+  // A cancel that came while the runner was starting has fired already: honour it now.
+  if (control.signal.aborted) onAbort();
+  const memoryWatch = watchMemory(runner.child.pid, options.maxMemoryMb, () =>
+    stop(
+      "MemoryLimit",
+      `Run exceeded its memory limit of ${options.maxMemoryMb} MB (resident) and was stopped`,
+    ));
+
+  const returns = new RunReturns({
+    maxResultBytes: request.maxOutputBytes ?? exec.maxOutputBytes,
+    maxAttachments: exec.maxAttachments,
+    maxAttachmentBytes: exec.maxAttachmentBytes,
+    maxWarnings: exec.maxWarnings,
+  });
+  for (const warning of options.warnings) returns.addWarning(warning);
+
+  const connected = await Promise.race([
+    runner.connection,
+    runner.child.status.then(() => null),
+    new Promise<null>((r) => setTimeout(() => r(null), 15_000)),
+  ]);
+  if (connected) {
+    broker = new CallBroker({
+      runId,
+      connection: connected,
+      returns,
+      maxToolCalls: request.maxToolCalls ?? exec.maxToolCalls,
+      maxConcurrentCalls: exec.maxConcurrentCalls,
+      callTimeoutMs: request.callTimeoutMs ?? exec.callTimeoutMs,
+      deadline,
+      argsChecked: typeChecked,
+      callTool: (call) => deps.callTool(call),
+      resources: (resources) => deps.resources(resources),
+      trace,
+      ...(deps.upstreamOf ? { upstreamOf: deps.upstreamOf } : {}),
+      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+    });
+    options.onBroker(broker);
+    connected.send({
+      t: "run",
+      runId,
+      scriptPath: code.scriptPath,
+      args: request.args,
+      stdin: request.stdin,
+      toolMap: deps.toolMap(),
+      resultHook: RESULT_HOOK,
+      ...(code.usage.discovery ? { discovery: deps.discovery() } : {}),
+    });
+  } else if (!ending) {
+    stop("Crashed", "The runner did not connect to the gateway");
+  }
+
+  const status = await runner.child.status;
+  // Read before the broker stops: aborting the calls empties the pending set.
+  const waiting = broker?.waitingCall();
+  clearTimeout(timer);
+  memoryWatch.stop();
+  control.signal.removeEventListener("abort", onAbort);
+  broker?.stop();
+  await runner.kill(0);
+  await Promise.race([drained, new Promise((r) => setTimeout(r, 1000))]);
+  if (connected) {
+    await Promise.race([connected.closed, new Promise((r) => setTimeout(r, 200))]);
+    connected.close();
+  }
+  Deno.remove(runner.dir, { recursive: true }).catch(() => undefined);
+
+  const output = {
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    stdoutTotal: stdout.totalBytes,
+    stderrTotal: stderr.totalBytes,
+  };
+  const classified = classifyRunEnd({
+    ending,
+    failure: broker?.failure ?? null,
+    status,
+    stderr: output.stderr,
+    connected: connected !== null,
+  });
+  // A run stopped while it waited on a tool call was at that call's line.
+  const failure = classified !== null && classified.line === undefined &&
+      waiting?.line !== undefined && (classified.kind === "Timeout" ||
+        classified.kind === "Cancelled" || classified.kind === "MemoryLimit")
+    ? {
+      ...classified,
+      message: `${classified.message} while waiting for ${waiting.namespace}.${waiting.tool} ` +
+        `(line ${waiting.line})`,
+      line: waiting.line,
+    }
+    : classified;
+  return { status, output, returns, failure };
+}

@@ -1,0 +1,114 @@
+/**
+ * The script runner as the gateway wires it: its channel (secrets masked on the way out), the
+ * sandbox's paths, and the callbacks through which a script reaches tools, discovery, the
+ * checker and history.
+ * @module
+ */
+
+import { join } from "node:path";
+import { RunChannelServer } from "../exec/run_channel_server.ts";
+import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
+import { type FinishedRun, RESULT_HOOK, ScriptRunner } from "../exec/script_runner.ts";
+import type { ProcessLedger } from "../process/process_ledger.ts";
+import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
+import type { GatewayCore } from "./gateway_core.ts";
+import { historyEntryOf } from "./history_entry.ts";
+import type { ToolCallEvent } from "./run_tracker.ts";
+
+/** Deno's cache directory, which runners share with the server. */
+function denoDir(): string {
+  const env = Deno.env.get("DENO_DIR");
+  if (env) return env;
+  const home = Deno.env.get("HOME") ?? "/tmp";
+  return Deno.build.os === "darwin"
+    ? join(home, "Library", "Caches", "deno")
+    : join(Deno.env.get("XDG_CACHE_HOME") ?? join(home, ".cache"), "deno");
+}
+
+/** The parts of the core the runner is wired to that the core does not expose. */
+export interface RunnerParts {
+  runsDir: string;
+  ledger: ProcessLedger;
+  telemetry: GatewayTelemetry;
+  checker: ScriptCheckerWorker;
+  /** Who follows run `runId`'s tool calls, if anyone. */
+  toolCallWatcher: (runId: string) => ((event: ToolCallEvent) => void) | undefined;
+}
+
+/** Writes a finished run to history; false (logged) when the write failed. */
+async function recordRun(core: GatewayCore, run: FinishedRun): Promise<boolean> {
+  try {
+    await core.shared?.beforeRecord(run.document.runId);
+    await core.history.record(historyEntryOf(run));
+    return true;
+  } catch (error) {
+    core.log.error("history write failed; the run result is returned without it", {
+      runId: run.document.runId,
+      error: String(error),
+    });
+    return false;
+  }
+}
+
+/** Builds the gateway's script runner. */
+export function createScriptRunner(core: GatewayCore, parts: RunnerParts): ScriptRunner {
+  const channel = new RunChannelServer({
+    log: (m) => core.log.warn(m, { component: "channel" }),
+    stringify: (message) => {
+      if (message.t !== "run") return core.outgoingMask.stringify(message);
+      // The caller's own arguments and stdin reach the script as given; everything the
+      // gateway adds (catalogue, discovery data) is masked.
+      const { args, stdin, ...rest } = message;
+      return `${core.outgoingMask.stringify(rest).slice(0, -1)},"args":${
+        JSON.stringify(args)
+      },"stdin":${JSON.stringify(stdin)}}`;
+    },
+  });
+  const { checker } = parts;
+  return new ScriptRunner({
+    channel,
+    runsDir: parts.runsDir,
+    denoDir: denoDir(),
+    deniedPaths: [core.paths.dataDir],
+    onSpawn: (pid) => parts.ledger.record(pid),
+    telemetry: parts.telemetry,
+    upstreamOf: (name) => core.registry.get(name)?.kind ?? "unknown",
+    exec: () => core.config.exec,
+    historyOutputBytes: () => core.config.history.maxOutputBytes,
+    configDir: core.paths.root.dir,
+    callTool: (call) => {
+      const watcher = parts.toolCallWatcher(call.runId);
+      const started = Date.now();
+      watcher?.({ namespace: call.namespace, tool: call.tool, phase: "called" });
+      const done = core.callTool(call.namespace, call.tool, call.args, {
+        raw: call.raw,
+        signal: call.signal,
+        callTimeoutMs: call.callTimeoutMs,
+        runId: call.runId,
+        ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
+        argsChecked: call.argsChecked === true,
+        ...(call.onProgress ? { onProgress: call.onProgress } : {}),
+        ...(call.onApproval ? { onApproval: call.onApproval } : {}),
+      });
+      if (watcher) {
+        const end = (ok: boolean) =>
+          watcher({
+            namespace: call.namespace,
+            tool: call.tool,
+            phase: ok ? "answered" : "failed",
+            durationMs: Date.now() - started,
+          });
+        done.then(() => end(true), () => end(false));
+      }
+      return done;
+    },
+    resources: (request) => core.resources(request),
+    catalogueReady: (_source, usage) => core.catalogueReady(usage),
+    toolMap: () => core.registry.toolMap(),
+    discovery: () => core.discoveryData(),
+    prepare: (source, inline) => checker.prepare(source, { inline, resultFunction: RESULT_HOOK }),
+    check: (prepared) => checker.check(prepared),
+    record: (run) => recordRun(core, run),
+    log: (m) => core.log.warn(m, { component: "runner" }),
+  });
+}

@@ -1,0 +1,70 @@
+/**
+ * The heavy half of the server — the core, the method table, the HTTP routes and the MCP
+ * endpoint — loaded by gateway_server.ts only once the listener is up, so `/health` answers
+ * before any of it is parsed.
+ * @module
+ */
+
+import type { LoadedConfig } from "../config/config_loader.ts";
+import type { Logger } from "../logger.ts";
+import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
+import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
+import { GatewayCore, type GatewayPaths } from "./gateway_core.ts";
+import { createHttpRoutes } from "./http_routes.ts";
+import { createRouter } from "./method_table.ts";
+
+/** The started core and what serves it. */
+export interface ServerParts {
+  core: GatewayCore;
+  fetch: (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
+  /** Closes the MCP endpoint's sessions. */
+  closeMcp: () => Promise<void>;
+}
+
+/** Starts the core and builds the routes over it. */
+export async function startServerParts(options: {
+  paths: GatewayPaths;
+  loaded: LoadedConfig;
+  log: Logger;
+  token: string;
+  port: () => number;
+}): Promise<ServerParts> {
+  const { log, token } = options;
+  const core = await GatewayCore.start(options.paths, options.loaded, log, { token });
+  const router = createRouter();
+  const mcp = createMcpHttpHandler({
+    // Answers and notifications leave with the config's secrets masked (issue 9, item 4).
+    call: async (method, params, sink) =>
+      core.outgoingMask.deep(
+        await router.dispatch(method, params, {
+          core,
+          client: "mcp",
+          // A run the MCP client cancels is cancelled here too.
+          signal: sink?.signal ?? new AbortController().signal,
+          ...(sink
+            ? { notify: (m: string, p: unknown) => sink.notify(m, core.outgoingMask.deep(p)) }
+            : {}),
+        }),
+      ),
+    version: GATEWAY_VERSION,
+    events: (listener) => {
+      const gone = new AbortController();
+      router.dispatch("events.subscribe", {}, {
+        core,
+        client: "mcp",
+        signal: gone.signal,
+        notify: listener,
+      }).catch((error) => log.warn("mcp events unavailable", { error: String(error) }));
+      return () => gone.abort();
+    },
+  });
+  const app = createHttpRoutes({
+    core,
+    router,
+    token,
+    port: options.port,
+    version: GATEWAY_VERSION,
+    mcp,
+  });
+  return { core, fetch: (request, info) => app.fetch(request, info), closeMcp: () => mcp.close() };
+}

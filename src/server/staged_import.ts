@@ -1,0 +1,35 @@
+/**
+ * Loads the server's heavy half a few modules at a time, yielding to the event loop between
+ * steps: evaluating a module graph blocks the thread, so one big `import()` would hold
+ * `/health` (already listening) for the whole load. Leaf packages come first, each its own
+ * step; a module missing from the list is still loaded, only in a longer step.
+ * @module
+ */
+
+/** The steps, leaf-first: each the biggest packages the parts load, then the parts. */
+const STEPS: (() => Promise<unknown>)[] = [
+  () => import("zod"),
+  () => import("hono"),
+  () => import("ajv"),
+  () => import("json-schema-to-typescript"),
+  () => import("@modelcontextprotocol/sdk/client/index.js"),
+  () => import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+  () => import("handlebars"),
+  () => import("yaml"),
+  () => import("../namespaces/mcp/mcp_namespace.ts"),
+  () => import("../mcp_server/mcp_http_handler.ts"),
+  () => import("../workflows/workflow_service.ts"),
+  () => import("../exec/script_runner.ts"),
+  () => import("./http_routes.ts"),
+  () => import("./method_table.ts"),
+  () => import("./gateway_core.ts"),
+];
+
+/** Imports the server's parts step by step and returns `./server_parts.ts`. */
+export async function importServerParts(): Promise<typeof import("./server_parts.ts")> {
+  for (const step of STEPS) {
+    await step();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  return await import("./server_parts.ts");
+}

@@ -1,0 +1,169 @@
+/**
+ * Calls one tool for a run, the MCP proxy or the HTTP API: resolves names, refuses a namespace
+ * that is not ready, applies policy, checks a local tool's argument against its type, and
+ * hands the namespace the per-call limits. The one wording of `NamespaceUnavailable` and of an
+ * unknown namespace in `resources` lives here.
+ * @module
+ */
+
+import type { GatewayConfig } from "../config/gateway_config.ts";
+import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
+import { type NamespaceStatus, ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
+import { FittingShapes, localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
+import type { Diagnostic } from "../protocol/run_document.ts";
+import { describeStatus } from "../protocol/catalogue.ts";
+import type { ApprovalDecision } from "./approvals.ts";
+import type { CallPolicy } from "./call_policy.ts";
+
+/** How a call is made: limits, the run it belongs to, and how it reports. */
+export interface CallOptions {
+  raw: boolean;
+  signal: AbortSignal;
+  callTimeoutMs?: number;
+  onProgress?: (progress: ToolProgress) => void;
+  /** The run making the call; only runs can wait for an approval. */
+  runId?: string;
+  /** True when a type check of the calling script already checked the argument. */
+  argsChecked?: boolean;
+  onApproval?: (decision: ApprovalDecision) => void;
+  /** When the run making the call times out (epoch ms). */
+  deadline?: number;
+}
+
+/** What the dispatcher needs from the gateway. */
+export interface ToolDispatcherOptions {
+  registry: NamespaceRegistry;
+  policy: CallPolicy;
+  /** The configuration in force (per-call limits). */
+  config: () => GatewayConfig;
+  /**
+   * Type-checks a script against the current globals, or null when no checker is available
+   * (local arguments are then left to the tool to validate).
+   */
+  check: () => ((source: string) => Promise<Diagnostic[]>) | null;
+}
+
+/** The one wording of a call to a namespace that is not ready. */
+export function namespaceUnavailable(
+  namespace: string,
+  status: NamespaceStatus,
+  tool: string,
+): ToolCallError {
+  return new ToolCallError(
+    "NamespaceUnavailable",
+    `Namespace "${namespace}" is ${
+      describeStatus(status)
+    }; ${namespace}.${tool} cannot be called now`,
+  );
+}
+
+/** Routes tool calls to namespaces. */
+export class ToolDispatcher {
+  readonly #options: ToolDispatcherOptions;
+  /** Local-tool argument shapes already checked and fitting (issue 10's check, once a shape). */
+  readonly #fittingShapes = new FittingShapes();
+
+  constructor(options: ToolDispatcherOptions) {
+    this.#options = options;
+  }
+
+  /** Forgets checked argument shapes: the tools' types may have changed. */
+  catalogueChanged(): void {
+    this.#fittingShapes.clear();
+  }
+
+  /**
+   * Calls one tool: resolves names, applies policy, and hands the namespace the per-call
+   * limits. Rejects with `ToolCallError`.
+   */
+  async callTool(
+    namespaceName: string,
+    toolName: string,
+    args: unknown,
+    options: CallOptions,
+  ): Promise<unknown> {
+    const { registry, policy } = this.#options;
+    const config = this.#options.config();
+    const { namespace, tool, typed, identifier } = registry.resolve(namespaceName, toolName);
+    const state = namespace.status();
+    if (state.state !== "ready") {
+      throw namespaceUnavailable(namespace.name, state, tool.originalName);
+    }
+    await policy.check(namespace.name, tool.originalName, args, {
+      aliases: [`${typed.identifier}.${identifier}`],
+      annotations: tool.annotations,
+      runId: options.runId,
+      signal: options.signal,
+      onApproval: options.onApproval,
+      deadline: options.deadline,
+    });
+    if (namespace.kind === "local" && options.argsChecked !== true) {
+      await this.#validateLocalInput({ namespace: typed.identifier, tool: identifier }, args);
+    }
+    let result;
+    try {
+      result = await namespace.callTool(tool.originalName, args ?? {}, {
+        signal: options.signal,
+        callTimeoutMs: options.callTimeoutMs ?? config.exec.callTimeoutMs,
+        callMaxMs: config.exec.callMaxMs,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      });
+    } catch (error) {
+      // `.raw()` hands back the envelope as the tool sent it, `isError` included (SPEC §4).
+      if (options.raw && error instanceof ToolCallError && error.raw !== undefined) {
+        return error.raw;
+      }
+      throw error;
+    }
+    return options.raw ? result.raw : result.value;
+  }
+
+  /**
+   * Checks a local tool's argument against its TypeScript type with the warm checker and
+   * fails the call as `InvalidToolInput` when it does not fit. Skipped (the tool validates)
+   * when the checker is unavailable.
+   */
+  async #validateLocalInput(path: LocalToolPath, args: unknown): Promise<void> {
+    const check = this.#options.check();
+    if (check === null) return;
+    const key = this.#fittingShapes.key(path, args);
+    if (key !== null && this.#fittingShapes.has(key)) return;
+    let problem: string | null;
+    try {
+      problem = await localInputProblem(path, args, check);
+    } catch {
+      return;
+    }
+    if (problem !== null) throw new ToolCallError("InvalidToolInput", problem);
+    if (key !== null) this.#fittingShapes.add(key);
+  }
+
+  /** Resources of an MCP namespace, for the `resources` global. */
+  async resources(
+    request: { namespace: string; op: "list" | "read"; uri?: string },
+  ): Promise<unknown> {
+    const { registry } = this.#options;
+    const ns = registry.get(request.namespace) ??
+      registry.list().find((n) =>
+        registry.typed().find((t) => t.name === n.name)?.identifier === request.namespace
+      );
+    if (!ns) {
+      const names = registry.list().filter((n) => n.listResources !== undefined)
+        .map((n) => n.name);
+      throw new ToolCallError(
+        "UnknownTool",
+        `Unknown namespace "${request.namespace}" in resources.${request.op}(): the namespaces ` +
+          `with resources are: ${names.join(", ") || "(none)"}`,
+      );
+    }
+    if (!ns.listResources || !ns.readResource) {
+      throw new ToolCallError(
+        "ToolError",
+        `Namespace "${ns.name}" has no resources (only MCP servers do)`,
+      );
+    }
+    if (request.op === "list") return await ns.listResources();
+    if (!request.uri) throw new ToolCallError("InvalidToolInput", "resources.read needs a uri");
+    return await ns.readResource(request.uri);
+  }
+}
