@@ -251,17 +251,23 @@ Deno.test("run limits hold end to end", {
         );
       });
 
-      await t.step("a run timed out while awaiting a call names that call and its line", async () => {
-        const marker = join(gw.cwd, "awaited.marker");
-        const doc = await execRpc(client, {
-          source: `const note = "first line";\n` +
-            `await tools.probe.waitForAbort({ marker: ${JSON.stringify(marker)} });`,
-          timeoutMs: 800,
-        });
-        assert.equal(doc.error?.kind, "Timeout");
-        assert.match(doc.error?.message ?? "", /while waiting for probe\.waitForAbort \(line 2\)/);
-        assert.equal(doc.error?.line, 2);
-      });
+      await t.step(
+        "a run timed out while awaiting a call names that call and its line",
+        async () => {
+          const marker = join(gw.cwd, "awaited.marker");
+          const doc = await execRpc(client, {
+            source: `const note = "first line";\n` +
+              `await tools.probe.waitForAbort({ marker: ${JSON.stringify(marker)} });`,
+            timeoutMs: 800,
+          });
+          assert.equal(doc.error?.kind, "Timeout");
+          assert.match(
+            doc.error?.message ?? "",
+            /while waiting for probe\.waitForAbort \(line 2\)/,
+          );
+          assert.equal(doc.error?.line, 2);
+        },
+      );
 
       await t.step("per-run limits may be lowered but not raised past the config", async () => {
         const lowered = await execRpc(client, {
