@@ -13,6 +13,7 @@ import {
   type Namespace,
   type NamespaceCatalogue,
   type NamespaceStatus,
+  type RawToolResult,
   ToolCallError,
   type ToolCallOptions,
   type ToolCallResult,
@@ -200,9 +201,12 @@ export class LocalNamespace implements Namespace {
     });
     return {
       value,
-      raw: value === undefined
-        ? { content: [] }
-        : { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value },
+      // Built only when asked for (`.raw()`, the MCP server): most calls never need it.
+      get raw(): RawToolResult {
+        return value === undefined
+          ? { content: [] }
+          : { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+      },
     };
   }
 
