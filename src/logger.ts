@@ -21,6 +21,20 @@ export interface Logger {
   child(component: string): Logger;
 }
 
+/**
+ * The four levels of a {@linkcode Logger} without `child`: what a component that never names
+ * sub-components takes (tool hosts, MCP namespaces), so `console` and test loggers fit too.
+ */
+export type LogMethods = Omit<Logger, "child">;
+
+/** A logger that drops everything: the default, so tests and embedders stay quiet. */
+export const SILENT_LOGGER: LogMethods = Object.freeze({
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+});
+
 /** Parses `GATEWAY_LOG`; unknown values fall back to `warn` with a warning on the first line. */
 export function parseLogLevel(value: string | undefined): LogLevel {
   return value === "debug" || value === "info" || value === "warn" || value === "error"

@@ -209,6 +209,7 @@ const CHECKS: Record<string, Check> = {
       const config = /```jsonc\n(\{\n\s*"port": 9420[\s\S]*?)```/.exec(readme)![1]!;
       const loaded = parseConfigText(config, { file: "README.md", env: { TOKEN: "t" } });
       assert.equal(loaded.config.exec.maxToolCalls, 1000);
+      assert.equal(loaded.config.tools.kv?.isolate, true);
     },
   "README.md ts: /** Arguments of {@linkcode greet}. */": async (gw) => {
     const run = await runJson(gw, ["exec", 'await tools.greet.greet({ name: "Ada" })']);

@@ -117,8 +117,16 @@ export const toolModuleConfigSchema = z.strictObject({
   /** Free-form settings handed to the module as JSON in `GATEWAY_TOOL_SETTINGS`. */
   settings: z.record(z.string(), z.unknown()).default({}),
   disabled: z.boolean().default(false),
-  /** Resident memory of the module's tool host; past it the host is restarted. @default {1024} */
+  /**
+   * Resident memory of the module's tool host; past it the host is restarted. Setting it runs
+   * the module isolated (a limit needs a process of its own to measure). @default {1024}
+   */
   maxMemoryMb: z.number().int().positive().optional(),
+  /**
+   * Run the module in a `deno run` process of its own instead of a Worker of the shared tool
+   * host. @default {true when maxMemoryMb is set, else false}
+   */
+  isolate: z.boolean().optional(),
 });
 
 /** Settings of one tool module. */

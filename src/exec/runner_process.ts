@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionFlags } from "../config/permission_flags.ts";
 import { canonicalPath, pathWithin } from "../config/permission_values.ts";
+import { terminateProcessGroup } from "../process/terminate_process_group.ts";
 import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
 
 /** A started runner waiting for (or running) its script. */
@@ -172,21 +173,8 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     if (killed) return;
     killed = true;
     expectation.cancel();
-    const signalGroup = (signal: Deno.Signal) => {
-      try {
-        Deno.kill(-child.pid, signal);
-      } catch {
-        // the group is gone already
-      }
-    };
-    signalGroup("SIGTERM");
-    const exited = await Promise.race([
-      child.status.then(() => true),
-      new Promise<false>((r) => setTimeout(() => r(false), graceMs)),
-    ]);
-    // Even when the runner exited, a child it forked may live on in its group: KILL the group.
-    signalGroup("SIGKILL");
-    if (!exited) await child.status;
+    // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
+    await terminateProcessGroup(child.pid, child.status, { graceMs });
     for (const path of storagePaths(options.denoDir, location)) {
       await Deno.remove(path, { recursive: true }).catch(() => undefined);
     }

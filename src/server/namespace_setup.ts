@@ -15,6 +15,7 @@ import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
+import { SharedToolHosts } from "../namespaces/local/shared_tool_host.ts";
 import { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
@@ -37,6 +38,8 @@ export interface NamespaceSetupOptions {
 export class NamespaceSetup {
   readonly #options: NamespaceSetupOptions;
   readonly #signatures: ToolModuleSignatures;
+  /** The process running tool modules as Workers (issue 12); started by the first module. */
+  readonly #sharedToolHosts: SharedToolHosts;
   #watcher: ToolDirectoryWatcher | null = null;
   #openApi: ApiFactory | null = null;
   #graphql: ApiFactory | null = null;
@@ -44,6 +47,10 @@ export class NamespaceSetup {
   constructor(options: NamespaceSetupOptions) {
     this.#options = options;
     this.#signatures = new ToolModuleSignatures({ cacheDir: this.#cacheDir });
+    this.#sharedToolHosts = new SharedToolHosts({
+      logger: options.log.child("tools"),
+      onSpawn: options.onSpawn,
+    });
   }
 
   get #config(): GatewayConfig {
@@ -150,8 +157,9 @@ export class NamespaceSetup {
     await this.#watcher?.stop();
   }
 
-  /** Ends the signature extraction worker (after the namespaces stopped). */
+  /** Ends the shared tool host and the signature extraction worker (after the namespaces stopped). */
   async close(): Promise<void> {
+    await this.#sharedToolHosts.stop();
     await this.#signatures.close();
   }
 
@@ -210,6 +218,7 @@ export class NamespaceSetup {
         cacheDir: this.#cacheDir,
         onSpawn,
         signatures: this.#signatures,
+        shared: this.#sharedToolHosts,
         logger: log.child(`tools.${name}`),
       }),
     );

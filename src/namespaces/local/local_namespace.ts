@@ -1,24 +1,27 @@
 /**
  * A local `.ts` tool module as a {@linkcode Namespace} (SPEC §3): signatures from the cached
- * ts-morph worker, calls through a tool host subprocess, reload on change.
+ * ts-morph worker, calls through a tool host (a Worker of the shared host, or a subprocess of its
+ * own), reload on change.
  * @module
  */
 
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { ToolModuleConfig } from "../../config/gateway_config.ts";
+import type { LogMethods } from "../../logger.ts";
 import {
   type Namespace,
   type NamespaceCatalogue,
   type NamespaceStatus,
+  type RawToolResult,
   ToolCallError,
   type ToolCallOptions,
   type ToolCallResult,
   type ToolDescriptor,
 } from "../namespace.ts";
 import { unknownToolError } from "../unknown_tool_error.ts";
+import type { SharedToolHosts } from "./shared_tool_host.ts";
 import { ToolHost, type ToolHostState } from "./tool_host.ts";
-import type { ToolHostLogger } from "./tool_host_process.ts";
 import { type ModuleSignatures, ToolModuleSignatures } from "./tool_module_signatures.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
@@ -32,10 +35,16 @@ export interface LocalNamespaceOptions {
   dataDir: string;
   /** Told the pid of every tool host started (the process ledger). */
   onSpawn?: (pid: number) => void;
+  /**
+   * The server's shared tool host: the module runs there as a Worker with its own permissions
+   * unless `tools.NAME.isolate` (or `maxMemoryMb`) asks for a process of its own. Absent = a
+   * process of its own.
+   */
+  shared?: SharedToolHosts;
   /** On-disk signature cache, used when no shared `signatures` is given. */
   cacheDir: string;
   /** @default {console} */
-  logger?: ToolHostLogger;
+  logger?: LogMethods;
   /**
    * A signature extractor shared by all local namespaces (one worker, one cache). When absent
    * the namespace makes its own and closes it on `stop()`.
@@ -91,7 +100,7 @@ export class LocalNamespace implements Namespace {
   readonly name: string;
   readonly kind = "local" as const;
   #options: LocalNamespaceOptions;
-  #logger: ToolHostLogger;
+  #logger: LogMethods;
   #signatures: ToolModuleSignatures;
   #ownsSignatures: boolean;
   #signaturesClosed = false;
@@ -193,9 +202,12 @@ export class LocalNamespace implements Namespace {
     });
     return {
       value,
-      raw: value === undefined
-        ? { content: [] }
-        : { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value },
+      // Built only when asked for (`.raw()`, the MCP server): most calls never need it.
+      get raw(): RawToolResult {
+        return value === undefined
+          ? { content: [] }
+          : { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+      },
     };
   }
 
@@ -282,6 +294,8 @@ export class LocalNamespace implements Namespace {
       logger: this.#logger,
       ...(options.config.maxMemoryMb ? { maxMemoryMb: options.config.maxMemoryMb } : {}),
       ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+      ...(options.shared ? { shared: options.shared } : {}),
+      isolate: options.config.isolate ?? options.config.maxMemoryMb !== undefined,
       ...(options.loadTimeoutMs === undefined ? {} : { loadTimeoutMs: options.loadTimeoutMs }),
       ...(options.restartDelayMs === undefined ? {} : { restartDelayMs: options.restartDelayMs }),
       ...(options.abortGraceMs === undefined ? {} : { abortGraceMs: options.abortGraceMs }),

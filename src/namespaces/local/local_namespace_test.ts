@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { ToolCallError, type ToolCallOptions } from "../namespace.ts";
+import type { ToolModuleConfig } from "../../config/gateway_config.ts";
 import { LocalNamespace, type LocalNamespaceOptions } from "./local_namespace.ts";
+import { SharedToolHosts } from "./shared_tool_host.ts";
 import { rejection } from "../../../test/support/async_assertions.ts";
 import { pollUntil } from "../../../test/support/poll_until.ts";
 
@@ -356,5 +358,46 @@ Deno.test("start() waits for a reload that replaced it, and works again after st
       assert.deepEqual(ns.status(), { state: "ready" });
       assert.equal((await ns.callTool("v", undefined, CALL)).value, 2);
     });
+  });
+});
+
+Deno.test("modules share one tool host process unless tools.NAME.isolate or maxMemoryMb", async () => {
+  const pidTool = "/** Pid. @module */\n/** The host's pid. */\nexport function pid(): number {\n" +
+    "  return Deno.pid;\n}\n";
+  await withRoot({
+    "tools/a.ts": pidTool,
+    "tools/b.ts": pidTool,
+    "tools/own.ts": pidTool,
+    "tools/capped.ts": pidTool,
+  }, async (root) => {
+    const shared = new SharedToolHosts({ logger: QUIET, killGraceMs: 500 });
+    const make = (name: string, config: Partial<ToolModuleConfig>) =>
+      new LocalNamespace(name, {
+        file: `${root}/tools/${name}.ts`,
+        config: { settings: {}, disabled: false, ...config },
+        dataDir: "/tmp/gateway-test-data",
+        cacheDir: CACHE_DIR,
+        logger: QUIET,
+        shared,
+      });
+    const namespaces = [
+      make("a", {}),
+      make("b", {}),
+      make("own", { isolate: true }),
+      make("capped", { maxMemoryMb: 256 }),
+    ];
+    try {
+      await Promise.all(namespaces.map((ns) => ns.start()));
+      const [a, b, own, capped] = await Promise.all(
+        namespaces.map(async (ns) => (await ns.callTool("pid", undefined, CALL)).value),
+      );
+      assert.equal(a, b);
+      assert.notEqual(own, a);
+      assert.notEqual(capped, a);
+      assert.notEqual(capped, own);
+    } finally {
+      await Promise.all(namespaces.map((ns) => ns.stop()));
+      await shared.stop();
+    }
   });
 });

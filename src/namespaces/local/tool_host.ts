@@ -1,17 +1,22 @@
 /**
- * Parent side of a tool host: runs one module in its own `deno run` subprocess with its
- * permissions, enforces call deadlines, restarts with back-off on crash or ignored abort. (Over
- * 400 lines: the deadline, abort-grace and restart rules share state and read best together.)
+ * Parent side of a tool host: runs one module with its permissions, as a Worker of the shared
+ * tool host or in a `deno run` subprocess of its own, enforces call deadlines, restarts under the
+ * restart policy on crash or ignored abort. (Over 400 lines: the deadline, abort-grace and
+ * restart rules share state and read best together.)
  * @module
  */
 
 import { pathToFileURL } from "node:url";
 import { dirname } from "node:path";
 import type { PermissionSet } from "../../config/gateway_config.ts";
+import type { LogMethods } from "../../logger.ts";
 import { permissionFlags } from "../../config/permission_flags.ts";
 import { watchMemory } from "../../process/memory_watch.ts";
+import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
 import { ToolCallError } from "../namespace.ts";
-import { describeExit, type ToolHostLogger, ToolHostProcess } from "./tool_host_process.ts";
+import type { SharedToolHosts } from "./shared_tool_host.ts";
+import type { ToolHostConnection } from "./tool_host_connection.ts";
+import { ToolHostProcess } from "./tool_host_process.ts";
 
 /** Where the host is in its life; mapped onto the namespace status by `LocalNamespace`. */
 export type ToolHostState =
@@ -59,14 +64,23 @@ export interface ToolHostOptions {
   restartDelayMs?: number;
   /** @default {30000} */
   maxRestartDelayMs?: number;
+  /** The breaker (and the rest of the back-off); the same policy as MCP upstreams'. */
+  restart?: Partial<RestartPolicyOptions>;
   /** Longest result message accepted from the host. @default {67108864} */
   maxMessageLength?: number;
   /** Resident memory of the host; past it the host is restarted (issue 9). @default {1024} */
   maxMemoryMb?: number;
   /** Told the pid (= process group) of every host started, so a later server can reap it. */
   onSpawn?: (pid: number) => void;
+  /**
+   * Where the module runs as a Worker with its own permissions, sharing one process with the
+   * other modules; absent (or `isolate`) = a `deno run` process of its own.
+   */
+  shared?: SharedToolHosts;
+  /** Run in a process of its own even when `shared` is given (`tools.NAME.isolate`). */
+  isolate?: boolean;
   /** @default {console} */
-  logger?: ToolHostLogger;
+  logger?: LogMethods;
   /** Told about every state change. */
   onStateChange?: (state: ToolHostState) => void;
 }
@@ -94,12 +108,12 @@ export interface ToolHostCallOptions {
  */
 export class ToolHost {
   #options: ToolHostOptions;
-  #logger: ToolHostLogger;
-  #process: ToolHostProcess | undefined;
+  #logger: LogMethods;
+  #process: ToolHostConnection | undefined;
   /** Every process not yet closed, including ones being killed; `stop()` waits for all. */
-  #alive = new Set<ToolHostProcess>();
+  #alive = new Set<ToolHostConnection>();
   #state: ToolHostState = { state: "stopped" };
-  #failuresInARow = 0;
+  #restart: RestartPolicy;
   #retryTimer: ReturnType<typeof setTimeout> | undefined;
   #stateWaiters: Array<() => void> = [];
   #stopping = false;
@@ -109,6 +123,11 @@ export class ToolHost {
   constructor(options: ToolHostOptions) {
     this.#options = options;
     this.#logger = options.logger ?? console;
+    this.#restart = new RestartPolicy({
+      ...options.restart,
+      ...(options.restartDelayMs === undefined ? {} : { initialDelayMs: options.restartDelayMs }),
+      ...(options.maxRestartDelayMs === undefined ? {} : { maxDelayMs: options.maxRestartDelayMs }),
+    });
   }
 
   /** Current state. */
@@ -196,7 +215,6 @@ export class ToolHost {
         (result) =>
           finish(() => {
             if (result.ok) {
-              this.#failuresInARow = 0;
               resolve(result.value);
             } else {
               reject(
@@ -240,82 +258,112 @@ export class ToolHost {
   async #launch(lastFailure: string | undefined): Promise<void> {
     if (this.#stopping) return;
     const options = this.#options;
-    const command = this.command();
-    this.#logger.info(`starting tool host for "${options.name}": ${command.join(" ")}`);
-    let process: ToolHostProcess;
+    let process: ToolHostConnection;
     try {
-      process = new ToolHostProcess({
-        name: options.name,
-        label: this.#label(),
-        moduleUrl: pathToFileURL(options.file).href,
-        command,
-        cwd: options.cwd ?? dirname(dirname(options.file)),
-        env: {
-          GATEWAY_DATA_DIR: options.dataDir,
-          GATEWAY_TOOL_SETTINGS: JSON.stringify(options.settings ?? {}),
-          NO_COLOR: "1",
-          DENO_NO_UPDATE_CHECK: "1",
-        },
-        loadTimeoutMs: options.loadTimeoutMs ?? 10_000,
-        maxMessageLength: options.maxMessageLength ?? 64 * 1024 * 1024,
-        logger: this.#logger,
-      });
+      process = options.shared !== undefined && !runsIsolated(options)
+        ? this.#openShared(options.shared)
+        : this.#spawn();
     } catch (error) {
       const reason = `Cannot start the tool host for "${options.name}": ${String(error)}`;
-      this.#scheduleRetry(reason);
+      this.#scheduleRetry(reason, "start");
       throw new Error(reason, { cause: error });
     }
     this.#process = process;
     this.#alive.add(process);
-    options.onSpawn?.(process.pid);
-    const maxMemoryMb = options.maxMemoryMb ?? 1024;
-    const memory = watchMemory(process.pid, maxMemoryMb, () => {
-      memory.stop();
-      const reason = `tool host for "${options.name}" used more than ${maxMemoryMb} MB of ` +
-        `memory (tools.${options.name}.maxMemoryMb) and was restarted`;
-      this.#logger.warn(reason);
-      process.retire(reason);
-      process.stop(0, reason).catch(() => {});
-    }, { intervalMs: 250 });
-    process.closed.then(() => {
-      memory.stop();
-      this.#alive.delete(process);
-    });
+    if (process.isolated) {
+      options.onSpawn?.(process.pid);
+      const maxMemoryMb = options.maxMemoryMb ?? 1024;
+      const memory = watchMemory(process.pid, maxMemoryMb, () => {
+        memory.stop();
+        const reason = `tool host for "${options.name}" used more than ${maxMemoryMb} MB of ` +
+          `memory (tools.${options.name}.maxMemoryMb) and was restarted`;
+        this.#logger.warn(reason);
+        process.retire(reason);
+        process.stop(0, reason).catch(() => {});
+      }, { intervalMs: 250 });
+      process.closed.then(() => memory.stop());
+    }
+    process.closed.then(() => this.#alive.delete(process));
     this.#setState(
       lastFailure === undefined ? { state: "starting" } : {
         state: "starting",
         lastFailure,
       },
     );
-    process.closed.then((status) => this.#onClosed(process, status));
+    process.closed.then(() => this.#onClosed(process));
     try {
       await process.ready;
     } catch (error) {
       if (this.#process === process && !this.#stopping) {
         this.#logger.warn(error instanceof Error ? error.message : String(error));
-        this.#scheduleRetry(error instanceof Error ? error.message : String(error));
+        this.#scheduleRetry(error instanceof Error ? error.message : String(error), "start");
       }
       throw error;
     }
     if (this.#process === process && !this.#stopping) {
+      this.#restart.onReady();
       this.#setState({ state: "ready", pid: process.pid });
     }
   }
 
-  #onClosed(process: ToolHostProcess, status: Deno.CommandStatus): void {
-    if (this.#process !== process || this.#stopping || this.#state.state !== "ready") return;
-    // A crash after the module was ready: pending calls already failed with the exit status.
-    const reason = `tool host for "${this.#options.name}" ${describeExit(status)}`;
-    this.#logger.warn(reason);
-    this.#scheduleRetry(reason);
+  /** The module as a Worker of the shared host, with its permissions. */
+  #openShared(shared: SharedToolHosts): ToolHostConnection {
+    const options = this.#options;
+    this.#logger.info(`loading "${options.name}" into the shared tool host`);
+    return shared.open({
+      name: options.name,
+      label: this.#label(),
+      moduleUrl: pathToFileURL(options.file).href,
+      cwd: options.cwd ?? dirname(dirname(options.file)),
+      configPath: options.configPath ?? null,
+      permissions: workerPermissions(options.permissions, options.file),
+      importAnywhere: options.permissions === undefined || options.permissions.net === true,
+      env: {
+        GATEWAY_DATA_DIR: options.dataDir,
+        GATEWAY_TOOL_SETTINGS: JSON.stringify(options.settings ?? {}),
+      },
+      loadTimeoutMs: options.loadTimeoutMs ?? 10_000,
+      logger: this.#logger,
+    });
   }
 
-  #scheduleRetry(reason: string): void {
+  /** The module in a `deno run` process of its own. */
+  #spawn(): ToolHostProcess {
+    const options = this.#options;
+    const command = this.command();
+    this.#logger.info(`starting tool host for "${options.name}": ${command.join(" ")}`);
+    return new ToolHostProcess({
+      name: options.name,
+      label: this.#label(),
+      moduleUrl: pathToFileURL(options.file).href,
+      command,
+      cwd: options.cwd ?? dirname(dirname(options.file)),
+      env: {
+        GATEWAY_DATA_DIR: options.dataDir,
+        GATEWAY_TOOL_SETTINGS: JSON.stringify(options.settings ?? {}),
+        NO_COLOR: "1",
+        DENO_NO_UPDATE_CHECK: "1",
+      },
+      loadTimeoutMs: options.loadTimeoutMs ?? 10_000,
+      maxMessageLength: options.maxMessageLength ?? 64 * 1024 * 1024,
+      logger: this.#logger,
+    });
+  }
+
+  #onClosed(process: ToolHostConnection): void {
+    if (this.#process !== process || this.#stopping || this.#state.state !== "ready") return;
+    // A crash after the module was ready: pending calls already failed with the exit status.
+    const reason = `tool host for "${this.#options.name}" ${process.endReason}`;
+    this.#logger.warn(reason);
+    this.#scheduleRetry(reason, "crash");
+  }
+
+  /** Waits as the restart policy says (the breaker holds a crash loop down), then relaunches. */
+  #scheduleRetry(failure: string, kind: "start" | "crash"): void {
     if (this.#stopping) return;
-    const initial = this.#options.restartDelayMs ?? 500;
-    const max = this.#options.maxRestartDelayMs ?? 30_000;
-    const delay = Math.min(max, initial * 2 ** Math.min(this.#failuresInARow, 30));
-    this.#failuresInARow++;
+    const decision = this.#restart.onFailure(kind, Date.now());
+    const delay = decision.delayMs;
+    const reason = decision.breakerOpen ? `${failure} (${this.#restart.breakerReason()})` : failure;
     this.#process = undefined;
     this.#setState({ state: "waiting", reason, retryAt: Date.now() + delay });
     this.#retryTimer = setTimeout(() => {
@@ -326,7 +374,7 @@ export class ToolHost {
 
   /** Kills a host whose call ignored its abort, failing its other calls, and starts a new one. */
   #watchAbortGrace(
-    process: ToolHostProcess,
+    process: ToolHostConnection,
     id: number,
     tool: string,
     answer: Promise<unknown>,
@@ -425,6 +473,49 @@ export function hostPermissionFlags(
     flags.push(`--allow-import=${set.net.join(",")}`);
   }
   return flags;
+}
+
+/**
+ * The Worker permissions of a module in the shared host: the same grants as
+ * {@linkcode hostPermissionFlags} gives a host process of its own. Undefined = all.
+ */
+export function workerPermissions(
+  permissions: PermissionSet | undefined,
+  file: string,
+): Deno.PermissionOptions {
+  if (permissions === undefined) return "inherit";
+  const moduleDir = dirname(file);
+  const grant = (value: boolean | string[] | undefined): boolean | string[] =>
+    value === true ? true : Array.isArray(value) && value.length > 0 ? value : false;
+  const read = permissions.read === true
+    ? true
+    : [...(Array.isArray(permissions.read) ? permissions.read : []), moduleDir];
+  const env = permissions.env === true ? true : [
+    ...(Array.isArray(permissions.env) ? permissions.env : []),
+    "GATEWAY_DATA_DIR",
+    "GATEWAY_TOOL_SETTINGS",
+  ];
+  return {
+    net: grant(permissions.net),
+    read,
+    write: grant(permissions.write),
+    env,
+    run: grant(permissions.run),
+    ffi: grant(permissions.ffi),
+    sys: grant(permissions.sys),
+  };
+}
+
+/**
+ * Whether a module needs a process of its own although a shared host is offered: asked for
+ * (`tools.NAME.isolate`, implied by `maxMemoryMb`), or its `net` grant is a list of hosts — a
+ * process gets `--allow-import=` those hosts, while a Worker's imports follow its host process.
+ */
+export function runsIsolated(
+  options: Pick<ToolHostOptions, "isolate" | "permissions">,
+): boolean {
+  const net = options.permissions?.net;
+  return options.isolate === true || (Array.isArray(net) && net.length > 0);
 }
 
 /** Keeps the tool's own stack as the `cause` of the `ToolCallError`. */

@@ -42,11 +42,13 @@ import {
 /** Longest request line accepted from the gateway (arguments are JSON on one line). */
 const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
 
-/** Everything one call needs from the host. */
-interface HostContext {
+/** Everything one call needs from the host (a process or a Worker of the shared host). */
+export interface HostContext {
   loaded: Promise<Record<string, unknown>>;
   controllers: Map<number, AbortController>;
   calls: AsyncLocalStorage<AbortSignal>;
+  /** Delivers one message to the gateway, whole. */
+  send: (message: HostResponse) => void;
 }
 
 /** Writes one message in full before any other JavaScript runs, so messages never interleave. */
@@ -55,9 +57,12 @@ function send(message: HostResponse): void {
   while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
 }
 
-/** Points every stdout-writing console method at stderr, in place (modules may hold `console`). */
-function redirectConsole(): void {
-  const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr });
+/**
+ * Points every console method at `stream` (default stderr), in place (modules may hold
+ * `console`): stdout carries the protocol.
+ */
+export function redirectConsole(stream: NodeJS.WritableStream = process.stderr): void {
+  const stderrConsole = new Console({ stdout: stream, stderr: stream });
   const target = console as unknown as Record<string, unknown>;
   const source = stderrConsole as unknown as Record<string, unknown>;
   for (const key of Object.keys(target)) {
@@ -67,7 +72,7 @@ function redirectConsole(): void {
 }
 
 /** Logs stray rejections and errors instead of letting them end the host (and every call). */
-function survivesStrayErrors(): void {
+export function survivesStrayErrors(): void {
   globalThis.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
     console.error("tool module: unhandled promise rejection:", event.reason);
@@ -78,7 +83,8 @@ function survivesStrayErrors(): void {
   });
 }
 
-async function handleCall(context: HostContext, message: CallMessage): Promise<void> {
+/** Runs one call and sends its result (or why it failed) through `context.send`. */
+export async function handleCall(context: HostContext, message: CallMessage): Promise<void> {
   const controller = new AbortController();
   context.controllers.set(message.id, controller);
   let result: ResultMessage;
@@ -101,16 +107,24 @@ async function handleCall(context: HostContext, message: CallMessage): Promise<v
     context.controllers.delete(message.id);
   }
   try {
-    send(result);
+    context.send(result);
   } catch (thrown) {
     const reason = thrown instanceof Error ? thrown.message : String(thrown);
-    send({
+    context.send({
       type: "result",
       id: message.id,
       ok: false,
       error: { message: `The result of "${message.tool}" cannot be sent as JSON: ${reason}` },
     });
   }
+}
+
+/** Defines `globalThis.gatewaySignal`: the signal of the call in progress. */
+export function exposeSignal(calls: AsyncLocalStorage<AbortSignal>): void {
+  Object.defineProperty(globalThis, "gatewaySignal", {
+    get: () => calls.getStore(),
+    configurable: true,
+  });
 }
 
 async function main(): Promise<void> {
@@ -122,14 +136,11 @@ async function main(): Promise<void> {
   redirectConsole();
   survivesStrayErrors();
   const calls = new AsyncLocalStorage<AbortSignal>();
-  Object.defineProperty(globalThis, "gatewaySignal", {
-    get: () => calls.getStore(),
-    configurable: true,
-  });
+  exposeSignal(calls);
 
   const loaded = import(moduleUrl) as Promise<Record<string, unknown>>;
   loaded.catch(() => {}); // reported below; calls never arrive before "ready"
-  const context: HostContext = { loaded, controllers: new Map(), calls };
+  const context: HostContext = { loaded, controllers: new Map(), calls, send };
 
   // Read requests from the start: stdin closing (the gateway stopped or died) ends the host even
   // while the module is still importing.

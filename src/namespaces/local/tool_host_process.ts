@@ -5,8 +5,16 @@
  * @module
  */
 
+import type { LogMethods } from "../../logger.ts";
+import { describeExit } from "../../process/describe_exit.ts";
+import {
+  signalProcessGroup,
+  terminateProcessGroup,
+} from "../../process/terminate_process_group.ts";
 import { ToolCallError } from "../namespace.ts";
+import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
+import { PendingCalls } from "./pending_calls.ts";
 import {
   encodeMessage,
   type HostRequest,
@@ -15,14 +23,6 @@ import {
   type ResultMessage,
   type WireError,
 } from "./tool_host_protocol.ts";
-
-/** Where tool hosts report what they and their modules do; `console` fits. */
-export interface ToolHostLogger {
-  debug(message: string): void;
-  info(message: string): void;
-  warn(message: string): void;
-  error(message: string): void;
-}
 
 /** How to start one tool host process. */
 export interface ToolHostProcessOptions {
@@ -41,12 +41,7 @@ export interface ToolHostProcessOptions {
   loadTimeoutMs: number;
   /** Longest stdout line (one message) accepted from the child. */
   maxMessageLength: number;
-  logger: ToolHostLogger;
-}
-
-interface PendingCall {
-  resolve(result: ResultMessage): void;
-  reject(error: ToolCallError): void;
+  logger: LogMethods;
 }
 
 /** Stderr lines logged per window before the rest of the window is only counted. */
@@ -59,7 +54,9 @@ const STDERR_TAIL_LINES = 20;
  * A running tool host. `ready` settles once: with the module's function exports, or with a
  * {@linkcode ToolModuleLoadError} (import threw, hung past the timeout, or the process died).
  */
-export class ToolHostProcess {
+export class ToolHostProcess implements ToolHostConnection {
+  /** A process of its own: its memory can be watched. */
+  readonly isolated = true;
   /** Process id, also the process group id (the child is started detached). */
   readonly pid: number;
   /** Function exports once imported; rejects with {@linkcode ToolModuleLoadError}. */
@@ -69,9 +66,8 @@ export class ToolHostProcess {
   #options: ToolHostProcessOptions;
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #pending = new Map<number, PendingCall>();
+  #pending = new PendingCalls();
   #status: Deno.CommandStatus | undefined;
-  #retiredWith: ToolCallError | undefined;
   #loadError: WireError | undefined;
   #stderrTail: string[] = [];
   #stderrWindow = { start: 0, logged: 0, suppressed: 0 };
@@ -97,7 +93,7 @@ export class ToolHostProcess {
     this.ready.catch(() => {}); // observed by the owner; avoid an unhandled rejection otherwise
     const loadTimer = setTimeout(() => {
       this.#failLoad(`import did not finish within ${options.loadTimeoutMs} ms`, undefined);
-      this.#signalGroup("SIGKILL");
+      signalProcessGroup(this.pid, "SIGKILL");
     }, options.loadTimeoutMs);
     this.ready.then(() => clearTimeout(loadTimer), () => clearTimeout(loadTimer));
 
@@ -114,11 +110,16 @@ export class ToolHostProcess {
     }).catch(() => {});
     this.closed = this.#child.status.then(async (status) => {
       this.#status = status;
-      this.#signalGroup("SIGKILL"); // descendants the module left behind in its group
+      signalProcessGroup(this.pid, "SIGKILL"); // descendants the module left behind in its group
       await Promise.all([stdoutDone, stderrDone]);
       this.#onExit(status);
       return status;
     });
+  }
+
+  /** How the process ended (`exited with code 3`), once it has. */
+  get endReason(): string {
+    return this.#status === undefined ? "is running" : describeExit(this.#status);
   }
 
   /** True once the process has exited. */
@@ -141,7 +142,8 @@ export class ToolHostProcess {
    * {@linkcode ToolCallError} when the process dies or is retired first.
    */
   call(id: number, tool: string, args: unknown): Promise<ResultMessage> {
-    const gone = this.#retiredWith ?? (this.#status === undefined ? undefined : this.#exitError());
+    const gone = this.#pending.retiredWith ??
+      (this.#status === undefined ? undefined : this.#exitError());
     if (gone !== undefined) return Promise.reject(gone);
     let line: string;
     try {
@@ -157,9 +159,7 @@ export class ToolHostProcess {
         ),
       );
     }
-    const answer = new Promise<ResultMessage>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-    });
+    const answer = this.#pending.add(id);
     this.#write(line);
     return answer;
   }
@@ -174,16 +174,12 @@ export class ToolHostProcess {
    * the owner kills this process on purpose (restart, reload, stop).
    */
   retire(message: string): void {
-    this.#retiredWith ??= new ToolCallError("NamespaceUnavailable", message);
-    this.#failPending(this.#retiredWith);
+    this.#pending.retire(message);
   }
 
   /** Resolves when no call is pending any more, or after `maxMs`. */
-  async drained(maxMs: number): Promise<void> {
-    const end = Date.now() + maxMs;
-    while (this.#pending.size > 0 && this.#status === undefined && Date.now() < end) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+  drained(maxMs: number): Promise<void> {
+    return this.#pending.drained(maxMs, () => this.#status !== undefined);
   }
 
   /**
@@ -195,25 +191,9 @@ export class ToolHostProcess {
     this.#failLoad("the tool host was stopped while importing", undefined);
     if (this.#status === undefined) {
       await this.#writer.close().catch(() => {});
-      this.#signalGroup("SIGTERM");
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), graceMs);
-      });
-      const outcome = await Promise.race([this.#child.status, timeout]);
-      clearTimeout(timer);
-      if (outcome === "timeout") this.#signalGroup("SIGKILL");
+      await terminateProcessGroup(this.pid, this.#child.status, { graceMs });
     }
     await this.closed;
-  }
-
-  /** Sends `signal` to the whole process group; a group already gone is not an error. */
-  #signalGroup(signal: Deno.Signal): void {
-    try {
-      Deno.kill(-this.pid, signal);
-    } catch {
-      // ESRCH: nothing left in the group.
-    }
   }
 
   #send(message: HostRequest): void {
@@ -241,10 +221,7 @@ export class ToolHostProcess {
     } else if (message.type === "load_error") {
       this.#loadError = message.error;
     } else {
-      const pending = this.#pending.get(message.id);
-      if (pending === undefined) return; // answered after a timeout or cancel: dropped
-      this.#pending.delete(message.id);
-      pending.resolve(message);
+      this.#pending.answer(message);
     }
   }
 
@@ -281,7 +258,7 @@ export class ToolHostProcess {
         undefined,
       );
     }
-    this.#failPending(this.#retiredWith ?? this.#exitError());
+    this.#pending.failAll(this.#exitError());
   }
 
   #exitError(): ToolCallError {
@@ -303,23 +280,10 @@ export class ToolHostProcess {
     this.#settleReady.reject(error);
     this.#settleReady = undefined;
   }
-
-  #failPending(error: ToolCallError): void {
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const call of pending) call.reject(error);
-  }
 }
 
-/** "exited with code 3" or "was killed by SIGKILL". */
-export function describeExit(status: Deno.CommandStatus): string {
-  return status.signal === null
-    ? `exited with code ${status.code}`
-    : `was killed by ${status.signal}`;
-}
-
-/** The first line of an import error and the module line it points at, if any. */
-function describeLoadError(
+/** The first line of an import error and the module line it points at, if any (both host kinds). */
+export function describeLoadError(
   error: WireError,
   moduleUrl: string,
 ): { reason: string; line: number | undefined } {

@@ -52,7 +52,7 @@ export type HostResponse = ReadyMessage | LoadErrorMessage | ResultMessage;
  * Frames one message. The leading newline ends any partial line a module wrote to stdout
  * directly (`Deno.stdout.write` without a newline), so such noise never corrupts a message.
  */
-export function encodeMessage(message: HostRequest | HostResponse): string {
+export function encodeMessage(message: HostRequest | HostResponse | { type: string }): string {
   return `\n${JSON.stringify(message)}\n`;
 }
 

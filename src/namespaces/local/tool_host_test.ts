@@ -4,25 +4,13 @@ import { ToolCallError } from "../namespace.ts";
 import { hostPermissionFlags, ToolHost, type ToolHostOptions } from "./tool_host.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { rejection } from "../../../test/support/async_assertions.ts";
+import { captureLogger } from "../../../test/support/capture_logger.ts";
 import { pollUntil } from "../../../test/support/poll_until.ts";
 
 const FIXTURES = new URL("../../../test/fixtures/tool_modules/", import.meta.url);
 
 function fixturePath(name: string): string {
   return fileURLToPath(new URL(name, FIXTURES));
-}
-
-/** A logger that keeps every line, so tests can assert on what was logged. */
-function captureLogger() {
-  const lines: string[] = [];
-  const keep = (level: string) => (message: string) => lines.push(`${level} ${message}`);
-  return {
-    lines,
-    debug: keep("debug"),
-    info: keep("info"),
-    warn: keep("warn"),
-    error: keep("error"),
-  };
 }
 
 /** Runs `body` with a host on fixture `name`, always stopping it. */

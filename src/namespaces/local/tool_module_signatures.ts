@@ -6,6 +6,7 @@
 
 import type { ExtractedTool, ExtractionOutcome } from "./extract_signatures.ts";
 import type { SignatureWorkerRequest, SignatureWorkerResponse } from "./signature_worker.ts";
+import { WorkerClient } from "../../process/worker_client.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 
 /**
@@ -50,12 +51,6 @@ export interface SignatureStats {
   workerStarts: number;
 }
 
-interface PendingExtraction {
-  resolve(outcome: ExtractionOutcome): void;
-  reject(error: Error): void;
-  timer: ReturnType<typeof setTimeout>;
-}
-
 /**
  * Extracts tool signatures for any number of modules, sharing one cache and one worker. Create
  * one per server and hand it to every {@linkcode LocalNamespace}; call `close()` on shutdown.
@@ -71,21 +66,24 @@ interface PendingExtraction {
 export class ToolModuleSignatures {
   #cacheDir: string | undefined;
   #timeoutMs: number;
-  #idleMs: number;
   #maxMemoryEntries: number;
   #memory = new Map<string, ExtractionOutcome>();
   #inFlight = new Map<string, Promise<ExtractionOutcome>>();
-  #worker: Worker | undefined;
-  #pending = new Map<number, PendingExtraction>();
-  #nextId = 1;
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #worker: WorkerClient<SignatureWorkerRequest, SignatureWorkerResponse>;
   #stats: SignatureStats = { memoryHits: 0, diskHits: 0, extractions: 0, workerStarts: 0 };
   #closed = false;
 
   constructor(options: ToolModuleSignaturesOptions = {}) {
     this.#cacheDir = options.cacheDir;
     this.#timeoutMs = options.timeoutMs ?? 60_000;
-    this.#idleMs = options.idleMs ?? 10_000;
+    this.#worker = new WorkerClient({
+      url: new URL("./signature_worker.ts", import.meta.url),
+      crashed: (message) =>
+        new Error(`Cannot extract tool signatures: the worker failed: ${message}`),
+      timedOut: (ms) => new Error(`Cannot extract tool signatures: took longer than ${ms} ms`),
+      idleMs: options.idleMs ?? 10_000,
+      onStart: () => this.#stats.workerStarts++,
+    });
     this.#maxMemoryEntries = options.maxMemoryEntries ?? 256;
   }
 
@@ -118,7 +116,7 @@ export class ToolModuleSignatures {
   /** Terminates the worker and fails extractions in flight; later calls still use the cache. */
   close(): void {
     this.#closed = true;
-    this.#stopWorker(new Error("Cannot extract tool signatures: the extractor was closed"));
+    this.#worker.stop(new Error("Cannot extract tool signatures: the extractor was closed"));
   }
 
   async #outcome(text: string): Promise<ExtractionOutcome> {
@@ -188,71 +186,13 @@ export class ToolModuleSignatures {
     }
   }
 
-  #runWorker(text: string): Promise<ExtractionOutcome> {
+  async #runWorker(text: string): Promise<ExtractionOutcome> {
     if (this.#closed) {
-      return Promise.reject(new Error("Cannot extract tool signatures: the extractor was closed"));
+      throw new Error("Cannot extract tool signatures: the extractor was closed");
     }
-    const worker = this.#ensureWorker();
-    const id = this.#nextId++;
-    return new Promise<ExtractionOutcome>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#stopWorker(
-          new Error(`Cannot extract tool signatures: took longer than ${this.#timeoutMs} ms`),
-        );
-      }, this.#timeoutMs);
-      this.#pending.set(id, { resolve, reject, timer });
-      const request: SignatureWorkerRequest = { id, text };
-      worker.postMessage(request);
-    });
-  }
-
-  #ensureWorker(): Worker {
-    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
-    this.#idleTimer = undefined;
-    if (this.#worker !== undefined) return this.#worker;
-    const worker = new Worker(new URL("./signature_worker.ts", import.meta.url), {
-      type: "module",
-    });
-    this.#stats.workerStarts++;
-    worker.addEventListener("message", (event: MessageEvent<SignatureWorkerResponse>) => {
-      this.#settle(event.data);
-    });
-    worker.addEventListener("error", (event: ErrorEvent) => {
-      event.preventDefault();
-      this.#stopWorker(
-        new Error(`Cannot extract tool signatures: the worker failed: ${event.message}`),
-      );
-    });
-    this.#worker = worker;
-    return worker;
-  }
-
-  #settle(response: SignatureWorkerResponse): void {
-    const pending = this.#pending.get(response.id);
-    if (pending === undefined) return;
-    this.#pending.delete(response.id);
-    clearTimeout(pending.timer);
-    if ("crash" in response) {
-      pending.reject(new Error(`Cannot extract tool signatures: ${response.crash}`));
-    } else {
-      pending.resolve(response.outcome);
-    }
-    if (this.#pending.size === 0) {
-      this.#idleTimer = setTimeout(() => this.#stopWorker(undefined), this.#idleMs);
-    }
-  }
-
-  #stopWorker(reason: Error | undefined): void {
-    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
-    this.#idleTimer = undefined;
-    this.#worker?.terminate();
-    this.#worker = undefined;
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const p of pending) {
-      clearTimeout(p.timer);
-      p.reject(reason ?? new Error("Cannot extract tool signatures: the worker was stopped"));
-    }
+    const answer = await this.#worker.request({ text }, { timeoutMs: this.#timeoutMs });
+    if ("crash" in answer) throw new Error(`Cannot extract tool signatures: ${answer.crash}`);
+    return answer.outcome;
   }
 }
 

@@ -6,7 +6,7 @@
 
 import { findLoginRequired, type UpstreamOAuthProvider } from "./upstream_oauth_provider.ts";
 import type { McpServerConfig } from "../../config/gateway_config.ts";
-import type { McpLogger } from "./mcp_logger.ts";
+import type { LogMethods } from "../../logger.ts";
 import {
   Client,
   getDefaultEnvironment,
@@ -14,7 +14,8 @@ import {
   StreamableHTTPClientTransport,
   type Transport,
 } from "./mcp_sdk.ts";
-import { describeExit, StdioProcessTransport } from "./stdio_process_transport.ts";
+import { describeExit } from "../../process/describe_exit.ts";
+import { StdioProcessTransport } from "./stdio_process_transport.ts";
 import type { TailBuffer } from "./tail_buffer.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
@@ -38,7 +39,7 @@ export interface ConnectUpstreamOptions {
   signal: AbortSignal;
   /** Receives the stdio child's stderr. */
   stderr: TailBuffer;
-  logger: McpLogger;
+  logger: LogMethods;
   /** Called with the client before `initialize`, to install notification handlers. */
   setup?: (client: Client) => void;
   /** Grace after closing stdin and after SIGTERM. @default 2000 */

@@ -11,12 +11,12 @@ import { type NamespaceCatalogue, type NamespaceStatus, ToolCallError } from "..
 import { connectUpstream, type UpstreamConnection } from "./connect_upstream.ts";
 import { InputValidator } from "./input_validator.ts";
 import { type LoadedMcpTools, loadMcpTools, type McpToolEntry } from "./load_mcp_tools.ts";
-import type { McpLogger } from "./mcp_logger.ts";
+import type { LogMethods } from "../../logger.ts";
 import type { Client } from "./mcp_sdk.ts";
 import type { McpCallHost } from "./mcp_tool_call.ts";
-import { RestartPolicy, type RestartPolicyOptions } from "./restart_policy.ts";
+import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
 import type { RenderedSchema } from "./schema_to_typescript.ts";
-import { describeExit } from "./stdio_process_transport.ts";
+import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { UpstreamNotifications } from "./upstream_notifications.ts";
 import {
@@ -28,7 +28,7 @@ import { messageOf } from "../../protocol/message_of.ts";
 
 /** Settings of a {@linkcode McpConnectionSupervisor}. */
 export interface McpConnectionSupervisorOptions {
-  logger: McpLogger;
+  logger: LogMethods;
   /** Back-off and breaker tuning. @default 0.5 s doubling to 30 s; 5 crashes in 60 s hold it 5 min */
   restart?: Partial<RestartPolicyOptions> | undefined;
   /** For stdio servers: grace after closing stdin, and again after SIGTERM. @default 2000 */
@@ -50,7 +50,7 @@ export class McpConnectionSupervisor implements McpCallHost {
   readonly name: string;
   readonly #config: McpServerConfig;
   readonly #options: McpConnectionSupervisorOptions;
-  readonly #logger: McpLogger;
+  readonly #logger: LogMethods;
   readonly #restart: RestartPolicy;
   readonly #listeners: ChangeListeners;
   readonly #typeCache = new Map<string, RenderedSchema>();
@@ -207,8 +207,7 @@ export class McpConnectionSupervisor implements McpCallHost {
     const decision = this.#restart.onFailure("crash", Date.now());
     let reason = `MCP server "${this.name}" ${detail}`;
     if (decision.breakerOpen) {
-      const { breakerCrashes, breakerWindowMs } = this.#restart.options;
-      reason += ` (${breakerCrashes} crashes within ${seconds(breakerWindowMs)}: held down)`;
+      reason += ` (${this.#restart.breakerReason()})`;
     }
     this.#fail(reason, decision.delayMs, this.#stderr);
   }

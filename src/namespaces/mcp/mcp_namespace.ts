@@ -19,7 +19,7 @@ import type {
 } from "../namespace.ts";
 import { checkedToolInput } from "./input_validator.ts";
 import { McpConnectionSupervisor } from "./mcp_connection_supervisor.ts";
-import { type McpLogger, SILENT_LOGGER } from "./mcp_logger.ts";
+import { type LogMethods, SILENT_LOGGER } from "../../logger.ts";
 import {
   forwardUpstreamRequest,
   listMcpResources,
@@ -28,13 +28,13 @@ import {
 } from "./mcp_resources.ts";
 import { sendMcpToolCall } from "./mcp_tool_call.ts";
 import { unknownToolError } from "../unknown_tool_error.ts";
-import type { RestartPolicyOptions } from "./restart_policy.ts";
+import type { RestartPolicyOptions } from "../../process/restart_policy.ts";
 import type { UpstreamLogMessage } from "./upstream_notifications.ts";
 
 /** Settings beyond the server's config entry. */
 export interface McpNamespaceOptions {
   /** Receives upstream stderr lines, protocol errors and status changes. @default silent */
-  logger?: McpLogger;
+  logger?: LogMethods;
   /** Back-off and breaker tuning. @default 0.5 s doubling to 30 s; 5 crashes in 60 s hold it 5 min */
   restart?: Partial<RestartPolicyOptions>;
   /** For stdio servers: grace after closing stdin, and again after SIGTERM. @default 2000 */

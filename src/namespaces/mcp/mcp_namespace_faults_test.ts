@@ -8,7 +8,7 @@ import {
   typeCheck,
 } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
 import { pollUntil } from "../../../test/support/poll_until.ts";
-import type { McpLogger } from "./mcp_logger.ts";
+import type { LogMethods } from "../../logger.ts";
 import { McpNamespace } from "./mcp_namespace.ts";
 
 function reasonOf(ns: McpNamespace): string {
@@ -16,7 +16,7 @@ function reasonOf(ns: McpNamespace): string {
   return status.state === "failed" ? status.reason : `(${status.state})`;
 }
 
-function capturingLogger(): McpLogger & { lines: string[] } {
+function capturingLogger(): LogMethods & { lines: string[] } {
   const lines: string[] = [];
   const push = (message: string) => lines.push(message);
   return { lines, debug: push, info: push, warn: push, error: push };

@@ -4,6 +4,10 @@
  * @module
  */
 
+import {
+  signalProcessGroup,
+  terminateProcessGroup,
+} from "../../process/terminate_process_group.ts";
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./mcp_sdk.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 
@@ -111,7 +115,7 @@ export class StdioProcessTransport implements Transport {
     this.#finished = (async () => {
       this.#status = await child.status;
       // The leader is gone; anything left in its group is an orphan.
-      signalGroup(child.pid, "SIGKILL");
+      signalProcessGroup(child.pid, "SIGKILL");
       await Promise.all([stdoutDone, stderrDone]);
       this.onclose?.();
     })();
@@ -140,10 +144,7 @@ export class StdioProcessTransport implements Transport {
     if (child === undefined || this.#finished === undefined) return;
     const grace = this.#options.killGraceMs ?? 2000;
     await this.#writer?.close().catch(() => {});
-    if (!(await settlesWithin(child.status, grace))) {
-      signalGroup(child.pid, "SIGTERM");
-      if (!(await settlesWithin(child.status, grace))) signalGroup(child.pid, "SIGKILL");
-    }
+    await terminateProcessGroup(child.pid, child.status, { exitWaitMs: grace, graceMs: grace });
     await this.#finished;
   }
 
@@ -271,34 +272,6 @@ export class StdioProcessTransport implements Transport {
         new Error(`Cannot read stderr of "${this.#options.command}"`, { cause: error }),
       );
     }
-  }
-}
-
-/** Says how a child ended, for failure reasons: `exited with code 3`, `was killed by SIGKILL`. */
-export function describeExit(status: Deno.CommandStatus): string {
-  return status.signal !== null
-    ? `was killed by ${status.signal}`
-    : `exited with code ${status.code}`;
-}
-
-/** Sends `signal` to the process group led by `pid`; a group already gone is fine. */
-function signalGroup(pid: number, signal: Deno.Signal): void {
-  try {
-    Deno.kill(-pid, signal);
-  } catch {
-    // ESRCH: nothing left to signal.
-  }
-}
-
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

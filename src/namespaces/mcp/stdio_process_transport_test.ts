@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { isProcessGone } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
 import { pollUntil } from "../../../test/support/poll_until.ts";
-import { describeExit, StdioProcessTransport } from "./stdio_process_transport.ts";
+import { describeExit } from "../../process/describe_exit.ts";
+import { StdioProcessTransport } from "./stdio_process_transport.ts";
 
 const ENV = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" };
 

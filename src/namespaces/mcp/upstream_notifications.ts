@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { McpLogger } from "./mcp_logger.ts";
+import type { LogMethods } from "../../logger.ts";
 import {
   type Client,
   LoggingMessageNotificationSchema,
@@ -27,11 +27,11 @@ export interface UpstreamLogMessage {
  */
 export class UpstreamNotifications {
   readonly #name: string;
-  readonly #logger: McpLogger;
+  readonly #logger: LogMethods;
   readonly #resourceListeners = new Set<(uri: string) => void>();
   readonly #logListeners = new Set<(message: UpstreamLogMessage) => void>();
 
-  constructor(name: string, logger: McpLogger) {
+  constructor(name: string, logger: LogMethods) {
     this.#name = name;
     this.#logger = logger;
   }

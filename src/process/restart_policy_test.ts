@@ -40,3 +40,8 @@ Deno.test("`RestartPolicy` does not count failed starts towards the breaker", ()
     assert.deepStrictEqual(policy.onFailure("start", i).breakerOpen, false);
   }
 });
+
+Deno.test("`RestartPolicy.breakerReason()` names the crashes and the window that opened it", () => {
+  const policy = new RestartPolicy({ breakerCrashes: 3, breakerWindowMs: 10_000 });
+  assert.equal(policy.breakerReason(), "3 crashes within 10 s: held down");
+});

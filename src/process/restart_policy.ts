@@ -1,6 +1,6 @@
 /**
- * When to try an upstream again after it failed to start or crashed: exponential back-off, and
- * a breaker that holds a crash-looping server down for longer.
+ * When to try a child again after it failed to start or crashed (MCP upstreams and tool hosts
+ * alike): exponential back-off, and a breaker that holds a crash-looping child down for longer.
  * @module
  */
 
@@ -80,6 +80,13 @@ export class RestartPolicy {
     );
     this.#consecutive++;
     return { delayMs, breakerOpen: false };
+  }
+
+  /** Why the breaker opened, for failure reasons: `5 crashes within 60 s: held down`. */
+  breakerReason(): string {
+    const { breakerCrashes, breakerWindowMs } = this.#options;
+    return `${breakerCrashes} crashes within ${Number((breakerWindowMs / 1000).toFixed(1))} s: ` +
+      "held down";
   }
 
   /** Records a successful connection: the back-off starts over (crash history is kept). */

@@ -1,0 +1,405 @@
+/**
+ * Parent side of the shared tool host: one `deno run --unstable-worker-options` process per
+ * (working directory, deno.json) in which every non-isolated tool module runs as a Worker with
+ * its own permissions (issue 12: ≈ 64 MB per module saved). A module that exits, hangs or
+ * crashes ends only its Worker; if the process itself dies, each module's `ToolHost` restarts
+ * it under the restart policy (RELIABILITY MOD-*). (Over 400 lines: the process and the per-module
+ * handle share one message stream and read best together.)
+ * @module
+ */
+
+import type { LogMethods } from "../../logger.ts";
+import { describeExit } from "../../process/describe_exit.ts";
+import { watchMemory } from "../../process/memory_watch.ts";
+import {
+  signalProcessGroup,
+  terminateProcessGroup,
+} from "../../process/terminate_process_group.ts";
+import { ToolCallError } from "../namespace.ts";
+import type { SharedHostRequest } from "./shared_tool_host_main.ts";
+import type { ToolHostConnection } from "./tool_host_connection.ts";
+import { describeLoadError } from "./tool_host_process.ts";
+import {
+  encodeMessage,
+  readLines,
+  type ResultMessage,
+  type WireError,
+} from "./tool_host_protocol.ts";
+import { ToolModuleLoadError } from "./tool_module_load_error.ts";
+import { PendingCalls } from "./pending_calls.ts";
+
+/** Settings of {@linkcode SharedToolHosts}. */
+export interface SharedToolHostsOptions {
+  /** Told the pid (= process group) of every shared host started (the process ledger). */
+  onSpawn?: (pid: number) => void;
+  /** Where the hosts' own stderr goes. */
+  logger: LogMethods;
+  /**
+   * Resident memory of one shared host; past it the host is restarted with all its modules
+   * (a module with its own `maxMemoryMb` runs isolated instead). @default {1024}
+   */
+  maxMemoryMb?: number;
+  /** Between SIGTERM and SIGKILL when a host is stopped. @default {2000} */
+  killGraceMs?: number;
+}
+
+/** How to load one module into a shared host. */
+export interface SharedModuleOptions {
+  /** Namespace name, in messages. */
+  name: string;
+  /** The module as users see it, e.g. `tools/kv.ts`. */
+  label: string;
+  moduleUrl: string;
+  /** Working directory of the host (relative permission paths resolve against it). */
+  cwd: string;
+  /** A `deno.json` whose import map modules may use; null runs with `--no-config`. */
+  configPath: string | null;
+  /** The Worker's permissions. */
+  permissions: Deno.PermissionOptions;
+  /**
+   * Whether the module may import from any host (it may use the network): such modules share
+   * a host started with `--allow-import`; the others one limited to Deno's default import
+   * hosts, as their own process would be (a Worker's imports follow its process's grants).
+   */
+  importAnywhere: boolean;
+  /** The module's own `GATEWAY_*` variables. */
+  env: Record<string, string>;
+  loadTimeoutMs: number;
+  logger: LogMethods;
+}
+
+/**
+ * The shared tool host processes of one server, started on the first module that needs one.
+ * `stop()` ends them all (the server's shutdown).
+ */
+export class SharedToolHosts {
+  #options: SharedToolHostsOptions;
+  #hosts = new Map<string, SharedHostProcess>();
+  #nextWorker = 1;
+  #stopped = false;
+
+  constructor(options: SharedToolHostsOptions) {
+    this.#options = options;
+  }
+
+  /** Loads a module into the shared host for its cwd and config (started if none runs). */
+  open(options: SharedModuleOptions): ToolHostConnection {
+    if (this.#stopped) throw new Error("Cannot load a tool module: the shared tool hosts stopped");
+    const key = `${options.cwd}\0${options.configPath ?? ""}\0${options.importAnywhere}`;
+    let host = this.#hosts.get(key);
+    if (host === undefined || host.exited) {
+      const started = new SharedHostProcess(options, this.#options);
+      host = started;
+      this.#hosts.set(key, started);
+      started.closed.then(() => {
+        if (this.#hosts.get(key) === started) this.#hosts.delete(key);
+      });
+    }
+    return host.load(this.#nextWorker++, options);
+  }
+
+  /** Ends every shared host (their modules' calls fail); idempotent. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    const hosts = [...this.#hosts.values()];
+    this.#hosts.clear();
+    await Promise.all(hosts.map((host) => host.stop()));
+  }
+}
+
+/** One shared host process and the Workers it runs. */
+class SharedHostProcess {
+  readonly pid: number;
+  readonly closed: Promise<Deno.CommandStatus>;
+  #child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #modules = new Map<number, SharedModule>();
+  #status: Deno.CommandStatus | undefined;
+  #options: SharedToolHostsOptions;
+
+  constructor(module: SharedModuleOptions, options: SharedToolHostsOptions) {
+    this.#options = options;
+    const configPath = module.configPath;
+    const config = configPath === null ? ["--no-config"] : ["--config", configPath, "--no-lock"];
+    // The host may do anything a module may; each Worker gets only its own grants, except
+    // imports, which follow the process: without `--allow-import`, Deno's default hosts only.
+    const grants = module.importAnywhere
+      ? ["--allow-all"]
+      : ["read", "write", "net", "env", "run", "ffi", "sys"].map((name) => `--allow-${name}`);
+    const args = [
+      "run",
+      "--no-prompt",
+      "--unstable-worker-options",
+      ...config,
+      ...grants,
+      new URL("./shared_tool_host_main.ts", import.meta.url).href,
+    ];
+    options.logger.info(`starting the shared tool host: ${Deno.execPath()} ${args.join(" ")}`);
+    this.#child = new Deno.Command(Deno.execPath(), {
+      args,
+      cwd: module.cwd,
+      env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+    this.pid = this.#child.pid;
+    options.onSpawn?.(this.pid);
+    this.#writer = this.#child.stdin.getWriter();
+    const maxMemoryMb = options.maxMemoryMb ?? 1024;
+    const memory = watchMemory(this.pid, maxMemoryMb, () => {
+      memory.stop();
+      options.logger.warn(
+        `the shared tool host used more than ${maxMemoryMb} MB of memory and was restarted ` +
+          "with its modules (give a module its own maxMemoryMb to run it isolated)",
+      );
+      signalProcessGroup(this.pid, "SIGKILL");
+    }, { intervalMs: 250 });
+    const stdoutDone = readLines(this.#child.stdout, (line) => this.#onLine(line), {
+      maxLineLength: 64 * 1024 * 1024,
+      onOversized: (length) =>
+        options.logger.warn(`the shared tool host sent a line of ${length} characters: dropped`),
+    }).catch(() => {});
+    const stderrDone = readLines(this.#child.stderr, (line) => {
+      options.logger.info(`[shared tool host] ${line}`);
+    }, { maxLineLength: 64 * 1024 }).catch(() => {});
+    this.closed = this.#child.status.then(async (status) => {
+      this.#status = status;
+      memory.stop();
+      signalProcessGroup(this.pid, "SIGKILL");
+      await Promise.all([stdoutDone, stderrDone]);
+      for (const module of [...this.#modules.values()]) {
+        module.hostEnded(`the shared tool host ${describeExit(status)}`);
+      }
+      this.#modules.clear();
+      return status;
+    });
+  }
+
+  get exited(): boolean {
+    return this.#status !== undefined;
+  }
+
+  load(worker: number, options: SharedModuleOptions): ToolHostConnection {
+    const module = new SharedModule(worker, this, options);
+    this.#modules.set(worker, module);
+    this.send({
+      type: "load",
+      worker,
+      moduleUrl: options.moduleUrl,
+      permissions: options.permissions,
+      env: options.env,
+    });
+    return module;
+  }
+
+  /** Forgets a module whose Worker is gone. */
+  forget(worker: number): void {
+    this.#modules.delete(worker);
+  }
+
+  send(message: SharedHostRequest): void {
+    if (this.#status !== undefined) return; // the exit fails the module's calls
+    let line: string;
+    try {
+      line = encodeMessage(message);
+    } catch (error) {
+      this.#modules.get(message.worker)?.unsendable(message, error);
+      return;
+    }
+    this.#writer.write(new TextEncoder().encode(line)).catch(() => {});
+  }
+
+  async stop(): Promise<void> {
+    if (this.#status === undefined) {
+      await this.#writer.close().catch(() => {});
+      await terminateProcessGroup(this.pid, this.#child.status, {
+        exitWaitMs: 500,
+        graceMs: this.#options.killGraceMs ?? 2_000,
+      });
+    }
+    await this.closed;
+  }
+
+  #onLine(line: string): void {
+    let message: { worker?: unknown; type?: unknown } & Record<string, unknown>;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.#options.logger.warn(
+        `the shared tool host wrote a line that is not a message: dropped: ` +
+          JSON.stringify(line.slice(0, 200)),
+      );
+      return;
+    }
+    const module = typeof message.worker === "number"
+      ? this.#modules.get(message.worker)
+      : undefined;
+    module?.receive(message);
+  }
+}
+
+/** One module in a Worker of a shared host: the {@linkcode ToolHostConnection} of `ToolHost`. */
+class SharedModule implements ToolHostConnection {
+  readonly isolated = false;
+  readonly ready: Promise<string[]>;
+  readonly closed: Promise<void>;
+  #worker: number;
+  #host: SharedHostProcess;
+  #options: SharedModuleOptions;
+  #pending = new PendingCalls();
+  #ended: string | undefined;
+  #settleReady: { resolve(exports: string[]): void; reject(error: Error): void } | undefined;
+  #settleClosed!: () => void;
+
+  constructor(worker: number, host: SharedHostProcess, options: SharedModuleOptions) {
+    this.#worker = worker;
+    this.#host = host;
+    this.#options = options;
+    this.ready = new Promise<string[]>((resolve, reject) => {
+      this.#settleReady = { resolve, reject };
+    });
+    this.ready.catch(() => {}); // observed by the owner
+    this.closed = new Promise<void>((resolve) => {
+      this.#settleClosed = resolve;
+    });
+    const loadTimer = setTimeout(() => {
+      this.#failLoad(`import did not finish within ${options.loadTimeoutMs} ms`, undefined);
+      this.#end("was stopped: its import did not finish");
+    }, options.loadTimeoutMs);
+    this.ready.then(() => clearTimeout(loadTimer), () => clearTimeout(loadTimer));
+  }
+
+  get pid(): number {
+    return this.#host.pid;
+  }
+
+  get endReason(): string {
+    return this.#ended ?? "is running";
+  }
+
+  isPending(id: number): boolean {
+    return this.#pending.has(id);
+  }
+
+  call(id: number, tool: string, args: unknown): Promise<ResultMessage> {
+    const gone = this.#pending.retiredWith ??
+      (this.#ended === undefined ? undefined : this.#endError());
+    if (gone !== undefined) return Promise.reject(gone);
+    const answer = this.#pending.add(id);
+    this.#host.send(
+      args === undefined
+        ? { type: "call", worker: this.#worker, id, tool }
+        : { type: "call", worker: this.#worker, id, tool, args },
+    );
+    return answer;
+  }
+
+  cancel(id: number): void {
+    if (this.#pending.has(id)) this.#host.send({ type: "cancel", worker: this.#worker, id });
+  }
+
+  retire(message: string): void {
+    this.#pending.retire(message);
+  }
+
+  drained(maxMs: number): Promise<void> {
+    return this.#pending.drained(maxMs, () => this.#ended !== undefined);
+  }
+
+  /** Terminates the Worker (immediately: `terminate()` ends even a busy loop). */
+  stop(_graceMs: number, message: string): Promise<void> {
+    this.retire(message);
+    this.#failLoad("the tool host was stopped while importing", undefined);
+    this.#end("was stopped");
+    return this.closed;
+  }
+
+  /** A message from the Worker, relayed by the host. */
+  receive(message: Record<string, unknown>): void {
+    switch (message.type) {
+      case "ready":
+        this.#settleReady?.resolve(
+          Array.isArray(message.exports)
+            ? message.exports.filter((e): e is string => typeof e === "string")
+            : [],
+        );
+        this.#settleReady = undefined;
+        break;
+      case "load_error": {
+        const error = message.error as WireError;
+        const { reason, line } = describeLoadError(error, this.#options.moduleUrl);
+        this.#failLoad(reason, line);
+        this.#end("failed to import");
+        break;
+      }
+      case "result": {
+        const { worker: _worker, ...result } = message;
+        // The Worker framed it with the tool host protocol; late answers are dropped.
+        if (typeof result.id === "number") this.#pending.answer(result as unknown as ResultMessage);
+        break;
+      }
+      case "log":
+        this.#options.logger.info(`[${this.#options.label}] ${String(message.line)}`);
+        break;
+      case "exit":
+        this.#gone(String(message.reason));
+        break;
+    }
+  }
+
+  /** The whole shared host died. */
+  hostEnded(reason: string): void {
+    this.#gone(reason);
+  }
+
+  /** A call's arguments cannot be sent as JSON. */
+  unsendable(message: SharedHostRequest, error: unknown): void {
+    if (message.type !== "call") return;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#pending.fail(
+      message.id,
+      new ToolCallError(
+        "InvalidToolInput",
+        `Cannot send arguments to "${this.#options.name}.${message.tool}": not JSON: ${reason}`,
+      ),
+    );
+  }
+
+  /** Asks the host to terminate the Worker, and treats it as gone. */
+  #end(reason: string): void {
+    if (this.#ended !== undefined) return;
+    this.#host.send({ type: "unload", worker: this.#worker });
+    this.#gone(reason);
+  }
+
+  /** The Worker is gone: pending calls and a pending import fail, `closed` settles. */
+  #gone(reason: string): void {
+    if (this.#ended !== undefined) return;
+    this.#ended = reason;
+    this.#host.forget(this.#worker);
+    this.#failLoad(`the tool module ${reason} during import`, undefined);
+    this.#pending.failAll(this.#endError());
+    this.#settleClosed();
+  }
+
+  #endError(): ToolCallError {
+    return new ToolCallError(
+      "ToolError",
+      `tool host for "${this.#options.name}" ${this.#ended ?? "exited"} during the call`,
+    );
+  }
+
+  #failLoad(reason: string, line: number | undefined): void {
+    if (this.#settleReady === undefined) return;
+    this.#settleReady.reject(
+      new ToolModuleLoadError(
+        this.#options.label,
+        reason,
+        line === undefined ? undefined : { line },
+      ),
+    );
+    this.#settleReady = undefined;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The shared tool host: one `deno run --unstable-worker-options` process in which each tool
+ * module runs as a Worker with its own Deno permissions (issue 12: one runtime instead of one
+ * process of ≈ 64 MB per module). Speaks the tool host protocol on stdin/stdout with a `worker`
+ * field on every message, plus `load`/`unload` from the gateway and `log`/`exit` back. Run by
+ * `SharedToolHost`; an entry point, so it may `Deno.exit`.
+ * @module
+ */
+
+import { encodeMessage, readLines } from "./tool_host_protocol.ts";
+import type { WorkerLoadMessage, WorkerPost } from "./tool_worker_main.ts";
+
+/** Longest request line accepted from the gateway (arguments are JSON on one line). */
+const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
+
+/** Gateway → shared host. */
+export type SharedHostRequest =
+  | {
+    type: "load";
+    worker: number;
+    moduleUrl: string;
+    /** The Worker's permissions (`deno.permissions` of `new Worker`). */
+    permissions: Deno.PermissionOptions;
+    env: Record<string, string>;
+  }
+  | { type: "unload"; worker: number }
+  | { type: "call"; worker: number; id: number; tool: string; args?: unknown }
+  | { type: "cancel"; worker: number; id: number };
+
+/** Shared host → gateway, besides the tool host messages carrying a `worker` field. */
+export type SharedHostNotice =
+  | { type: "log"; worker: number; line: string }
+  | { type: "exit"; worker: number; reason: string };
+
+function write(text: string): void {
+  let bytes = new TextEncoder().encode(text);
+  while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
+}
+
+function notify(message: SharedHostNotice): void {
+  write(encodeMessage(message));
+}
+
+function parse(line: string): SharedHostRequest | undefined {
+  try {
+    const value = JSON.parse(line);
+    return typeof value === "object" && value !== null && typeof value.worker === "number" &&
+        typeof value.type === "string"
+      ? value as SharedHostRequest
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function main(): void {
+  const workers = new Map<number, Worker>();
+  const end = (id: number, reason: string) => {
+    const worker = workers.get(id);
+    if (worker === undefined) return;
+    workers.delete(id);
+    worker.terminate();
+    notify({ type: "exit", worker: id, reason });
+  };
+  const load = (request: Extract<SharedHostRequest, { type: "load" }>) => {
+    const id = request.worker;
+    let worker: Worker;
+    try {
+      worker = new Worker(new URL("./tool_worker_main.ts", import.meta.url), {
+        type: "module",
+        deno: { permissions: request.permissions },
+      });
+    } catch (thrown) {
+      notify({ type: "exit", worker: id, reason: `cannot start its Worker: ${String(thrown)}` });
+      return;
+    }
+    workers.set(id, worker);
+    worker.onmessage = (event: MessageEvent<WorkerPost>) => {
+      const message = event.data;
+      if (message.type === "line") {
+        // `{"type":…}` → `{"worker":N,"type":…}`: the line is already JSON, framed once.
+        write(`\n{"worker":${id},${message.text.slice(1)}\n`);
+      } else if (message.type === "log") {
+        notify({ type: "log", worker: id, line: message.line });
+      } else {
+        end(id, `exited with code ${message.code}`);
+      }
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      end(id, `failed: ${event.message}`);
+    };
+    const first: WorkerLoadMessage = {
+      type: "load",
+      moduleUrl: request.moduleUrl,
+      env: request.env,
+    };
+    worker.postMessage(first);
+  };
+  readLines(Deno.stdin.readable, (line) => {
+    const request = parse(line);
+    if (request === undefined) {
+      console.error(
+        `shared tool host: ignored a line that is not a request: ${line.slice(0, 200)}`,
+      );
+    } else if (request.type === "load") {
+      load(request);
+    } else if (request.type === "unload") {
+      end(request.worker, "was unloaded");
+    } else {
+      const { worker: id, ...rest } = request;
+      workers.get(id)?.postMessage(rest);
+    }
+  }, { maxLineLength: MAX_REQUEST_LENGTH }).finally(() => {
+    // stdin closed: the gateway stopped or died.
+    for (const worker of workers.values()) worker.terminate();
+    Deno.exit(0);
+  });
+}
+
+if (import.meta.main) main();

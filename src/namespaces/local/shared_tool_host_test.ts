@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { ToolCallError } from "../namespace.ts";
+import { SharedToolHosts } from "./shared_tool_host.ts";
+import { runsIsolated, ToolHost, type ToolHostOptions } from "./tool_host.ts";
+import { ToolModuleLoadError } from "./tool_module_load_error.ts";
+import { rejection } from "../../../test/support/async_assertions.ts";
+import { captureLogger } from "../../../test/support/capture_logger.ts";
+import { pollUntil } from "../../../test/support/poll_until.ts";
+
+const FIXTURES = new URL("../../../test/fixtures/tool_modules/", import.meta.url);
+
+/** Runs `body` with one shared host and a ToolHost per fixture in it, always stopping all. */
+async function withShared(
+  fixtures: string[],
+  overrides: Partial<ToolHostOptions>,
+  body: (
+    hosts: ToolHost[],
+    logger: ReturnType<typeof captureLogger>,
+    shared: SharedToolHosts,
+  ) => Promise<void>,
+): Promise<void> {
+  const logger = captureLogger();
+  const shared = new SharedToolHosts({ logger, killGraceMs: 500 });
+  const hosts = fixtures.map((name) =>
+    new ToolHost({
+      name: name.replace(/\.ts$/, ""),
+      file: fileURLToPath(new URL(name, FIXTURES)),
+      dataDir: "/tmp/gateway-test-data",
+      loadTimeoutMs: 2_000,
+      abortGraceMs: 400,
+      killGraceMs: 500,
+      restartDelayMs: 100,
+      logger,
+      shared,
+      ...overrides,
+    })
+  );
+  try {
+    await body(hosts, logger, shared);
+  } finally {
+    await Promise.all(hosts.map((host) => host.stop()));
+    await shared.stop();
+  }
+}
+
+Deno.test("modules in the shared host answer calls and share one process", async () => {
+  await withShared(["faulty_tools.ts", "inventory.ts"], {}, async ([faulty, inventory]) => {
+    await Promise.all([faulty!.start(), inventory!.start()]);
+    assert.deepEqual(await faulty!.call("echo", { value: [1, "a"] }, { timeoutMs: 5_000 }), [
+      1,
+      "a",
+    ]);
+    assert.equal(faulty!.pid, inventory!.pid);
+  });
+});
+
+Deno.test("Deno.exit in one module fails its call alone; it restarts in the same process", async () => {
+  await withShared(["faulty_tools.ts", "inventory.ts"], {}, async ([faulty, inventory]) => {
+    await Promise.all([faulty!.start(), inventory!.start()]);
+    const pid = inventory!.pid;
+    const error = await rejection(faulty!.call("crash", { code: 3 }, { timeoutMs: 5_000 }));
+    assert.ok(error instanceof ToolCallError);
+    assert.equal(error.kind, "ToolError");
+    assert.match(error.message, /tool host for "faulty_tools" exited with code 3 during the call/);
+    assert.deepEqual(await inventory!.call("count", undefined, { timeoutMs: 5_000 }), {
+      total: 0,
+      skus: [],
+    });
+    await pollUntil("faulty_tools to be ready", () => faulty!.state().state === "ready", {
+      timeoutMs: 5_000,
+    });
+    assert.equal(await faulty!.call("echo", { value: 1 }, { timeoutMs: 5_000 }), 1);
+    assert.equal(faulty!.pid, pid);
+    assert.equal(inventory!.pid, pid);
+  });
+});
+
+for (const fixture of ["hangs_at_import.ts", "busy_at_import.ts"]) {
+  Deno.test(`a module that hangs at import (${fixture}) fails alone after the load timeout`, async () => {
+    await withShared(
+      [fixture, "inventory.ts"],
+      { loadTimeoutMs: 3_000, restartDelayMs: 60_000 },
+      async (
+        [hung, inventory],
+      ) => {
+        const [loaded, ready] = await Promise.allSettled([hung!.start(), inventory!.start()]);
+        assert.equal(ready.status, "fulfilled");
+        assert.equal(loaded.status, "rejected");
+        const error = (loaded as PromiseRejectedResult).reason;
+        assert.ok(error instanceof ToolModuleLoadError);
+        assert.match(error.message, /import did not finish within 3000 ms/);
+        assert.deepEqual(await inventory!.call("count", undefined, { timeoutMs: 5_000 }), {
+          total: 0,
+          skus: [],
+        });
+      },
+    );
+  });
+}
+
+Deno.test("a call ignoring its abort ends its Worker alone, which restarts", async () => {
+  await withShared(["faulty_tools.ts", "inventory.ts"], {}, async ([faulty, inventory], logger) => {
+    await Promise.all([faulty!.start(), inventory!.start()]);
+    const error = await rejection(faulty!.call("busy", { ms: 30_000 }, { timeoutMs: 200 }));
+    assert.ok(error instanceof ToolCallError);
+    assert.equal(error.kind, "ToolTimeout");
+    await pollUntil(
+      "the ignored abort in the log",
+      () => logger.lines.some((l) => /call "busy" ignored its abort signal for 400 ms/.test(l)),
+      { timeoutMs: 5_000 },
+    );
+    await pollUntil("faulty_tools to be ready", () => faulty!.state().state === "ready", {
+      timeoutMs: 5_000,
+    });
+    assert.equal(await faulty!.call("echo", { value: "back" }, { timeoutMs: 5_000 }), "back");
+    assert.deepEqual(await inventory!.call("count", undefined, { timeoutMs: 5_000 }), {
+      total: 0,
+      skus: [],
+    });
+  });
+});
+
+Deno.test("each Worker gets its module's permissions and its own settings", async () => {
+  await withShared(
+    ["faulty_tools.ts"],
+    { permissions: {}, settings: { a: 1 } },
+    async ([faulty]) => {
+      await faulty!.start();
+      assert.deepEqual(await faulty!.call("settings", undefined, { timeoutMs: 5_000 }), {
+        settings: { a: 1 },
+        dataDir: "/tmp/gateway-test-data",
+      });
+      const denied = await rejection(faulty!.call("env", { name: "HOME" }, { timeoutMs: 5_000 }));
+      assert.ok(denied instanceof ToolCallError);
+      assert.equal(denied.kind, "ToolError");
+      assert.match(denied.message, /Requires env access to "HOME"/);
+    },
+  );
+});
+
+Deno.test("results JSON cannot carry and stray rejections are handled as in a process", async () => {
+  await withShared(["faulty_tools.ts"], {}, async ([faulty]) => {
+    await faulty!.start();
+    const error = await rejection(faulty!.call("bigint", undefined, { timeoutMs: 5_000 }));
+    assert.ok(error instanceof ToolCallError);
+    assert.match(error.message, /cannot be sent as JSON/);
+    assert.equal(await faulty!.call("stray", undefined, { timeoutMs: 5_000 }), "still here");
+    assert.equal(await faulty!.call("echo", { value: 2 }, { timeoutMs: 5_000 }), 2);
+  });
+});
+
+Deno.test("console output of a Worker is logged with its module's label", async () => {
+  await withShared(["noisy_tools.ts"], {}, async ([noisy], logger) => {
+    await noisy!.start();
+    assert.equal(await noisy!.call("shout", { text: "hi" }, { timeoutMs: 5_000 }), "HI");
+    await pollUntil("the shout in the log", () => logger.lines.some((l) => /shouting hi/.test(l)), {
+      timeoutMs: 5_000,
+    });
+    assert.match(logger.lines.join("\n"), /info \[tools\/noisy_tools\.ts\] shouting hi/);
+  });
+});
+
+Deno.test("when the shared process dies, every module restarts under the policy", async () => {
+  await withShared(["faulty_tools.ts", "inventory.ts"], {}, async ([faulty, inventory]) => {
+    await Promise.all([faulty!.start(), inventory!.start()]);
+    const pid = faulty!.pid!;
+    const pending = rejection(faulty!.call("hang", undefined, { timeoutMs: 10_000 }));
+    Deno.kill(pid, "SIGKILL");
+    const error = await pending;
+    assert.ok(error instanceof ToolCallError);
+    assert.match(error.message, /the shared tool host was killed by SIGKILL during the call/);
+    await pollUntil(
+      "both modules to be ready again",
+      () => faulty!.state().state === "ready" && inventory!.state().state === "ready",
+      { timeoutMs: 10_000 },
+    );
+    assert.notEqual(faulty!.pid, pid);
+    assert.equal(faulty!.pid, inventory!.pid);
+    assert.equal(await faulty!.call("echo", { value: 3 }, { timeoutMs: 5_000 }), 3);
+  });
+});
+
+Deno.test("runsIsolated() keeps a process of its own for isolate and for a list of net hosts", () => {
+  assert.equal(runsIsolated({}), false);
+  assert.equal(runsIsolated({ permissions: { net: true, read: ["."] } }), false);
+  assert.equal(runsIsolated({ permissions: { read: ["."] } }), false);
+  assert.equal(runsIsolated({ isolate: true }), true);
+  assert.equal(runsIsolated({ permissions: { net: ["api.example.com"] } }), true);
+});
+
+Deno.test("an isolated module runs in a process of its own beside the shared host", async () => {
+  await withShared(
+    ["faulty_tools.ts", "inventory.ts"],
+    {},
+    async ([faulty, inventory], _, shared) => {
+      const isolated = new ToolHost({
+        shared,
+        name: "isolated",
+        file: fileURLToPath(new URL("faulty_tools.ts", FIXTURES)),
+        dataDir: "/tmp/gateway-test-data",
+        isolate: true,
+        killGraceMs: 500,
+      });
+      try {
+        await Promise.all([faulty!.start(), inventory!.start(), isolated.start()]);
+        assert.equal(faulty!.pid, inventory!.pid);
+        assert.notEqual(isolated.pid, faulty!.pid);
+        assert.equal(await isolated.call("echo", { value: 4 }, { timeoutMs: 5_000 }), 4);
+      } finally {
+        await isolated.stop();
+      }
+    },
+  );
+});

@@ -1,0 +1,33 @@
+/**
+ * What `ToolHost` needs from the thing that runs its module: a host process of its own
+ * (`ToolHostProcess`, the isolated mode) or a Worker in the shared host (`SharedToolHosts`).
+ * @module
+ */
+
+import type { ResultMessage } from "./tool_host_protocol.ts";
+
+/** One loaded module, in a process of its own or in a Worker; never outlives what runs it. */
+export interface ToolHostConnection {
+  /** Process id of the host process (shared by every Worker of the shared host). */
+  readonly pid: number;
+  /** Function exports once imported; rejects with `ToolModuleLoadError`. */
+  readonly ready: Promise<string[]>;
+  /** Settles when the module's runtime is gone; never rejects. */
+  readonly closed: Promise<unknown>;
+  /** How it ended (`exited with code 3`), once `closed` settled. */
+  readonly endReason: string;
+  /** True when the module runs in a process of its own (its memory can be watched). */
+  readonly isolated: boolean;
+  /** Whether call `id` still waits for its answer. */
+  isPending(id: number): boolean;
+  /** Sends a call; rejects with `ToolCallError` when the runtime dies or is retired first. */
+  call(id: number, tool: string, args: unknown): Promise<ResultMessage>;
+  /** Asks the module to abort call `id`'s signal. */
+  cancel(id: number): void;
+  /** Fails every pending and later call with `NamespaceUnavailable` and `message`. */
+  retire(message: string): void;
+  /** Resolves when no call is pending any more, or after `maxMs`. */
+  drained(maxMs: number): Promise<void>;
+  /** Ends the module's runtime; pending calls fail with `message`. */
+  stop(graceMs: number, message: string): Promise<void>;
+}
