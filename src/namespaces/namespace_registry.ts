@@ -9,6 +9,7 @@ import { type Namespace, ToolCallError, type ToolDescriptor } from "./namespace.
 import type { ToolMap } from "../protocol/channel_messages.ts";
 import { type CatalogueNamespace, describeStatus } from "../protocol/catalogue.ts";
 import { assignIdentifiers, buildToolIdentifiers, nearestNames } from "../protocol/names.ts";
+import { unknownToolError } from "./unknown_tool_error.ts";
 
 /** A resolved call target. */
 export interface ResolvedTool {
@@ -196,12 +197,10 @@ export class NamespaceRegistry {
       );
       const exact = elsewhere.filter((path) => path.endsWith(`.${toolName}`));
       const near = [...exact, ...own, ...elsewhere.filter((p) => !exact.includes(p))].slice(0, 5);
-      throw new ToolCallError(
-        "UnknownTool",
-        `Unknown tool "${ns.identifier}.${toolName}"${
-          near.length ? `: did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
-        }${status}; "${ns.identifier}" has: ${Object.values(ids).join(", ") || "(no tools)"}`,
-      );
+      throw unknownToolError(ns.identifier, toolName, Object.values(ids), {
+        suggestions: near,
+        status,
+      });
     }
     return { namespace, tool, typed: ns, identifier: ids[tool.originalName]! };
   }

@@ -149,7 +149,8 @@ export function namespaceContract(options: NamespaceContractOptions): void {
         const error = await callFailure(ns.callTool(`${known}x`, {}, callOptions()));
         assert.equal(error.kind, "UnknownTool", error.message);
         assert.ok(error.message.includes(`${known}x`), error.message);
-        assert.ok(error.message.includes(`"${known}"`), `no "${known}" in: ${error.message}`);
+        // Suggested as a path: `did you mean "ns.tool"?`
+        assert.ok(error.message.includes(`.${known}"?`), `no "${known}" in: ${error.message}`);
       },
     );
 
