@@ -5,6 +5,7 @@
  */
 
 import { join } from "node:path";
+import { WorkerClient } from "../process/worker_client.ts";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { denoCheckScript, importsOnlyNodeBuiltins } from "./deno_check_oracle.ts";
 import {
@@ -62,12 +63,6 @@ type Operation =
   | { op: "check"; script: string | PreparedScript }
   | { op: "globalsDiagnostics" };
 
-interface Pending {
-  resolve: (value: unknown) => void;
-  reject: (error: Error) => void;
-  timer: ReturnType<typeof setTimeout> | undefined;
-}
-
 const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 /** Idle time after which the worker is terminated (see `idleMs`). */
 export const DEFAULT_CHECKER_IDLE_MS = 300_000;
@@ -93,16 +88,25 @@ const DEFAULT_DENO_CHECK_TIMEOUT_MS = 30_000;
 export class ScriptCheckerWorker {
   #options: ScriptCheckerWorkerOptions;
   #globals: string;
-  #worker: Worker | null = null;
+  #client: WorkerClient<CheckerRequest, CheckerResponse>;
   #ready: Promise<void> | null = null;
-  #pending = new Map<number, Pending>();
-  #nextId = 1;
   #closed = false;
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(options: ScriptCheckerWorkerOptions) {
     this.#options = options;
     this.#globals = options.globals ?? "";
+    this.#client = new WorkerClient({
+      url: new URL("./script_checker_worker_entry.ts", import.meta.url),
+      crashed: (message) => new Error(`Script checker worker crashed: ${message}`),
+      timedOut: (ms) =>
+        new Error(`Script check timed out: no answer from the checker worker within ${ms} ms`),
+      idleMs: () => {
+        const option = this.#options.idleMs ?? DEFAULT_CHECKER_IDLE_MS;
+        return typeof option === "function" ? option() : option;
+      },
+      // A fresh worker (first use, or after a crash, a timeout or idling) has not had `init`.
+      onStart: () => (this.#ready = null),
+    });
   }
 
   /**
@@ -115,7 +119,7 @@ export class ScriptCheckerWorker {
 
   /** True while a worker is running (started and not yet given back after idling). */
   get running(): boolean {
-    return this.#worker !== null;
+    return this.#client.running;
   }
 
   /**
@@ -125,6 +129,7 @@ export class ScriptCheckerWorker {
    */
   ready(): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
+    if (!this.#client.running) this.#ready = null;
     return this.#ready ?? this.#spawn();
   }
 
@@ -135,6 +140,8 @@ export class ScriptCheckerWorker {
    */
   async setGlobals(dtsText: string): Promise<void> {
     this.#globals = dtsText;
+    // A worker given back after idling took its globals with it: the next one gets these.
+    if (!this.#client.running) this.#ready = null;
     const ready = this.#ready;
     if (this.#closed || ready === null) return;
     try {
@@ -153,7 +160,6 @@ export class ScriptCheckerWorker {
    */
   async prepare(source: string, options: PrepareScriptOptions): Promise<PrepareScriptResult> {
     if (this.#closed) throw closedError();
-    this.#ensureWorker();
     const operation: Operation = { op: "prepare", source, options };
     return await this.#send(operation, this.#timeoutMs()) as PrepareScriptResult;
   }
@@ -208,7 +214,8 @@ export class ScriptCheckerWorker {
   /** Terminates the worker; calls in flight and later calls reject. */
   close(): Promise<void> {
     this.#closed = true;
-    this.#stop(closedError());
+    this.#ready = null;
+    this.#client.stop(closedError());
     return Promise.resolve();
   }
 
@@ -222,28 +229,8 @@ export class ScriptCheckerWorker {
     return this.#options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   }
 
-  /** Starts the worker when none runs; it answers `prepare` at once, checks after `init`. */
-  #ensureWorker(): void {
-    if (this.#worker !== null) return;
-    const worker = new Worker(new URL("./script_checker_worker_entry.ts", import.meta.url), {
-      type: "module",
-    });
-    this.#worker = worker;
-    worker.onmessage = (event: MessageEvent<CheckerResponse>) => this.#settle(event.data);
-    worker.onerror = (event: ErrorEvent) => {
-      event.preventDefault();
-      if (this.#worker !== worker) return;
-      this.#stop(new Error(`Script checker worker crashed: ${event.message}`));
-    };
-    worker.onmessageerror = () => {
-      if (this.#worker !== worker) return;
-      this.#stop(new Error("Script checker worker crashed: a message could not be read"));
-    };
-  }
-
-  /** Starts the worker if needed and sends it `init` (Deno's declarations, the globals). */
+  /** Sends the worker `init` (Deno's declarations, the globals), starting it if needed. */
   #spawn(): Promise<void> {
-    this.#ensureWorker();
     const init: Operation = {
       op: "init",
       cacheDir: this.#options.cacheDir,
@@ -257,73 +244,12 @@ export class ScriptCheckerWorker {
     return ready;
   }
 
-  #send(operation: Operation, timeoutMs: number | null): Promise<unknown> {
-    const worker = this.#worker;
-    if (worker === null) return Promise.reject(new Error("Script checker worker is not running"));
-    const id = this.#nextId++;
-    this.#disarmIdle();
-    return new Promise((resolve, reject) => {
-      const timer = timeoutMs === null ? undefined : setTimeout(() => {
-        this.#stop(
-          new Error(
-            `Script check timed out: no answer from the checker worker within ${timeoutMs} ms`,
-          ),
-        );
-      }, timeoutMs);
-      this.#pending.set(id, { resolve, reject, timer });
-      const request: CheckerRequest = { id, ...operation };
-      worker.postMessage(request);
-    });
-  }
-
-  #settle(response: CheckerResponse): void {
-    const pending = this.#pending.get(response.id);
-    if (pending === undefined) return;
-    this.#pending.delete(response.id);
-    clearTimeout(pending.timer);
-    if (this.#pending.size === 0) this.#armIdle();
-    if (response.ok) {
-      pending.resolve(response.value);
-    } else {
-      const error = response.name === "RangeError"
-        ? new RangeError(response.message)
-        : new Error(response.message);
-      pending.reject(error);
-    }
-  }
-
-  /** Gives the worker's memory back once nothing has been asked of it for `idleMs`. */
-  #armIdle(): void {
-    this.#disarmIdle();
-    const option = this.#options.idleMs ?? DEFAULT_CHECKER_IDLE_MS;
-    const idleMs = typeof option === "function" ? option() : option;
-    const timer = setTimeout(() => {
-      this.#idleTimer = undefined;
-      if (this.#pending.size === 0) this.#stop(new Error("Script checker worker was idle"));
-    }, idleMs);
-    // An idle checker must not keep a process alive that has nothing else to do.
-    Deno.unrefTimer(timer);
-    this.#idleTimer = timer;
-  }
-
-  #disarmIdle(): void {
-    if (this.#idleTimer === undefined) return;
-    clearTimeout(this.#idleTimer);
-    this.#idleTimer = undefined;
-  }
-
-  /** Terminates the current worker and rejects everything waiting on it. */
-  #stop(reason: Error): void {
-    this.#disarmIdle();
-    this.#worker?.terminate();
-    this.#worker = null;
-    this.#ready = null;
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const entry of pending) {
-      clearTimeout(entry.timer);
-      entry.reject(reason);
-    }
+  async #send(operation: Operation, timeoutMs: number | null): Promise<unknown> {
+    const response = await this.#client.request(operation, { timeoutMs });
+    if (response.ok) return response.value;
+    throw response.name === "RangeError"
+      ? new RangeError(response.message)
+      : new Error(response.message);
   }
 }
 

@@ -20,9 +20,10 @@ export interface WorkerClientOptions {
   timedOut(ms: number): Error;
   /**
    * Terminate the worker after this long without a pending request (its memory goes back);
-   * the next request starts a new one. Absent = keep it.
+   * the next request starts a new one. Absent = keep it. A function is read at every arming,
+   * so a config reload applies.
    */
-  idleMs?: number;
+  idleMs?: number | (() => number);
   /** Told each time a worker starts (statistics, warm-up messages). */
   onStart?: (worker: Worker) => void;
 }
@@ -129,14 +130,17 @@ export class WorkerClient<Request extends WorkerAnswer, Answer extends WorkerAns
     this.#pending.delete(answer.id);
     clearTimeout(pending.timer);
     pending.resolve(answer);
-    const idleMs = this.#options.idleMs;
-    if (this.#pending.size === 0 && idleMs !== undefined) {
+    const option = this.#options.idleMs;
+    if (this.#pending.size === 0 && option !== undefined) {
+      const idleMs = typeof option === "function" ? option() : option;
       this.#idleTimer = setTimeout(() => {
         this.#idleTimer = undefined;
         if (this.#pending.size > 0) return;
         this.#worker?.terminate();
         this.#worker = undefined;
       }, idleMs);
+      // An idle worker must not keep a process alive that has nothing else to do.
+      Deno.unrefTimer(this.#idleTimer);
     }
   }
 }
