@@ -143,14 +143,36 @@ function sandboxProblems(srcDir: string, graph: Map<string, string[]>): string[]
   return problems;
 }
 
-/** Returns one message per import against the flow; empty when the tree is clean. */
+/** Longest a source file may be without saying why at its top (issue 11). */
+export const MAX_LINES = 400;
+
+/**
+ * A file over {@linkcode MAX_LINES} lines must say why in its module comment, with
+ * "(Over 400 lines: <reason>)" among its first 15 lines; null when it is short or says so.
+ */
+export function sizeProblem(text: string): string | null {
+  const lines = text.split("\n");
+  const count = text.endsWith("\n") ? lines.length - 1 : lines.length;
+  if (count <= MAX_LINES) return null;
+  if (/\(Over 400 lines: [^)]+\)/.test(lines.slice(0, 15).join(" "))) return null;
+  return `${count} lines, over ${MAX_LINES} with no "(Over 400 lines: <reason>)" at its top; ` +
+    `split it or say why it reads best whole`;
+}
+
+/**
+ * Returns one message per import against the flow, and per long file without a reason; empty
+ * when the tree is clean.
+ */
 export async function checkLayers(srcDir: string): Promise<string[]> {
   const root = resolve(srcDir);
   const problems: string[] = [];
   const graph = new Map<string, string[]>();
   for (const file of await sourceFiles(root)) {
     const targets: string[] = [];
-    for (const spec of importsOf(await Deno.readTextFile(file))) {
+    const text = await Deno.readTextFile(file);
+    const size = sizeProblem(text);
+    if (size !== null) problems.push(`${relative(root, file)}: ${size}`);
+    for (const spec of importsOf(text)) {
       const target = resolve(dirname(file), spec);
       targets.push(target);
       problems.push(...directProblems(root, file, spec, target));

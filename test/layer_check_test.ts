@@ -90,3 +90,15 @@ Deno.test("`checkLayers()` follows the runner's imports transitively and names t
     "may load only src/protocol/ (its way back to the gateway is the socket)",
   ]);
 });
+
+Deno.test("a file over 400 lines is reported unless its top says why", async () => {
+  const long = Array.from({ length: 401 }, (_, i) => `export const v${i} = ${i};`).join("\n");
+  const problems = await problemsOf({
+    "exec/long.ts": `${long}\n`,
+    "exec/long_with_reason.ts":
+      `/** One table. (Over 400 lines: one generated table.) */\n${long}\n`,
+    "exec/short.ts": "export const a = 1;\n",
+  });
+  assert.equal(problems.length, 1, problems.join("\n"));
+  assert.match(problems[0]!, /^exec\/long\.ts: 401 lines, over 400/);
+});

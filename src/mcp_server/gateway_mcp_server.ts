@@ -5,6 +5,7 @@
  * Results are adapted to the client's negotiated protocol revision. A run's output reaches the
  * client as log messages (after `logging/setLevel`) and progress notifications (when the call
  * carries a progress token).
+ * (Over 400 lines: one handler per MCP method, all over the one server object and its session.)
  * @module
  */
 

@@ -4,6 +4,8 @@
  * PostgreSQL's dialect; a pool of connections through the `postgres` npm driver; a database that
  * is down is a {@linkcode StoreUnavailableError} naming the cause, and a history write retries
  * with back-off before it gives up, so a short restart loses no answered run.
+ * (Over 400 lines: one class implements the whole store interface, method for method beside
+ * sqlite_store.ts, so the two read side by side.)
  * @module
  */
 
