@@ -10,23 +10,16 @@ import { printError } from "./cli/print.ts";
 import { ConfigError } from "./config/config_error.ts";
 import { NoServerError } from "./client/no_server_error.ts";
 import { fastExec, readStdinText } from "./cli/fast_exec.ts";
+import { lazyImport } from "./cli/lazy_import.ts";
 import { RpcError } from "./protocol/json_rpc.ts";
 import { GATEWAY_VERSION } from "./protocol/gateway_version.ts";
 import { ServerStartError } from "./server/server_start_error.ts";
-
-/**
- * Imports a module of this package by a computed specifier. A literal `import("…")` is part of
- * the graph Deno resolves before main.ts runs — for the command table, the server and every
- * npm package, ≈ 70 ms of CPU on each CLI start (issue 12); computed, it costs only on use.
- */
-function lazyImport<T>(path: string): Promise<T> {
-  return import(new URL(path, import.meta.url).href);
-}
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function runCli(argv: string[], context: CliContext): Promise<number> {
   const { COMMANDS, mainUsage } = await lazyImport<typeof import("./cli/commands.ts")>(
     "./cli/commands.ts",
+    import.meta.url,
   );
   const rest: string[] = [];
   let commandName: string | undefined;
@@ -129,6 +122,7 @@ if (import.meta.main) {
   if (fast !== null) Deno.exit(fast);
   const { CliContext } = await lazyImport<typeof import("./cli/cli_context.ts")>(
     "./cli/cli_context.ts",
+    import.meta.url,
   );
   const context = new CliContext({ cwd, env, output });
   let code: number;

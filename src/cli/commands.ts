@@ -6,6 +6,7 @@
 
 import type { CliContext } from "./cli_context.ts";
 import { HelpRequested } from "./help_requested.ts";
+import { lazyImport } from "./lazy_import.ts";
 
 /** A verb's handler. */
 export type CommandHandler = (args: string[], context: CliContext) => Promise<number>;
@@ -23,99 +24,174 @@ export interface Command {
 const VERBS: Readonly<Record<string, Command>> = {
   exec: {
     summary: "run inline TypeScript (argument, -, piped, or a file)",
-    load: () => import("./exec_command.ts").then((m) => m.execCommand),
+    load: () =>
+      lazyImport<typeof import("./exec_command.ts")>("./exec_command.ts", import.meta.url).then((
+        m,
+      ) => m.execCommand),
   },
   run: {
     summary: "run a named script or a .ts file with arguments",
-    load: () => import("./run_command.ts").then((m) => m.runCommand),
+    load: () =>
+      lazyImport<typeof import("./run_command.ts")>("./run_command.ts", import.meta.url).then((m) =>
+        m.runCommand
+      ),
   },
   tools: {
     summary: "list namespaces; tools NS; tools types NS[,NS]",
-    load: () => import("./tools_command.ts").then((m) => m.toolsCommand),
+    load: () =>
+      lazyImport<typeof import("./tools_command.ts")>("./tools_command.ts", import.meta.url).then((
+        m,
+      ) => m.toolsCommand),
   },
   catalog: {
     summary: "every namespace and as many signatures as a token budget allows",
-    load: () => import("./discovery_commands.ts").then((m) => m.catalogCommand),
+    load: () =>
+      lazyImport<typeof import("./discovery_commands.ts")>(
+        "./discovery_commands.ts",
+        import.meta.url,
+      ).then((m) => m.catalogCommand),
   },
   search: {
     summary: "find tools and scripts",
-    load: () => import("./discovery_commands.ts").then((m) => m.searchCommand),
+    load: () =>
+      lazyImport<typeof import("./discovery_commands.ts")>(
+        "./discovery_commands.ts",
+        import.meta.url,
+      ).then((m) => m.searchCommand),
   },
   describe: {
     summary: "the full declaration of a tool or script",
-    load: () => import("./discovery_commands.ts").then((m) => m.describeCommand),
+    load: () =>
+      lazyImport<typeof import("./discovery_commands.ts")>(
+        "./discovery_commands.ts",
+        import.meta.url,
+      ).then((m) => m.describeCommand),
   },
   scripts: {
     summary: "list named scripts; scripts init NAME",
-    load: () => import("./scripts_command.ts").then((m) => m.scriptsCommand),
+    load: () =>
+      lazyImport<typeof import("./scripts_command.ts")>("./scripts_command.ts", import.meta.url)
+        .then((m) => m.scriptsCommand),
   },
   history: {
     summary: "recent runs; history show|rerun|save ID",
-    load: () => import("./history_command.ts").then((m) => m.historyCommand),
+    load: () =>
+      lazyImport<typeof import("./history_command.ts")>("./history_command.ts", import.meta.url)
+        .then((m) => m.historyCommand),
   },
   workflow: {
     summary: "step through a YAML workflow: start|step|status|reset|abort|list|log",
-    load: () => import("./workflow_command.ts").then((m) => m.workflowCommand),
+    load: () =>
+      lazyImport<typeof import("./workflow_command.ts")>("./workflow_command.ts", import.meta.url)
+        .then((m) => m.workflowCommand),
   },
   auth: {
     summary: "OAuth for remote MCP servers: auth login|status|logout NS",
-    load: () => import("./auth_command.ts").then((m) => m.authCommand),
+    load: () =>
+      lazyImport<typeof import("./auth_command.ts")>("./auth_command.ts", import.meta.url).then((
+        m,
+      ) => m.authCommand),
   },
   approve: {
     summary: "allow (or --deny) tool calls an ask policy holds for a run",
-    load: () => import("./approve_command.ts").then((m) => m.approveCommand),
+    load: () =>
+      lazyImport<typeof import("./approve_command.ts")>("./approve_command.ts", import.meta.url)
+        .then((m) => m.approveCommand),
   },
   approvals: {
     summary: "list tool calls waiting for approval",
-    load: () => import("./approve_command.ts").then((m) => m.approvalsCommand),
+    load: () =>
+      lazyImport<typeof import("./approve_command.ts")>("./approve_command.ts", import.meta.url)
+        .then((m) => m.approvalsCommand),
   },
   wait: {
     summary: "wait for a yielded run",
-    load: () => import("./run_control_commands.ts").then((m) => m.waitCommand),
+    load: () =>
+      lazyImport<typeof import("./run_control_commands.ts")>(
+        "./run_control_commands.ts",
+        import.meta.url,
+      ).then((m) => m.waitCommand),
   },
   cancel: {
     summary: "stop a run in flight",
-    load: () => import("./run_control_commands.ts").then((m) => m.cancelCommand),
+    load: () =>
+      lazyImport<typeof import("./run_control_commands.ts")>(
+        "./run_control_commands.ts",
+        import.meta.url,
+      ).then((m) => m.cancelCommand),
   },
   guide: {
     summary: "the guide an agent needs (same as --llm-help)",
-    load: () => import("./discovery_commands.ts").then((m) => m.guideCommand),
+    load: () =>
+      lazyImport<typeof import("./discovery_commands.ts")>(
+        "./discovery_commands.ts",
+        import.meta.url,
+      ).then((m) => m.guideCommand),
   },
   mcp: {
     summary: "serve the gateway as an MCP server on stdio",
-    load: () => import("./mcp_command.ts").then((m) => m.mcpCommand),
+    load: () =>
+      lazyImport<typeof import("./mcp_command.ts")>("./mcp_command.ts", import.meta.url).then((m) =>
+        m.mcpCommand
+      ),
   },
   server: {
     summary: "run the server in the foreground",
-    load: () => import("./server_command.ts").then((m) => m.serverCommand),
+    load: () =>
+      lazyImport<typeof import("./server_command.ts")>("./server_command.ts", import.meta.url).then(
+        (m) => m.serverCommand,
+      ),
   },
   start: {
     summary: "start the server in the background",
-    load: () => import("./lifecycle_commands.ts").then((m) => m.startCommand),
+    load: () =>
+      lazyImport<typeof import("./lifecycle_commands.ts")>(
+        "./lifecycle_commands.ts",
+        import.meta.url,
+      ).then((m) => m.startCommand),
   },
   stop: {
     summary: "stop the background server",
-    load: () => import("./lifecycle_commands.ts").then((m) => m.stopCommand),
+    load: () =>
+      lazyImport<typeof import("./lifecycle_commands.ts")>(
+        "./lifecycle_commands.ts",
+        import.meta.url,
+      ).then((m) => m.stopCommand),
   },
   status: {
     summary: "whether a server runs for this data dir and root",
-    load: () => import("./lifecycle_commands.ts").then((m) => m.statusCommand),
+    load: () =>
+      lazyImport<typeof import("./lifecycle_commands.ts")>(
+        "./lifecycle_commands.ts",
+        import.meta.url,
+      ).then((m) => m.statusCommand),
   },
   init: {
     summary: "create .gateway/ with sample tools, scripts and workflows",
-    load: () => import("./init_command.ts").then((m) => m.initCommand),
+    load: () =>
+      lazyImport<typeof import("./init_command.ts")>("./init_command.ts", import.meta.url).then((
+        m,
+      ) => m.initCommand),
   },
   ui: {
     summary: "print (and on a desktop open) the dashboard URL with its token",
-    load: () => import("./ui_command.ts").then((m) => m.uiCommand),
+    load: () =>
+      lazyImport<typeof import("./ui_command.ts")>("./ui_command.ts", import.meta.url).then((m) =>
+        m.uiCommand
+      ),
   },
   import: {
     summary: "copy MCP servers from a .mcp.json or Claude Desktop config into gateway.json",
-    load: () => import("./import_command.ts").then((m) => m.importCommand),
+    load: () =>
+      lazyImport<typeof import("./import_command.ts")>("./import_command.ts", import.meta.url).then(
+        (m) => m.importCommand,
+      ),
   },
   service: {
     summary: "install|uninstall|status a user service (systemd/launchd)",
-    load: () => import("./service_command.ts").then((m) => m.serviceCommand),
+    load: () =>
+      lazyImport<typeof import("./service_command.ts")>("./service_command.ts", import.meta.url)
+        .then((m) => m.serviceCommand),
   },
 };
 
