@@ -14,6 +14,7 @@ import { lazyImport } from "./cli/lazy_import.ts";
 import { RpcError } from "./protocol/json_rpc.ts";
 import { GATEWAY_VERSION } from "./protocol/gateway_version.ts";
 import { ServerStartError } from "./server/server_start_error.ts";
+import { messageOf } from "./protocol/message_of.ts";
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function runCli(argv: string[], context: CliContext): Promise<number> {
@@ -87,7 +88,7 @@ function report(error: unknown, context: CliContext): number {
     printError(context.output, "Server", error.message);
     return 1;
   }
-  printError(context.output, "Internal", error instanceof Error ? error.message : String(error));
+  printError(context.output, "Internal", messageOf(error));
   return 1;
 }
 

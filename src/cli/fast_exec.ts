@@ -17,6 +17,7 @@ import type { RunDocument } from "../protocol/run_document.ts";
 import type { CliOutput } from "./cli_context.ts";
 import { printApprovalNotices } from "./approval_notice.ts";
 import { printError, printRun, runExitCode } from "./print.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** What `gateway exec` reads of its invocation. */
 export interface FastExecInput {
@@ -128,7 +129,7 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
         printError(output, String(error.data?.kind ?? "Usage"), error.message);
         return 2;
       }
-      printError(output, "Internal", error instanceof Error ? error.message : String(error));
+      printError(output, "Internal", messageOf(error));
       return 1;
     }
     // Only `--yield` answers before the run ends, and `--yield` takes the full path.

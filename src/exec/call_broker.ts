@@ -19,6 +19,7 @@ import { GatewayTelemetry, type RunTrace } from "../telemetry/gateway_telemetry.
 import type { ToolCallRecord } from "../store/run_history.ts";
 import type { RunReturns } from "./run_returns.ts";
 import { Semaphore } from "./semaphore.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** A call from a script, as the router receives it. */
 export interface ScriptToolCall {
@@ -253,7 +254,7 @@ function callResultOf(answer: CallAnswer): Pick<ToolCallRecord, "result" | "resu
     try {
       text = JSON.stringify(answer.value);
     } catch (error) {
-      text = `[result not JSON: ${error instanceof Error ? error.message : String(error)}]`;
+      text = `[result not JSON: ${messageOf(error)}]`;
     }
   }
   if (text === undefined) return {};
@@ -268,6 +269,6 @@ function toChannelError(error: unknown, namespace: string, tool: string): Channe
   if (error instanceof ToolCallError) {
     return { kind: error.kind, message: error.message, namespace, tool };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return { kind: "ToolError", message, namespace, tool };
 }

@@ -16,6 +16,7 @@ import { describeStatus } from "../protocol/catalogue.ts";
 import { unknownToolError } from "./unknown_tool_error.ts";
 import { ChangeListeners } from "./change_listeners.ts";
 import { type ArgumentCheck, InputValidator } from "./mcp/input_validator.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** What one load of an API gives: the catalogue scripts see and the operations by tool name. */
 export interface LoadedApi<Operation> {
@@ -137,7 +138,7 @@ export abstract class ApiNamespace<Operation> implements Namespace {
     } catch (error) {
       this.#setStatus({
         state: "failed",
-        reason: error instanceof Error ? error.message : String(error),
+        reason: messageOf(error),
       });
     }
   }

@@ -3,6 +3,7 @@
  * throws is logged and can neither stop the others nor fail the load or call that changed it.
  * @module
  */
+import { messageOf } from "../protocol/message_of.ts";
 
 /** Listeners of one namespace's status and catalogue changes. */
 export class ChangeListeners {
@@ -28,7 +29,7 @@ export class ChangeListeners {
       try {
         listener();
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = messageOf(error);
         this.#logger.error(`A change listener of "${this.#namespace}" threw: ${message}`);
       }
     }

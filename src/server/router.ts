@@ -14,6 +14,7 @@ import { ScriptNameError } from "../exec/named_scripts.ts";
 import { WorkflowError, type WorkflowErrorCode } from "../workflows/workflow_error.ts";
 import { GatewayRefusal } from "./gateway_refusal.ts";
 import type { GatewayCore } from "./gateway_core.ts";
+import { messageOf } from "../protocol/message_of.ts";
 
 /** What a handler knows about the caller. */
 export interface MethodContext {
@@ -140,6 +141,6 @@ export function toRpcError(error: unknown, context: Pick<MethodContext, "core">)
   });
   return new RpcError(
     RpcCode.InternalError,
-    `Internal error: ${error instanceof Error ? error.message : String(error)}`,
+    `Internal error: ${messageOf(error)}`,
   );
 }

@@ -27,6 +27,7 @@ import {
 } from "./tool_host_protocol.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { PendingCalls } from "./pending_calls.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** Settings of {@linkcode SharedToolHosts}. */
 export interface SharedToolHostsOptions {
@@ -357,7 +358,7 @@ class SharedModule implements ToolHostConnection {
   /** A call's arguments cannot be sent as JSON. */
   unsendable(message: SharedHostRequest, error: unknown): void {
     if (message.type !== "call") return;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     this.#pending.fail(
       message.id,
       new ToolCallError(

@@ -17,6 +17,7 @@ import { ToolCallError } from "../namespace.ts";
 import type { SharedToolHosts } from "./shared_tool_host.ts";
 import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolHostProcess } from "./tool_host_process.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** Where the host is in its life; mapped onto the namespace status by `LocalNamespace`. */
 export type ToolHostState =
@@ -295,8 +296,8 @@ export class ToolHost {
       await process.ready;
     } catch (error) {
       if (this.#process === process && !this.#stopping) {
-        this.#logger.warn(error instanceof Error ? error.message : String(error));
-        this.#scheduleRetry(error instanceof Error ? error.message : String(error), "start");
+        this.#logger.warn(messageOf(error));
+        this.#scheduleRetry(messageOf(error), "start");
       }
       throw error;
     }

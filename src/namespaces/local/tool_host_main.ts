@@ -38,6 +38,7 @@ import {
   type ResultMessage,
   toWireError,
 } from "./tool_host_protocol.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** Longest request line accepted from the gateway (arguments are JSON on one line). */
 const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
@@ -109,7 +110,7 @@ export async function handleCall(context: HostContext, message: CallMessage): Pr
   try {
     context.send(result);
   } catch (thrown) {
-    const reason = thrown instanceof Error ? thrown.message : String(thrown);
+    const reason = messageOf(thrown);
     context.send({
       type: "result",
       id: message.id,

@@ -23,6 +23,7 @@ import {
   type ResultMessage,
   type WireError,
 } from "./tool_host_protocol.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** How to start one tool host process. */
 export interface ToolHostProcessOptions {
@@ -151,7 +152,7 @@ export class ToolHostProcess implements ToolHostConnection {
         args === undefined ? { type: "call", id, tool } : { type: "call", id, tool, args },
       );
     } catch (thrown) {
-      const reason = thrown instanceof Error ? thrown.message : String(thrown);
+      const reason = messageOf(thrown);
       return Promise.reject(
         new ToolCallError(
           "InvalidToolInput",

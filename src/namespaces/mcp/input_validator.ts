@@ -8,6 +8,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { type JsonSchema, ToolCallError } from "../namespace.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** Checks one value; returns the problems, empty when the value is valid. */
 export type ArgumentCheck = (value: unknown) => string[];
@@ -54,7 +55,7 @@ export class InputValidator {
             .compile(rest);
       } catch {
         throw new Error(
-          `Cannot compile input schema: ${first instanceof Error ? first.message : String(first)}`,
+          `Cannot compile input schema: ${messageOf(first)}`,
           { cause: first },
         );
       }

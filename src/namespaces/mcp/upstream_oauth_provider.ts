@@ -15,6 +15,7 @@ import type {
 } from "@modelcontextprotocol/sdk/shared/auth";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth";
 import type { OAuthStore, StoredOAuth } from "./oauth_store.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** A login (a browser visit) is needed before this namespace can be used. */
 export class LoginRequiredError extends Error {
@@ -108,7 +109,7 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   loginProblem(error: unknown): LoginRequiredError | null {
     const found = findLoginRequired(error);
     if (found) return found;
-    const text = error instanceof Error ? error.message : String(error);
+    const text = messageOf(error);
     if (!this.#lastRefusal || !/\b401\b|unauthori[sz]ed/i.test(text)) return null;
     return new LoginRequiredError(this.#namespace, this.#lastRefusal);
   }

@@ -18,6 +18,7 @@ import { asRecord } from "./api_schema_types.ts";
 import { type ApiCatalogue, buildApiCatalogue } from "./build_api_catalogue.ts";
 import { loadApiDocument } from "./load_api_document.ts";
 import { sendApiRequest } from "./send_api_request.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** Where an OpenAPI namespace finds relative paths and keeps its cache. */
 export interface OpenApiNamespaceOptions {
@@ -115,7 +116,7 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
       return validator.compile(schema);
     } catch (error) {
       // A schema ajv cannot compile leaves the call unchecked; the API still judges it.
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       this.addWarning(
         `loosened ${operation.name}: arguments are not checked before sending (${reason})`,
       );

@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { ToolCallError, type ToolCallOptions, type ToolCallResult } from "../namespace.ts";
 import type { ApiOperation, ApiParameter } from "./api_operations.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** Error bodies are cut to this many characters in messages. */
 const MAX_ERROR_TEXT = 2_000;
@@ -117,7 +118,7 @@ export async function sendApiRequest(
     }
     throw new ToolCallError(
       "ToolError",
-      `${what} failed: ${error instanceof Error ? error.message : String(error)}`,
+      `${what} failed: ${messageOf(error)}`,
       { cause: error },
     );
   } finally {

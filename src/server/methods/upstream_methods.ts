@@ -14,6 +14,7 @@ import { type Namespace, ToolCallError } from "../../namespaces/namespace.ts";
 import type { UpstreamMethod } from "../../namespaces/mcp/mcp_resources.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { newRunId } from "../../exec/script_runner.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** A resource or template of one namespace, with the namespace it came from. */
 export interface UpstreamResource {
@@ -190,7 +191,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
         for (const r of listing.resources) resources.push({ namespace: ns.name, ...r });
         for (const t of listing.templates) templates.push({ namespace: ns.name, ...t });
       } catch (error) {
-        warnings.push(error instanceof Error ? error.message : String(error));
+        warnings.push(messageOf(error));
       }
     }
     return { resources, templates, warnings };
