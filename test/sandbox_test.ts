@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type GatewayHarness, withHarness } from "./support/gateway_harness.ts";
 import { startCountingListener } from "./support/counting_listener.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 interface RunError {
   kind: string;
@@ -158,8 +159,19 @@ Deno.test("a script run by gateway exec is denied network, files, env, subproces
       await t.step(
         "the runner processes carry no token in their command line or environment",
         async () => {
-          const children = (await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`))
-            .trim().split(/\s+/).filter((p) => p !== "");
+          // The pool refills after each run's answer: wait for a warm runner to be there.
+          const children = await pollUntil("a warm runner process of the server", async () => {
+            const found: string[] = [];
+            for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+              const text = await Deno.readTextFile(`/proc/${pid}/task/${task.name}/children`)
+                .catch(() => "");
+              for (const child of text.trim().split(/\s+/).filter((p) => p !== "")) {
+                const cmdline = await Deno.readTextFile(`/proc/${child}/cmdline`).catch(() => "");
+                if (cmdline.includes("runner_main.ts")) found.push(child);
+              }
+            }
+            return found.length > 0 ? found : undefined;
+          });
           const runners: string[] = [];
           for (const child of children) {
             let cmdline: string;

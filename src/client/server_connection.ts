@@ -35,13 +35,19 @@ export interface ServerConnection {
 
 export { NoServerError } from "./no_server_error.ts";
 
+/** Whether the server answers `/health` with its parts up (not `starting`, which may fail). */
 async function healthy(state: ServerState): Promise<boolean> {
   try {
     const response = await fetch(`http://127.0.0.1:${state.port}/health`, {
       signal: AbortSignal.timeout(2000),
     });
-    await response.body?.cancel();
-    return response.ok;
+    if (!response.ok) {
+      await response.body?.cancel();
+      return false;
+    }
+    const body: unknown = await response.json();
+    return !(typeof body === "object" && body !== null && "starting" in body &&
+      body.starting === true);
   } catch {
     return false;
   }

@@ -65,9 +65,14 @@ export function bootHealth(request: Request, options: BootHealthOptions): Respon
     });
   const refusal = checkHostAndOrigin(request, { port: options.port() });
   if (refusal) return json({ error: { message: refusal.message } }, refusal.status);
-  if (checkToken(request, { token: options.token, allowQuery: false })) return json({ ok: true });
+  // `starting` tells a client that started this server to keep waiting: the parts (history
+  // store, namespaces) may still fail, and then the process exits with the reason in its log.
+  if (checkToken(request, { token: options.token, allowQuery: false })) {
+    return json({ ok: true, starting: true });
+  }
   return json({
     ok: true,
+    starting: true,
     version: options.version,
     pid: Deno.pid,
     root: options.rootDir,

@@ -42,7 +42,7 @@ Deno.test("startingNamespaces() lists what the root will serve, each starting, c
   }
 });
 
-Deno.test("bootHealth() says only 'up' without the token and refuses a foreign Host", async () => {
+Deno.test("bootHealth() says only 'up, starting' without the token and refuses a foreign Host", async () => {
   const dir = await rootWith({ "tools/echo.ts": "export function echo() {}\n" });
   try {
     const root = { dir, source: "flag" as const, configFile: null };
@@ -58,7 +58,7 @@ Deno.test("bootHealth() says only 'up' without the token and refuses a foreign H
       new Request(url, { headers: { host: "127.0.0.1:4000" } }),
       options,
     );
-    assert.deepEqual(await anonymous.json(), { ok: true });
+    assert.deepEqual(await anonymous.json(), { ok: true, starting: true });
     const holder = await bootHealth(
       new Request(url, {
         headers: { host: "127.0.0.1:4000", authorization: "Bearer secret-token" },
@@ -66,6 +66,7 @@ Deno.test("bootHealth() says only 'up' without the token and refuses a foreign H
       options,
     ).json();
     assert.equal(holder.root, dir);
+    assert.equal(holder.starting, true);
     assert.deepEqual(holder.namespaces.map((ns: { status: string }) => ns.status), ["starting"]);
     const foreign = bootHealth(new Request(url, { headers: { host: "evil.example" } }), options);
     assert.equal(foreign.status, 403);
