@@ -35,29 +35,41 @@ export interface ServerConnection {
 
 export { NoServerError } from "./no_server_error.ts";
 
-/** Whether the server answers `/health` with its parts up (not `starting`, which may fail). */
-async function healthy(state: ServerState): Promise<boolean> {
+/**
+ * How the server answers `/health`: "up", "starting" (listening, its parts still loading: they
+ * may yet fail, and then the process exits with the reason in its log), or null (not answering).
+ */
+async function health(state: ServerState): Promise<"up" | "starting" | null> {
   try {
     const response = await fetch(`http://127.0.0.1:${state.port}/health`, {
       signal: AbortSignal.timeout(2000),
     });
     if (!response.ok) {
       await response.body?.cancel();
-      return false;
+      return null;
     }
     const body: unknown = await response.json();
-    return !(typeof body === "object" && body !== null && "starting" in body &&
-      body.starting === true);
+    const starting = typeof body === "object" && body !== null && "starting" in body &&
+      body.starting === true;
+    return starting ? "starting" : "up";
   } catch {
-    return false;
+    return null;
   }
 }
 
-/** The server that runs for `dataDir`, if it is alive and answering. */
-export async function findServer(dataDir: string): Promise<ServerState | null> {
+/**
+ * The server that runs for `dataDir`, if it is alive and answering; with `up`, only once its
+ * parts have loaded (what a client that just started it waits for).
+ */
+export async function findServer(
+  dataDir: string,
+  options: { up?: boolean } = {},
+): Promise<ServerState | null> {
   const found = await readServerState(dataDir);
   if (!found || found.stale) return null;
-  return (await healthy(found.state)) ? found.state : null;
+  const answer = await health(found.state);
+  if (answer === null || (options.up === true && answer === "starting")) return null;
+  return found.state;
 }
 
 /** Starts `gateway server` detached, logging to the data dir. */
@@ -154,7 +166,7 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
         );
       }
       await new Promise((r) => setTimeout(r, 40));
-      state = await findServer(options.dataDir);
+      state = await findServer(options.dataDir, { up: true });
     }
     started = true;
     options.progress?.(`gateway server ready on port ${state.port}`);
