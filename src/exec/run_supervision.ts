@@ -168,9 +168,12 @@ export async function superviseRun(
   control.signal.removeEventListener("abort", onAbort);
   broker?.stop();
   await runner.kill(0);
-  await Promise.race([drained, new Promise((r) => setTimeout(r, 1000))]);
+  // The group is gone, so what it wrote is all in the pipes and the socket: read it to the end
+  // (bounded only against a reader that never finishes; a loaded machine can take a while, and
+  // output read after the answer would reach the caller after its result).
+  await settledWithin(drained, DRAIN_LIMIT_MS);
   if (connected) {
-    await Promise.race([connected.closed, new Promise((r) => setTimeout(r, 200))]);
+    await settledWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
     connected.close();
   }
   Deno.remove(runner.dir, { recursive: true }).catch(() => undefined);
@@ -200,4 +203,22 @@ export async function superviseRun(
     }
     : classified;
   return { status, output, returns, failure };
+}
+
+/** Longest wait for a dead runner's stdout and stderr to be read to the end. */
+const DRAIN_LIMIT_MS = 5_000;
+/** Longest wait for a dead runner's last channel messages (its result) to be read. */
+const CHANNEL_CLOSE_LIMIT_MS = 2_000;
+
+/** Waits for `promise` to settle, or `ms` at most, leaving no timer behind. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      promise.then(() => undefined, () => undefined),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
