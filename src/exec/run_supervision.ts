@@ -11,6 +11,7 @@ import type { DiscoveryData, ToolMap } from "../protocol/channel_messages.ts";
 import type { FailureKind, RunError } from "../protocol/run_document.ts";
 import type { RunTrace } from "../telemetry/gateway_telemetry.ts";
 import { watchMemory } from "../process/memory_watch.ts";
+import { settlesWithin } from "../process/terminate_process_group.ts";
 import { CallBroker, type CallBrokerOptions } from "./call_broker.ts";
 import { OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
@@ -171,9 +172,9 @@ export async function superviseRun(
   // The group is gone, so what it wrote is all in the pipes and the socket: read it to the end
   // (bounded only against a reader that never finishes; a loaded machine can take a while, and
   // output read after the answer would reach the caller after its result).
-  await settledWithin(drained, DRAIN_LIMIT_MS);
+  await settlesWithin(drained, DRAIN_LIMIT_MS);
   if (connected) {
-    await settledWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
+    await settlesWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
     connected.close();
   }
   Deno.remove(runner.dir, { recursive: true }).catch(() => undefined);
@@ -209,16 +210,3 @@ export async function superviseRun(
 const DRAIN_LIMIT_MS = 5_000;
 /** Longest wait for a dead runner's last channel messages (its result) to be read. */
 const CHANNEL_CLOSE_LIMIT_MS = 2_000;
-
-/** Waits for `promise` to settle, or `ms` at most, leaving no timer behind. */
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    await Promise.race([
-      promise.then(() => undefined, () => undefined),
-      new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -1,25 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  type CatalogueNamespace,
-  exposedTools,
-  type ToolDescriptor,
-} from "../protocol/catalogue.ts";
+import { type CatalogueNamespace, exposedTools } from "../protocol/catalogue.ts";
 import { declarationsUsedBy, parseDeclarations } from "./declaration_index.ts";
 import { renderNamespaceTypes, renderScriptGlobals, renderToolSignature } from "./render_types.ts";
 import { embeddableType, renderJsDoc } from "./type_text.ts";
+import { toolDescriptor } from "../../test/support/tool_descriptor.ts";
 
-function tool(originalName: string, fields: Partial<ToolDescriptor> = {}): ToolDescriptor {
-  return {
-    originalName,
-    description: "",
-    inputType: null,
-    inputOptional: true,
-    outputType: "unknown",
-    params: [],
-    ...fields,
-  };
-}
+const tool = toolDescriptor;
 
 const KV_DECLARATIONS = `
 /** A stored entry. */

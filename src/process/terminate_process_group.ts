@@ -57,8 +57,11 @@ export async function terminateProcessGroup(
   return await status;
 }
 
-/** Whether `promise` settles within `ms` (the timer is cleared either way). */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+/**
+ * Whether `promise` settles within `ms` (the timer is cleared either way): the one bounded wait
+ * for a process, a pipe or a socket to finish, so no caller leaves a timer behind.
+ */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), ms);

@@ -4,19 +4,10 @@ import {
   describeStatus,
   exposedTools,
   lookupToolIdentifier,
-  type ToolDescriptor,
 } from "./catalogue.ts";
+import { toolDescriptor } from "../../test/support/tool_descriptor.ts";
 
-function tool(originalName: string): ToolDescriptor {
-  return {
-    originalName,
-    description: "",
-    inputType: null,
-    inputOptional: true,
-    outputType: "unknown",
-    params: [],
-  };
-}
+const tool = (originalName: string) => toolDescriptor(originalName);
 
 const ns: CatalogueNamespace = {
   name: "my-kv",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildToolIdentifiers, editDistance, nearestNames } from "./names.ts";
-import type { ToolDescriptor } from "./catalogue.ts";
+import { toolDescriptor } from "../../test/support/tool_descriptor.ts";
 
 Deno.test("`editDistance()` counts inserts, deletes, replacements and swaps", () => {
   assert.equal(editDistance("", ""), 0);
@@ -26,14 +26,7 @@ Deno.test("`nearestNames()` ignores case and hyphens and offers names containing
 });
 
 function catalogue(names: string[]) {
-  const tools: ToolDescriptor[] = names.map((originalName) => ({
-    originalName,
-    description: "",
-    inputType: null,
-    inputOptional: true,
-    outputType: "unknown",
-    params: [],
-  }));
+  const tools = names.map((originalName) => toolDescriptor(originalName));
   return { tools, declarations: "", warnings: [] };
 }
 

@@ -21,6 +21,7 @@ import { bootHealth } from "./boot_health.ts";
 import { serveSupervised, type SupervisedServer } from "./supervised_serve.ts";
 import { ensureToken } from "../config/token_file.ts";
 import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
+import { settlesWithin } from "../process/terminate_process_group.ts";
 
 /** The port a gateway takes when its config names none and it is free. */
 const DEFAULT_PORT = 9420;
@@ -165,7 +166,7 @@ async function startLocked(
   } catch (error) {
     booted.reject(error);
     await removeServerState(paths.dataDir, Deno.pid);
-    await Promise.race([server.shutdown(), new Promise((r) => setTimeout(r, 2000))]);
+    await settlesWithin(server.shutdown(), 2000);
     throw error;
   }
   const { core } = parts;
@@ -200,7 +201,7 @@ async function startLocked(
       await closeMcp();
       const shutdown = server.shutdown();
       await core.stop();
-      await Promise.race([shutdown, new Promise((r) => setTimeout(r, 2000))]);
+      await settlesWithin(shutdown, 2000);
       lock.close();
       resolveFinished();
     })();
