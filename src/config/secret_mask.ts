@@ -74,7 +74,14 @@ export class SecretMask {
    */
   stringify(value: unknown): string {
     const forms = this.forms();
-    if (forms.length === 0) return JSON.stringify(value);
+    const plain = JSON.stringify(value);
+    // JSON escapes a string character by character, so a string holding a secret holds it in
+    // the text as one of its forms (as written, or escaped): text without any form needs no
+    // masking pass, which would call a replacer on every value (issue 12: every reply to a
+    // script goes through here).
+    if (forms.length === 0 || plain === undefined || !forms.some((f) => plain.includes(f))) {
+      return plain;
+    }
     return JSON.stringify(
       value,
       (_key, v: unknown) => typeof v === "string" ? maskSecrets(v, forms) : v,

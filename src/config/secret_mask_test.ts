@@ -27,3 +27,11 @@ Deno.test("SecretMask follows a changed secret list", () => {
   list = ["second-secret"];
   assert.equal(mask.mask("first-secret second-secret"), "first-secret [REDACTED]");
 });
+
+Deno.test("SecretMask.stringify() finds a secret that JSON escapes, and leaves clean text as is", () => {
+  const mask = new SecretMask(() => ['pa"ss\\word']);
+  const text = mask.stringify({ note: 'say pa"ss\\word now', n: 1 });
+  assert.deepEqual(JSON.parse(text), { note: "say [REDACTED] now", n: 1 });
+  const clean = { a: "nothing here", b: [1, 2, { c: null }] };
+  assert.equal(mask.stringify(clean), JSON.stringify(clean));
+});

@@ -141,6 +141,13 @@ export class CallBroker {
       case "call":
         this.#call(message);
         break;
+      case "call_line": {
+        const waiting = this.#pending.get(message.id);
+        if (waiting !== undefined) {
+          this.#pending.set(message.id, { ...waiting, line: message.line });
+        }
+        break;
+      }
       default:
         break;
     }

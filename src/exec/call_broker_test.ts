@@ -275,3 +275,22 @@ Deno.test("CallBroker names the call a stopped run waited on and aborts calls wh
   await connection.reply(2);
   assert.equal(b.waitingCall(), undefined);
 });
+
+Deno.test("CallBroker takes a waiting call's line from a later call_line message", async () => {
+  const started = deferred<void>();
+  const finish = deferred<unknown>();
+  const { broker: b, connection } = broker(() => {
+    started.resolve();
+    return finish.promise;
+  });
+  connection.script(call(1, "slow"));
+  await started.promise;
+  assert.equal(b.waitingCall()?.line, undefined);
+  connection.script({ t: "call_line", id: 1, line: 12 });
+  assert.equal(b.waitingCall()?.line, 12);
+  connection.script({ t: "call_line", id: 99, line: 3 }); // no such call: ignored
+  assert.equal(b.waitingCall()?.line, 12);
+  finish.resolve("done");
+  const reply = await connection.reply(1);
+  assert.ok(reply.ok && reply.value === "done");
+});

@@ -68,6 +68,11 @@ export type RunnerToGateway =
     /** The script's line making the call, so a run stopped while waiting can name it. */
     line?: number;
   }
+  /**
+   * The script's line of call `id`, sent only once the call has waited a while: finding a
+   * line formats a stack, which costs more than a whole fast call (issue 12).
+   */
+  | { t: "call_line"; id: number; line: number }
   | { t: "resources"; id: number; namespace: string; op: "list" | "read"; uri?: string }
   | { t: "result"; value: unknown }
   | { t: "attach"; block: unknown }

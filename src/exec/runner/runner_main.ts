@@ -73,7 +73,14 @@ function send(message: RunnerToGateway): Promise<void> {
 
 const pending = new Map<
   number,
-  { resolve: (value: unknown) => void; reject: (error: unknown) => void }
+  {
+    resolve: (value: unknown) => void;
+    reject: (error: unknown) => void;
+    /** Finds the call's script line; dropped once asked (or when there is none). */
+    locate?: () => number | undefined;
+    /** Set by the first line sweep that sees the call still waiting. */
+    seen?: boolean;
+  }
 >();
 let nextId = 1;
 let topLevelDone = false;
@@ -137,6 +144,38 @@ if (revokeSocketGrants) {
 }
 const run = await runMessage;
 
+/** How often waiting calls are swept for their line (a call waits one to two periods). */
+const LINE_SWEEP_MS = 20;
+let lineSweep: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * Tells the gateway the script line of each call that has waited a sweep period, so a run
+ * stopped while waiting names it; fast calls never pay for formatting a stack (issue 12).
+ */
+function sweepLines(): void {
+  lineSweep = undefined;
+  let waiting = false;
+  for (const [id, entry] of pending) {
+    if (entry.locate === undefined) continue;
+    if (!entry.seen) {
+      entry.seen = true;
+      waiting = true;
+      continue;
+    }
+    const line = entry.locate();
+    delete entry.locate;
+    if (line !== undefined) send({ t: "call_line", id, line }).catch(() => undefined);
+  }
+  if (waiting) armLineSweep();
+}
+
+function armLineSweep(): void {
+  if (lineSweep !== undefined) return;
+  const timer = setTimeout(sweepLines, LINE_SWEEP_MS);
+  Deno.unrefTimer(timer);
+  lineSweep = timer;
+}
+
 /** Sends a request and resolves with the gateway's reply. */
 function request(
   message: {
@@ -145,17 +184,18 @@ function request(
     tool: string;
     args: unknown;
     raw: boolean;
-    line?: number;
   } | {
     t: "resources";
     namespace: string;
     op: "list" | "read";
     uri?: string;
   },
+  locate?: () => number | undefined,
 ): Promise<unknown> {
   const id = nextId++;
   return new Promise((resolve, reject) => {
-    pending.set(id, { resolve, reject });
+    pending.set(id, locate === undefined ? { resolve, reject } : { resolve, reject, locate });
+    if (locate !== undefined) armLineSweep();
     updateRef();
     send({ ...message, id } as RunnerToGateway).catch(reject);
   });

@@ -15,10 +15,15 @@ import { DiscoveryReader } from "../../protocol/discovery_data.ts";
 
 /** The channel operations the globals need from the runner. */
 export interface ChannelPort {
+  /**
+   * Sends a request and resolves with the gateway's reply. `locate` finds the script's line of
+   * a call; the runner asks it only of a call that is still waiting after a while.
+   */
   request(
     message:
-      | { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean; line?: number }
+      | { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean }
       | { t: "resources"; namespace: string; op: "list" | "read"; uri?: string },
+    locate?: () => number | undefined,
   ): Promise<unknown>;
   send(message: RunnerToGateway): Promise<void>;
 }
@@ -54,21 +59,16 @@ export interface InstalledGlobals {
 export function installScriptGlobals(run: RunMessage, port: ChannelPort): InstalledGlobals {
   async function call(namespace: string, tool: string, args: unknown, raw: boolean) {
     // Taken before the first await, so its frames include the script's line even when the
-    // call is never awaited (the async stack of an awaited call has it too). `site` keeps every
-    // frame but is formatted only when the call fails; the line comes from a capture of the
-    // two frames under `call` (the tool function, then the script's own code) — formatting a
-    // whole stack costs more than the rest of the call's script side (issue 12).
+    // call is never awaited (the async stack of an awaited call has it too). V8 formats
+    // `site.stack` only when it is read: when the call fails, or when it has waited long enough
+    // for the runner to tell the gateway its line — formatting costs more than a fast call
+    // (issue 12).
     const site = new Error();
-    const line = scriptLine(shallowStack()) ?? scriptLine(site.stack);
     try {
-      return await port.request({
-        t: "call",
-        namespace,
-        tool,
-        args,
-        raw,
-        ...(line === undefined ? {} : { line }),
-      });
+      return await port.request(
+        { t: "call", namespace, tool, args, raw },
+        () => scriptLine(site.stack),
+      );
     } catch (error) {
       throw withCallSite(error, site);
     }
@@ -81,16 +81,6 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
     const frames = (site.stack ?? "").split("\n").slice(1).join("\n");
     failure.stack = `${failure.name}: ${failure.message}\n${frames}\n${failure.stack ?? ""}`;
     return failure;
-  }
-
-  /** The stack of `call`'s caller and its caller only (V8 formats each frame it captures). */
-  function shallowStack(): string | undefined {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 2;
-    const holder: { stack?: string } = {};
-    Error.captureStackTrace(holder, call);
-    Error.stackTraceLimit = limit;
-    return holder.stack;
   }
 
   function scriptLine(stack: string | undefined): number | undefined {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { encodeMessage, readLines } from "./tool_host_protocol.ts";
+import { encodeMessage, readLinesFrom } from "./tool_host_protocol.ts";
 import type { WorkerLoadMessage, WorkerPost } from "./tool_worker_main.ts";
 
 /** Longest request line accepted from the gateway (arguments are JSON on one line). */
@@ -97,7 +97,7 @@ function main(): void {
     };
     worker.postMessage(first);
   };
-  readLines(Deno.stdin.readable, (line) => {
+  readLinesFrom(Deno.stdin, (line) => {
     const request = parse(line);
     if (request === undefined) {
       console.error(

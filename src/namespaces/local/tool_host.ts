@@ -17,6 +17,7 @@ import { ToolCallError } from "../namespace.ts";
 import type { SharedToolHosts } from "./shared_tool_host.ts";
 import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolHostProcess } from "./tool_host_process.ts";
+import { CallDeadlines } from "./call_deadlines.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
 /** Where the host is in its life; mapped onto the namespace status by `LocalNamespace`. */
@@ -120,6 +121,7 @@ export class ToolHost {
   #stopping = false;
   #started: Promise<void> | undefined;
   #nextCallId = 1;
+  #deadlines = new CallDeadlines();
 
   constructor(options: ToolHostOptions) {
     this.#options = options;
@@ -184,7 +186,6 @@ export class ToolHost {
     if (this.#state.state !== "ready" || process === undefined) {
       throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage());
     }
-    const remaining = options.timeoutMs - (Date.now() - started);
     const id = this.#nextCallId++;
     const answer = process.call(id, tool, args);
     return await new Promise<unknown>((resolve, reject) => {
@@ -192,7 +193,7 @@ export class ToolHost {
       const finish = (settle: () => void) => {
         if (done) return;
         done = true;
-        clearTimeout(timer);
+        removeDeadline();
         options.signal?.removeEventListener("abort", onAbort);
         settle();
       };
@@ -202,13 +203,15 @@ export class ToolHost {
           this.#watchAbortGrace(process, id, tool, answer);
           reject(error);
         });
-      const timer = setTimeout(() =>
+      // One timer for every call's deadline (see CallDeadlines): calls end far more often
+      // than they time out.
+      const removeDeadline = this.#deadlines.add(started + options.timeoutMs, () =>
         giveUp(
           new ToolCallError(
             "ToolTimeout",
             `tool "${name}.${tool}" did not answer within ${options.timeoutMs} ms`,
           ),
-        ), Math.max(0, remaining));
+        ));
       const onAbort = () =>
         giveUp(new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`));
       options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -253,6 +256,7 @@ export class ToolHost {
     const graceMs = this.#options.killGraceMs ?? 2_000;
     await Promise.all([...this.#alive].map((process) => process.stop(graceMs, message)));
     this.#process = undefined;
+    this.#deadlines.clear();
     this.#setState({ state: "stopped" });
   }
 

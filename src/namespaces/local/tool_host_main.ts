@@ -34,7 +34,7 @@ import {
   encodeMessage,
   type HostResponse,
   parseRequest,
-  readLines,
+  readLinesFrom,
   type ResultMessage,
   toWireError,
 } from "./tool_host_protocol.ts";
@@ -145,7 +145,7 @@ async function main(): Promise<void> {
 
   // Read requests from the start: stdin closing (the gateway stopped or died) ends the host even
   // while the module is still importing.
-  readLines(Deno.stdin.readable, (line) => {
+  readLinesFrom(Deno.stdin, (line) => {
     const request = parseRequest(line);
     if (request === undefined) {
       console.error(`tool host: ignored a line that is not a request: ${line.slice(0, 200)}`);

@@ -130,36 +130,78 @@ export async function readLines(
   onLine: (line: string) => void,
   options: ReadLinesOptions,
 ): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let dropped = 0; // > 0 while skipping the rest of an over-long line
-  const take = (piece: string, ended: boolean) => {
-    if (dropped > 0) {
-      dropped += piece.length;
+  const lines = new LineSplitter(onLine, options);
+  for await (const chunk of stream) lines.push(chunk);
+  lines.end();
+}
+
+/**
+ * {@linkcode readLines} straight from a reader such as `Deno.stdin`: one read op per chunk,
+ * without a stream's queue and promises in between (issue 12: a tool host relays every call).
+ */
+export async function readLinesFrom(
+  reader: { read(buffer: Uint8Array): Promise<number | null> },
+  onLine: (line: string) => void,
+  options: ReadLinesOptions,
+): Promise<void> {
+  const lines = new LineSplitter(onLine, options);
+  const buffer = new Uint8Array(64 * 1024);
+  for (;;) {
+    const n = await reader.read(buffer);
+    if (n === null) break;
+    lines.push(buffer.subarray(0, n));
+  }
+  lines.end();
+}
+
+/** Splits UTF-8 chunks into lines, dropping (and reporting) lines over the limit. */
+class LineSplitter {
+  readonly #decoder = new TextDecoder();
+  readonly #onLine: (line: string) => void;
+  readonly #options: ReadLinesOptions;
+  #buffer = "";
+  /** > 0 while skipping the rest of an over-long line. */
+  #dropped = 0;
+
+  constructor(onLine: (line: string) => void, options: ReadLinesOptions) {
+    this.#onLine = onLine;
+    this.#options = options;
+  }
+
+  push(chunk: Uint8Array): void {
+    const text = this.#decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
+      this.#take(text.slice(start, newline), true);
+      start = newline + 1;
+    }
+    this.#take(text.slice(start), false);
+  }
+
+  end(): void {
+    this.#take(this.#decoder.decode(), true);
+  }
+
+  #take(piece: string, ended: boolean): void {
+    if (this.#dropped > 0) {
+      this.#dropped += piece.length;
       if (ended) {
-        options.onOversized?.(dropped);
-        dropped = 0;
+        this.#options.onOversized?.(this.#dropped);
+        this.#dropped = 0;
       }
       return;
     }
-    buffer += piece;
     if (ended) {
-      const line = buffer.endsWith("\r") ? buffer.slice(0, -1) : buffer;
-      buffer = "";
-      if (line.trim() !== "") onLine(line);
-    } else if (buffer.length > options.maxLineLength) {
-      dropped = buffer.length;
-      buffer = "";
+      const whole = this.#buffer === "" ? piece : this.#buffer + piece;
+      this.#buffer = "";
+      const line = whole.endsWith("\r") ? whole.slice(0, -1) : whole;
+      if (line.trim() !== "") this.#onLine(line);
+      return;
     }
-  };
-  for await (const chunk of stream) {
-    const text = decoder.decode(chunk, { stream: true });
-    let start = 0;
-    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
-      take(text.slice(start, newline), true);
-      start = newline + 1;
+    this.#buffer += piece;
+    if (this.#buffer.length > this.#options.maxLineLength) {
+      this.#dropped = this.#buffer.length;
+      this.#buffer = "";
     }
-    take(text.slice(start), false);
   }
-  take(decoder.decode(), true);
 }

@@ -4,6 +4,7 @@ import {
   parseRequest,
   parseResponse,
   readLines,
+  readLinesFrom,
   toWireError,
 } from "./tool_host_protocol.ts";
 
@@ -84,4 +85,26 @@ Deno.test("toWireError() keeps name, message and stack, and stringifies non-erro
   assert.equal(error.message, "too big");
   assert.match(error.stack ?? "", /RangeError: too big/);
   assert.deepEqual(toWireError("plain"), { message: "plain" });
+});
+
+Deno.test("readLinesFrom() reads lines straight from a reader, across reads", async () => {
+  const chunks = ["a\nb", "c\r\n\n", "x".repeat(50), "\nlast"].map((c) =>
+    new TextEncoder().encode(c)
+  );
+  const reader = {
+    read(buffer: Uint8Array): Promise<number | null> {
+      const chunk = chunks.shift();
+      if (chunk === undefined) return Promise.resolve(null);
+      buffer.set(chunk);
+      return Promise.resolve(chunk.length);
+    },
+  };
+  const lines: string[] = [];
+  const dropped: number[] = [];
+  await readLinesFrom(reader, (l) => lines.push(l), {
+    maxLineLength: 40,
+    onOversized: (n) => dropped.push(n),
+  });
+  assert.deepEqual(lines, ["a", "bc", "last"]);
+  assert.deepEqual(dropped, [50]);
 });

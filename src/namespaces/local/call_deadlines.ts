@@ -1,0 +1,67 @@
+/**
+ * Per-call deadlines on one timer (issue 12: a timer set and cleared for every call cost more
+ * than the rest of the call's bookkeeping). Calls mostly end long before their deadline and
+ * later calls have later deadlines, so one timer armed for the earliest deadline serves them
+ * all: adding a later deadline and removing one touch no timer.
+ * @module
+ */
+
+interface Entry {
+  at: number;
+  fire: () => void;
+}
+
+/** Deadlines (epoch ms) that call `fire` once reached, unless removed first. */
+export class CallDeadlines {
+  readonly #entries = new Set<Entry>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires (Infinity when none is armed). */
+  #timerAt = Infinity;
+
+  /** Number of deadlines still pending. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Calls `fire` at `at` (epoch ms) or soon after. Returns the function that removes the
+   * deadline (idempotent).
+   */
+  add(at: number, fire: () => void): () => void {
+    const entry: Entry = { at, fire };
+    this.#entries.add(entry);
+    if (at < this.#timerAt) this.#arm(at);
+    return () => {
+      this.#entries.delete(entry);
+    };
+  }
+
+  /** Drops every deadline and the timer (the owner stopped). */
+  clear(): void {
+    this.#entries.clear();
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+  }
+
+  #arm(at: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.#expire(), Math.max(0, at - Date.now()));
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = Date.now();
+    const due: Entry[] = [];
+    let next = Infinity;
+    for (const entry of this.#entries) {
+      if (entry.at <= now) due.push(entry);
+      else if (entry.at < next) next = entry.at;
+    }
+    for (const entry of due) this.#entries.delete(entry);
+    if (next !== Infinity) this.#arm(next);
+    for (const entry of due) entry.fire();
+  }
+}
