@@ -32,6 +32,12 @@ export type SharedHostNotice =
   | { type: "log"; worker: number; line: string }
   | { type: "exit"; worker: number; reason: string };
 
+/**
+ * The start of a call or cancel line as the gateway writes it (`worker` first, then `type`):
+ * group 1 is the Worker; what follows `{"worker":N,` is the request's own JSON.
+ */
+const ROUTED_LINE = /^\{"worker":(\d+),(?="type":"(?:call|cancel)",)/;
+
 function write(text: string): void {
   let bytes = new TextEncoder().encode(text);
   while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
@@ -77,9 +83,9 @@ function main(): void {
     workers.set(id, worker);
     worker.onmessage = (event: MessageEvent<WorkerPost>) => {
       const message = event.data;
-      if (message.type === "line") {
+      if (typeof message === "string") {
         // `{"type":…}` → `{"worker":N,"type":…}`: the line is already JSON, framed once.
-        write(`\n{"worker":${id},${message.text.slice(1)}\n`);
+        write(`\n{"worker":${id},${message.slice(1)}\n`);
       } else if (message.type === "log") {
         notify({ type: "log", worker: id, line: message.line });
       } else {
@@ -98,6 +104,13 @@ function main(): void {
     worker.postMessage(first);
   };
   readLinesFrom(Deno.stdin, (line) => {
+    // A call or cancel goes to its Worker as the JSON text it came in (minus the routing
+    // field): no parse here and a string to clone instead of an object (issue 12).
+    const routed = ROUTED_LINE.exec(line);
+    if (routed !== null) {
+      workers.get(Number(routed[1]))?.postMessage(`{${line.slice(routed[0].length)}`);
+      return;
+    }
     const request = parse(line);
     if (request === undefined) {
       console.error(

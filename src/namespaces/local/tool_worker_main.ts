@@ -16,7 +16,7 @@ import {
   redirectConsole,
   survivesStrayErrors,
 } from "./tool_host_main.ts";
-import { encodeMessage, type HostRequest, toWireError } from "./tool_host_protocol.ts";
+import { parseRequest, toWireError } from "./tool_host_protocol.ts";
 
 /** The first message a tool Worker receives: what to import and its own environment. */
 export interface WorkerLoadMessage {
@@ -26,9 +26,12 @@ export interface WorkerLoadMessage {
   env: Record<string, string>;
 }
 
-/** What a tool Worker posts: one protocol line, a console line, or that the module exits. */
+/**
+ * What a tool Worker posts: one protocol message as its JSON text (a string clones cheaper
+ * than an object), a console line, or that the module exits.
+ */
 export type WorkerPost =
-  | { type: "line"; text: string }
+  | string
   | { type: "log"; line: string }
   | { type: "exit"; code: number };
 
@@ -36,7 +39,8 @@ export type WorkerPost =
 const scope = globalThis as unknown as {
   postMessage(message: WorkerPost): void;
   close(): void;
-  onmessage: ((event: MessageEvent<WorkerLoadMessage | HostRequest>) => void) | null;
+  /** The load message, then requests as the JSON text the gateway sent. */
+  onmessage: ((event: MessageEvent<WorkerLoadMessage | string>) => void) | null;
 };
 
 function post(message: WorkerPost): void {
@@ -112,11 +116,13 @@ function start(load: WorkerLoadMessage): void {
     loaded,
     controllers: new Map(),
     calls,
-    send: (message) => post({ type: "line", text: encodeMessage(message).trim() }),
+    send: (message) => post(JSON.stringify(message)),
   };
   scope.onmessage = (event) => {
-    const request = event.data;
-    if (request.type === "cancel") {
+    const request = typeof event.data === "string" ? parseRequest(event.data) : undefined;
+    if (request === undefined) {
+      post({ type: "log", line: `tool worker: ignored a message that is not a request` });
+    } else if (request.type === "cancel") {
       context.controllers.get(request.id)?.abort(
         new DOMException("The gateway cancelled the call", "AbortError"),
       );
@@ -134,5 +140,5 @@ function start(load: WorkerLoadMessage): void {
 }
 
 scope.onmessage = (event) => {
-  if (event.data.type === "load") start(event.data);
+  if (typeof event.data !== "string" && event.data.type === "load") start(event.data);
 };
