@@ -92,6 +92,10 @@ const SHAPE_STRING_CHARS = 64;
  * thing a remembered shape can miss, and then the tool itself refuses the value.
  */
 export function argumentShape(args: unknown): string | null {
+  // Arguments from a script arrive as parsed JSON: plain values, shaped without a replacer
+  // called on every value (issue 12); anything else takes JSON.stringify's path below.
+  const plain = plainShape(args ?? null, 0);
+  if (plain !== undefined) return plain;
   try {
     return JSON.stringify(
       args ?? null,
@@ -104,6 +108,52 @@ export function argumentShape(args: unknown): string | null {
     ) ?? null;
   } catch {
     return null;
+  }
+}
+
+/** Deepest plain value {@linkcode plainShape} walks; deeper ones take the general path. */
+const PLAIN_SHAPE_DEPTH = 32;
+const NUMBER_SHAPE = JSON.stringify("\u0000number");
+const STRING_SHAPE = JSON.stringify("\u0000string");
+
+/**
+ * {@linkcode argumentShape}'s text for a value made of JSON's own types only (plain objects,
+ * arrays, strings, finite numbers, booleans, null), the same text its replacer gives;
+ * undefined for anything else.
+ */
+function plainShape(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case "number":
+      return NUMBER_SHAPE;
+    case "string":
+      return value.length > SHAPE_STRING_CHARS ? STRING_SHAPE : JSON.stringify(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "object": {
+      if (value === null) return "null";
+      if (depth >= PLAIN_SHAPE_DEPTH) return undefined;
+      if (Array.isArray(value)) {
+        const items: string[] = [];
+        for (const item of value) {
+          const shape = plainShape(item, depth + 1);
+          if (shape === undefined) return undefined;
+          items.push(shape);
+        }
+        return `[${items.join(",")}]`;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) return undefined;
+      if ("toJSON" in value) return undefined;
+      const members: string[] = [];
+      for (const key of Object.keys(value)) {
+        const shape = plainShape((value as Record<string, unknown>)[key], depth + 1);
+        if (shape === undefined) return undefined;
+        members.push(`${JSON.stringify(key)}:${shape}`);
+      }
+      return `{${members.join(",")}}`;
+    }
+    default:
+      return undefined;
   }
 }
 

@@ -63,3 +63,28 @@ Deno.test("FittingShapes remembers a shape per tool and forgets on clear()", () 
   shapes.clear();
   assert.equal(shapes.has(key), false);
 });
+
+Deno.test("argumentShape() gives plain JSON values the same text as the replacer walk", () => {
+  const reference = (value: unknown) =>
+    JSON.stringify(
+      value ?? null,
+      (_key, v: unknown) =>
+        typeof v === "number"
+          ? "\u0000number"
+          : typeof v === "string" && v.length > 64
+          ? "\u0000string"
+          : v,
+    );
+  const values: unknown[] = [
+    { id: 7, tags: ["a", "b"], nested: { on: false, none: null, text: "x".repeat(80) } },
+    [1, "two", [true, { 'k"ey': "v" }]],
+    "short",
+    3.5,
+    null,
+    Object.assign(Object.create(null), { bare: 1 }),
+  ];
+  for (const value of values) assert.equal(argumentShape(value), reference(value));
+  // Values JSON has no literal for still take the general path, as before.
+  assert.equal(argumentShape({ when: new Date(0) }), reference({ when: new Date(0) }));
+  assert.equal(argumentShape({ gone: undefined, n: 1 }), reference({ gone: undefined, n: 1 }));
+});

@@ -163,8 +163,13 @@ function closeQuietly(conn: Deno.Conn): void {
   }
 }
 
+const ENCODER = new TextEncoder();
+
 async function writeAll(conn: Deno.Conn, text: string): Promise<void> {
-  const bytes = new TextEncoder().encode(text);
+  await writeBytes(conn, ENCODER.encode(text));
+}
+
+async function writeBytes(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
   let offset = 0;
   while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
 }
@@ -222,7 +227,8 @@ function identifiedConnection(
   const { log, stringify } = options;
   const queue: RunnerToGateway[] = [];
   const state: { handler: ((message: RunnerToGateway) => void) | null } = { handler: null };
-  let writing: Promise<unknown> = Promise.resolve();
+  /** Lines waiting for the write in progress; null when no write is in progress. */
+  let backlog: Uint8Array[] | null = null;
   let open = true;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -234,8 +240,27 @@ function identifiedConnection(
   const connection: RunnerConnection = {
     send: (message) => {
       if (!open) return;
-      const text = stringify(message) + "\n";
-      writing = writing.then(() => writeAll(conn, text)).catch(() => close());
+      const bytes = ENCODER.encode(stringify(message) + "\n");
+      // Written at once when the socket is idle, else after the lines before it, in order.
+      if (backlog !== null) {
+        backlog.push(bytes);
+        return;
+      }
+      backlog = [];
+      (async () => {
+        try {
+          for (
+            let next: Uint8Array | undefined = bytes;
+            next !== undefined;
+            next = backlog.shift()
+          ) {
+            await writeBytes(conn, next);
+          }
+        } catch {
+          close();
+        }
+        backlog = null;
+      })();
     },
     onMessage: (h) => {
       state.handler = h;

@@ -29,6 +29,8 @@ import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { PendingCalls } from "./pending_calls.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
+const ENCODER = new TextEncoder();
+
 /** Settings of {@linkcode SharedToolHosts}. */
 export interface SharedToolHostsOptions {
   /** Told the pid (= process group) of every shared host started (the process ledger). */
@@ -209,7 +211,7 @@ class SharedHostProcess {
       this.#modules.get(message.worker)?.unsendable(message, error);
       return;
     }
-    this.#writer.write(new TextEncoder().encode(line)).catch(() => {});
+    this.#writer.write(ENCODER.encode(line)).catch(() => {});
   }
 
   async stop(): Promise<void> {

@@ -131,7 +131,21 @@ export async function readLines(
   options: ReadLinesOptions,
 ): Promise<void> {
   const lines = new LineSplitter(onLine, options);
-  for await (const chunk of stream) lines.push(chunk);
+  // A reader rather than `for await`: one promise less per chunk (issue 12).
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      lines.push(value);
+    }
+  } catch (error) {
+    // As `for await` would: a failing consumer cancels the stream rather than leave it unread.
+    await reader.cancel(error).catch(() => {});
+    throw error;
+  } finally {
+    reader.releaseLock();
+  }
   lines.end();
 }
 

@@ -56,6 +56,7 @@ export class StdioProcessTransport implements Transport {
   #finished: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   readonly #encoder = new TextEncoder();
+  readonly #decoder = new TextDecoder();
 
   constructor(options: StdioProcessOptions) {
     this.#options = options;
@@ -212,7 +213,7 @@ export class StdioProcessTransport implements Transport {
 
   /** Parses and delivers one line; true when a message was delivered. */
   #handleLine(bytes: Uint8Array): boolean {
-    const line = new TextDecoder().decode(bytes).trim();
+    const line = this.#decoder.decode(bytes).trim();
     if (line === "") return false;
     let message: JSONRPCMessage;
     try {
