@@ -89,6 +89,9 @@ export class CallBroker {
   readonly #pending = new Map<number, CallMessage>();
   #callCount = 0;
   #failure: ScriptFailure | null = null;
+  /** Calls a line sweep saw waiting (true once their line was asked for). */
+  readonly #waited = new Map<number, boolean>();
+  #lineSweep: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: CallBrokerOptions) {
     this.#options = options;
@@ -109,6 +112,37 @@ export class CallBroker {
   /** Aborts the calls in flight: the run is over. */
   stop(): void {
     this.#calls.abort();
+    if (this.#lineSweep !== undefined) clearTimeout(this.#lineSweep);
+    this.#lineSweep = undefined;
+  }
+
+  /**
+   * Asks the runner for the script line of each call that has waited a sweep period, so a run
+   * stopped while waiting names it. The runner finds a line by formatting a stack, which costs
+   * more than a whole fast call, so calls that answer quickly are never located (issue 12).
+   */
+  #sweepLines(): void {
+    this.#lineSweep = undefined;
+    let waiting = false;
+    for (const [id, message] of this.#pending) {
+      const asked = this.#waited.get(id);
+      if (asked === true || message.line !== undefined) continue;
+      if (asked === undefined) {
+        this.#waited.set(id, false);
+        waiting = true;
+      } else {
+        this.#waited.set(id, true);
+        this.#send({ t: "locate", id });
+      }
+    }
+    if (waiting) this.#armLineSweep();
+  }
+
+  #armLineSweep(): void {
+    if (this.#lineSweep !== undefined || this.#calls.signal.aborted) return;
+    this.#lineSweep = setTimeout(() => this.#sweepLines(), LINE_SWEEP_MS);
+    // Never what keeps a process alive (the run's end clears it).
+    Deno.unrefTimer(this.#lineSweep);
   }
 
   #receive(message: RunnerToGateway): void {
@@ -179,6 +213,7 @@ export class CallBroker {
     this.#turns.acquire().then((release) =>
       this.#answer(message).finally(() => {
         this.#pending.delete(message.id);
+        this.#waited.delete(message.id);
         release();
       })
     );
@@ -188,6 +223,7 @@ export class CallBroker {
     const options = this.#options;
     const { namespace, tool } = message;
     this.#pending.set(message.id, message);
+    this.#armLineSweep();
     const started = Date.now();
     let approval: ToolCallRecord["approval"] = null;
     const callTrace = options.trace.call(
@@ -243,6 +279,9 @@ export class CallBroker {
       );
   }
 }
+
+/** How often waiting calls are swept: a call's line is asked for after one to two periods. */
+const LINE_SWEEP_MS = 20;
 
 /** Most characters of a call's result a run holds for history, which keeps fewer still. */
 const CALL_RESULT_HEAD_CHARS = 16_384;

@@ -4,6 +4,7 @@ import { ToolCallError } from "../protocol/tool_call.ts";
 import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import { CallBroker, type CallBrokerOptions, type ScriptToolCall } from "./call_broker.ts";
 import { RunReturns } from "./run_returns.ts";
+import { pollUntil } from "../../test/support/poll_until.ts";
 
 type Reply = Extract<GatewayToRunner, { t: "reply" }>;
 
@@ -13,7 +14,14 @@ class MemoryConnection {
   readonly replies: Reply[] = [];
   #waiters: { id: number; resolve: (reply: Reply) => void }[] = [];
 
+  /** Calls the broker asked the script to locate. */
+  readonly located: number[] = [];
+
   send(message: GatewayToRunner): void {
+    if (message.t === "locate") {
+      this.located.push(message.id);
+      return;
+    }
     if (message.t !== "reply") throw new Error(`unexpected ${message.t} sent to the script`);
     this.replies.push(message);
     const waiter = this.#waiters.find((w) => w.id === message.id);
@@ -276,7 +284,7 @@ Deno.test("CallBroker names the call a stopped run waited on and aborts calls wh
   assert.equal(b.waitingCall(), undefined);
 });
 
-Deno.test("CallBroker takes a waiting call's line from a later call_line message", async () => {
+Deno.test("CallBroker asks the runner where a waiting call is and keeps the line it answers", async () => {
   const started = deferred<void>();
   const finish = deferred<unknown>();
   const { broker: b, connection } = broker(() => {
@@ -286,6 +294,11 @@ Deno.test("CallBroker takes a waiting call's line from a later call_line message
   connection.script(call(1, "slow"));
   await started.promise;
   assert.equal(b.waitingCall()?.line, undefined);
+  await pollUntil(
+    "the broker to ask for the waiting call's line",
+    () => connection.located.includes(1),
+    { timeoutMs: 3000 },
+  );
   connection.script({ t: "call_line", id: 1, line: 12 });
   assert.equal(b.waitingCall()?.line, 12);
   connection.script({ t: "call_line", id: 99, line: 3 }); // no such call: ignored
@@ -293,4 +306,5 @@ Deno.test("CallBroker takes a waiting call's line from a later call_line message
   finish.resolve("done");
   const reply = await connection.reply(1);
   assert.ok(reply.ok && reply.value === "done");
+  b.stop();
 });

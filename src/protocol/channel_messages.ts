@@ -42,7 +42,12 @@ export type GatewayToRunner =
   | RunMessage
   | { t: "reply"; id: number; ok: true; value: unknown }
   | { t: "reply"; id: number; ok: false; error: ChannelError; raw?: unknown }
-  | { t: "refused"; message: string };
+  | { t: "refused"; message: string }
+  /**
+   * Asks for the script line of call `id`, which has waited a while: finding a line formats a
+   * stack, which costs more than a whole fast call, so only calls that wait are located.
+   */
+  | { t: "locate"; id: number };
 
 /** Where an uncaught script error happened, as the runner read it from the stack. */
 export interface ScriptFailure {
@@ -68,10 +73,7 @@ export type RunnerToGateway =
     /** The script's line making the call, so a run stopped while waiting can name it. */
     line?: number;
   }
-  /**
-   * The script's line of call `id`, sent only once the call has waited a while: finding a
-   * line formats a stack, which costs more than a whole fast call (issue 12).
-   */
+  /** The script's line of call `id`, the answer to `locate`. */
   | { t: "call_line"; id: number; line: number }
   | { t: "resources"; id: number; namespace: string; op: "list" | "read"; uri?: string }
   | { t: "result"; value: unknown }

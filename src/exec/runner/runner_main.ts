@@ -76,10 +76,8 @@ const pending = new Map<
   {
     resolve: (value: unknown) => void;
     reject: (error: unknown) => void;
-    /** Finds the call's script line; dropped once asked (or when there is none). */
+    /** Finds the call's script line; dropped once asked. */
     locate?: () => number | undefined;
-    /** Set by the first line sweep that sees the call still waiting. */
-    seen?: boolean;
   }
 >();
 let nextId = 1;
@@ -124,6 +122,7 @@ const runMessage = new Promise<RunMessage>((resolve, reject) => {
   readMessages((message) => {
     if (message.t === "run") resolve(message);
     else if (message.t === "refused") reject(new Error(message.message));
+    else if (message.t === "locate") locateCall(message.id);
     else if (message.t === "reply") {
       const entry = pending.get(message.id);
       if (!entry) return;
@@ -144,36 +143,13 @@ if (revokeSocketGrants) {
 }
 const run = await runMessage;
 
-/** How often waiting calls are swept for their line (a call waits one to two periods). */
-const LINE_SWEEP_MS = 20;
-let lineSweep: ReturnType<typeof setTimeout> | undefined;
-
-/**
- * Tells the gateway the script line of each call that has waited a sweep period, so a run
- * stopped while waiting names it; fast calls never pay for formatting a stack (issue 12).
- */
-function sweepLines(): void {
-  lineSweep = undefined;
-  let waiting = false;
-  for (const [id, entry] of pending) {
-    if (entry.locate === undefined) continue;
-    if (!entry.seen) {
-      entry.seen = true;
-      waiting = true;
-      continue;
-    }
-    const line = entry.locate();
-    delete entry.locate;
-    if (line !== undefined) send({ t: "call_line", id, line }).catch(() => undefined);
-  }
-  if (waiting) armLineSweep();
-}
-
-function armLineSweep(): void {
-  if (lineSweep !== undefined) return;
-  const timer = setTimeout(sweepLines, LINE_SWEEP_MS);
-  Deno.unrefTimer(timer);
-  lineSweep = timer;
+/** Tells the gateway the script line of call `id`, which it asked for: the call waits long. */
+function locateCall(id: number): void {
+  const entry = pending.get(id);
+  if (entry?.locate === undefined) return;
+  const line = entry.locate();
+  delete entry.locate;
+  if (line !== undefined) send({ t: "call_line", id, line }).catch(() => undefined);
 }
 
 /** Sends a request and resolves with the gateway's reply. */
@@ -195,7 +171,6 @@ function request(
   const id = nextId++;
   return new Promise((resolve, reject) => {
     pending.set(id, locate === undefined ? { resolve, reject } : { resolve, reject, locate });
-    if (locate !== undefined) armLineSweep();
     updateRef();
     send({ ...message, id } as RunnerToGateway).catch(reject);
   });
