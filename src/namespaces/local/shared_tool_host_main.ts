@@ -7,7 +7,13 @@
  * @module
  */
 
-import { encodeMessage, readLinesFrom } from "./tool_host_protocol.ts";
+import {
+  encodeMessage,
+  HOST_THREAD_HOLDER,
+  readLinesFrom,
+  releaseOutputLock,
+  writeWhole,
+} from "./tool_host_protocol.ts";
 import type { WorkerLoadMessage, WorkerPost } from "./tool_worker_main.ts";
 
 /** Longest request line accepted from the gateway (arguments are JSON on one line). */
@@ -38,9 +44,12 @@ export type SharedHostNotice =
  */
 const ROUTED_LINE = /^\{"worker":(\d+),(?="type":"(?:call|cancel)",)/;
 
+/** Guards stdout: the host's thread and its Workers each write whole lines under it. */
+const OUTPUT_LOCK = new Int32Array(new SharedArrayBuffer(4));
+const ENCODER = new TextEncoder();
+
 function write(text: string): void {
-  let bytes = new TextEncoder().encode(text);
-  while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
+  writeWhole(OUTPUT_LOCK, HOST_THREAD_HOLDER, ENCODER.encode(text));
 }
 
 function notify(message: SharedHostNotice): void {
@@ -66,6 +75,9 @@ function main(): void {
     if (worker === undefined) return;
     workers.delete(id);
     worker.terminate();
+    // Terminated in the middle of writing a result: its partial line is ended by the next
+    // message's leading newline (and dropped by the gateway).
+    releaseOutputLock(OUTPUT_LOCK, id);
     notify({ type: "exit", worker: id, reason });
   };
   const load = (request: Extract<SharedHostRequest, { type: "load" }>) => {
@@ -83,10 +95,7 @@ function main(): void {
     workers.set(id, worker);
     worker.onmessage = (event: MessageEvent<WorkerPost>) => {
       const message = event.data;
-      if (typeof message === "string") {
-        // `{"type":…}` → `{"worker":N,"type":…}`: the line is already JSON, framed once.
-        write(`\n{"worker":${id},${message.slice(1)}\n`);
-      } else if (message.type === "log") {
+      if (message.type === "log") {
         notify({ type: "log", worker: id, line: message.line });
       } else {
         end(id, `exited with code ${message.code}`);
@@ -98,6 +107,8 @@ function main(): void {
     };
     const first: WorkerLoadMessage = {
       type: "load",
+      worker: id,
+      output: OUTPUT_LOCK.buffer as SharedArrayBuffer,
       moduleUrl: request.moduleUrl,
       env: request.env,
     };

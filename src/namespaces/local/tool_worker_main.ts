@@ -16,22 +16,25 @@ import {
   redirectConsole,
   survivesStrayErrors,
 } from "./tool_host_main.ts";
-import { parseRequest, toWireError } from "./tool_host_protocol.ts";
+import { parseRequest, toWireError, writeWhole } from "./tool_host_protocol.ts";
 
 /** The first message a tool Worker receives: what to import and its own environment. */
 export interface WorkerLoadMessage {
   type: "load";
+  /** The Worker's id in the gateway's messages. */
+  worker: number;
+  /** The host's stdout lock (see `writeWhole`): the Worker writes its results itself. */
+  output: SharedArrayBuffer;
   moduleUrl: string;
   /** Seen by the module through `Deno.env` before the process environment. */
   env: Record<string, string>;
 }
 
 /**
- * What a tool Worker posts: one protocol message as its JSON text (a string clones cheaper
- * than an object), a console line, or that the module exits.
+ * What a tool Worker posts to the host: a console line, or that the module exits (protocol
+ * messages it writes to stdout itself).
  */
 export type WorkerPost =
-  | string
   | { type: "log"; line: string }
   | { type: "exit"; code: number };
 
@@ -104,6 +107,8 @@ function logStream(): Writable {
 }
 
 function start(load: WorkerLoadMessage): void {
+  const output = new Int32Array(load.output);
+  const encoder = new TextEncoder();
   reportExit();
   overlayEnv(load.env);
   redirectConsole(logStream());
@@ -116,7 +121,14 @@ function start(load: WorkerLoadMessage): void {
     loaded,
     controllers: new Map(),
     calls,
-    send: (message) => post(JSON.stringify(message)),
+    // `{"type":…}` → `{"worker":N,"type":…}`, written whole under the host's lock: no hop
+    // through the host's thread (issue 12).
+    send: (message) =>
+      writeWhole(
+        output,
+        load.worker,
+        encoder.encode(`\n{"worker":${load.worker},${JSON.stringify(message).slice(1)}\n`),
+      ),
   };
   scope.onmessage = (event) => {
     const request = typeof event.data === "string" ? parseRequest(event.data) : undefined;
