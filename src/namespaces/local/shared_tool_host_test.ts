@@ -213,3 +213,20 @@ Deno.test("an isolated module runs in a process of its own beside the shared hos
     },
   );
 });
+
+Deno.test("results that Workers write at once reach the gateway whole, never interleaved", async () => {
+  await withShared(["faulty_tools.ts", "faulty_tools.ts"], {}, async ([first, second]) => {
+    await Promise.all([first!.start(), second!.start()]);
+    assert.equal(first!.pid, second!.pid);
+    // Each result is larger than a pipe's buffer, so writes from two threads would split.
+    const calls = Array.from({ length: 12 }, (_, i) => {
+      const value = String.fromCharCode(97 + i).repeat(200_000);
+      const host = i % 2 === 0 ? first! : second!;
+      return host.call("echo", { value }, { timeoutMs: 20_000 }).then((answer) => ({
+        answer,
+        value,
+      }));
+    });
+    for (const { answer, value } of await Promise.all(calls)) assert.equal(answer, value);
+  });
+});
