@@ -48,6 +48,9 @@ export class CallDeadlines {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timerAt = at;
     this.#timer = setTimeout(() => this.#expire(), Math.max(0, at - Date.now()));
+    // Armed for the earliest deadline even after its call ended: never what keeps a process
+    // alive (a waiting call's own I/O does that).
+    Deno.unrefTimer(this.#timer);
   }
 
   #expire(): void {

@@ -46,10 +46,21 @@ const ROUTED_LINE = /^\{"worker":(\d+),(?="type":"(?:call|cancel)",)/;
 
 /** Guards stdout: the host's thread and its Workers each write whole lines under it. */
 const OUTPUT_LOCK = new Int32Array(new SharedArrayBuffer(4));
+/** After this, a terminated Worker's thread has stopped writing. */
+const LOCK_RELEASE_MS = 200;
 const ENCODER = new TextEncoder();
 
+/** Workers terminated lately, with when: one may have died holding the stdout lock. */
+const TERMINATED = new Map<number, number>();
+
+/** Whether `holder` was terminated long enough ago that its thread has surely stopped. */
+function stoppedHolding(holder: number): boolean {
+  const at = TERMINATED.get(holder);
+  return at !== undefined && Date.now() - at >= LOCK_RELEASE_MS;
+}
+
 function write(text: string): void {
-  writeWhole(OUTPUT_LOCK, HOST_THREAD_HOLDER, ENCODER.encode(text));
+  writeWhole(OUTPUT_LOCK, HOST_THREAD_HOLDER, ENCODER.encode(text), stoppedHolding);
 }
 
 function notify(message: SharedHostNotice): void {
@@ -75,9 +86,16 @@ function main(): void {
     if (worker === undefined) return;
     workers.delete(id);
     worker.terminate();
-    // Terminated in the middle of writing a result: its partial line is ended by the next
-    // message's leading newline (and dropped by the gateway).
-    releaseOutputLock(OUTPUT_LOCK, id);
+    // A Worker terminated in the middle of writing a result may hold stdout for good: the lock
+    // is taken from it once its thread has surely stopped — by this thread's next write, or
+    // by the timer for Workers waiting on it. Its partial line is ended by the next message's
+    // leading newline (and dropped by the gateway).
+    TERMINATED.set(id, Date.now());
+    const released = setTimeout(() => {
+      releaseOutputLock(OUTPUT_LOCK, id);
+      TERMINATED.delete(id);
+    }, LOCK_RELEASE_MS);
+    Deno.unrefTimer(released);
     notify({ type: "exit", worker: id, reason });
   };
   const load = (request: Extract<SharedHostRequest, { type: "load" }>) => {

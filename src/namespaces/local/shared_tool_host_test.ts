@@ -230,3 +230,18 @@ Deno.test("results that Workers write at once reach the gateway whole, never int
     for (const { answer, value } of await Promise.all(calls)) assert.equal(answer, value);
   });
 });
+
+Deno.test("a module stopped while writing a large result leaves the host answering the others", async () => {
+  await withShared(["faulty_tools.ts", "inventory.ts"], {}, async ([faulty, inventory]) => {
+    await Promise.all([faulty!.start(), inventory!.start()]);
+    const large = faulty!.call("echo", { value: "x".repeat(20_000_000) }, { timeoutMs: 20_000 });
+    large.catch(() => {}); // fails when stopped mid-way, or answers first: either is fine
+    await faulty!.stop();
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(await inventory!.call("count", undefined, { timeoutMs: 5_000 }), {
+        total: 0,
+        skus: [],
+      });
+    }
+  });
+});

@@ -111,10 +111,19 @@ export const HOST_THREAD_HOLDER = -1;
  * lines. A Worker terminated while holding the lock is released by the host
  * ({@linkcode releaseOutputLock}).
  */
-export function writeWhole(lock: Int32Array, holder: number, bytes: Uint8Array): void {
+export function writeWhole(
+  lock: Int32Array,
+  holder: number,
+  bytes: Uint8Array,
+  /** Whether the lock may be taken from `current` (a Worker terminated while holding it). */
+  mayTakeFrom?: (current: number) => boolean,
+): void {
   for (;;) {
     const current = Atomics.compareExchange(lock, 0, 0, holder);
     if (current === 0) break;
+    if (mayTakeFrom?.(current) && Atomics.compareExchange(lock, 0, current, holder) === current) {
+      break;
+    }
     Atomics.wait(lock, 0, current, OUTPUT_LOCK_WAIT_MS);
   }
   try {
