@@ -2,7 +2,9 @@
  * The shared tool host: one `deno run --unstable-worker-options` process in which each tool
  * module runs as a Worker with its own Deno permissions (issue 12: one runtime instead of one
  * process of ≈ 64 MB per module). Speaks the tool host protocol on stdin/stdout with a `worker`
- * field on every message, plus `load`/`unload` from the gateway and `log`/`exit` back. Run by
+ * field on every message, plus `load`/`unload` from the gateway and `log`/`exit` back. Calls
+ * reach a Worker as the line's own JSON text; a Worker writes its answers to stdout itself,
+ * whole, under a lock shared with this thread (issue 12: no hop through this thread). Run by
  * `SharedToolHost`; an entry point, so it may `Deno.exit`.
  * @module
  */
