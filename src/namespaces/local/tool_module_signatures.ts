@@ -7,6 +7,7 @@
 import type { ExtractedTool, ExtractionOutcome } from "./extract_signatures.ts";
 import type { SignatureWorkerRequest, SignatureWorkerResponse } from "./signature_worker.ts";
 import { WorkerClient } from "../../process/worker_client.ts";
+import { PROJECT_CONFIG } from "../../process/child_process_worker.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 
 /**
@@ -78,6 +79,8 @@ export class ToolModuleSignatures {
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#worker = new WorkerClient({
       url: new URL("./signature_worker.ts", import.meta.url),
+      // A process of its own: ts-morph's memory goes back to the system when it idles out.
+      process: { config: PROJECT_CONFIG, permissions: ["--allow-read", "--allow-env"] },
       crashed: (message) =>
         new Error(`Cannot extract tool signatures: the worker failed: ${message}`),
       timedOut: (ms) => new Error(`Cannot extract tool signatures: took longer than ${ms} ms`),
@@ -113,10 +116,15 @@ export class ToolModuleSignatures {
     return { ...this.#stats };
   }
 
-  /** Terminates the worker and fails extractions in flight; later calls still use the cache. */
-  close(): void {
+  /**
+   * Terminates the worker and fails extractions in flight; later calls still use the cache.
+   * Resolves once the worker's process has exited.
+   */
+  close(): Promise<void> {
     this.#closed = true;
-    this.#worker.stop(new Error("Cannot extract tool signatures: the extractor was closed"));
+    return this.#worker.stop(
+      new Error("Cannot extract tool signatures: the extractor was closed"),
+    );
   }
 
   async #outcome(text: string): Promise<ExtractionOutcome> {
