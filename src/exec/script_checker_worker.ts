@@ -6,7 +6,7 @@
 
 import { join } from "node:path";
 import { WorkerClient } from "../process/worker_client.ts";
-import { PROJECT_CONFIG } from "../process/child_process_worker.ts";
+import { LEAN_PROCESS, PROJECT_CONFIG } from "../process/child_process_worker.ts";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { denoCheckScript, importsOnlyNodeBuiltins } from "./deno_check_oracle.ts";
 import {
@@ -107,6 +107,7 @@ export class ScriptCheckerWorker {
           `--allow-write=${options.cacheDir}`,
           `--allow-run=${options.denoPath ?? Deno.execPath()}`,
         ],
+        ...LEAN_PROCESS,
       },
       crashed: (message) => new Error(`Script checker worker crashed: ${message}`),
       timedOut: (ms) =>

@@ -18,6 +18,8 @@ export interface ChildProcessWorkerOptions {
   permissions: string[];
   /** V8 flags (`--max-semi-space-size=1` …), given as `--v8-flags=…`. */
   v8Flags?: string[];
+  /** Added to the inherited environment (allocator settings such as `MALLOC_ARENA_MAX`). */
+  env?: Record<string, string>;
   /**
    * The `deno.json` whose import map the entry's imports need (`npm:` packages); absent =
    * `--no-config`.
@@ -40,6 +42,18 @@ function entryReadFlag(url: URL, permissions: string[]): string[] {
   if (url.protocol !== "file:" || permissions.some((flag) => all.includes(flag))) return [];
   return [`--allow-read=${decodeURIComponent(new URL(".", url).pathname)}`];
 }
+
+/**
+ * Settings that shrink a TypeScript-heavy child (the checker, the signature extraction)
+ * without slowing its checks measurably (issue 12, measured on the checker: about 150 → 90 MB
+ * private after warm-up): a 1 MB young generation (V8's default grows it to 16 MB per
+ * semi-space), two malloc arenas instead of one per thread, and big allocations (the parse of
+ * TypeScript's own 9 MB source at import) on `mmap`, so freeing them gives the pages back.
+ */
+export const LEAN_PROCESS: Pick<ChildProcessWorkerOptions, "v8Flags" | "env"> = {
+  v8Flags: ["--max-semi-space-size=1"],
+  env: { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" },
+};
 
 /** Stderr kept to explain a crash. */
 const STDERR_TAIL_CHARS = 2_000;
@@ -90,6 +104,7 @@ export class ChildProcessWorker implements WorkerLike {
     ];
     this.#child = new Deno.Command(Deno.execPath(), {
       args,
+      ...(options.env === undefined ? {} : { env: options.env }),
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

@@ -7,7 +7,7 @@
 import type { ExtractedTool, ExtractionOutcome } from "./extract_signatures.ts";
 import type { SignatureWorkerRequest, SignatureWorkerResponse } from "./signature_worker.ts";
 import { WorkerClient } from "../../process/worker_client.ts";
-import { PROJECT_CONFIG } from "../../process/child_process_worker.ts";
+import { LEAN_PROCESS, PROJECT_CONFIG } from "../../process/child_process_worker.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 
 /**
@@ -80,7 +80,11 @@ export class ToolModuleSignatures {
     this.#worker = new WorkerClient({
       url: new URL("./signature_worker.ts", import.meta.url),
       // A process of its own: ts-morph's memory goes back to the system when it idles out.
-      process: { config: PROJECT_CONFIG, permissions: ["--allow-read", "--allow-env"] },
+      process: {
+        config: PROJECT_CONFIG,
+        permissions: ["--allow-read", "--allow-env"],
+        ...LEAN_PROCESS,
+      },
       crashed: (message) =>
         new Error(`Cannot extract tool signatures: the worker failed: ${message}`),
       timedOut: (ms) => new Error(`Cannot extract tool signatures: took longer than ${ms} ms`),
