@@ -213,3 +213,71 @@ Deno.test("an isolated module runs in a process of its own beside the shared hos
     },
   );
 });
+
+/** The realm (Worker) id a realm fixture answers. */
+async function realmOf(host: ToolHost): Promise<string> {
+  const id = await host.call("realm", undefined, { timeoutMs: 5_000 });
+  assert.equal(typeof id, "string");
+  return id as string;
+}
+
+Deno.test("modules with the same permissions and settings share one Worker, others do not", async () => {
+  await withShared(["realm_a.ts", "realm_b.ts"], {}, async ([a, b], logger, shared) => {
+    await Promise.all([a!.start(), b!.start()]);
+    assert.equal(await realmOf(a!), await realmOf(b!));
+    // Other settings (its environment) or other permissions: a Worker of its own.
+    const other = (name: string, overrides: Partial<ToolHostOptions>) =>
+      new ToolHost({
+        name,
+        file: fileURLToPath(new URL("realm_a.ts", FIXTURES)),
+        dataDir: "/tmp/gateway-test-data",
+        logger,
+        shared,
+        ...overrides,
+      });
+    const settled = other("settled", { settings: { mine: true } });
+    const confined = other("confined", { permissions: {} });
+    try {
+      await Promise.all([settled.start(), confined.start()]);
+      const realms = new Set([await realmOf(a!), await realmOf(settled), await realmOf(confined)]);
+      assert.equal(realms.size, 3);
+      assert.equal(settled.pid, a!.pid); // still one process
+    } finally {
+      await Promise.all([settled.stop(), confined.stop()]);
+    }
+  });
+});
+
+Deno.test("Deno.exit in a shared Worker: the others' calls fail as worker_restarted, then work in a new Worker", async () => {
+  await withShared(["realm_a.ts", "realm_b.ts"], {}, async ([a, b]) => {
+    await Promise.all([a!.start(), b!.start()]);
+    const before = await realmOf(b!);
+    const inFlight = rejection(b!.call("wait", { ms: 5_000 }, { timeoutMs: 10_000 }));
+    const exited = await rejection(a!.call("exit", undefined, { timeoutMs: 5_000 }));
+    assert.ok(exited instanceof ToolCallError);
+    assert.match(exited.message, /tool host for "realm_a" exited with code 4 during the call/);
+    const restarted = await inFlight;
+    assert.ok(restarted instanceof ToolCallError);
+    assert.equal(restarted.kind, "ToolError");
+    assert.match(restarted.message, /worker_restarted: .*realm_a\.ts shared its Worker and exited/);
+    const after = await realmOf(b!); // loaded again, without a restart of its namespace
+    assert.notEqual(after, before);
+    assert.equal(b!.state().state, "ready");
+    await pollUntil("realm_a to be ready again", () => a!.state().state === "ready", {
+      timeoutMs: 5_000,
+    });
+    assert.equal(await realmOf(a!), after); // back in the shared Worker
+  });
+});
+
+Deno.test("stopping a module in a shared Worker lets the others' calls finish, then moves them", async () => {
+  await withShared(["realm_a.ts", "realm_b.ts"], {}, async ([a, b]) => {
+    await Promise.all([a!.start(), b!.start()]);
+    const before = await realmOf(b!);
+    const inFlight = b!.call("wait", { ms: 300 }, { timeoutMs: 10_000 });
+    await a!.stop();
+    assert.equal(await inFlight, "waited");
+    const after = await realmOf(b!);
+    assert.notEqual(after, before); // none of realm_a's code is left running beside it
+  });
+});
