@@ -11,8 +11,11 @@
  * a time, and modules waiting behind an import that takes over `ADMIT_PATIENCE_MS` (busy or
  * stuck) move to another Worker; a module that calls `Deno.exit` gets `exit`, and the modules
  * sharing its Worker are loaded again in a new one, their calls in flight failing as
- * `worker_restarted`; an unloaded module's Worker is replaced the same way once the others'
- * calls finish (at most `DRAIN_MS`), so none of its code keeps running. (Over 300 lines: the
+ * `worker_restarted`, as when a module is stopped with calls in flight (a call that ignored
+ * its abort may hold the Worker); a Worker that stops answering pings while it imports a module
+ * (`BLOCKED_MS`) hands its other modules to a new one. A module unloaded with no call in flight
+ * (a reload, a removed file) is forgotten and the others keep their state; timers it started
+ * run on until its Worker ends (`tools.NAME.isolate` gives a module a process of its own). (Over 300 lines: the
  * grouping rules share one state and read best together.)
  * @module
  */
@@ -48,10 +51,13 @@ export type SharedHostNotice =
  */
 const ADMIT_PATIENCE_MS = 500;
 /**
- * How long the calls of the other modules may take to finish when a Worker must be replaced
- * (a module of it was unloaded) before they fail as `worker_restarted`.
+ * How long a Worker importing a module may leave a ping unanswered before it counts as blocked
+ * (a busy loop at import): the modules already in it then move to a new Worker, leaving the
+ * importing one alone.
  */
-const DRAIN_MS = 2_000;
+const BLOCKED_MS = 1_000;
+/** How often a Worker that is importing a module is pinged. */
+const PING_MS = 250;
 
 type LoadRequest = Extract<SharedHostRequest, { type: "load" }>;
 
@@ -84,9 +90,10 @@ interface Group {
   /** False once the Worker takes no more modules (it was slow to import, or is retiring). */
   open: boolean;
   patience: ReturnType<typeof setTimeout> | undefined;
-  draining: ReturnType<typeof setTimeout> | undefined;
-  /** Set while the Worker waits for calls to finish before it is replaced. */
-  drainingWhy: string | undefined;
+  /** Pings the Worker while it imports a module; undefined otherwise. */
+  watchdog: ReturnType<typeof setInterval> | undefined;
+  /** When the Worker last answered a ping (or started importing). */
+  answeredAt: number;
 }
 
 /** JSON with sorted object keys, so equal permissions and environments give equal keys. */
@@ -104,10 +111,6 @@ function canonical(value: unknown): string {
 /** Modules with equal keys may share a Worker: same permissions, same environment. */
 function keyOf(request: LoadRequest): string {
   return canonical([request.permissions, request.env]);
-}
-
-function allIdle(group: Group): boolean {
-  return [...group.members.values()].every((member) => member.inFlight.size === 0);
 }
 
 function write(text: string): void {
@@ -157,7 +160,7 @@ function main(): void {
   const drop = (group: Group) => {
     groups.delete(group);
     clearTimeout(group.patience);
-    clearTimeout(group.draining);
+    clearInterval(group.watchdog);
     group.worker.terminate();
   };
 
@@ -173,31 +176,46 @@ function main(): void {
     notify({ type: "exit", worker: member.id, reason });
   };
 
-  /** Ends `group`'s Worker and loads its remaining modules again elsewhere. */
-  const restart = (group: Group, why: string) => {
-    drop(group);
-    for (const member of group.members.values()) {
+  /** Loads `moving` (modules of `group`) again in another Worker; their calls in flight fail. */
+  const move = (group: Group, moving: Member[], why: string) => {
+    for (const member of moving) {
+      group.members.delete(member.id);
+      group.queue = group.queue.filter((m) => m !== member);
       failInFlight(member, why);
       member.group = undefined;
       place(member);
     }
   };
 
-  /**
-   * `group`'s Worker must go (a module of it was unloaded, its code may still run there): new
-   * calls wait, calls in flight get up to `DRAIN_MS` to finish, then the others move.
-   */
-  const retire = (group: Group, why: string) => {
-    group.open = false;
-    const busy = [...group.members.values()].some((m) => m.inFlight.size > 0);
-    if (!busy) return restart(group, why);
-    group.drainingWhy = why;
-    group.draining ??= setTimeout(() => restart(group, why), DRAIN_MS);
+  /** Ends `group`'s Worker and loads its remaining modules again elsewhere. */
+  const restart = (group: Group, why: string) => {
+    drop(group);
+    move(group, [...group.members.values()], why);
+  };
+
+  /** While `group` imports, a Worker that stops answering is blocked by that import. */
+  const watch = (group: Group) => {
+    group.answeredAt = performance.now();
+    group.watchdog ??= setInterval(() => {
+      const culprit = group.admitting;
+      if (culprit === undefined) {
+        clearInterval(group.watchdog);
+        group.watchdog = undefined;
+      } else if (performance.now() - group.answeredAt > BLOCKED_MS) {
+        clearInterval(group.watchdog);
+        group.watchdog = undefined;
+        group.open = false;
+        const others = [...group.members.values()].filter((m) => m !== culprit);
+        move(group, others, `${culprit.request.moduleUrl}, loaded into its Worker, blocks it`);
+      } else {
+        group.worker.postMessage({ type: "ping" });
+      }
+    }, PING_MS);
   };
 
   const send = (member: Member, request: Exclude<SharedHostRequest, { type: "load" }>) => {
     const group = member.group;
-    if (group === undefined || member.state === "queued" || group.drainingWhy !== undefined) {
+    if (group === undefined || member.state === "queued") {
       member.held.push(request); // sent once it is in a Worker that stays
       return;
     }
@@ -221,6 +239,7 @@ function main(): void {
     };
     group.worker.postMessage(first);
     for (const request of member.held.splice(0)) send(member, request);
+    watch(group);
     // A module busy or stuck at import holds its Worker: the modules waiting behind it take
     // another one, and this Worker takes no newcomers.
     clearTimeout(group.patience);
@@ -267,8 +286,8 @@ function main(): void {
       admitting: undefined,
       open: true,
       patience: undefined,
-      draining: undefined,
-      drainingWhy: undefined,
+      watchdog: undefined,
+      answeredAt: performance.now(),
     };
     groups.add(group);
     worker.onmessage = (event: MessageEvent<WorkerPost>) => {
@@ -280,9 +299,8 @@ function main(): void {
         if (message.settled !== undefined) return settled(member, message.settled, message.text);
         if (message.result !== undefined) member.inFlight.delete(message.result);
         relay(member.id, message.text);
-        if (group.drainingWhy !== undefined && allIdle(group)) {
-          restart(group, group.drainingWhy);
-        }
+      } else if (message.type === "pong") {
+        group.answeredAt = performance.now();
       } else if (message.type === "log") {
         const member = message.module === undefined
           ? group.members.values().next().value
@@ -332,15 +350,26 @@ function main(): void {
     admitNext(group);
   };
 
+  /**
+   * The Worker forgets the module; the others keep running with their state. A module unloaded
+   * with calls still in flight (one ignored its abort: its code may hold the Worker) takes the
+   * Worker with it, and the others move to a new one. A Worker left with no module ends.
+   */
   const unload = (member: Member) => {
     const group = member.group;
-    const state = member.state;
+    const { state, inFlight } = member;
+    const stuck = inFlight.size > 0;
     remove(member, "was unloaded");
     if (group === undefined) return;
     if (group.members.size === 0) return drop(group);
-    // Queued, it never ran; an import that threw left nothing running.
-    if (state === "queued" || state === "failed") return;
-    retire(group, `${member.request.moduleUrl}, which shared its Worker, was unloaded`);
+    if (stuck) {
+      return restart(
+        group,
+        `${member.request.moduleUrl}, which shared its Worker, was stopped with calls in flight`,
+      );
+    }
+    if (state !== "queued") group.worker.postMessage({ type: "unload", module: member.id });
+    admitNext(group);
   };
 
   readLines(Deno.stdin.readable, (line) => {

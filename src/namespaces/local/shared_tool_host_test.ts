@@ -270,14 +270,41 @@ Deno.test("Deno.exit in a shared Worker: the others' calls fail as worker_restar
   });
 });
 
-Deno.test("stopping a module in a shared Worker lets the others' calls finish, then moves them", async () => {
+Deno.test("stopping a module in a shared Worker leaves the others running, state and all", async () => {
   await withShared(["realm_a.ts", "realm_b.ts"], {}, async ([a, b]) => {
     await Promise.all([a!.start(), b!.start()]);
     const before = await realmOf(b!);
     const inFlight = b!.call("wait", { ms: 300 }, { timeoutMs: 10_000 });
     await a!.stop();
     assert.equal(await inFlight, "waited");
-    const after = await realmOf(b!);
-    assert.notEqual(after, before); // none of realm_a's code is left running beside it
+    assert.equal(await realmOf(b!), before);
   });
+});
+
+Deno.test("a module busy at import in a Worker with a ready module: the ready one moves and answers", async () => {
+  await withShared(
+    ["realm_a.ts", "busy_at_import.ts"],
+    { loadTimeoutMs: 4_000, restartDelayMs: 60_000 },
+    async ([a, busy]) => {
+      await a!.start();
+      const before = await realmOf(a!);
+      const loading = rejection(busy!.start());
+      // The busy import holds the shared Worker; realm_a is loaded again in a new one. A call
+      // that reached the blocked Worker fails as worker_restarted, never silently.
+      const after = await pollUntil("realm_a to answer from a new Worker", async () => {
+        try {
+          const now = await realmOf(a!);
+          return now === before ? undefined : now;
+        } catch (error) {
+          assert.ok(error instanceof ToolCallError);
+          assert.match(error.message, /worker_restarted: .*busy_at_import\.ts.* blocks it/);
+          return undefined;
+        }
+      }, { timeoutMs: 3_500 });
+      const error = await loading;
+      assert.ok(error instanceof ToolModuleLoadError);
+      assert.match(error.message, /import did not finish within 4000 ms/);
+      assert.equal(await realmOf(a!), after);
+    },
+  );
 });

@@ -29,8 +29,14 @@ export interface WorkerLoadMessage {
   env: Record<string, string>;
 }
 
-/** A call or a cancel for one module of the Worker. */
-export type WorkerRequest = HostRequest & { module: number };
+/**
+ * A call or a cancel for one module of the Worker, an unload (the Worker forgets the module and
+ * aborts its calls), or a ping from the host's watchdog (answered with `pong`).
+ */
+export type WorkerRequest =
+  | (HostRequest & { module: number })
+  | { type: "unload"; module: number }
+  | { type: "ping" };
 
 /**
  * What a tool Worker posts: one protocol line of a module (`settled` on its `ready` or
@@ -40,7 +46,8 @@ export type WorkerRequest = HostRequest & { module: number };
 export type WorkerPost =
   | { type: "line"; module: number; text: string; settled?: "ready" | "failed"; result?: number }
   | { type: "log"; module?: number; line: string }
-  | { type: "exit"; module?: number; code: number };
+  | { type: "exit"; module?: number; code: number }
+  | { type: "pong" };
 
 // Worker globals, typed here (the gateway's lib is the window one).
 const scope = globalThis as unknown as {
@@ -181,9 +188,18 @@ scope.onmessage = (event) => {
     load(message);
     return;
   }
+  if (message.type === "ping") {
+    post({ type: "pong" });
+    return;
+  }
   const context = contexts.get(message.module);
   if (context === undefined) return;
-  if (message.type === "cancel") {
+  if (message.type === "unload") {
+    contexts.delete(message.module);
+    for (const controller of context.controllers.values()) {
+      controller.abort(new DOMException("The module was unloaded", "AbortError"));
+    }
+  } else if (message.type === "cancel") {
     context.controllers.get(message.id)?.abort(
       new DOMException("The gateway cancelled the call", "AbortError"),
     );
