@@ -315,12 +315,12 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
   );
 
   // The all-day case: a restart finds the signature cache warm, and once the signature worker
-  // has idled out (10 s) nothing start-up-only is left in memory. No run has been type-checked.
+  // has idled out (1 s) nothing start-up-only is left in memory. No run has been type-checked.
   await gw.cli(["stop"]);
   const restarted = await gw.cli(["start"]);
   if (restarted.code !== 0) throw new Error(`gateway start failed: ${restarted.stderr}`);
   const { pid: restartedPid } = await gw.server();
-  await new Promise((r) => setTimeout(r, 12_000)); // past the signature worker's 10 s idle
+  await new Promise((r) => setTimeout(r, 12_000)); // well past the signature worker's 1 s idle
   const restartIdle = processTreeMemory(restartedPid, notUpstream);
   valueRow(
     "  … after a restart (caches warm), 12 s idle, no typed run yet",
