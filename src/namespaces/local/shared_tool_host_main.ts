@@ -5,7 +5,7 @@
  * (≈ 10 MB each saved), so each still has exactly its manifest's grants. Speaks the tool host
  * protocol on stdin/stdout with a `worker` field (the module's id) on every message, plus
  * `load`/`unload` from the gateway and `log`/`exit` back. Run by `SharedToolHost`; an entry
- * point, so it may `Deno.exit`.
+ * point, so it may `Deno.exit`. (Over 400 lines: the grouping rules share one state.)
  *
  * Failures stay with their module (RELIABILITY MOD-01…06): a Worker imports its modules one at
  * a time, and modules waiting behind an import that takes over `ADMIT_PATIENCE_MS` (busy or
@@ -15,8 +15,7 @@
  * its abort may hold the Worker); a Worker that stops answering pings while it imports a module
  * (`BLOCKED_MS`) hands its other modules to a new one. A module unloaded with no call in flight
  * (a reload, a removed file) is forgotten and the others keep their state; timers it started
- * run on until its Worker ends (`tools.NAME.isolate` gives a module a process of its own). (Over 300 lines: the
- * grouping rules share one state and read best together.)
+ * run on until its Worker ends (`tools.NAME.isolate` gives a module a process of its own).
  * @module
  */
 
