@@ -94,6 +94,10 @@ try {
       target("unique ≤ 150 MB", idle.uniqueMb <= 150)
     }`,
   );
+  console.log(
+    "      (memory targets are judged on unique memory: every process's private pages plus the " +
+      "shared pages once; the VmRSS sum counts the deno binary's text once per process)",
+  );
   console.log(describeTree(idle));
   const exec = async (source: string, check: boolean) => {
     const doc = await client.request<RunDocument>("exec", { source, check });

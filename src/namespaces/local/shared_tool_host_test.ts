@@ -151,13 +151,16 @@ Deno.test("results JSON cannot carry and stray rejections are handled as in a pr
 });
 
 Deno.test("console output of a Worker is logged with its module's label", async () => {
-  await withShared(["noisy_tools.ts"], {}, async ([noisy], logger) => {
+  // realm_a.ts loads first into the same Worker: the output is still noisy_tools.ts's.
+  await withShared(["realm_a.ts", "noisy_tools.ts"], {}, async ([a, noisy], logger) => {
+    await a!.start();
     await noisy!.start();
     assert.equal(await noisy!.call("shout", { text: "hi" }, { timeoutMs: 5_000 }), "HI");
     await pollUntil("the shout in the log", () => logger.lines.some((l) => /shouting hi/.test(l)), {
       timeoutMs: 5_000,
     });
     assert.match(logger.lines.join("\n"), /info \[tools\/noisy_tools\.ts\] shouting hi/);
+    assert.match(logger.lines.join("\n"), /info \[tools\/noisy_tools\.ts\] noisy module loading/);
   });
 });
 
