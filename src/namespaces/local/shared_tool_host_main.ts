@@ -86,6 +86,8 @@ interface Group {
   /** Modules waiting for their import, one at a time. */
   queue: Member[];
   admitting: Member | undefined;
+  /** When the import of `admitting` began. */
+  admittedAt: number;
   /** False once the Worker takes no more modules (it was slow to import, or is retiring). */
   open: boolean;
   patience: ReturnType<typeof setTimeout> | undefined;
@@ -228,6 +230,7 @@ function main(): void {
     const member = group.queue.shift();
     if (member === undefined) return;
     group.admitting = member;
+    group.admittedAt = performance.now();
     member.state = "importing";
     group.imported.add(member.request.moduleUrl);
     const first: WorkerLoadMessage = {
@@ -283,6 +286,7 @@ function main(): void {
       imported: new Set(),
       queue: [],
       admitting: undefined,
+      admittedAt: 0,
       open: true,
       patience: undefined,
       watchdog: undefined,
@@ -331,11 +335,16 @@ function main(): void {
     return group;
   };
 
-  /** Puts `member` in an open Worker of its kind that never imported its URL, or a new one. */
+  /**
+   * Puts `member` in an open Worker of its kind that never imported its URL and is not held up
+   * by a slow import, or in a new one.
+   */
   const place = (member: Member) => {
     const key = keyOf(member.request);
+    const now = performance.now();
     let group = [...groups].find((g) =>
-      g.open && g.key === key && !g.imported.has(member.request.moduleUrl)
+      g.open && g.key === key && !g.imported.has(member.request.moduleUrl) &&
+      (g.admitting === undefined || now - g.admittedAt < ADMIT_PATIENCE_MS)
     );
     if (group === undefined) {
       const started = start(key, member.request.permissions);
