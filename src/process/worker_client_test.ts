@@ -3,7 +3,7 @@ import { pollUntil } from "../../test/support/poll_until.ts";
 import { WorkerClient } from "./worker_client.ts";
 import { ChildProcessWorker } from "./child_process_worker.ts";
 
-type Request = { id: number; op: "echo" | "hang" | "throw"; value?: unknown };
+type Request = { id: number; op: "echo" | "hang" | "throw" | "noise"; value?: unknown };
 type Answer = { id: number; value: unknown };
 
 type Mode = "worker" | "process";
@@ -103,6 +103,20 @@ Deno.test("process: an idle worker's process exits, so its memory goes back", as
         return Promise.resolve(true); // ESRCH: gone
       }
     });
+  } finally {
+    await echo.stop(new Error("done"));
+  }
+});
+
+Deno.test("process: a line that is not a message fails the waiting requests and restarts", async () => {
+  const echo = client("process");
+  try {
+    await assert.rejects(
+      echo.request({ op: "noise" }, { timeoutMs: 10_000 }),
+      /echo worker crashed: a message could not be read/,
+    );
+    assert.equal(echo.running, false);
+    assert.equal((await echo.request({ op: "echo", value: 3 }, { timeoutMs: 10_000 })).value, 3);
   } finally {
     await echo.stop(new Error("done"));
   }
