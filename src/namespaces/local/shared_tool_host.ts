@@ -291,17 +291,16 @@ class SharedModule implements ToolHostConnection {
       (this.#ended === undefined ? undefined : this.#endError());
     if (gone !== undefined) return Promise.reject(gone);
     const answer = this.#pending.add(id);
-    // `worker` and `type` lead, so the host routes the line without parsing it (ROUTED_LINE).
     this.#host.send(
       args === undefined
-        ? { worker: this.#worker, type: "call", id, tool }
-        : { worker: this.#worker, type: "call", id, tool, args },
+        ? { type: "call", worker: this.#worker, id, tool }
+        : { type: "call", worker: this.#worker, id, tool, args },
     );
     return answer;
   }
 
   cancel(id: number): void {
-    if (this.#pending.has(id)) this.#host.send({ worker: this.#worker, type: "cancel", id });
+    if (this.#pending.has(id)) this.#host.send({ type: "cancel", worker: this.#worker, id });
   }
 
   retire(message: string): void {
