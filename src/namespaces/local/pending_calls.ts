@@ -28,6 +28,11 @@ export class PendingCalls {
     return this.#retiredWith;
   }
 
+  /** The ids of the calls waiting for an answer. */
+  ids(): number[] {
+    return [...this.#pending.keys()];
+  }
+
   /** Whether call `id` still waits for its answer. */
   has(id: number): boolean {
     return this.#pending.has(id);

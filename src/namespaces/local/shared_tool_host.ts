@@ -252,6 +252,8 @@ class SharedModule implements ToolHostConnection {
   #host: SharedHostProcess;
   #options: SharedModuleOptions;
   #pending = new PendingCalls();
+  /** Whether calls were unanswered when the module was retired (see `unload`'s `busy`). */
+  #busy = false;
   #ended: string | undefined;
   #settleReady: { resolve(exports: string[]): void; reject(error: Error): void } | undefined;
   #settleClosed!: () => void;
@@ -304,6 +306,8 @@ class SharedModule implements ToolHostConnection {
   }
 
   retire(message: string): void {
+    // Retiring with calls unanswered means one ignored its abort: its code may hold the Worker.
+    this.#busy ||= this.#pending.size > 0;
     this.#pending.retire(message);
   }
 
@@ -346,6 +350,15 @@ class SharedModule implements ToolHostConnection {
       case "log":
         this.#options.logger.info(`[${this.#options.label}] ${String(message.line)}`);
         break;
+      case "restarted": {
+        // The Worker went away: its calls sent up to `upTo` that have no answer never will.
+        const upTo = typeof message.upTo === "number" ? message.upTo : 0;
+        const error: WireError = { name: "WorkerRestarted", message: String(message.message) };
+        for (const id of this.#pending.ids()) {
+          if (id <= upTo) this.#pending.answer({ type: "result", id, ok: false, error });
+        }
+        break;
+      }
       case "exit":
         this.#gone(String(message.reason));
         break;
@@ -373,7 +386,11 @@ class SharedModule implements ToolHostConnection {
   /** Asks the host to terminate the Worker, and treats it as gone. */
   #end(reason: string): void {
     if (this.#ended !== undefined) return;
-    this.#host.send({ type: "unload", worker: this.#worker });
+    this.#host.send({
+      type: "unload",
+      worker: this.#worker,
+      ...(this.#busy || this.#pending.size > 0 ? { busy: true } : {}),
+    });
     this.#gone(reason);
   }
 

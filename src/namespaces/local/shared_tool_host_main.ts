@@ -19,7 +19,13 @@
  * @module
  */
 
-import { encodeMessage, readLinesFrom, type ResultMessage } from "./tool_host_protocol.ts";
+import {
+  encodeMessage,
+  HOST_THREAD_HOLDER,
+  readLinesFrom,
+  releaseOutputLock,
+  writeWhole,
+} from "./tool_host_protocol.ts";
 import type { WorkerLoadMessage, WorkerPost } from "./tool_worker_main.ts";
 
 /** Longest request line accepted from the gateway (arguments are JSON on one line). */
@@ -35,14 +41,21 @@ export type SharedHostRequest =
     permissions: Deno.PermissionOptions;
     env: Record<string, string>;
   }
-  | { type: "unload"; worker: number }
+  /** `busy`: the gateway still waits on calls of the module (one ignored its abort). */
+  | { type: "unload"; worker: number; busy?: boolean }
   | { type: "call"; worker: number; id: number; tool: string; args?: unknown }
   | { type: "cancel"; worker: number; id: number };
 
 /** Shared host → gateway, besides the tool host messages carrying a `worker` field. */
 export type SharedHostNotice =
   | { type: "log"; worker: number; line: string }
-  | { type: "exit"; worker: number; reason: string };
+  | { type: "exit"; worker: number; reason: string }
+  /**
+   * The module's Worker is gone: its calls up to id `upTo` that are still unanswered fail with
+   * `message` (`worker_restarted`). A Worker writes its results itself, so only the gateway
+   * knows which calls are unanswered; results written before the Worker went precede this.
+   */
+  | { type: "restarted"; worker: number; upTo: number; message: string };
 
 /**
  * How long a module's import may hold up the modules waiting for the same Worker before they
@@ -68,8 +81,8 @@ interface Member {
   state: "queued" | "importing" | "ready" | "failed";
   /** The gateway heard its `ready` or `load_error` once; later imports are silent. */
   announced: boolean;
-  /** Calls sent to its Worker and not answered yet. */
-  inFlight: Set<number>;
+  /** The last call sent to its current Worker (0: none since it was placed there). */
+  lastSent: number;
   /** Calls and cancels waiting for it to be in a Worker that stays. */
   held: Exclude<SharedHostRequest, { type: "load" }>[];
   group: Group | undefined;
@@ -79,6 +92,8 @@ interface Member {
 interface Group {
   /** Permissions and environment: only modules with the same key share the Worker. */
   key: string;
+  /** The Worker's mark in the stdout lock. */
+  holder: number;
   worker: Worker;
   members: Map<number, Member>;
   /** Module URLs this Worker imported: a reloaded module needs a fresh Worker to re-run. */
@@ -114,9 +129,24 @@ function keyOf(request: LoadRequest): string {
   return canonical([request.permissions, request.env]);
 }
 
+/** Guards stdout: this thread and the Workers each write whole lines under it. */
+const OUTPUT_LOCK = new Int32Array(new SharedArrayBuffer(4));
+/** After this, a terminated Worker's thread has stopped writing. */
+const LOCK_RELEASE_MS = 200;
+const ENCODER = new TextEncoder();
+let nextHolder = 1;
+
+/** Workers terminated lately (by lock mark), with when: one may have died holding the lock. */
+const TERMINATED = new Map<number, number>();
+
+/** Whether `holder` was terminated long enough ago that its thread has surely stopped. */
+function stoppedHolding(holder: number): boolean {
+  const at = TERMINATED.get(holder);
+  return at !== undefined && Date.now() - at >= LOCK_RELEASE_MS;
+}
+
 function write(text: string): void {
-  let bytes = new TextEncoder().encode(text);
-  while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
+  writeWhole(OUTPUT_LOCK, HOST_THREAD_HOLDER, ENCODER.encode(text), stoppedHolding);
 }
 
 function notify(message: SharedHostNotice): void {
@@ -146,16 +176,15 @@ function main(): void {
 
   /** Fails the calls `member` has in a Worker that is gone, as `worker_restarted`. */
   const failInFlight = (member: Member, why: string) => {
-    for (const id of member.inFlight) {
-      const error = {
-        name: "WorkerRestarted",
-        message: `worker_restarted: the call did not finish: ${why}; the module was loaded ` +
-          "again, so calling it again works",
-      };
-      const result: ResultMessage = { type: "result", id, ok: false, error };
-      relay(member.id, encodeMessage(result).trim());
-    }
-    member.inFlight.clear();
+    if (member.lastSent === 0) return;
+    notify({
+      type: "restarted",
+      worker: member.id,
+      upTo: member.lastSent,
+      message: `worker_restarted: the call did not finish: ${why}; the module was loaded ` +
+        "again, so calling it again works",
+    });
+    member.lastSent = 0;
   };
 
   const drop = (group: Group) => {
@@ -163,6 +192,16 @@ function main(): void {
     clearTimeout(group.patience);
     clearInterval(group.watchdog);
     group.worker.terminate();
+    // A Worker terminated in the middle of writing a result may hold stdout for good: the lock
+    // is taken from it once its thread has surely stopped — by this thread's next write, or by
+    // the timer for Workers waiting on it. Its partial line is ended by the next message's
+    // leading newline (and dropped by the gateway).
+    TERMINATED.set(group.holder, Date.now());
+    const released = setTimeout(() => {
+      releaseOutputLock(OUTPUT_LOCK, group.holder);
+      TERMINATED.delete(group.holder);
+    }, LOCK_RELEASE_MS);
+    Deno.unrefTimer(released);
   };
 
   /** The module is gone for good: the gateway hears `exit` (its calls fail there). */
@@ -221,7 +260,7 @@ function main(): void {
       return;
     }
     const { worker: _worker, ...rest } = request;
-    if (rest.type === "call") member.inFlight.add(rest.id);
+    if (rest.type === "call") member.lastSent = rest.id;
     group.worker.postMessage({ ...rest, module: member.id });
   };
 
@@ -236,6 +275,8 @@ function main(): void {
     const first: WorkerLoadMessage = {
       type: "load",
       module: member.id,
+      output: OUTPUT_LOCK.buffer as SharedArrayBuffer,
+      holder: group.holder,
       moduleUrl: member.request.moduleUrl,
       env: member.request.env,
     };
@@ -281,6 +322,7 @@ function main(): void {
     }
     const group: Group = {
       key,
+      holder: nextHolder++,
       worker,
       members: new Map(),
       imported: new Set(),
@@ -300,7 +342,6 @@ function main(): void {
         const member = group.members.get(message.module);
         if (member === undefined) return;
         if (message.settled !== undefined) return settled(member, message.settled, message.text);
-        if (message.result !== undefined) member.inFlight.delete(message.result);
         relay(member.id, message.text);
       } else if (message.type === "pong") {
         group.answeredAt = performance.now();
@@ -363,10 +404,9 @@ function main(): void {
    * with calls still in flight (one ignored its abort: its code may hold the Worker) takes the
    * Worker with it, and the others move to a new one. A Worker left with no module ends.
    */
-  const unload = (member: Member) => {
+  const unload = (member: Member, stuck: boolean) => {
     const group = member.group;
-    const { state, inFlight } = member;
-    const stuck = inFlight.size > 0;
+    const { state } = member;
     remove(member, "was unloaded");
     if (group === undefined) return;
     if (group.members.size === 0) return drop(group);
@@ -392,7 +432,7 @@ function main(): void {
         request,
         state: "queued",
         announced: false,
-        inFlight: new Set(),
+        lastSent: 0,
         held: [],
         group: undefined,
       };
@@ -401,7 +441,7 @@ function main(): void {
     } else {
       const member = members.get(request.worker);
       if (member === undefined) return;
-      if (request.type === "unload") unload(member);
+      if (request.type === "unload") unload(member, request.busy === true);
       else send(member, request);
     }
   }, { maxLineLength: MAX_REQUEST_LENGTH }).finally(() => {

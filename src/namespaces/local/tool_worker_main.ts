@@ -18,12 +18,16 @@ import {
   redirectConsole,
   survivesStrayErrors,
 } from "./tool_host_main.ts";
-import { encodeMessage, type HostRequest, toWireError } from "./tool_host_protocol.ts";
+import { encodeMessage, type HostRequest, toWireError, writeWhole } from "./tool_host_protocol.ts";
 
 /** Imports a module into the Worker: its id in the host, its URL and its own environment. */
 export interface WorkerLoadMessage {
   type: "load";
   module: number;
+  /** The host's stdout lock (see `writeWhole`): the Worker writes its calls' results itself. */
+  output: SharedArrayBuffer;
+  /** This Worker's mark in the lock. */
+  holder: number;
   moduleUrl: string;
   /** Seen by the module through `Deno.env` before the process environment. */
   env: Record<string, string>;
@@ -44,7 +48,7 @@ export type WorkerRequest =
  * output came from a module's import or call), or that a module ended the Worker.
  */
 export type WorkerPost =
-  | { type: "line"; module: number; text: string; settled?: "ready" | "failed"; result?: number }
+  | { type: "line"; module: number; text: string; settled?: "ready" | "failed" }
   | { type: "log"; module?: number; line: string }
   | { type: "exit"; module?: number; code: number }
   | { type: "pong" };
@@ -141,8 +145,11 @@ function setUp(env: Record<string, string>): void {
   exposeSignal(calls);
 }
 
+const encoder = new TextEncoder();
+
 function load(message: WorkerLoadMessage): void {
   if (contexts.size === 0) setUp(message.env);
+  const output = new Int32Array(message.output);
   const module = message.module;
   const loaded = running.run(
     module,
@@ -153,13 +160,14 @@ function load(message: WorkerLoadMessage): void {
     loaded,
     controllers: new Map(),
     calls,
+    // A call's result goes to stdout from here, whole, under the host's lock: no hop through
+    // the host's thread (issue 12). `{"type":…}` → `{"worker":N,"type":…}`.
     send: (response) =>
-      post({
-        type: "line",
-        module,
-        text: encodeMessage(response).trim(),
-        ...(response.type === "result" ? { result: response.id } : {}),
-      }),
+      writeWhole(
+        output,
+        message.holder,
+        encoder.encode(`\n{"worker":${module},${JSON.stringify(response).slice(1)}\n`),
+      ),
   };
   contexts.set(module, context);
   loaded.then(
