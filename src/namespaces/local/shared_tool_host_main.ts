@@ -16,6 +16,11 @@
  * (`BLOCKED_MS`) hands its other modules to a new one. A module unloaded with no call in flight
  * (a reload, a removed file) is forgotten and the others keep their state; timers it started
  * run on until its Worker ends (`tools.NAME.isolate` gives a module a process of its own).
+ *
+ * A Worker writes its calls' results to stdout itself, whole, under a lock this thread shares
+ * (issue 12: no hop through this thread per call); so only the gateway knows which calls are
+ * unanswered, and this host tells it `restarted` (with the last call id sent) when a Worker
+ * goes, and hears from it whether an unloaded module still had calls waiting (`busy`).
  * @module
  */
 
