@@ -12,6 +12,8 @@ function deadRunner(): RunnerProcess {
       status: Promise.resolve({ success: false, code: 1, signal: null }),
     } as unknown as Deno.ChildProcess,
     connection: new Promise(() => {}),
+    endMarker: "\u0000gateway-run-end:0:",
+    cachedPaths: [],
     permissions: {},
     maxMemoryMb: 64,
     kill: () => Promise.resolve(),
@@ -42,6 +44,8 @@ function liveRunner(killed: RunnerProcess[]): RunnerProcess {
     dir: "/nowhere",
     child: { status } as unknown as Deno.ChildProcess,
     connection: new Promise(() => {}),
+    endMarker: "\u0000gateway-run-end:0:",
+    cachedPaths: [],
     permissions: {},
     maxMemoryMb: 64,
     kill: () => {

@@ -13,6 +13,7 @@ import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionFlags } from "../config/permission_flags.ts";
 import { canonicalPath, pathWithin } from "../config/permission_values.ts";
 import { terminateProcessGroup } from "../process/terminate_process_group.ts";
+import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
 
 /** A started runner waiting for (or running) its script. */
@@ -23,10 +24,20 @@ export interface RunnerProcess {
   child: Deno.ChildProcess;
   /** Resolves when the runner has connected and presented its token. */
   connection: Promise<RunnerConnection>;
+  /**
+   * What the runner writes on stdout and stderr before its exit code as its process exits
+   * (`protocol/run_end_marker.ts`): its nonce is this runner's alone.
+   */
+  endMarker: string;
+  /** What Deno caches of this runner's script (its compiled copy), removed after the run. */
+  cachedPaths: string[];
   permissions: PermissionSet;
   maxMemoryMb: number;
-  /** Ends the whole process group: TERM, then KILL after `graceMs`. */
-  kill(graceMs?: number): Promise<void>;
+  /**
+   * Ends the whole process group: waits up to `exitWaitMs` for the runner to exit by itself,
+   * else sends TERM; then KILL after `graceMs`, and the run's web storage is removed.
+   */
+  kill(graceMs?: number, exitWaitMs?: number): Promise<void>;
 }
 
 /** How to start a runner. */
@@ -79,6 +90,14 @@ export function storageOrigin(runnerId: string): string {
 export function storagePaths(denoDir: string, origin: string): string[] {
   const key = createHash("sha256").update(origin).digest("hex");
   return [join(denoDir, "location_data", key), join(denoDir, "location_data", "web_cache", key)];
+}
+
+/**
+ * Where Deno keeps the compiled (type-stripped) copies of the modules under `dir`: its cache
+ * mirrors a local module's path under `gen/file/`.
+ */
+export function compiledCopyDir(denoDir: string, dir: string): string {
+  return join(denoDir, "gen", "file", dir.replace(/^\/+/, ""));
 }
 
 /** Builds the `deno run` flags of a runner. Exported for tests of the sandbox flags. */
@@ -143,6 +162,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   const scriptPath = join(dir, "script.ts");
   const socketPath = join(dir, "channel.sock");
   const token = randomHex(32);
+  const endNonce = randomHex(16);
   const expectation = options.channel.listen(socketPath, token);
   const location = storageOrigin(runnerId);
   let child: Deno.ChildProcess;
@@ -163,18 +183,18 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     throw error;
   }
   options.onSpawn?.(child.pid);
-  // The token goes over stdin, never argv or env, so /proc/<pid>/cmdline and environ hold no
-  // secret (SEC-07).
+  // The token and the end marker's nonce go over stdin, never argv or env, so
+  // /proc/<pid>/cmdline and environ hold no secret (SEC-07).
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(token + "\n"));
+  await writer.write(new TextEncoder().encode(`${token}\n${endNonce}\n`));
   await writer.close();
   let killed = false;
-  const kill = async (graceMs = 500) => {
+  const kill = async (graceMs = 500, exitWaitMs = 0) => {
     if (killed) return;
     killed = true;
     expectation.cancel();
     // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
-    await terminateProcessGroup(child.pid, child.status, { graceMs });
+    await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
     for (const path of storagePaths(options.denoDir, location)) {
       await Deno.remove(path, { recursive: true }).catch(() => undefined);
     }
@@ -184,6 +204,8 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     dir,
     child,
     connection: expectation.connection,
+    endMarker: `${END_MARKER_PREFIX}${endNonce}:`,
+    cachedPaths: [compiledCopyDir(options.denoDir, dir)],
     permissions: options.permissions,
     maxMemoryMb: options.maxMemoryMb,
     kill,

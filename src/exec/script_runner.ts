@@ -107,6 +107,8 @@ export class ScriptRunner {
    * must not start a thousand). A cancelled run leaves the queue at once.
    */
   readonly #turns: Semaphore;
+  /** Runners of answered runs still being reaped (see `SupervisedRun.reaped`). */
+  readonly #reaping = new Set<Promise<void>>();
 
   constructor(deps: ScriptRunnerDeps) {
     this.#deps = deps;
@@ -180,13 +182,22 @@ export class ScriptRunner {
       stdoutSoFar: () => stdoutCapture?.text() ?? "",
     };
     this.#active.set(runId, handle);
-    handle.done = this.#turns.acquire(controller.signal).then((release) =>
-      this.#execute(runId, request, {
+    handle.done = this.#turns.acquire(controller.signal).then((release) => {
+      let reaped: Promise<void> = Promise.resolve();
+      return this.#execute(runId, request, {
         signal: controller.signal,
         cancelReason: () => cancelReason,
         onCapture: (capture) => (stdoutCapture = capture),
-      }).finally(release)
-    ).finally(() => {
+      }, (promise) => (reaped = promise)).finally(() => {
+        // The turn is held until the runner is gone, even when the run was answered first:
+        // at most `exec.maxConcurrentRuns` runner processes live at once.
+        this.#reaping.add(reaped);
+        reaped.finally(() => {
+          this.#reaping.delete(reaped);
+          release();
+        });
+      });
+    }).finally(() => {
       this.#active.delete(runId);
       // After the answer has gone out: spawning a runner must not sit on the run's path.
       setTimeout(() => this.#pool.fill(), 0);
@@ -194,8 +205,16 @@ export class ScriptRunner {
     return handle;
   }
 
-  /** A run's stages: preflight, a runner with the script written, supervision, finish. */
-  async #execute(runId: string, request: RunRequest, control: RunControl): Promise<RunDocument> {
+  /**
+   * A run's stages: preflight, a runner with the script written, supervision, finish.
+   * `onReaped` is told the promise of the runner's end once the run has one.
+   */
+  async #execute(
+    runId: string,
+    request: RunRequest,
+    control: RunControl,
+    onReaped: (reaped: Promise<void>) => void,
+  ): Promise<RunDocument> {
     const startedAt = Date.now();
     const exec = this.#deps.exec();
     const trace = (this.#deps.telemetry ?? NO_TELEMETRY).startRun({
@@ -255,7 +274,7 @@ export class ScriptRunner {
       return end.failEarly({ kind: "Crashed", message }, warnings);
     }
 
-    const { status, output, returns, failure } = await superviseRun(runner, {
+    const { status, output, returns, failure, reaped } = await superviseRun(runner, {
       runId,
       request,
       exec,
@@ -272,6 +291,7 @@ export class ScriptRunner {
       deps: this.#deps,
       onBroker: (started) => (broker = started),
     });
+    onReaped(reaped);
     // Stack positions are in the prepared code: map them back to the author's text.
     const toSource = (error: RunError): RunError => {
       if (error.line === undefined || error.column === undefined) return error;
@@ -306,6 +326,7 @@ export class ScriptRunner {
     const runs = [...this.#active.values()];
     for (const run of runs) run.cancel("the gateway is shutting down");
     await Promise.allSettled(runs.map((r) => r.done));
+    await Promise.all(this.#reaping);
     await this.#pool.close();
   }
 }
