@@ -193,6 +193,15 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     if (killed) return;
     killed = true;
     expectation.cancel();
+    // Stopped before setsid(1) made it a group leader, it runs no script yet: KILL it alone
+    // (a group signal would miss it).
+    if (setsidPath && !leadsGroup(child.pid)) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // exited already
+      }
+    }
     // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
     await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
     for (const path of storagePaths(options.denoDir, location)) {
@@ -212,15 +221,50 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   };
 }
 
+/**
+ * `setsid(1)` where it exists (util-linux), else null. A `detached` spawn makes Deno fork the
+ * whole server (its page tables: 20–60 ms with a few hundred MB resident, blocking the event
+ * loop) to call setsid() before exec; a plain spawn is a cheap posix_spawn, and `setsid` then
+ * execs Deno as the leader of a new session and process group, with the same pid (a freshly
+ * spawned child never leads a group, so setsid(1) does not fork).
+ */
+function findSetsid(): string | null {
+  if (Deno.build.os !== "linux") return null;
+  for (const path of ["/usr/bin/setsid", "/bin/setsid"]) {
+    try {
+      if (Deno.statSync(path).isFile) return path;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+let setsidPath: string | null | undefined;
+
 function spawnProcess(options: RunnerSpawnOptions, command: { args: string[] }): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: command.args,
+  setsidPath ??= findSetsid();
+  return new Deno.Command(setsidPath ?? Deno.execPath(), {
+    args: setsidPath ? [Deno.execPath(), ...command.args] : command.args,
     cwd: options.cwd,
     clearEnv: true,
     env: { ...options.env, DENO_DIR: options.denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-    detached: true,
+    detached: setsidPath === null,
   }).spawn();
+}
+
+/**
+ * Whether `pid` leads its own process group yet: a runner started through `setsid(1)` does
+ * from the moment setsid has run in it, a moment after the spawn (Linux: /proc).
+ */
+function leadsGroup(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pid;
+  } catch {
+    return true; // gone, or no /proc: nothing to tell, the group signal is all there is
+  }
 }
