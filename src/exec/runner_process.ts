@@ -142,6 +142,9 @@ export function runnerFlags(
     "--no-prompt",
     "--no-config",
     "--no-lock",
+    // The script is a new file for every run: its V8 code cache would be written once, never
+    // read, and grow Deno's shared cache database by one entry per run.
+    "--no-code-cache",
     "--quiet",
     ...importFlags,
     ...(options.location ? [`--location=${options.location}`] : []),

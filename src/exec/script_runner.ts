@@ -25,6 +25,7 @@ import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
 import type { CallBroker, ResourcesRequest, ScriptToolCall } from "./call_broker.ts";
 import { preflight } from "./run_preflight.ts";
+import { cachedPrepare } from "./prepare_cache.ts";
 import { RunFinish } from "./run_finish.ts";
 import type { FinishedRun, RunRequest } from "./run_request.ts";
 import { type ScriptUsage, USES_EVERYTHING } from "./script_analysis.ts";
@@ -107,11 +108,14 @@ export class ScriptRunner {
    * must not start a thousand). A cancelled run leaves the queue at once.
    */
   readonly #turns: Semaphore;
+  /** `deps.prepare`, remembering the last scripts it prepared. */
+  readonly #prepare: ScriptRunnerDeps["prepare"];
   /** Runners of answered runs still being reaped (see `SupervisedRun.reaped`). */
   readonly #reaping = new Set<Promise<void>>();
 
   constructor(deps: ScriptRunnerDeps) {
     this.#deps = deps;
+    this.#prepare = cachedPrepare((source, inline) => deps.prepare(source, inline));
     this.#turns = new Semaphore(() => deps.exec().maxConcurrentRuns);
     const exec = deps.exec();
     this.#pool = new RunnerPool(
@@ -241,7 +245,7 @@ export class ScriptRunner {
       exec,
       configDir: this.#deps.configDir ?? null,
       deniedPaths: this.#deps.deniedPaths ?? [],
-      prepare: (source, inline) => this.#deps.prepare(source, inline),
+      prepare: this.#prepare,
       catalogueReady: (source, usage) => this.#deps.catalogueReady(source, usage),
       check: (prepared) => this.#deps.check(prepared),
       trace,
