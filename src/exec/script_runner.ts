@@ -25,7 +25,7 @@ import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
 import type { CallBroker, ResourcesRequest, ScriptToolCall } from "./call_broker.ts";
 import { preflight } from "./run_preflight.ts";
-import { cachedPrepare } from "./prepare_cache.ts";
+import { rememberRecentAnswers } from "./recent_answers.ts";
 import { RunFinish } from "./run_finish.ts";
 import type { FinishedRun, RunRequest } from "./run_request.ts";
 import { type ScriptUsage, USES_EVERYTHING } from "./script_analysis.ts";
@@ -95,6 +95,9 @@ export function newRunId(): string {
   return `${time}${random}`;
 }
 
+/** Scripts longer than this are prepared every time (one would push out many small ones). */
+const MAX_REMEMBERED_SOURCE = 64 * 1024;
+
 /** Used when no telemetry is given: every span is a no-op. */
 const NO_TELEMETRY = new GatewayTelemetry({ enabled: false });
 
@@ -115,7 +118,10 @@ export class ScriptRunner {
 
   constructor(deps: ScriptRunnerDeps) {
     this.#deps = deps;
-    this.#prepare = cachedPrepare((source, inline) => deps.prepare(source, inline));
+    this.#prepare = rememberRecentAnswers(
+      (source: string, inline: boolean) => deps.prepare(source, inline),
+      (source, inline) => source.length > MAX_REMEMBERED_SOURCE ? null : `${inline}:${source}`,
+    );
     this.#turns = new Semaphore(() => deps.exec().maxConcurrentRuns);
     const exec = deps.exec();
     this.#pool = new RunnerPool(
