@@ -18,7 +18,7 @@ import { classifyRunEnd } from "./run_outcome.ts";
 import type { RunOutput } from "./run_finish.ts";
 import type { RunRequest } from "./run_request.ts";
 import { RunReturns } from "./run_returns.ts";
-import type { RunnerProcess } from "./runner_process.ts";
+import { removeQuietly, type RunnerProcess } from "./runner_process.ts";
 import type { ScriptUsage } from "./script_analysis.ts";
 
 /** Name of the global a snippet's last expression is handed to. */
@@ -200,7 +200,8 @@ export async function superviseRun(
       await settlesWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
       connected.close();
     }
-    reaped = removeRunnerFiles(runner);
+    removeRunnerFiles(runner);
+    reaped = Promise.resolve();
   }
 
   const output = {
@@ -249,7 +250,7 @@ async function reap(
     await runner.kill(KILL_GRACE_MS, exitWaitMs);
     await settlesWithin(drained, DRAIN_LIMIT_MS);
   } finally {
-    await removeRunnerFiles(runner);
+    removeRunnerFiles(runner);
   }
 }
 
@@ -257,12 +258,8 @@ async function reap(
  * Removes a finished runner's directory (its script) and the script's compiled copy, which
  * Deno keeps in its cache under the script's path: one per run would pile up for ever (SBX-13).
  */
-async function removeRunnerFiles(runner: RunnerProcess): Promise<void> {
-  await Promise.all(
-    [runner.dir, ...runner.cachedPaths].map((path) =>
-      Deno.remove(path, { recursive: true }).catch(() => undefined)
-    ),
-  );
+function removeRunnerFiles(runner: RunnerProcess): void {
+  removeQuietly([runner.dir, ...runner.cachedPaths]);
 }
 
 /** Longest wait for a runner that wrote its end markers to exit before it is stopped. */
