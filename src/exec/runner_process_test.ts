@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { runnerFlags, spawnRunner } from "./runner_process.ts";
 import { RunChannelServer } from "./run_channel_server.ts";
+import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 
 const paths = {
   scriptPath: "/runs/a/script.ts",
@@ -66,7 +67,8 @@ Deno.test("spawnRunner(): the runner leads its own process group, and kill() lea
       denoDir,
     });
     const connection = await runner.connection;
-    assert.match(runner.endMarker, /^\u0000gateway-run-end:[0-9a-f]{32}:$/);
+    assert.ok(runner.endMarker.startsWith(END_MARKER_PREFIX));
+    assert.match(runner.endMarker.slice(END_MARKER_PREFIX.length), /^[0-9a-f]{32}:$/);
     if (Deno.build.os === "linux") {
       const stat = Deno.readTextFileSync(`/proc/${runner.child.pid}/stat`);
       const pgid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
