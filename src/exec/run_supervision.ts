@@ -18,7 +18,7 @@ import { classifyRunEnd } from "./run_outcome.ts";
 import type { RunOutput } from "./run_finish.ts";
 import type { RunRequest } from "./run_request.ts";
 import { RunReturns } from "./run_returns.ts";
-import { removeQuietly, type RunnerProcess } from "./runner_process.ts";
+import type { RunnerProcess } from "./runner_process.ts";
 import type { ScriptUsage } from "./script_analysis.ts";
 
 /** Name of the global a snippet's last expression is handed to. */
@@ -200,8 +200,7 @@ export async function superviseRun(
       await settlesWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
       connected.close();
     }
-    removeRunnerFiles(runner);
-    reaped = Promise.resolve();
+    reaped = removeRunnerFiles(runner);
   }
 
   const output = {
@@ -250,7 +249,7 @@ async function reap(
     await runner.kill(KILL_GRACE_MS, exitWaitMs);
     await settlesWithin(drained, DRAIN_LIMIT_MS);
   } finally {
-    removeRunnerFiles(runner);
+    await removeRunnerFiles(runner);
   }
 }
 
@@ -258,8 +257,12 @@ async function reap(
  * Removes a finished runner's directory (its script) and the script's compiled copy, which
  * Deno keeps in its cache under the script's path: one per run would pile up for ever (SBX-13).
  */
-function removeRunnerFiles(runner: RunnerProcess): void {
-  removeQuietly([runner.dir, ...runner.cachedPaths]);
+async function removeRunnerFiles(runner: RunnerProcess): Promise<void> {
+  await Promise.all(
+    [runner.dir, ...runner.cachedPaths].map((path) =>
+      Deno.remove(path, { recursive: true }).catch(() => undefined)
+    ),
+  );
 }
 
 /** Longest wait for a runner that wrote its end markers to exit before it is stopped. */

@@ -100,22 +100,6 @@ export function compiledCopyDir(denoDir: string, dir: string): string {
   return join(denoDir, "gen", "file", dir.replace(/^\/+/, ""));
 }
 
-/**
- * Removes `paths` (recursively) where they exist. Synchronous on purpose: these are small
- * private directories, most of them absent (a run seldom uses web storage), and an async
- * remove costs the server ~0.4 ms per path, most of it raising NotFound through the op layer,
- * on every run.
- */
-export function removeQuietly(paths: readonly string[]): void {
-  for (const path of paths) {
-    try {
-      Deno.removeSync(path, { recursive: true });
-    } catch {
-      // absent already, or not ours to remove: nothing more to do
-    }
-  }
-}
-
 /** Builds the `deno run` flags of a runner. Exported for tests of the sandbox flags. */
 export function runnerFlags(
   options: {
@@ -223,7 +207,9 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     }
     // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
     await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
-    removeQuietly(storagePaths(options.denoDir, location));
+    for (const path of storagePaths(options.denoDir, location)) {
+      await Deno.remove(path, { recursive: true }).catch(() => undefined);
+    }
   };
   return {
     scriptPath,
