@@ -2,7 +2,8 @@
  * Loads the server's heavy half a few modules at a time, yielding to the event loop between
  * steps: evaluating a module graph blocks the thread, so one big `import()` would hold
  * `/health` (already listening) for the whole load. Leaf packages come first, each its own
- * step; a module missing from the list is still loaded, only in a longer step.
+ * step; a module missing from the list is still loaded, only in a longer step. What the parts
+ * load on first use (the MCP endpoint, workflows, the schema renderer) is not listed.
  * @module
  */
 
@@ -11,14 +12,8 @@ const STEPS: (() => Promise<unknown>)[] = [
   () => import("zod"),
   () => import("hono"),
   () => import("ajv"),
-  () => import("json-schema-to-typescript"),
   () => import("@modelcontextprotocol/sdk/client/index.js"),
-  () => import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
-  () => import("handlebars"),
-  () => import("yaml"),
   () => import("../namespaces/mcp/mcp_namespace.ts"),
-  () => import("../mcp_server/mcp_http_handler.ts"),
-  () => import("../workflows/workflow_service.ts"),
   () => import("../exec/script_runner.ts"),
   () => import("./http_routes.ts"),
   () => import("./method_table.ts"),
