@@ -133,6 +133,19 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
       // not answering after all (crashed, or the pid now belongs to someone else)
     }
   }
+  const { state, token, started } = await ensureServer(options);
+  const client = await GatewayClient.connect({ host: "127.0.0.1", port: state.port, token });
+  return { client, state, token, started };
+}
+
+/**
+ * The server of this data dir and root once it answers `/health` (with its parts up when this
+ * call started it), starting one when allowed and needed — no WebSocket: `gateway start` needs
+ * no more.
+ */
+export async function ensureServer(
+  options: ConnectOptions,
+): Promise<Omit<ServerConnection, "client">> {
   let state = await findServer(options.dataDir);
   let started = false;
   if (state === null) {
@@ -165,7 +178,9 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
           } s: see ${join(options.dataDir, "server.log")}`,
         );
       }
-      await new Promise((r) => setTimeout(r, 40));
+      // A /health probe costs the starting server next to nothing: ask often, so the caller
+      // learns it is up within a few ms.
+      await new Promise((r) => setTimeout(r, 10));
       state = await findServer(options.dataDir, { up: true });
     }
     started = true;
@@ -177,7 +192,5 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
         `stop it with gateway stop, or unset GATEWAY_DATA_DIR so each root gets its own server`,
     );
   }
-  const token = await readToken(options.dataDir);
-  const client = await GatewayClient.connect({ host: "127.0.0.1", port: state.port, token });
-  return { client, state, token, started };
+  return { state, token: await readToken(options.dataDir), started };
 }
