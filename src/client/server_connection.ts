@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pidAlive, readServerState, type ServerState } from "../config/server_state.ts";
 import { readToken } from "../config/token_file.ts";
+import { SERVER_V8_FLAGS } from "../config/server_v8_flags.ts";
 import { GatewayClient } from "./gateway_client.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { NoServerError } from "./no_server_error.ts";
@@ -82,6 +83,7 @@ export function spawnBackgroundServer(
     "--allow-all",
     "--no-prompt",
     "--quiet",
+    SERVER_V8_FLAGS,
     main,
     "server",
     "--log-file",
