@@ -17,6 +17,7 @@ import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
 import { SharedToolHosts } from "../namespaces/local/shared_tool_host.ts";
 import { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
+import { cacheRenderedSchemasIn } from "../namespaces/mcp/schema_to_typescript.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
 
@@ -47,6 +48,7 @@ export class NamespaceSetup {
   constructor(options: NamespaceSetupOptions) {
     this.#options = options;
     this.#signatures = new ToolModuleSignatures({ cacheDir: this.#cacheDir });
+    cacheRenderedSchemasIn(join(this.#cacheDir, "schema-types"));
     this.#sharedToolHosts = new SharedToolHosts({
       logger: options.log.child("tools"),
       onSpawn: options.onSpawn,
