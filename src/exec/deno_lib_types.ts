@@ -130,11 +130,43 @@ declare module "node:*";
  * `esnext` references stay: the bundled TypeScript has those libs.
  */
 export function toCheckerDeclarations(denoTypes: string): string {
-  const blanked = denoTypes.replace(
+  const blanked = withoutUnstable(denoTypes).replace(
     /^[ \t]*\/\/\/[ \t]*<reference[ \t]+lib="(?:deno\.[^"]*|node)"[ \t]*\/>[ \t]*$/gm,
     "",
   );
   return `${blanked}\n${NODE_GLOBALS}`;
+}
+
+/** Marks the start of a lib file in `deno types` output. */
+const LIB_FILE_START = /^\/\/\/[ \t]*<reference[ \t]+no-default-lib="true"[ \t]*\/>[ \t]*$/gm;
+
+/**
+ * Whether a lib file of `deno types` is `lib.deno.unstable`: among Deno's libs it references
+ * only `deno.ns` (the window and shared-globals libs reference several).
+ */
+function isUnstableLib(file: string): boolean {
+  const libs = [...file.matchAll(/^\/\/\/[ \t]*<reference[ \t]+lib="(deno\.[^"]*)"/gm)].map(
+    (match) => match[1],
+  );
+  return libs.length === 1 && libs[0] === "deno.ns";
+}
+
+/**
+ * `deno types` without `lib.deno.unstable` (see `isUnstableLib`):
+ * `Deno.openKv`, `Deno.cron`, `Deno.bundle` … exist only under `--unstable-*` flags, which a
+ * runner never gets, so a script using them must not pass the check — and their declarations
+ * (about a fifth of the text) need not sit in the checker's memory.
+ */
+export function withoutUnstable(denoTypes: string): string {
+  const starts = [...denoTypes.matchAll(LIB_FILE_START)].map((match) => match.index);
+  const kept: string[] = [];
+  let previous = 0;
+  for (const start of [...starts.slice(1), denoTypes.length]) {
+    const file = denoTypes.slice(previous, start);
+    if (!isUnstableLib(file)) kept.push(file);
+    previous = start;
+  }
+  return kept.join("");
 }
 
 async function readIfPresent(path: string): Promise<string | null> {

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { denoLibTypesPath, loadDenoLibTypes, toCheckerDeclarations } from "./deno_lib_types.ts";
+import {
+  denoLibTypesPath,
+  loadDenoLibTypes,
+  toCheckerDeclarations,
+  withoutUnstable,
+} from "./deno_lib_types.ts";
 
 Deno.test("loadDenoLibTypes() runs `deno types` once and caches it keyed by the Deno version", async () => {
   const cacheDir = await Deno.makeTempDir({ prefix: "gateway-deno-types-" });
@@ -88,4 +93,24 @@ Deno.test("toCheckerDeclarations() blanks Deno-only lib references and keeps lin
   const appended = lines.slice(5).join("\n");
   assert.match(appended, /declare function setTimeout/);
   assert.match(appended, /declare var process: any;/);
+});
+
+Deno.test("withoutUnstable() drops lib.deno.unstable and keeps every other lib of `deno types`", async () => {
+  const cacheDir = await Deno.makeTempDir();
+  try {
+    const full = await loadDenoLibTypes({ cacheDir });
+    const stable = withoutUnstable(full);
+    assert.ok(stable.length < full.length);
+    // Unstable APIs a runner (started without `--unstable-*`) does not have are gone…
+    for (const unstable of ["openKv(", "export namespace bundle", "export function cron("]) {
+      assert.ok(full.includes(unstable), `deno types declares ${unstable}`);
+      assert.ok(!stable.includes(unstable), `${unstable} is dropped`);
+    }
+    // …while the runtime namespace, the shared globals and the window lib stay.
+    for (const kept of ["declare var console: Console;", "readTextFile(", "interface Window"]) {
+      assert.ok(stable.includes(kept), `${kept} is kept`);
+    }
+  } finally {
+    await Deno.remove(cacheDir, { recursive: true });
+  }
 });

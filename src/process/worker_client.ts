@@ -1,9 +1,16 @@
 /**
- * Request/response over a Deno Web Worker: ids, pending answers, a timeout that restarts a
- * stuck worker, crash handling and an idle stop. One client for every worker the server runs
- * (tool signatures, the script checker), so the rules are written once.
+ * Request/response over a Deno Web Worker or a worker entry run as a child process
+ * (`ChildProcessWorker`): ids, pending answers, a timeout that restarts a stuck worker, crash
+ * handling and an idle stop. One client for every worker the server runs (tool signatures, the
+ * script checker), so the rules are written once.
  * @module
  */
+
+import {
+  ChildProcessWorker,
+  type ChildProcessWorkerOptions,
+  type WorkerLike,
+} from "./child_process_worker.ts";
 
 /** What the worker entry answers: any message with the `id` of the request it answers. */
 export interface WorkerAnswer {
@@ -14,6 +21,11 @@ export interface WorkerAnswer {
 export interface WorkerClientOptions {
   /** Module URL of the worker entry (started with `type: "module"`). */
   url: URL;
+  /**
+   * Run the entry in a child process with these flags instead of a Worker in this process:
+   * its memory goes back to the system when it stops (a Worker's stays with the server).
+   */
+  process?: ChildProcessWorkerOptions;
   /** The error callers get when the worker crashes (`message` is what Deno reported). */
   crashed(message: string): Error;
   /** The error callers get when an answer takes longer than `ms`; the worker is restarted. */
@@ -25,7 +37,7 @@ export interface WorkerClientOptions {
    */
   idleMs?: number | (() => number);
   /** Told each time a worker starts (statistics, warm-up messages). */
-  onStart?: (worker: Worker) => void;
+  onStart?: (worker: WorkerLike) => void;
 }
 
 interface Pending<Answer> {
@@ -52,7 +64,8 @@ interface Pending<Answer> {
  */
 export class WorkerClient<Request extends WorkerAnswer, Answer extends WorkerAnswer> {
   #options: WorkerClientOptions;
-  #worker: Worker | undefined;
+  #worker: WorkerLike | undefined;
+  #exits = new Set<Promise<unknown>>();
   #pending = new Map<number, Pending<Answer>>();
   #nextId = 1;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -92,25 +105,33 @@ export class WorkerClient<Request extends WorkerAnswer, Answer extends WorkerAns
     });
   }
 
-  /** Terminates the worker (if any); every request waiting on it rejects with `reason`. */
-  stop(reason: Error): void {
+  /**
+   * Terminates the worker (if any); every request waiting on it rejects with `reason`. Resolves
+   * once a worker process has exited (at once for a Worker).
+   */
+  stop(reason: Error): Promise<void> {
     if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
-    this.#worker?.terminate();
-    this.#worker = undefined;
+    this.#terminate();
     const pending = [...this.#pending.values()];
     this.#pending.clear();
     for (const entry of pending) {
       clearTimeout(entry.timer);
       entry.reject(reason);
     }
+    return Promise.all([...this.#exits]).then(() => {});
   }
 
-  #ensureWorker(): Worker {
+  #terminate(): void {
+    this.#worker?.terminate();
+    this.#worker = undefined;
+  }
+
+  #ensureWorker(): WorkerLike {
     if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
     this.#idleTimer = undefined;
     if (this.#worker !== undefined) return this.#worker;
-    const worker = new Worker(this.#options.url, { type: "module" });
+    const worker = this.#start();
     worker.onmessage = (event: MessageEvent<Answer>) => this.#settle(event.data);
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();
@@ -122,6 +143,18 @@ export class WorkerClient<Request extends WorkerAnswer, Answer extends WorkerAns
     this.#worker = worker;
     this.#options.onStart?.(worker);
     return worker;
+  }
+
+  #start(): WorkerLike {
+    if (this.#options.process === undefined) {
+      return new Worker(this.#options.url, { type: "module" });
+    }
+    const child = new ChildProcessWorker(this.#options.url, this.#options.process);
+    const exit = child.closed.then(() => {
+      this.#exits.delete(exit);
+    });
+    this.#exits.add(exit);
+    return child;
   }
 
   #settle(answer: Answer): void {
@@ -136,8 +169,7 @@ export class WorkerClient<Request extends WorkerAnswer, Answer extends WorkerAns
       this.#idleTimer = setTimeout(() => {
         this.#idleTimer = undefined;
         if (this.#pending.size > 0) return;
-        this.#worker?.terminate();
-        this.#worker = undefined;
+        this.#terminate();
       }, idleMs);
       // An idle worker must not keep a process alive that has nothing else to do.
       Deno.unrefTimer(this.#idleTimer);

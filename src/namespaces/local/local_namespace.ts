@@ -171,7 +171,7 @@ export class LocalNamespace implements Namespace {
     this.#host = undefined;
     await Promise.all([...this.#hosts].map((host) => this.#stopHost(host)));
     if (this.#ownsSignatures) {
-      this.#signatures.close();
+      await this.#signatures.close();
       this.#signaturesClosed = true;
     }
     if (this.#status.state !== "disabled") {

@@ -1,13 +1,25 @@
 /**
- * The shared tool host: one `deno run --unstable-worker-options` process in which each tool
- * module runs as a Worker with its own Deno permissions (issue 12: one runtime instead of one
- * process of ≈ 64 MB per module). Speaks the tool host protocol on stdin/stdout with a `worker`
- * field on every message, plus `load`/`unload` from the gateway and `log`/`exit` back. Run by
- * `SharedToolHost`; an entry point, so it may `Deno.exit`.
+ * The shared tool host: one `deno run --unstable-worker-options` process in which tool modules
+ * run in Workers with their own Deno permissions (issue 12: one runtime instead of one process of
+ * ≈ 64 MB per module). Modules whose permissions and environment are identical share a Worker
+ * (≈ 10 MB each saved), so each still has exactly its manifest's grants. Speaks the tool host
+ * protocol on stdin/stdout with a `worker` field (the module's id) on every message, plus
+ * `load`/`unload` from the gateway and `log`/`exit` back. Run by `SharedToolHost`; an entry
+ * point, so it may `Deno.exit`. (Over 400 lines: the grouping rules share one state.)
+ *
+ * Failures stay with their module (RELIABILITY MOD-01…06): a Worker imports its modules one at
+ * a time, and modules waiting behind an import that takes over `ADMIT_PATIENCE_MS` (busy or
+ * stuck) move to another Worker; a module that calls `Deno.exit` gets `exit`, and the modules
+ * sharing its Worker are loaded again in a new one, their calls in flight failing as
+ * `worker_restarted`, as when a module is stopped with calls in flight (a call that ignored
+ * its abort may hold the Worker); a Worker that stops answering pings while it imports a module
+ * (`BLOCKED_MS`) hands its other modules to a new one. A module unloaded with no call in flight
+ * (a reload, a removed file) is forgotten and the others keep their state; timers it started
+ * run on until its Worker ends (`tools.NAME.isolate` gives a module a process of its own).
  * @module
  */
 
-import { encodeMessage, readLines } from "./tool_host_protocol.ts";
+import { encodeMessage, readLines, type ResultMessage } from "./tool_host_protocol.ts";
 import type { WorkerLoadMessage, WorkerPost } from "./tool_worker_main.ts";
 
 /** Longest request line accepted from the gateway (arguments are JSON on one line). */
@@ -32,6 +44,76 @@ export type SharedHostNotice =
   | { type: "log"; worker: number; line: string }
   | { type: "exit"; worker: number; reason: string };
 
+/**
+ * How long a module's import may hold up the modules waiting for the same Worker before they
+ * take another one (a module busy at import blocks its whole Worker).
+ */
+const ADMIT_PATIENCE_MS = 500;
+/**
+ * How long a Worker importing a module may leave a ping unanswered before it counts as blocked
+ * (a busy loop at import): the modules already in it then move to a new Worker, leaving the
+ * importing one alone.
+ */
+const BLOCKED_MS = 1_000;
+/** How often a Worker that is importing a module is pinged. */
+const PING_MS = 250;
+
+type LoadRequest = Extract<SharedHostRequest, { type: "load" }>;
+
+/** One module in the host. */
+interface Member {
+  /** The gateway's id for it (the `worker` field). */
+  id: number;
+  request: LoadRequest;
+  state: "queued" | "importing" | "ready" | "failed";
+  /** The gateway heard its `ready` or `load_error` once; later imports are silent. */
+  announced: boolean;
+  /** Calls sent to its Worker and not answered yet. */
+  inFlight: Set<number>;
+  /** Calls and cancels waiting for it to be in a Worker that stays. */
+  held: Exclude<SharedHostRequest, { type: "load" }>[];
+  group: Group | undefined;
+}
+
+/** One Worker and the modules in it. */
+interface Group {
+  /** Permissions and environment: only modules with the same key share the Worker. */
+  key: string;
+  worker: Worker;
+  members: Map<number, Member>;
+  /** Module URLs this Worker imported: a reloaded module needs a fresh Worker to re-run. */
+  imported: Set<string>;
+  /** Modules waiting for their import, one at a time. */
+  queue: Member[];
+  admitting: Member | undefined;
+  /** When the import of `admitting` began. */
+  admittedAt: number;
+  /** False once the Worker takes no more modules (it was slow to import, or is retiring). */
+  open: boolean;
+  patience: ReturnType<typeof setTimeout> | undefined;
+  /** Pings the Worker while it imports a module; undefined otherwise. */
+  watchdog: ReturnType<typeof setInterval> | undefined;
+  /** When the Worker last answered a ping (or started importing). */
+  answeredAt: number;
+}
+
+/** JSON with sorted object keys, so equal permissions and environments give equal keys. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0
+    );
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** Modules with equal keys may share a Worker: same permissions, same environment. */
+function keyOf(request: LoadRequest): string {
+  return canonical([request.permissions, request.env]);
+}
+
 function write(text: string): void {
   let bytes = new TextEncoder().encode(text);
   while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
@@ -39,6 +121,11 @@ function write(text: string): void {
 
 function notify(message: SharedHostNotice): void {
   write(encodeMessage(message));
+}
+
+/** One protocol line of module `id`, already JSON: `{"type":…}` → `{"worker":N,"type":…}`. */
+function relay(id: number, text: string): void {
+  write(`\n{"worker":${id},${text.slice(1)}\n`);
 }
 
 function parse(line: string): SharedHostRequest | undefined {
@@ -54,49 +141,245 @@ function parse(line: string): SharedHostRequest | undefined {
 }
 
 function main(): void {
-  const workers = new Map<number, Worker>();
-  const end = (id: number, reason: string) => {
-    const worker = workers.get(id);
-    if (worker === undefined) return;
-    workers.delete(id);
-    worker.terminate();
-    notify({ type: "exit", worker: id, reason });
+  const groups = new Set<Group>();
+  const members = new Map<number, Member>();
+
+  /** Fails the calls `member` has in a Worker that is gone, as `worker_restarted`. */
+  const failInFlight = (member: Member, why: string) => {
+    for (const id of member.inFlight) {
+      const error = {
+        name: "WorkerRestarted",
+        message: `worker_restarted: the call did not finish: ${why}; the module was loaded ` +
+          "again, so calling it again works",
+      };
+      const result: ResultMessage = { type: "result", id, ok: false, error };
+      relay(member.id, encodeMessage(result).trim());
+    }
+    member.inFlight.clear();
   };
-  const load = (request: Extract<SharedHostRequest, { type: "load" }>) => {
-    const id = request.worker;
+
+  const drop = (group: Group) => {
+    groups.delete(group);
+    clearTimeout(group.patience);
+    clearInterval(group.watchdog);
+    group.worker.terminate();
+  };
+
+  /** The module is gone for good: the gateway hears `exit` (its calls fail there). */
+  const remove = (member: Member, reason: string) => {
+    members.delete(member.id);
+    const group = member.group;
+    if (group !== undefined) {
+      group.members.delete(member.id);
+      group.queue = group.queue.filter((m) => m !== member);
+      if (group.admitting === member) group.admitting = undefined;
+    }
+    notify({ type: "exit", worker: member.id, reason });
+  };
+
+  /** Loads `moving` (modules of `group`) again in another Worker; their calls in flight fail. */
+  const move = (group: Group, moving: Member[], why: string) => {
+    for (const member of moving) {
+      group.members.delete(member.id);
+      group.queue = group.queue.filter((m) => m !== member);
+      failInFlight(member, why);
+      member.group = undefined;
+      place(member);
+    }
+  };
+
+  /** Ends `group`'s Worker and loads its remaining modules again elsewhere. */
+  const restart = (group: Group, why: string) => {
+    drop(group);
+    move(group, [...group.members.values()], why);
+  };
+
+  /** While `group` imports, a Worker that stops answering is blocked by that import. */
+  const watch = (group: Group) => {
+    group.answeredAt = performance.now();
+    group.watchdog ??= setInterval(() => {
+      const culprit = group.admitting;
+      if (culprit === undefined) {
+        clearInterval(group.watchdog);
+        group.watchdog = undefined;
+      } else if (performance.now() - group.answeredAt > BLOCKED_MS) {
+        clearInterval(group.watchdog);
+        group.watchdog = undefined;
+        group.open = false;
+        const others = [...group.members.values()].filter((m) => m !== culprit);
+        move(group, others, `${culprit.request.moduleUrl}, loaded into its Worker, blocks it`);
+      } else {
+        group.worker.postMessage({ type: "ping" });
+      }
+    }, PING_MS);
+  };
+
+  const send = (member: Member, request: Exclude<SharedHostRequest, { type: "load" }>) => {
+    const group = member.group;
+    if (group === undefined || member.state === "queued") {
+      member.held.push(request); // sent once it is in a Worker that stays
+      return;
+    }
+    const { worker: _worker, ...rest } = request;
+    if (rest.type === "call") member.inFlight.add(rest.id);
+    group.worker.postMessage({ ...rest, module: member.id });
+  };
+
+  const admitNext = (group: Group) => {
+    if (group.admitting !== undefined) return;
+    const member = group.queue.shift();
+    if (member === undefined) return;
+    group.admitting = member;
+    group.admittedAt = performance.now();
+    member.state = "importing";
+    group.imported.add(member.request.moduleUrl);
+    const first: WorkerLoadMessage = {
+      type: "load",
+      module: member.id,
+      moduleUrl: member.request.moduleUrl,
+      env: member.request.env,
+    };
+    group.worker.postMessage(first);
+    for (const request of member.held.splice(0)) send(member, request);
+    watch(group);
+    // A module busy or stuck at import holds its Worker: the modules waiting behind it take
+    // another one, and this Worker takes no newcomers.
+    clearTimeout(group.patience);
+    group.patience = setTimeout(() => {
+      if (group.admitting !== member || group.queue.length === 0) return;
+      group.open = false;
+      for (const waiting of group.queue.splice(0)) {
+        group.members.delete(waiting.id);
+        waiting.group = undefined;
+        place(waiting);
+      }
+    }, ADMIT_PATIENCE_MS);
+  };
+
+  const settled = (member: Member, outcome: "ready" | "failed", text: string) => {
+    const group = member.group;
+    if (group?.admitting === member) {
+      clearTimeout(group.patience);
+      group.admitting = undefined;
+    }
+    member.state = outcome;
+    // A module loaded again after its Worker restarted was announced already.
+    if (!(member.announced && outcome === "ready")) relay(member.id, text);
+    member.announced = true;
+    if (group !== undefined) admitNext(group);
+  };
+
+  const start = (key: string, permissions: Deno.PermissionOptions): Group | string => {
     let worker: Worker;
     try {
       worker = new Worker(new URL("./tool_worker_main.ts", import.meta.url), {
         type: "module",
-        deno: { permissions: request.permissions },
+        deno: { permissions },
       });
     } catch (thrown) {
-      notify({ type: "exit", worker: id, reason: `cannot start its Worker: ${String(thrown)}` });
-      return;
+      return `cannot start its Worker: ${String(thrown)}`;
     }
-    workers.set(id, worker);
+    const group: Group = {
+      key,
+      worker,
+      members: new Map(),
+      imported: new Set(),
+      queue: [],
+      admitting: undefined,
+      admittedAt: 0,
+      open: true,
+      patience: undefined,
+      watchdog: undefined,
+      answeredAt: performance.now(),
+    };
+    groups.add(group);
     worker.onmessage = (event: MessageEvent<WorkerPost>) => {
+      if (!groups.has(group)) return; // terminated
       const message = event.data;
       if (message.type === "line") {
-        // `{"type":…}` → `{"worker":N,"type":…}`: the line is already JSON, framed once.
-        write(`\n{"worker":${id},${message.text.slice(1)}\n`);
+        const member = group.members.get(message.module);
+        if (member === undefined) return;
+        if (message.settled !== undefined) return settled(member, message.settled, message.text);
+        if (message.result !== undefined) member.inFlight.delete(message.result);
+        relay(member.id, message.text);
+      } else if (message.type === "pong") {
+        group.answeredAt = performance.now();
       } else if (message.type === "log") {
-        notify({ type: "log", worker: id, line: message.line });
+        const member = message.module === undefined
+          ? group.members.values().next().value
+          : group.members.get(message.module);
+        if (member !== undefined) notify({ type: "log", worker: member.id, line: message.line });
       } else {
-        end(id, `exited with code ${message.code}`);
+        // Deno.exit or close() ends the whole Worker: the module that called it is gone, the
+        // others are loaded again in a new one (or all are gone when it is unknown).
+        const culprit = message.module === undefined
+          ? undefined
+          : group.members.get(message.module);
+        const reason = `exited with code ${message.code}`;
+        if (culprit === undefined) {
+          drop(group);
+          for (const member of [...group.members.values()]) remove(member, reason);
+        } else {
+          remove(culprit, reason);
+          restart(group, `${culprit.request.moduleUrl} shared its Worker and ${reason}`);
+        }
       }
     };
     worker.onerror = (event) => {
       event.preventDefault();
-      end(id, `failed: ${event.message}`);
+      drop(group);
+      for (const member of [...group.members.values()]) {
+        remove(member, `failed: ${event.message}`);
+      }
     };
-    const first: WorkerLoadMessage = {
-      type: "load",
-      moduleUrl: request.moduleUrl,
-      env: request.env,
-    };
-    worker.postMessage(first);
+    return group;
   };
+
+  /**
+   * Puts `member` in an open Worker of its kind that never imported its URL and is not held up
+   * by a slow import, or in a new one.
+   */
+  const place = (member: Member) => {
+    const key = keyOf(member.request);
+    const now = performance.now();
+    let group = [...groups].find((g) =>
+      g.open && g.key === key && !g.imported.has(member.request.moduleUrl) &&
+      (g.admitting === undefined || now - g.admittedAt < ADMIT_PATIENCE_MS)
+    );
+    if (group === undefined) {
+      const started = start(key, member.request.permissions);
+      if (typeof started === "string") return remove(member, started);
+      group = started;
+    }
+    member.group = group;
+    member.state = "queued";
+    group.members.set(member.id, member);
+    group.queue.push(member);
+    admitNext(group);
+  };
+
+  /**
+   * The Worker forgets the module; the others keep running with their state. A module unloaded
+   * with calls still in flight (one ignored its abort: its code may hold the Worker) takes the
+   * Worker with it, and the others move to a new one. A Worker left with no module ends.
+   */
+  const unload = (member: Member) => {
+    const group = member.group;
+    const { state, inFlight } = member;
+    const stuck = inFlight.size > 0;
+    remove(member, "was unloaded");
+    if (group === undefined) return;
+    if (group.members.size === 0) return drop(group);
+    if (stuck) {
+      return restart(
+        group,
+        `${member.request.moduleUrl}, which shared its Worker, was stopped with calls in flight`,
+      );
+    }
+    if (state !== "queued") group.worker.postMessage({ type: "unload", module: member.id });
+    admitNext(group);
+  };
+
   readLines(Deno.stdin.readable, (line) => {
     const request = parse(line);
     if (request === undefined) {
@@ -104,16 +387,26 @@ function main(): void {
         `shared tool host: ignored a line that is not a request: ${line.slice(0, 200)}`,
       );
     } else if (request.type === "load") {
-      load(request);
-    } else if (request.type === "unload") {
-      end(request.worker, "was unloaded");
+      const member: Member = {
+        id: request.worker,
+        request,
+        state: "queued",
+        announced: false,
+        inFlight: new Set(),
+        held: [],
+        group: undefined,
+      };
+      members.set(member.id, member);
+      place(member);
     } else {
-      const { worker: id, ...rest } = request;
-      workers.get(id)?.postMessage(rest);
+      const member = members.get(request.worker);
+      if (member === undefined) return;
+      if (request.type === "unload") unload(member);
+      else send(member, request);
     }
   }, { maxLineLength: MAX_REQUEST_LENGTH }).finally(() => {
     // stdin closed: the gateway stopped or died.
-    for (const worker of workers.values()) worker.terminate();
+    for (const group of groups) group.worker.terminate();
     Deno.exit(0);
   });
 }

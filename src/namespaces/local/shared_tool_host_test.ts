@@ -151,13 +151,16 @@ Deno.test("results JSON cannot carry and stray rejections are handled as in a pr
 });
 
 Deno.test("console output of a Worker is logged with its module's label", async () => {
-  await withShared(["noisy_tools.ts"], {}, async ([noisy], logger) => {
+  // realm_a.ts loads first into the same Worker: the output is still noisy_tools.ts's.
+  await withShared(["realm_a.ts", "noisy_tools.ts"], {}, async ([a, noisy], logger) => {
+    await a!.start();
     await noisy!.start();
     assert.equal(await noisy!.call("shout", { text: "hi" }, { timeoutMs: 5_000 }), "HI");
     await pollUntil("the shout in the log", () => logger.lines.some((l) => /shouting hi/.test(l)), {
       timeoutMs: 5_000,
     });
     assert.match(logger.lines.join("\n"), /info \[tools\/noisy_tools\.ts\] shouting hi/);
+    assert.match(logger.lines.join("\n"), /info \[tools\/noisy_tools\.ts\] noisy module loading/);
   });
 });
 
@@ -210,6 +213,101 @@ Deno.test("an isolated module runs in a process of its own beside the shared hos
       } finally {
         await isolated.stop();
       }
+    },
+  );
+});
+
+/** The realm (Worker) id a realm fixture answers. */
+async function realmOf(host: ToolHost): Promise<string> {
+  const id = await host.call("realm", undefined, { timeoutMs: 5_000 });
+  assert.equal(typeof id, "string");
+  return id as string;
+}
+
+Deno.test("modules with the same permissions and settings share one Worker, others do not", async () => {
+  await withShared(["realm_a.ts", "realm_b.ts"], {}, async ([a, b], logger, shared) => {
+    await Promise.all([a!.start(), b!.start()]);
+    assert.equal(await realmOf(a!), await realmOf(b!));
+    // Other settings (its environment) or other permissions: a Worker of its own.
+    const other = (name: string, overrides: Partial<ToolHostOptions>) =>
+      new ToolHost({
+        name,
+        file: fileURLToPath(new URL("realm_a.ts", FIXTURES)),
+        dataDir: "/tmp/gateway-test-data",
+        logger,
+        shared,
+        ...overrides,
+      });
+    const settled = other("settled", { settings: { mine: true } });
+    const confined = other("confined", { permissions: {} });
+    try {
+      await Promise.all([settled.start(), confined.start()]);
+      const realms = new Set([await realmOf(a!), await realmOf(settled), await realmOf(confined)]);
+      assert.equal(realms.size, 3);
+      assert.equal(settled.pid, a!.pid); // still one process
+    } finally {
+      await Promise.all([settled.stop(), confined.stop()]);
+    }
+  });
+});
+
+Deno.test("Deno.exit in a shared Worker: the others' calls fail as worker_restarted, then work in a new Worker", async () => {
+  await withShared(["realm_a.ts", "realm_b.ts"], {}, async ([a, b]) => {
+    await Promise.all([a!.start(), b!.start()]);
+    const before = await realmOf(b!);
+    const inFlight = rejection(b!.call("wait", { ms: 5_000 }, { timeoutMs: 10_000 }));
+    const exited = await rejection(a!.call("exit", undefined, { timeoutMs: 5_000 }));
+    assert.ok(exited instanceof ToolCallError);
+    assert.match(exited.message, /tool host for "realm_a" exited with code 4 during the call/);
+    const restarted = await inFlight;
+    assert.ok(restarted instanceof ToolCallError);
+    assert.equal(restarted.kind, "ToolError");
+    assert.match(restarted.message, /worker_restarted: .*realm_a\.ts shared its Worker and exited/);
+    const after = await realmOf(b!); // loaded again, without a restart of its namespace
+    assert.notEqual(after, before);
+    assert.equal(b!.state().state, "ready");
+    await pollUntil("realm_a to be ready again", () => a!.state().state === "ready", {
+      timeoutMs: 5_000,
+    });
+    assert.equal(await realmOf(a!), after); // back in the shared Worker
+  });
+});
+
+Deno.test("stopping a module in a shared Worker leaves the others running, state and all", async () => {
+  await withShared(["realm_a.ts", "realm_b.ts"], {}, async ([a, b]) => {
+    await Promise.all([a!.start(), b!.start()]);
+    const before = await realmOf(b!);
+    const inFlight = b!.call("wait", { ms: 300 }, { timeoutMs: 10_000 });
+    await a!.stop();
+    assert.equal(await inFlight, "waited");
+    assert.equal(await realmOf(b!), before);
+  });
+});
+
+Deno.test("a module busy at import in a Worker with a ready module: the ready one moves and answers", async () => {
+  await withShared(
+    ["realm_a.ts", "busy_at_import.ts"],
+    { loadTimeoutMs: 4_000, restartDelayMs: 60_000 },
+    async ([a, busy]) => {
+      await a!.start();
+      const before = await realmOf(a!);
+      const loading = rejection(busy!.start());
+      // The busy import holds the shared Worker; realm_a is loaded again in a new one. A call
+      // that reached the blocked Worker fails as worker_restarted, never silently.
+      const after = await pollUntil("realm_a to answer from a new Worker", async () => {
+        try {
+          const now = await realmOf(a!);
+          return now === before ? undefined : now;
+        } catch (error) {
+          assert.ok(error instanceof ToolCallError);
+          assert.match(error.message, /worker_restarted: .*busy_at_import\.ts.* blocks it/);
+          return undefined;
+        }
+      }, { timeoutMs: 3_500 });
+      const error = await loading;
+      assert.ok(error instanceof ToolModuleLoadError);
+      assert.match(error.message, /import did not finish within 4000 ms/);
+      assert.equal(await realmOf(a!), after);
     },
   );
 });

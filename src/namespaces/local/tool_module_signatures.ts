@@ -7,6 +7,7 @@
 import type { ExtractedTool, ExtractionOutcome } from "./extract_signatures.ts";
 import type { SignatureWorkerRequest, SignatureWorkerResponse } from "./signature_worker.ts";
 import { WorkerClient } from "../../process/worker_client.ts";
+import { LEAN_PROCESS, PROJECT_CONFIG } from "../../process/child_process_worker.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 
 /**
@@ -32,8 +33,9 @@ export interface ToolModuleSignaturesOptions {
    */
   timeoutMs?: number;
   /**
-   * How long an idle worker is kept for the next change before it is terminated.
-   * @default {10000}
+   * How long an idle worker process is kept for the next change before it exits (its 60–110 MB
+   * of ts-morph go back). Extractions come in bursts (a start, an edit), so it is short.
+   * @default {1000}
    */
   idleMs?: number;
   /**
@@ -78,10 +80,16 @@ export class ToolModuleSignatures {
     this.#timeoutMs = options.timeoutMs ?? 60_000;
     this.#worker = new WorkerClient({
       url: new URL("./signature_worker.ts", import.meta.url),
+      // A process of its own: ts-morph's memory goes back to the system when it idles out.
+      process: {
+        config: PROJECT_CONFIG,
+        permissions: ["--allow-read", "--allow-env"],
+        ...LEAN_PROCESS,
+      },
       crashed: (message) =>
         new Error(`Cannot extract tool signatures: the worker failed: ${message}`),
       timedOut: (ms) => new Error(`Cannot extract tool signatures: took longer than ${ms} ms`),
-      idleMs: options.idleMs ?? 10_000,
+      idleMs: options.idleMs ?? 1_000,
       onStart: () => this.#stats.workerStarts++,
     });
     this.#maxMemoryEntries = options.maxMemoryEntries ?? 256;
@@ -113,10 +121,15 @@ export class ToolModuleSignatures {
     return { ...this.#stats };
   }
 
-  /** Terminates the worker and fails extractions in flight; later calls still use the cache. */
-  close(): void {
+  /**
+   * Terminates the worker and fails extractions in flight; later calls still use the cache.
+   * Resolves once the worker's process has exited.
+   */
+  close(): Promise<void> {
     this.#closed = true;
-    this.#worker.stop(new Error("Cannot extract tool signatures: the extractor was closed"));
+    return this.#worker.stop(
+      new Error("Cannot extract tool signatures: the extractor was closed"),
+    );
   }
 
   async #outcome(text: string): Promise<ExtractionOutcome> {

@@ -1,8 +1,12 @@
-/** Worker entry for `worker_client_test.ts`: echoes, hangs, or throws on request. @module */
+/**
+ * Worker entry for `worker_client_test.ts`: echoes, hangs, throws, or (run as a process) writes
+ * a line that is not a message on request.
+ * @module
+ */
 
 interface Request {
   id: number;
-  op: "echo" | "hang" | "throw";
+  op: "echo" | "hang" | "throw" | "noise";
   value?: unknown;
 }
 
@@ -15,5 +19,6 @@ scope.onmessage = (event) => {
   const request = event.data;
   if (request.op === "echo") scope.postMessage({ id: request.id, value: request.value });
   if (request.op === "throw") throw new Error("worker broke");
+  if (request.op === "noise") Deno.stdout.writeSync(new TextEncoder().encode("not json\n"));
   // "hang": never answers
 };
