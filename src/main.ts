@@ -1,95 +1,21 @@
 /**
- * The CLI entry: global flags, then the command. The only place that calls `Deno.exit`:
- * 0 success, 1 script failure, 2 usage error, 124 timeout (SPEC §8).
+ * The CLI entry: `gateway exec CODE` with a server running goes out on the fast path
+ * (`cli/fast_exec.ts`), which loads next to nothing; anything else loads the full CLI
+ * (`cli/cli_main.ts`). The only place that calls `Deno.exit`: 0 success, 1 script failure,
+ * 2 usage error, 124 timeout (SPEC §8).
  * @module
  */
 
 import type { CliContext } from "./cli/cli_context.ts";
-import { UsageError } from "./cli/usage_error.ts";
-import { printError } from "./cli/print.ts";
-import { ConfigError } from "./config/config_error.ts";
-import { NoServerError } from "./client/no_server_error.ts";
 import { fastExec, readStdinText } from "./cli/fast_exec.ts";
 import { lazyImport } from "./cli/lazy_import.ts";
-import { RpcError } from "./protocol/json_rpc.ts";
-import { GATEWAY_VERSION } from "./protocol/gateway_version.ts";
-import { ServerStartError } from "./server/server_start_error.ts";
-import { messageOf } from "./protocol/message_of.ts";
 
-/** Runs the CLI with `argv` and returns the exit code. */
+type CliMain = typeof import("./cli/cli_main.ts");
+
+/** Runs the CLI with `argv` and returns the exit code (the full CLI, loaded on first use). */
 export async function runCli(argv: string[], context: CliContext): Promise<number> {
-  const { COMMANDS, mainUsage } = await lazyImport<typeof import("./cli/commands.ts")>(
-    "./cli/commands.ts",
-    import.meta.url,
-  );
-  const rest: string[] = [];
-  let commandName: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (commandName === undefined || !rest.includes("--")) {
-      if (arg === "--root") {
-        const value = argv[++i];
-        if (value === undefined) throw new UsageError("--root needs a directory", mainUsage());
-        context.rootFlag = value;
-        continue;
-      }
-      if (arg.startsWith("--root=")) {
-        context.rootFlag = arg.slice("--root=".length);
-        continue;
-      }
-      if (arg === "--no-autostart") {
-        context.autostart = false;
-        continue;
-      }
-    }
-    if (commandName === undefined && !arg.startsWith("-")) commandName = arg;
-    else rest.push(arg);
-  }
-  if (commandName === undefined) {
-    if (rest.includes("--version")) {
-      context.output.out(`gateway ${GATEWAY_VERSION} (deno ${Deno.version.deno})\n`);
-      return 0;
-    }
-    if (rest.includes("--llm-help")) return await (await COMMANDS.guide!.load())([], context);
-    if (rest.length === 0 || rest.includes("--help") || rest.includes("-h")) {
-      context.output.out(`${mainUsage()}\n`);
-      return rest.length === 0 ? 2 : 0;
-    }
-    throw new UsageError(`Unknown option "${rest[0]}"`, mainUsage());
-  }
-  if (commandName === "help") {
-    context.output.out(`${mainUsage()}\n`);
-    return 0;
-  }
-  const command = COMMANDS[commandName];
-  if (command) return await (await command.load())(rest, context);
-  if (commandName.endsWith(".ts")) {
-    return await (await COMMANDS.run!.load())([commandName, ...rest], context);
-  }
-  throw new UsageError(`Unknown command "${commandName}"`, mainUsage());
-}
-
-/** Maps an error escaping a command to output and an exit code. */
-function report(error: unknown, context: CliContext): number {
-  if (error instanceof UsageError) {
-    printError(context.output, "Usage", error.message);
-    if (error.usage) context.output.err(`\n${error.usage}\n`);
-    return 2;
-  }
-  if (error instanceof ConfigError) {
-    printError(context.output, "Config", error.message);
-    return 2;
-  }
-  if (error instanceof RpcError) {
-    printError(context.output, String(error.data?.kind ?? "Gateway"), error.message);
-    return error.code === -32602 || error.code === -32601 ? 2 : 1;
-  }
-  if (error instanceof NoServerError || error instanceof ServerStartError) {
-    printError(context.output, "Server", error.message);
-    return 1;
-  }
-  printError(context.output, "Internal", messageOf(error));
-  return 1;
+  const { runCli } = await lazyImport<CliMain>("./cli/cli_main.ts", import.meta.url);
+  return await runCli(argv, context);
 }
 
 if (import.meta.main) {
@@ -121,16 +47,16 @@ if (import.meta.main) {
     readStdin: readStdinText,
   });
   if (fast !== null) Deno.exit(fast);
-  const { CliContext } = await lazyImport<typeof import("./cli/cli_context.ts")>(
-    "./cli/cli_context.ts",
-    import.meta.url,
-  );
+  const [{ CliContext }, cli] = await Promise.all([
+    lazyImport<typeof import("./cli/cli_context.ts")>("./cli/cli_context.ts", import.meta.url),
+    lazyImport<CliMain>("./cli/cli_main.ts", import.meta.url),
+  ]);
   const context = new CliContext({ cwd, env, output });
   let code: number;
   try {
-    code = await runCli(Deno.args, context);
+    code = await cli.runCli(Deno.args, context);
   } catch (error) {
-    code = report(error, context);
+    code = cli.report(error, context);
   }
   Deno.exit(code);
 }

@@ -21,7 +21,7 @@ export function approveCommandLine(
 
 /** Prints a line on stderr for each held call of this client's runs; returns the unsubscribe. */
 export function printApprovalNotices(
-  client: GatewayClient,
+  client: Pick<GatewayClient, "onNotification">,
   context: Pick<CliContext, "root" | "output">,
 ): () => void {
   const seen = new Set<string>();

@@ -2,7 +2,8 @@
  * The fast path of `gateway exec CODE` with a server already running: the command an agent pays
  * for from its shell on every run (issue 12). It loads only Deno APIs, the wire client and the
  * printer — no `node:` module, no zod, no command table — reads `server.json` and the token,
- * sends one `exec` over one WebSocket and prints the run as `gateway exec` does. Anything it
+ * sends one `exec` over one WebSocket (spoken over plain TCP: `lean_gateway_client.ts`) and
+ * prints the run as `gateway exec` does. Anything it
  * does not handle (a `.ts` file, `-`, `--timeout` and the other flags, a terminal on stdout,
  * no live server for the root) returns null before anything is sent, and the full CLI runs.
  * @module
@@ -11,7 +12,7 @@
 import { leanGatewayPaths } from "../config/lean_gateway_paths.ts";
 import { type ServerState, serverStatePath } from "../config/server_state.ts";
 import { readToken } from "../config/token_file.ts";
-import { GatewayClient } from "../client/gateway_client.ts";
+import { LeanGatewayClient } from "../client/lean_gateway_client.ts";
 import { RpcError } from "../protocol/json_rpc.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
 import type { CliOutput } from "./cli_context.ts";
@@ -92,14 +93,14 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
     cwd: input.cwd,
   });
   if (paths === null) return null;
-  let client: GatewayClient;
+  let client: LeanGatewayClient;
   try {
     // No liveness probe of the pid: a dead server refuses the connection, and a stranger on
     // its port refuses the token; either way the full path takes over.
     const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir))) as ServerState;
     if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
     const token = await readToken(paths.dataDir);
-    client = await GatewayClient.connect({
+    client = await LeanGatewayClient.connect({
       host: "127.0.0.1",
       port: state.port,
       token,

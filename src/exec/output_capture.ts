@@ -4,6 +4,21 @@
  * @module
  */
 
+/** Longest exit code text accepted after an end marker's nonce (`-2147483648`). */
+const MAX_CODE_CHARS = 11;
+
+/** Options of {@linkcode OutputCapture}. */
+export interface OutputCaptureOptions {
+  /** Told each kept piece of text as it arrives (streamed output). */
+  onText?: (text: string) => void;
+  /**
+   * The runner's end marker up to its exit code (see `protocol/run_end_marker.ts`): output
+   * ends there — it is neither kept nor counted, nor is anything after it — and
+   * {@linkcode OutputCapture.ended} resolves with the code written after it.
+   */
+  endMarker?: string;
+}
+
 /** Collects one stream's bytes up to `capBytes`, drains and counts everything past it. */
 export class OutputCapture {
   #chunks: Uint8Array[] = [];
@@ -12,14 +27,68 @@ export class OutputCapture {
   readonly #cap: number;
   readonly #decoder = new TextDecoder();
   readonly #onText: ((text: string) => void) | undefined;
+  readonly #marker: Uint8Array | null;
+  /** Bytes at the end of the last chunk that may be the start of the end marker. */
+  #held: Uint8Array | null = null;
+  #endCode: number | null = null;
+  #settleEnd!: (code: number | null) => void;
+  /**
+   * Resolves with the exit code of the runner's end marker once it has been read, or with
+   * null when the stream ended without it.
+   */
+  readonly ended: Promise<number | null>;
 
-  constructor(capBytes: number, options: { onText?: (text: string) => void } = {}) {
+  constructor(capBytes: number, options: OutputCaptureOptions = {}) {
     this.#cap = capBytes;
     this.#onText = options.onText;
+    this.#marker = options.endMarker ? new TextEncoder().encode(options.endMarker) : null;
+    this.ended = new Promise((resolve) => (this.#settleEnd = resolve));
   }
 
-  /** Adds a chunk (copied: the caller may reuse it); bytes beyond the cap are counted only. */
+  /**
+   * Adds a chunk (copied: the caller may reuse it); bytes beyond the cap are counted only.
+   * With an end marker, the chunk is first searched for it: bytes before it are output, the
+   * marker and what follows are not.
+   */
   push(chunk: Uint8Array): void {
+    if (this.#endCode !== null) return;
+    if (this.#marker === null) {
+      this.#keep(chunk);
+      return;
+    }
+    const data = this.#held === null ? chunk : concat(this.#held, chunk);
+    this.#held = null;
+    const marker = this.#marker;
+    for (let from = 0;;) {
+      const at = data.indexOf(marker[0]!, from);
+      if (at < 0) break;
+      const end = indexAfterMarker(data, at, marker);
+      if (end === -1) {
+        from = at + 1;
+        continue;
+      }
+      const newline = end === null ? -1 : data.indexOf(10, end);
+      if (end === null || (newline < 0 && data.length - end <= MAX_CODE_CHARS)) {
+        // The marker may go on in the next chunk: hold these bytes back until it comes.
+        this.#keep(data.subarray(0, at));
+        this.#held = data.slice(at);
+        return;
+      }
+      const codeText = newline < 0 ? "" : new TextDecoder().decode(data.subarray(end, newline));
+      if (!/^-?\d{1,10}$/.test(codeText)) {
+        from = at + 1;
+        continue;
+      }
+      this.#keep(data.subarray(0, at));
+      this.#endCode = Number(codeText);
+      this.#settleEnd(this.#endCode);
+      return;
+    }
+    this.#keep(data);
+  }
+
+  #keep(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
     this.#total += chunk.length;
     const room = this.#cap - this.#kept;
     if (room > 0) {
@@ -62,8 +131,29 @@ export class OutputCapture {
       }
     } finally {
       reader.releaseLock();
+      // Held bytes that never became a marker were output after all.
+      if (this.#held !== null && this.#endCode === null) this.#keep(this.#held);
+      this.#held = null;
+      this.#settleEnd(null);
     }
   }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/**
+ * Where the bytes after `marker` start when `data` holds it at `at`; null when `data` ends
+ * with a start of it; -1 when the bytes at `at` are not the marker.
+ */
+function indexAfterMarker(data: Uint8Array, at: number, marker: Uint8Array): number | null {
+  const available = Math.min(marker.length, data.length - at);
+  for (let i = 1; i < available; i++) if (data[at + i] !== marker[i]) return -1;
+  return available < marker.length ? null : at + marker.length;
 }
 
 /** Cuts text to at most `maxBytes` of UTF-8 and reports whether it did. */

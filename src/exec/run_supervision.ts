@@ -71,6 +71,11 @@ export interface SupervisedRun {
   returns: RunReturns;
   /** How the run failed, at the waiting call's line when stopped during one; null when ok. */
   failure: RunError | null;
+  /**
+   * Resolves once the runner's process group is gone and its files are removed; a run that
+   * ended by itself is answered before that. Never rejects.
+   */
+  reaped: Promise<void>;
 }
 
 /**
@@ -84,9 +89,11 @@ export async function superviseRun(
   const { runId, request, exec, control, code, typeChecked, historyCap, trace, deps } = options;
   let broker: CallBroker | null = null;
   const stdout = new OutputCapture(historyCap, {
+    endMarker: runner.endMarker,
     ...(request.onOutput ? { onText: (t: string) => request.onOutput!("stdout", t) } : {}),
   });
   const stderr = new OutputCapture(historyCap, {
+    endMarker: runner.endMarker,
     ...(request.onOutput ? { onText: (t: string) => request.onOutput!("stderr", t) } : {}),
   });
   control.onCapture(stdout);
@@ -161,23 +168,40 @@ export async function superviseRun(
     stop("Crashed", "The runner did not connect to the gateway");
   }
 
-  const status = await runner.child.status;
+  // The run is over when the runner has ended it (both end markers read and its channel
+  // closed: everything it wrote is in), or when its process has exited, whichever is first.
+  const exited = runner.child.status.then((status) => ({ status, ended: false }));
+  const ended = connected
+    ? Promise.all([stdout.ended, stderr.ended, connected.closed]).then(([out, err]) =>
+      out !== null && out === err ? { status: endedStatus(out), ended: true } : exited
+    )
+    : exited;
+  const over = await Promise.race([exited, ended]);
+  const status = over.status;
   // Read before the broker stops: aborting the calls empties the pending set.
   const waiting = broker?.waitingCall();
   clearTimeout(timer);
   memoryWatch.stop();
   control.signal.removeEventListener("abort", onAbort);
   broker?.stop();
-  await runner.kill(0);
-  // The group is gone, so what it wrote is all in the pipes and the socket: read it to the end
-  // (bounded only against a reader that never finishes; a loaded machine can take a while, and
-  // output read after the answer would reach the caller after its result).
-  await settlesWithin(drained, DRAIN_LIMIT_MS);
-  if (connected) {
-    await settlesWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
-    connected.close();
+  let reaped: Promise<void>;
+  if (over.ended) {
+    connected?.close();
+    // Answered without waiting for the process to be torn down: it is reaped (its group
+    // KILLed, SBX-06), its pipes read to their end and its files removed after the answer.
+    reaped = reap(runner, drained, REAP_WAIT_MS);
+  } else {
+    // The group is gone, so what it wrote is all in the pipes and the socket: read it to the
+    // end (bounded only against a reader that never finishes; a loaded machine can take a
+    // while, and output read after the answer would reach the caller after its result).
+    await runner.kill(0);
+    await settlesWithin(drained, DRAIN_LIMIT_MS);
+    if (connected) {
+      await settlesWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
+      connected.close();
+    }
+    reaped = removeRunnerFiles(runner);
   }
-  Deno.remove(runner.dir, { recursive: true }).catch(() => undefined);
 
   const output = {
     stdout: stdout.text(),
@@ -203,9 +227,46 @@ export async function superviseRun(
       line: waiting.line,
     }
     : classified;
-  return { status, output, returns, failure };
+  return { status, output, returns, failure, reaped };
 }
 
+/** The exit status a runner's end marker stands for (it exited by itself with `code`). */
+function endedStatus(code: number): Deno.CommandStatus {
+  return { success: code === 0, code, signal: null };
+}
+
+/**
+ * After a run that ended by itself: waits up to `exitWaitMs` for the runner to exit (then
+ * TERM, KILL after the grace), KILLs what is left of its group, reads its pipes to their end
+ * and removes its files. Never rejects.
+ */
+async function reap(
+  runner: RunnerProcess,
+  drained: Promise<unknown>,
+  exitWaitMs: number,
+): Promise<void> {
+  try {
+    await runner.kill(KILL_GRACE_MS, exitWaitMs);
+    await settlesWithin(drained, DRAIN_LIMIT_MS);
+  } finally {
+    await removeRunnerFiles(runner);
+  }
+}
+
+/**
+ * Removes a finished runner's directory (its script) and the script's compiled copy, which
+ * Deno keeps in its cache under the script's path: one per run would pile up for ever (SBX-13).
+ */
+async function removeRunnerFiles(runner: RunnerProcess): Promise<void> {
+  await Promise.all(
+    [runner.dir, ...runner.cachedPaths].map((path) =>
+      Deno.remove(path, { recursive: true }).catch(() => undefined)
+    ),
+  );
+}
+
+/** Longest wait for a runner that wrote its end markers to exit before it is stopped. */
+const REAP_WAIT_MS = 1_000;
 /** Longest wait for a dead runner's stdout and stderr to be read to the end. */
 const DRAIN_LIMIT_MS = 5_000;
 /** Longest wait for a dead runner's last channel messages (its result) to be read. */

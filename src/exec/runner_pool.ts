@@ -42,6 +42,8 @@ export class RunnerPool {
   readonly #spawn: () => Promise<RunnerProcess>;
   readonly #ready: RunnerProcess[] = [];
   #starting = 0;
+  /** Runs waiting for a runner already starting, first come first served (null: spawn one). */
+  readonly #waiters: ((runner: RunnerProcess | null) => void)[] = [];
   /** Runners handed to runs and still alive. */
   #inUse = 0;
   /** Runners (ready or starting) wanted now: `min` when quiet, more after demand. */
@@ -96,6 +98,11 @@ export class RunnerPool {
           runner.kill(0);
           return;
         }
+        const waiter = this.#waiters.shift();
+        if (waiter) {
+          waiter(runner);
+          return;
+        }
         this.#ready.push(runner);
         // A pooled runner that dies while idle is dropped, not handed to a run.
         runner.child.status.then(() => {
@@ -108,6 +115,8 @@ export class RunnerPool {
         });
       }, (error) => {
         this.#starting--;
+        // A run waiting for this runner starts one of its own.
+        this.#waiters.shift()?.(null);
         this.#quickDeaths++;
         this.#log(`runner pool: cannot start a runner: ${error}`);
         this.#refillLater();
@@ -130,24 +139,41 @@ export class RunnerPool {
   }
 
   /**
-   * Takes a ready runner, or starts one when none is ready. The pool is not refilled here:
-   * starting Deno costs a core for ~15 ms, and on a small machine that would slow the run that
-   * just took a runner; the caller refills with {@linkcode fill} once its run is over.
+   * Takes a ready runner; when none is ready, the first of those already starting (it is
+   * further along than a new one would be, and a new one would take a core from it), or a new
+   * one when none is starting for this run. A run that found none ready grows the pool and
+   * starts the runners it now wants at once, since it waits anyway. Otherwise the pool is not
+   * refilled here: starting Deno costs a core for ~25 ms, and on a small machine that would
+   * slow the run that just took a runner; the caller refills with {@linkcode fill} once its
+   * run is over.
    */
   async take(): Promise<RunnerProcess> {
     const ready = this.#ready.shift();
-    const runner = ready ?? await this.#spawn();
+    let runner = ready;
+    if (runner === undefined) {
+      // As many runs at once as now (those running, those waiting, this one) may come
+      // again, and this one wanted one more.
+      this.#grow(this.#inUse + this.#waiters.length + 2);
+      this.fill();
+      if (this.#starting > this.#waiters.length) {
+        runner = await new Promise<RunnerProcess | null>((resolve) =>
+          this.#waiters.push(resolve)
+        ) ?? undefined;
+      }
+      runner ??= await this.#spawn();
+    }
     this.#takes++;
     this.#inUse++;
     runner.child.status.then(() => this.#inUse--);
-    // As many runs at once as now may come again, and a run that found none ready wanted one
-    // more: keep that many runners for them.
-    const demand = this.#inUse + (ready === undefined ? 1 : 0);
-    if (demand > this.#target && this.#target < this.#size) {
-      this.#target = Math.min(this.#size, demand);
-      this.#armShrink();
-    }
+    if (ready !== undefined) this.#grow(this.#inUse);
     return runner;
+  }
+
+  /** Raises the target to `demand` (at most the pool's size); a run waiting starts them now. */
+  #grow(demand: number): void {
+    if (demand <= this.#target || this.#target >= this.#size) return;
+    this.#target = Math.min(this.#size, demand);
+    this.#armShrink();
   }
 
   /** Checks every `idleMs` whether the burst that grew the pool has passed. */
@@ -177,6 +203,7 @@ export class RunnerPool {
   /** Ends every idle runner and stops refilling. */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const waiter of this.#waiters.splice(0)) waiter(null);
     if (this.#refillTimer !== null) clearTimeout(this.#refillTimer);
     this.#refillTimer = null;
     if (this.#shrinkTimer !== null) clearTimeout(this.#shrinkTimer);

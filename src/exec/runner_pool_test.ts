@@ -12,6 +12,8 @@ function deadRunner(): RunnerProcess {
       status: Promise.resolve({ success: false, code: 1, signal: null }),
     } as unknown as Deno.ChildProcess,
     connection: new Promise(() => {}),
+    endMarker: "\u0000gateway-run-end:0:",
+    cachedPaths: [],
     permissions: {},
     maxMemoryMb: 64,
     kill: () => Promise.resolve(),
@@ -42,6 +44,8 @@ function liveRunner(killed: RunnerProcess[]): RunnerProcess {
     dir: "/nowhere",
     child: { status } as unknown as Deno.ChildProcess,
     connection: new Promise(() => {}),
+    endMarker: "\u0000gateway-run-end:0:",
+    cachedPaths: [],
     permissions: {},
     maxMemoryMb: 64,
     kill: () => {
@@ -103,4 +107,26 @@ Deno.test("RunnerPool with size 0 keeps no runner", async () => {
   assert.equal(pool.target, 0);
   assert.equal(spawns, 0);
   await pool.close();
+});
+
+Deno.test("RunnerPool: a run that finds none ready takes the runner already starting, not a new one", async () => {
+  const killed: RunnerProcess[] = [];
+  const starts: ((runner: RunnerProcess) => void)[] = [];
+  const pool = new RunnerPool(2, () => new Promise<RunnerProcess>((r) => starts.push(r)));
+  try {
+    pool.fill();
+    assert.equal(starts.length, 1, "one runner starting");
+    const taking = pool.take();
+    // The run waits: the pool grew to two and started the second at once, the run spawned none.
+    assert.equal(pool.target, 2);
+    assert.equal(starts.length, 2);
+    const first = liveRunner(killed);
+    starts[0]!(first);
+    assert.equal(await taking, first, "the run got the runner that was starting");
+    starts[1]!(liveRunner(killed));
+    await pollUntil("the second runner ready", () => pool.readyCount === 1 || undefined);
+    await first.kill();
+  } finally {
+    await pool.close();
+  }
 });

@@ -13,6 +13,7 @@ import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionFlags } from "../config/permission_flags.ts";
 import { canonicalPath, pathWithin } from "../config/permission_values.ts";
 import { terminateProcessGroup } from "../process/terminate_process_group.ts";
+import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
 
 /** A started runner waiting for (or running) its script. */
@@ -23,10 +24,20 @@ export interface RunnerProcess {
   child: Deno.ChildProcess;
   /** Resolves when the runner has connected and presented its token. */
   connection: Promise<RunnerConnection>;
+  /**
+   * What the runner writes on stdout and stderr before its exit code as its process exits
+   * (`protocol/run_end_marker.ts`): its nonce is this runner's alone.
+   */
+  endMarker: string;
+  /** What Deno caches of this runner's script (its compiled copy), removed after the run. */
+  cachedPaths: string[];
   permissions: PermissionSet;
   maxMemoryMb: number;
-  /** Ends the whole process group: TERM, then KILL after `graceMs`. */
-  kill(graceMs?: number): Promise<void>;
+  /**
+   * Ends the whole process group: waits up to `exitWaitMs` for the runner to exit by itself,
+   * else sends TERM; then KILL after `graceMs`, and the run's web storage is removed.
+   */
+  kill(graceMs?: number, exitWaitMs?: number): Promise<void>;
 }
 
 /** How to start a runner. */
@@ -81,6 +92,14 @@ export function storagePaths(denoDir: string, origin: string): string[] {
   return [join(denoDir, "location_data", key), join(denoDir, "location_data", "web_cache", key)];
 }
 
+/**
+ * Where Deno keeps the compiled (type-stripped) copies of the modules under `dir`: its cache
+ * mirrors a local module's path under `gen/file/`.
+ */
+export function compiledCopyDir(denoDir: string, dir: string): string {
+  return join(denoDir, "gen", "file", dir.replace(/^\/+/, ""));
+}
+
 /** Builds the `deno run` flags of a runner. Exported for tests of the sandbox flags. */
 export function runnerFlags(
   options: {
@@ -123,6 +142,9 @@ export function runnerFlags(
     "--no-prompt",
     "--no-config",
     "--no-lock",
+    // The script is a new file for every run: its V8 code cache would be written once, never
+    // read, and grow Deno's shared cache database by one entry per run.
+    "--no-code-cache",
     "--quiet",
     ...importFlags,
     ...(options.location ? [`--location=${options.location}`] : []),
@@ -143,6 +165,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   const scriptPath = join(dir, "script.ts");
   const socketPath = join(dir, "channel.sock");
   const token = randomHex(32);
+  const endNonce = randomHex(16);
   const expectation = options.channel.listen(socketPath, token);
   const location = storageOrigin(runnerId);
   let child: Deno.ChildProcess;
@@ -163,18 +186,27 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     throw error;
   }
   options.onSpawn?.(child.pid);
-  // The token goes over stdin, never argv or env, so /proc/<pid>/cmdline and environ hold no
-  // secret (SEC-07).
+  // The token and the end marker's nonce go over stdin, never argv or env, so
+  // /proc/<pid>/cmdline and environ hold no secret (SEC-07).
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(token + "\n"));
+  await writer.write(new TextEncoder().encode(`${token}\n${endNonce}\n`));
   await writer.close();
   let killed = false;
-  const kill = async (graceMs = 500) => {
+  const kill = async (graceMs = 500, exitWaitMs = 0) => {
     if (killed) return;
     killed = true;
     expectation.cancel();
+    // Stopped before setsid(1) made it a group leader, it runs no script yet: KILL it alone
+    // (a group signal would miss it).
+    if (setsidPath && !leadsGroup(child.pid)) {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // exited already
+      }
+    }
     // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
-    await terminateProcessGroup(child.pid, child.status, { graceMs });
+    await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
     for (const path of storagePaths(options.denoDir, location)) {
       await Deno.remove(path, { recursive: true }).catch(() => undefined);
     }
@@ -184,21 +216,58 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     dir,
     child,
     connection: expectation.connection,
+    endMarker: `${END_MARKER_PREFIX}${endNonce}:`,
+    cachedPaths: [compiledCopyDir(options.denoDir, dir)],
     permissions: options.permissions,
     maxMemoryMb: options.maxMemoryMb,
     kill,
   };
 }
 
+/**
+ * `setsid(1)` where it exists (util-linux), else null. A `detached` spawn makes Deno fork the
+ * whole server (its page tables: 20–60 ms with a few hundred MB resident, blocking the event
+ * loop) to call setsid() before exec; a plain spawn is a cheap posix_spawn, and `setsid` then
+ * execs Deno as the leader of a new session and process group, with the same pid (a freshly
+ * spawned child never leads a group, so setsid(1) does not fork).
+ */
+function findSetsid(): string | null {
+  if (Deno.build.os !== "linux") return null;
+  for (const path of ["/usr/bin/setsid", "/bin/setsid"]) {
+    try {
+      if (Deno.statSync(path).isFile) return path;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+let setsidPath: string | null | undefined;
+
 function spawnProcess(options: RunnerSpawnOptions, command: { args: string[] }): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: command.args,
+  setsidPath ??= findSetsid();
+  return new Deno.Command(setsidPath ?? Deno.execPath(), {
+    args: setsidPath ? [Deno.execPath(), ...command.args] : command.args,
     cwd: options.cwd,
     clearEnv: true,
     env: { ...options.env, DENO_DIR: options.denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-    detached: true,
+    detached: setsidPath === null,
   }).spawn();
+}
+
+/**
+ * Whether `pid` leads its own process group yet: a runner started through `setsid(1)` does
+ * from the moment setsid has run in it, a moment after the spawn (Linux: /proc).
+ */
+function leadsGroup(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pid;
+  } catch {
+    return true; // gone, or no /proc: nothing to tell, the group signal is all there is
+  }
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { runnerFlags } from "./runner_process.ts";
+import { runnerFlags, spawnRunner } from "./runner_process.ts";
+import { RunChannelServer } from "./run_channel_server.ts";
+import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 
 const paths = {
   scriptPath: "/runs/a/script.ts",
@@ -49,4 +51,36 @@ Deno.test("runnerFlags() asks the runner to drop its socket grants unless the ca
   // Revoking would also revoke the caller's covering grant, so it is skipped then.
   assert.notEqual(runnerFlags({ ...paths, permissions: { write: ["/state"] } }).at(-1), "revoke");
   assert.notEqual(runnerFlags({ ...paths, permissions: { read: true } }).at(-1), "revoke");
+});
+
+Deno.test("spawnRunner(): the runner leads its own process group, and kill() leaves none of it", async () => {
+  const runsDir = await Deno.makeTempDir({ prefix: "gateway-runner-test-" });
+  const denoDir = await Deno.makeTempDir({ prefix: "gateway-runner-deno-" });
+  try {
+    const runner = await spawnRunner({
+      channel: new RunChannelServer(),
+      runsDir,
+      permissions: {},
+      maxMemoryMb: 128,
+      cwd: runsDir,
+      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+      denoDir,
+    });
+    const connection = await runner.connection;
+    assert.ok(runner.endMarker.startsWith(END_MARKER_PREFIX));
+    assert.match(runner.endMarker.slice(END_MARKER_PREFIX.length), /^[0-9a-f]{32}:$/);
+    if (Deno.build.os === "linux") {
+      const stat = Deno.readTextFileSync(`/proc/${runner.child.pid}/stat`);
+      const pgid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      assert.equal(pgid, runner.child.pid, "the runner leads its process group");
+    }
+    connection.close();
+    await runner.kill(0);
+    assert.throws(() => Deno.kill(-runner.child.pid, "SIGCONT"), "the group is gone (ESRCH)");
+    await runner.child.stdout.cancel();
+    await runner.child.stderr.cancel();
+  } finally {
+    await Deno.remove(runsDir, { recursive: true });
+    await Deno.remove(denoDir, { recursive: true });
+  }
 });

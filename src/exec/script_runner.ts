@@ -25,6 +25,7 @@ import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
 import type { CallBroker, ResourcesRequest, ScriptToolCall } from "./call_broker.ts";
 import { preflight } from "./run_preflight.ts";
+import { rememberRecentAnswers } from "./recent_answers.ts";
 import { RunFinish } from "./run_finish.ts";
 import type { FinishedRun, RunRequest } from "./run_request.ts";
 import { type ScriptUsage, USES_EVERYTHING } from "./script_analysis.ts";
@@ -94,6 +95,9 @@ export function newRunId(): string {
   return `${time}${random}`;
 }
 
+/** Scripts longer than this are prepared every time (one would push out many small ones). */
+const MAX_REMEMBERED_SOURCE = 64 * 1024;
+
 /** Used when no telemetry is given: every span is a no-op. */
 const NO_TELEMETRY = new GatewayTelemetry({ enabled: false });
 
@@ -107,9 +111,17 @@ export class ScriptRunner {
    * must not start a thousand). A cancelled run leaves the queue at once.
    */
   readonly #turns: Semaphore;
+  /** `deps.prepare`, remembering the last scripts it prepared. */
+  readonly #prepare: ScriptRunnerDeps["prepare"];
+  /** Runners of answered runs still being reaped (see `SupervisedRun.reaped`). */
+  readonly #reaping = new Set<Promise<void>>();
 
   constructor(deps: ScriptRunnerDeps) {
     this.#deps = deps;
+    this.#prepare = rememberRecentAnswers(
+      (source: string, inline: boolean) => deps.prepare(source, inline),
+      (source, inline) => source.length > MAX_REMEMBERED_SOURCE ? null : `${inline}:${source}`,
+    );
     this.#turns = new Semaphore(() => deps.exec().maxConcurrentRuns);
     const exec = deps.exec();
     this.#pool = new RunnerPool(
@@ -180,13 +192,22 @@ export class ScriptRunner {
       stdoutSoFar: () => stdoutCapture?.text() ?? "",
     };
     this.#active.set(runId, handle);
-    handle.done = this.#turns.acquire(controller.signal).then((release) =>
-      this.#execute(runId, request, {
+    handle.done = this.#turns.acquire(controller.signal).then((release) => {
+      let reaped: Promise<void> = Promise.resolve();
+      return this.#execute(runId, request, {
         signal: controller.signal,
         cancelReason: () => cancelReason,
         onCapture: (capture) => (stdoutCapture = capture),
-      }).finally(release)
-    ).finally(() => {
+      }, (promise) => (reaped = promise)).finally(() => {
+        // The turn is held until the runner is gone, even when the run was answered first:
+        // at most `exec.maxConcurrentRuns` runner processes live at once.
+        this.#reaping.add(reaped);
+        reaped.finally(() => {
+          this.#reaping.delete(reaped);
+          release();
+        });
+      });
+    }).finally(() => {
       this.#active.delete(runId);
       // After the answer has gone out: spawning a runner must not sit on the run's path.
       setTimeout(() => this.#pool.fill(), 0);
@@ -194,8 +215,16 @@ export class ScriptRunner {
     return handle;
   }
 
-  /** A run's stages: preflight, a runner with the script written, supervision, finish. */
-  async #execute(runId: string, request: RunRequest, control: RunControl): Promise<RunDocument> {
+  /**
+   * A run's stages: preflight, a runner with the script written, supervision, finish.
+   * `onReaped` is told the promise of the runner's end once the run has one.
+   */
+  async #execute(
+    runId: string,
+    request: RunRequest,
+    control: RunControl,
+    onReaped: (reaped: Promise<void>) => void,
+  ): Promise<RunDocument> {
     const startedAt = Date.now();
     const exec = this.#deps.exec();
     const trace = (this.#deps.telemetry ?? NO_TELEMETRY).startRun({
@@ -222,7 +251,7 @@ export class ScriptRunner {
       exec,
       configDir: this.#deps.configDir ?? null,
       deniedPaths: this.#deps.deniedPaths ?? [],
-      prepare: (source, inline) => this.#deps.prepare(source, inline),
+      prepare: this.#prepare,
       catalogueReady: (source, usage) => this.#deps.catalogueReady(source, usage),
       check: (prepared) => this.#deps.check(prepared),
       trace,
@@ -255,7 +284,7 @@ export class ScriptRunner {
       return end.failEarly({ kind: "Crashed", message }, warnings);
     }
 
-    const { status, output, returns, failure } = await superviseRun(runner, {
+    const { status, output, returns, failure, reaped } = await superviseRun(runner, {
       runId,
       request,
       exec,
@@ -272,6 +301,7 @@ export class ScriptRunner {
       deps: this.#deps,
       onBroker: (started) => (broker = started),
     });
+    onReaped(reaped);
     // Stack positions are in the prepared code: map them back to the author's text.
     const toSource = (error: RunError): RunError => {
       if (error.line === undefined || error.column === undefined) return error;
@@ -306,6 +336,7 @@ export class ScriptRunner {
     const runs = [...this.#active.values()];
     for (const run of runs) run.cancel("the gateway is shutting down");
     await Promise.allSettled(runs.map((r) => r.done));
+    await Promise.all(this.#reaping);
     await this.#pool.close();
   }
 }

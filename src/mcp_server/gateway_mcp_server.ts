@@ -50,6 +50,9 @@ import {
 import { callProxyTool, listProxyTools, type ProxyTool } from "./proxy_tools.ts";
 import { messageOf } from "../protocol/message_of.ts";
 
+/** How long after a call's last notification its answer may follow (see `settle`). */
+const NOTIFICATION_LEAD_MS = 5;
+
 export { type GatewayCall, type GatewayEvents } from "./gateway_call.ts";
 export { runToToolResult } from "./run_tool_result.ts";
 
@@ -248,16 +251,23 @@ export function createGatewayMcpServer(
   });
 
   const asked = new Set<string>();
-  const sinkFor = (request: ToolCallRequest, extra: HandlerExtra): NotificationSink => {
+  const sinkFor = (
+    request: ToolCallRequest,
+    extra: HandlerExtra,
+  ): NotificationSink & { settle(): Promise<void> } => {
     const progressToken = request.params._meta?.progressToken;
     let progress = 0;
+    /** When this call last sent a notification (performance.now()). */
+    let lastSent = -Infinity;
     const log = (level: string, logger: string, data: unknown) => {
       if (logLevel === null || LEVELS.indexOf(level) < LEVELS.indexOf(logLevel)) return;
+      lastSent = performance.now();
       extra.sendNotification({ method: "notifications/message", params: { level, logger, data } })
         .catch(() => undefined);
     };
     const advance = (message: string, total?: number, value?: number) => {
       if (progressToken === undefined) return;
+      lastSent = performance.now();
       progress = Math.max(progress + 1, value ?? 0);
       extra.sendNotification({
         method: "notifications/progress",
@@ -271,6 +281,13 @@ export function createGatewayMcpServer(
     };
     return {
       signal: extra.signal,
+      // The MCP SDK's client runs a notification's handler a microtask after reading it, a
+      // response's at once: a progress notification read in the same chunk as its call's
+      // response is dropped as late. A call answers a moment after its last notification.
+      settle: () => {
+        const wait = lastSent + NOTIFICATION_LEAD_MS - performance.now();
+        return wait > 0 ? new Promise((resolve) => setTimeout(resolve, wait)) : Promise.resolve();
+      },
       wantsOutput: () => progressToken !== undefined || logLevel !== null,
       notify: (method, params) => {
         const p = params as Record<string, unknown>;
@@ -366,6 +383,7 @@ export function createGatewayMcpServer(
           result = gatewayErrorResult(error);
         } else throw toMcpError(error);
       }
+      await sink.settle();
       return adaptToolResult(result, revision);
     },
   );

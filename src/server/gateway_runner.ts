@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { RunChannelServer } from "../exec/run_channel_server.ts";
 import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { type FinishedRun, RESULT_HOOK, ScriptRunner } from "../exec/script_runner.ts";
+import { rememberRecentAnswers } from "../exec/recent_answers.ts";
+import type { PreparedScript } from "../exec/script_transform.ts";
 import type { ProcessLedger } from "../process/process_ledger.ts";
 import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import type { GatewayCore } from "./gateway_core.ts";
@@ -24,6 +26,9 @@ function denoDir(): string {
     ? join(home, "Library", "Caches", "deno")
     : join(Deno.env.get("XDG_CACHE_HOME") ?? join(home, ".cache"), "deno");
 }
+
+/** Scripts longer than this are type-checked every time (one would push out many small ones). */
+const MAX_REMEMBERED_CHECK = 64 * 1024;
 
 /** The parts of the core the runner is wired to that the core does not expose. */
 export interface RunnerParts {
@@ -65,6 +70,22 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
     },
   });
   const { checker } = parts;
+  // The diagnostics of a script depend on its code and on the tool types in force, which
+  // change only with the catalogue snapshot: a script checked again against the same
+  // snapshot (a rerun, a named script) is answered from memory.
+  const snapshotIds = new WeakMap<object, number>();
+  let nextSnapshotId = 0;
+  const snapshotId = () => {
+    const snapshot = core.snapshot();
+    let id = snapshotIds.get(snapshot);
+    if (id === undefined) snapshotIds.set(snapshot, id = nextSnapshotId++);
+    return id;
+  };
+  const check = rememberRecentAnswers(
+    (prepared: PreparedScript, _snapshot: number) => checker.check(prepared),
+    (prepared, snapshot) =>
+      prepared.code.length > MAX_REMEMBERED_CHECK ? null : `${snapshot}:${prepared.code}`,
+  );
   return new ScriptRunner({
     channel,
     runsDir: parts.runsDir,
@@ -107,7 +128,12 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
     toolMap: () => core.registry.toolMap(),
     discovery: () => core.discoveryData(),
     prepare: (source, inline) => checker.prepare(source, { inline, resultFunction: RESULT_HOOK }),
-    check: (prepared) => checker.check(prepared),
+    check: async (prepared) => {
+      const before = snapshotId();
+      const diagnostics = await check(prepared, before);
+      // Checked while the catalogue changed: the answer may be the old types'; not kept.
+      return snapshotId() === before ? structuredClone(diagnostics) : await checker.check(prepared);
+    },
     record: (run) => recordRun(core, run),
     log: (m) => core.log.warn(m, { component: "runner" }),
   });

@@ -350,7 +350,7 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
   step("  prepare + check + handoff + script import → first line", "prepareCheckHandoff");
   step("    of which the type check (gateway.typecheck span)", "check");
   step("  the script's body", "script");
-  step("  last line → runner exits, run reported → history write", "reportToHistory");
+  step("  last line → runner's end marker read, run reported → history write", "reportToHistory");
   step("  history write (gateway.history_write span)", "history");
   step("  history written → answer at the client", "answer");
   step("  total at the client", "total");

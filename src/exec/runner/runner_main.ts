@@ -1,7 +1,9 @@
 /**
  * The runner: the entry point of a script's subprocess. It connects to the gateway's channel,
  * proves itself with the run token read from stdin, installs the script globals and imports
- * the script. It imports nothing but the wire protocol.
+ * the script. When the process is about to exit it closes the channel and writes the run's end
+ * marker (a nonce from stdin and the exit code) to stdout and stderr, so the gateway can answer
+ * without waiting for the process to be torn down. It imports nothing but the wire protocol.
  * @module
  */
 
@@ -13,6 +15,7 @@ import {
   type RunnerToGateway,
   type ScriptFailure,
 } from "../../protocol/channel_messages.ts";
+import { END_MARKER_PREFIX } from "../../protocol/run_end_marker.ts";
 import { installScriptGlobals } from "./script_globals.ts";
 
 const socketPath = Deno.args[0];
@@ -23,18 +26,21 @@ const revokeSocketGrants = Deno.args[1] === "revoke";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Reads the first line of stdin (the run token) without buffering past it. */
-async function readToken(): Promise<string> {
+/**
+ * Reads the two lines the gateway writes on stdin before closing it: the run token, then the
+ * nonce of the run's end marker.
+ */
+async function readSecrets(): Promise<{ token: string; endNonce: string }> {
   const chunks: Uint8Array[] = [];
-  const buf = new Uint8Array(128);
+  const buf = new Uint8Array(256);
   for (;;) {
     const n = await Deno.stdin.read(buf);
     if (n === null) break;
     chunks.push(buf.slice(0, n));
-    if (buf.subarray(0, n).includes(10)) break;
+    if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
   }
-  const text = decoder.decode(concat(chunks));
-  return text.split("\n")[0]?.trim() ?? "";
+  const [token = "", endNonce = ""] = decoder.decode(concat(chunks)).split("\n");
+  return { token: token.trim(), endNonce: endNonce.trim() };
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {
@@ -48,8 +54,40 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   return out;
 }
 
-const token = await readToken();
+const { token, endNonce } = await readSecrets();
 const conn = await Deno.connect({ transport: "unix", path: socketPath });
+
+// The writers of the end marker, taken before any script code runs: a script that replaces
+// `Deno.stdout` or its methods cannot intercept or suppress them. The nonce lives only in this
+// module's scope.
+const writeStdout = Deno.stdout.writeSync.bind(Deno.stdout);
+const writeStderr = Deno.stderr.writeSync.bind(Deno.stderr);
+let channelClosedByUs = false;
+
+/**
+ * The process is exiting (its event loop ran empty, the script called `Deno.exit`, or the run
+ * failed): every channel message has been written (a pending write keeps the loop alive), so
+ * the channel is closed and the end marker follows everything the run wrote on each stream.
+ * The gateway answers once it has both markers and the channel's end; what an `unload` listener
+ * of the script writes after them is not part of the run.
+ */
+globalThis.addEventListener("unload", () => {
+  channelClosedByUs = true;
+  try {
+    conn.close();
+  } catch {
+    // closed by the gateway already
+  }
+  if (endNonce === "") return;
+  const marker = encoder.encode(`${END_MARKER_PREFIX}${endNonce}:${Deno.exitCode}\n`);
+  for (const write of [writeStdout, writeStderr]) {
+    try {
+      for (let at = 0; at < marker.length;) at += write(marker.subarray(at));
+    } catch {
+      // a closed stream: the gateway waits for the process to exit instead
+    }
+  }
+});
 
 let writing: Promise<unknown> = Promise.resolve();
 /** Sends one message; writes are chained so lines never interleave. */
@@ -104,6 +142,7 @@ async function readMessages(onMessage: (message: GatewayToRunner) => void): Prom
       newline = buffered.indexOf("\n");
     }
   }
+  if (channelClosedByUs) return;
   for (const entry of pending.values()) {
     entry.reject(new Error("The gateway closed the run's channel"));
   }

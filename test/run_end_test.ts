@@ -1,0 +1,101 @@
+/**
+ * End-to-end proof of how a run ends now that it is answered at its runner's end marker rather
+ * than at the process's exit (issue 12): the exit code of `Deno.exit`, output written up to the
+ * end (also without a trailing newline, also by a timer), a forged marker that stays output,
+ * output of an `unload` listener left out, and the runner's process group, directory and
+ * compiled script gone shortly after the answer.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { pollUntil } from "./support/poll_until.ts";
+import {
+  execRpc,
+  liveGroupMembers,
+  runTestRoot,
+  withRunHarness,
+} from "./support/run_test_support.ts";
+
+Deno.test(
+  "a run ended by its runner's end marker keeps its output and exit code, and leaves nothing behind",
+  {
+    sanitizeOps: false,
+    sanitizeResources: false,
+  },
+  async (t) => {
+    const files = await runTestRoot({ probe: false });
+    await withRunHarness({ files }, async (gw) => {
+      const client = await gw.client();
+      try {
+        await t.step("Deno.exit(3) is the run's exit code; output before it is kept", async () => {
+          const doc = await execRpc(client, {
+            source:
+              `console.log("before");\nDeno.stdout.writeSync(new TextEncoder().encode("no newline"));\nDeno.exit(3);`,
+          });
+          assert.equal(doc.exitCode, 3);
+          assert.equal(doc.ok, false);
+          assert.equal(doc.stdout, "before\nno newline");
+        });
+
+        await t.step("output of a timer after the last line is part of the run", async () => {
+          const doc = await execRpc(client, {
+            source: `setTimeout(() => console.error("late but in time"), 50);\n"first"`,
+          });
+          assert.equal(doc.ok, true, JSON.stringify(doc.error));
+          assert.equal(doc.result, "first");
+          assert.equal(doc.stderr, "late but in time\n");
+        });
+
+        await t.step("a marker with a guessed nonce is only output", async () => {
+          const forged = "\\u0000gateway-run-end:00000000000000000000000000000000:0\\n";
+          const doc = await execRpc(client, {
+            source: `console.log("${forged}after the forgery");\n"done"`,
+          });
+          assert.equal(doc.ok, true, JSON.stringify(doc.error));
+          assert.equal(doc.result, "done");
+          assert.equal(
+            doc.stdout,
+            "\u0000gateway-run-end:00000000000000000000000000000000:0\nafter the forgery\n",
+          );
+        });
+
+        await t.step(
+          "what an unload listener writes after the end marker is left out",
+          async () => {
+            const doc = await execRpc(client, {
+              source: `addEventListener("unload", () => console.log("after the end"));\n` +
+                `console.log("in the run");\n"ok"`,
+            });
+            assert.equal(doc.ok, true, JSON.stringify(doc.error));
+            assert.equal(doc.stdout, "in the run\n");
+          },
+        );
+
+        await t.step(
+          "the runner's group, its directory and its compiled script are gone soon after",
+          async () => {
+            const doc = await execRpc(client, {
+              source: `const dir = import.meta.dirname;\nconsole.log(Deno.pid, dir);\n"x"`,
+            });
+            assert.equal(doc.ok, true, JSON.stringify(doc.error));
+            const [pid, dir] = doc.stdout.trim().split(" ");
+            const denoDir = Deno.env.get("DENO_DIR") ??
+              join(Deno.env.get("HOME") ?? "/tmp", ".cache", "deno");
+            const compiled = join(denoDir, "gen", "file", dir!.replace(/^\/+/, ""));
+            const gone = (path: string) => Deno.stat(path).then(() => false, () => true);
+            await pollUntil(
+              "the runner's group, directory and compiled script to be gone",
+              async () =>
+                liveGroupMembers(Number(pid)).length === 0 && await gone(dir!) &&
+                await gone(compiled),
+              { timeoutMs: 5_000, intervalMs: 20 },
+            );
+          },
+        );
+      } finally {
+        await client.close();
+      }
+    });
+  },
+);
