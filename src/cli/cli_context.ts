@@ -5,7 +5,12 @@
  */
 
 import { resolveDataDir, type ResolvedRoot, resolveRoot } from "../config/gateway_paths.ts";
-import { connectToServer, type ServerConnection } from "../client/server_connection.ts";
+import {
+  type ConnectOptions,
+  connectToServer,
+  ensureServer,
+  type ServerConnection,
+} from "../client/server_connection.ts";
 
 /** Output sinks, swappable in tests. */
 export interface CliOutput {
@@ -51,15 +56,24 @@ export class CliContext {
     return this.#dataDir;
   }
 
-  /** Connects to the server for this root, starting one when allowed. */
-  connect(): Promise<ServerConnection> {
-    return connectToServer({
+  #connectOptions(): ConnectOptions {
+    return {
       rootDir: this.root.dir,
       rootFlag: this.root.dir,
       dataDir: this.dataDir,
       autostart: this.autostart,
       ...(this.output.isTty ? { progress: (line: string) => this.output.err(`${line}\n`) } : {}),
-    });
+    };
+  }
+
+  /** Connects to the server for this root, starting one when allowed. */
+  connect(): Promise<ServerConnection> {
+    return connectToServer(this.#connectOptions());
+  }
+
+  /** The server for this root once it answers, started when allowed; no connection is opened. */
+  ensureServer(): Promise<Omit<ServerConnection, "client">> {
+    return ensureServer(this.#connectOptions());
   }
 
   /** Runs `fn` with a connection, closing it afterwards. */

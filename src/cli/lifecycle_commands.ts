@@ -76,8 +76,7 @@ async function stopServerIn(
 /** Runs `gateway start`. */
 export async function startCommand(args: string[], context: CliContext): Promise<number> {
   parseCommandArgs(args, {}, START_USAGE); // no flags but --help; refuses any other
-  const connection = await context.connect();
-  await connection.client.close();
+  const connection = await context.ensureServer();
   context.output.out(
     `${
       connection.started ? "started" : "already running"

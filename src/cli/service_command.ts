@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
+import { SERVER_V8_FLAGS } from "../config/server_v8_flags.ts";
 
 /** Usage text of `gateway service`. */
 export const SERVICE_USAGE = `Usage: gateway service install|uninstall|status [--print] [--root DIR]
@@ -81,6 +82,7 @@ function serviceArgs(spec: ServiceSpec): string[] {
     "run",
     "--allow-all",
     "--no-prompt",
+    SERVER_V8_FLAGS,
     spec.mainPath,
     "server",
     "--root",

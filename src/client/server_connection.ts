@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pidAlive, readServerState, type ServerState } from "../config/server_state.ts";
 import { readToken } from "../config/token_file.ts";
+import { SERVER_V8_FLAGS } from "../config/server_v8_flags.ts";
 import { GatewayClient } from "./gateway_client.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { NoServerError } from "./no_server_error.ts";
@@ -82,6 +83,7 @@ export function spawnBackgroundServer(
     "--allow-all",
     "--no-prompt",
     "--quiet",
+    SERVER_V8_FLAGS,
     main,
     "server",
     "--log-file",
@@ -133,6 +135,19 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
       // not answering after all (crashed, or the pid now belongs to someone else)
     }
   }
+  const { state, token, started } = await ensureServer(options);
+  const client = await GatewayClient.connect({ host: "127.0.0.1", port: state.port, token });
+  return { client, state, token, started };
+}
+
+/**
+ * The server of this data dir and root once it answers `/health` (with its parts up when this
+ * call started it), starting one when allowed and needed — no WebSocket: `gateway start` needs
+ * no more.
+ */
+export async function ensureServer(
+  options: ConnectOptions,
+): Promise<Omit<ServerConnection, "client">> {
   let state = await findServer(options.dataDir);
   let started = false;
   if (state === null) {
@@ -165,7 +180,9 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
           } s: see ${join(options.dataDir, "server.log")}`,
         );
       }
-      await new Promise((r) => setTimeout(r, 40));
+      // A /health probe costs the starting server next to nothing: ask often, so the caller
+      // learns it is up within a few ms.
+      await new Promise((r) => setTimeout(r, 10));
       state = await findServer(options.dataDir, { up: true });
     }
     started = true;
@@ -177,7 +194,5 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
         `stop it with gateway stop, or unset GATEWAY_DATA_DIR so each root gets its own server`,
     );
   }
-  const token = await readToken(options.dataDir);
-  const client = await GatewayClient.connect({ host: "127.0.0.1", port: state.port, token });
-  return { client, state, token, started };
+  return { state, token: await readToken(options.dataDir), started };
 }

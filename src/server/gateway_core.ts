@@ -32,7 +32,7 @@ import type { NamedScript } from "../exec/named_scripts.ts";
 import type { GatewayDatabase } from "../store/gateway_database.ts";
 import type { GatewayStore, HistoryStore } from "../store/gateway_store.ts";
 import type { SharedRunState } from "./shared_run_state.ts";
-import { WorkflowService } from "../workflows/workflow_service.ts";
+import { WorkflowsOnDemand } from "./workflows_on_demand.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { Diagnostic, RunDocument } from "../protocol/run_document.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
@@ -64,8 +64,8 @@ export class GatewayCore {
   readonly database: GatewayDatabase;
   /** Run state shared with other instances on one PostgreSQL; null for SQLite. */
   readonly shared: SharedRunState | null;
-  /** Workflow sessions (SPEC §10). */
-  readonly workflows: WorkflowService;
+  /** Workflow sessions (SPEC §10), loaded on first use. */
+  readonly workflows: WorkflowsOnDemand;
   /** The script runner. */
   readonly runner: ScriptRunner;
   #loaded: LoadedConfig;
@@ -123,7 +123,7 @@ export class GatewayCore {
     this.shared = state.shared;
     this.#ledger = state.ledger;
     this.#runtimeDir = state.runtimeDir;
-    this.workflows = new WorkflowService({ sessions: state.store.workflows, root: paths.root.dir });
+    this.workflows = new WorkflowsOnDemand(state.store.workflows, paths.root.dir);
     this.#checker = ScriptCheckerWorker.start({
       cacheDir: join(paths.dataDir, "cache"),
       idleMs: () => this.config.exec.checkerIdleMs,

@@ -159,8 +159,14 @@ async function startLocked(
   });
   log.info("gateway listening", { host: config.host, port, root: paths.root.dir });
   try {
-    const { importServerParts } = await import("./staged_import.ts");
-    const { startServerParts } = await importServerParts();
+    // A computed specifier: a literal `import()` puts the parts' whole graph (≈ 150 modules and
+    // their npm packages) into the graph Deno resolves when this module loads, before listening.
+    const { importServerParts }: typeof import("./staged_import.ts") = await import(
+      new URL("./staged_import.ts", import.meta.url).href
+    );
+    const { startServerParts } = await importServerParts({
+      mcp: Object.values(config.mcpServers).some((server) => !server.disabled),
+    });
     parts = await startServerParts({ paths, loaded, log, token, port: () => port });
     booted.resolve(parts);
   } catch (error) {

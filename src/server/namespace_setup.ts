@@ -16,7 +16,8 @@ import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
 import { SharedToolHosts } from "../namespaces/local/shared_tool_host.ts";
-import { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
+import type { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
+import { cacheRenderedSchemasIn } from "../namespaces/mcp/schema_to_typescript.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
 
@@ -43,10 +44,12 @@ export class NamespaceSetup {
   #watcher: ToolDirectoryWatcher | null = null;
   #openApi: ApiFactory | null = null;
   #graphql: ApiFactory | null = null;
+  #mcp: typeof McpNamespace | null = null;
 
   constructor(options: NamespaceSetupOptions) {
     this.#options = options;
     this.#signatures = new ToolModuleSignatures({ cacheDir: this.#cacheDir });
+    cacheRenderedSchemasIn(join(this.#cacheDir, "schema-types"));
     this.#sharedToolHosts = new SharedToolHosts({
       logger: options.log.child("tools"),
       onSpawn: options.onSpawn,
@@ -72,6 +75,7 @@ export class NamespaceSetup {
   async startAll(): Promise<void> {
     const { registry, log } = this.#options;
     await this.#loadApiKinds(this.#config);
+    await this.#loadMcpKind(this.#config);
     this.#watcher = new ToolDirectoryWatcher(join(this.#rootDir, "tools"), {
       logger: log.child("tools"),
       onChanges: (changes) => {
@@ -106,6 +110,7 @@ export class NamespaceSetup {
     const { registry } = this.#options;
     const next = this.#config;
     await this.#loadApiKinds(next);
+    await this.#loadMcpKind(next);
     for (const name of diff.mcpChanged) {
       const server = next.mcpServers[name]!;
       await registry.remove(name);
@@ -177,6 +182,15 @@ export class NamespaceSetup {
     }
   }
 
+  /**
+   * Loads the MCP namespace code (the SDK's client half, ajv) once, when the config names an
+   * enabled MCP server: a root of tool modules alone never pays its start time or memory.
+   */
+  async #loadMcpKind(config: GatewayConfig): Promise<void> {
+    if (this.#mcp !== null || Object.values(config.mcpServers).every((s) => s.disabled)) return;
+    this.#mcp = (await import("../namespaces/mcp/mcp_namespace.ts")).McpNamespace;
+  }
+
   /** Adds an `apis` entry (OpenAPI document or GraphQL endpoint) as namespace `name`. */
   #addApi(name: string, api: ApiConfig): void {
     if (api.disabled) return;
@@ -230,7 +244,11 @@ export class NamespaceSetup {
       ? { ...server, cwd: resolve(this.#rootDir, server.cwd) }
       : server;
     const { paths, log, onSpawn } = this.#options;
-    return new McpNamespace(name, config, {
+    // #loadMcpKind ran for this config before any of its servers is added.
+    if (this.#mcp === null) {
+      throw new Error(`mcpServers "${name}": its namespace code is not loaded`);
+    }
+    return new this.#mcp(name, config, {
       logger: log.child(`mcp.${name}`),
       onSpawn,
       dataDir: paths.dataDir,

@@ -7,7 +7,7 @@
 
 import type { LoadedConfig } from "../config/config_loader.ts";
 import type { Logger } from "../logger.ts";
-import { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
+import type { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import { GatewayCore, type GatewayPaths } from "./gateway_core.ts";
 import { createHttpRoutes } from "./http_routes.ts";
@@ -32,7 +32,7 @@ export async function startServerParts(options: {
   const { log, token } = options;
   const core = await GatewayCore.start(options.paths, options.loaded, log, { token });
   const router = createRouter();
-  const mcp = createMcpHttpHandler({
+  const mcpOptions: Parameters<typeof createMcpHttpHandler>[0] = {
     // Answers and notifications leave with the config's secrets masked (issue 9, item 4).
     call: async (method, params, sink) =>
       core.outgoingMask.deep(
@@ -57,7 +57,16 @@ export async function startServerParts(options: {
       }).catch((error) => log.warn("mcp events unavailable", { error: String(error) }));
       return () => gone.abort();
     },
-  });
+  };
+  // The MCP endpoint (and the SDK's server half under it) loads on the first `/mcp` request:
+  // a gateway used from the CLI or RPC never pays its memory.
+  let mcpHandler: Promise<ReturnType<typeof createMcpHttpHandler>> | null = null;
+  const mcp = async (request: Request): Promise<Response> => {
+    mcpHandler ??= import("../mcp_server/mcp_http_handler.ts").then((module) =>
+      module.createMcpHttpHandler(mcpOptions)
+    );
+    return await (await mcpHandler)(request);
+  };
   const app = createHttpRoutes({
     core,
     router,
@@ -66,5 +75,11 @@ export async function startServerParts(options: {
     version: GATEWAY_VERSION,
     mcp,
   });
-  return { core, fetch: (request, info) => app.fetch(request, info), closeMcp: () => mcp.close() };
+  return {
+    core,
+    fetch: (request, info) => app.fetch(request, info),
+    closeMcp: async () => {
+      if (mcpHandler !== null) await (await mcpHandler).close();
+    },
+  };
 }

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { typeCheck } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
-import { schemaToTypeScript, tidyDeclarations, typeNameFor } from "./schema_to_typescript.ts";
+import {
+  cacheRenderedSchemasIn,
+  schemaToTypeScript,
+  tidyDeclarations,
+  typeNameFor,
+} from "./schema_to_typescript.ts";
 
 /** Renders with runs of whitespace squashed to one space, so assertions fit on a line. */
 async function render(schema: Record<string, unknown>, typeName = "T"): Promise<string> {
@@ -215,4 +220,31 @@ Deno.test("`schemaToTypeScript()` output type-checks and rejects wrong values", 
     `export { badMode, badPoint, noLabel, ok };\n`;
   const result = await typeCheck(source);
   assert.ok(result.ok, `${result.output}\n${source}`);
+});
+
+Deno.test("rendered schemas are kept on disk and read back instead of rendering again", async () => {
+  const dir = await Deno.makeTempDir();
+  const schema = { type: "object", properties: { message: { type: "string" } } };
+  try {
+    cacheRenderedSchemasIn(dir);
+    const first = await schemaToTypeScript(schema, { typeName: "EchoInput" });
+    assert.equal(first.declarations, "export interface EchoInput {\n  message?: string;\n}");
+    const entries = [...Deno.readDirSync(dir)].map((entry) => entry.name);
+    assert.equal(entries.length, 1);
+    assert.match(entries[0]!, /^[0-9a-f]{64}\.ts$/);
+    assert.equal(Deno.readTextFileSync(`${dir}/${entries[0]}`), first.declarations);
+    // The entry is what a second rendering answers (proved by changing it on disk).
+    Deno.writeTextFileSync(`${dir}/${entries[0]}`, "export interface EchoInput {}");
+    assert.deepEqual(await schemaToTypeScript(schema, { typeName: "EchoInput" }), {
+      typeName: "EchoInput",
+      declarations: "export interface EchoInput {}",
+    });
+    // Another type name is another entry.
+    const other = await schemaToTypeScript(schema, { typeName: "PingInput" });
+    assert.equal(other.declarations, "export interface PingInput {\n  message?: string;\n}");
+    assert.equal([...Deno.readDirSync(dir)].length, 2);
+  } finally {
+    cacheRenderedSchemasIn(null);
+    await Deno.remove(dir, { recursive: true });
+  }
 });

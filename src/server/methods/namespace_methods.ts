@@ -5,7 +5,6 @@
  */
 
 import { callParams, reconnectParams, typesParams } from "../../protocol/rpc_params.ts";
-import { McpNamespace } from "../../namespaces/mcp/mcp_namespace.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { renderNamespaceTypes, renderScriptGlobals } from "../../namespaces/render_types.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
@@ -46,7 +45,7 @@ export const namespaceMethods: Record<string, MethodDefinition> = {
   ),
   "namespace.reconnect": defineMethod(reconnectParams, async (params, context) => {
     const namespace = context.core.registry.get(params.namespace);
-    if (!(namespace instanceof McpNamespace)) {
+    if (namespace === undefined || namespace.kind !== "mcp") {
       throw new RpcError(
         RpcCode.InvalidParams,
         `No MCP server "${params.namespace}" to reconnect (gateway tools lists namespaces)`,

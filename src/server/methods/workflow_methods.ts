@@ -6,7 +6,7 @@
 
 import { workflowParams } from "../../protocol/rpc_params.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
-import { defaultSessionName } from "../../workflows/workflow_service.ts";
+import { defaultSessionName } from "../../workflows/default_session_name.ts";
 import { renderWorkflowText } from "../../workflows/workflow_text.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import type { z } from "zod";
@@ -41,7 +41,7 @@ export const workflowMethods: Record<string, MethodDefinition> = {
       );
     }
     return withText(
-      await context.core.workflows.start({
+      await (await context.core.workflows.get()).start({
         ...session(params, context),
         file: params.file,
         ...(params.vars ? { vars: params.vars } : {}),
@@ -50,7 +50,7 @@ export const workflowMethods: Record<string, MethodDefinition> = {
   }),
   "workflow.step": workflowMethod(async (params, context) =>
     withText(
-      await context.core.workflows.step({
+      await (await context.core.workflows.get()).step({
         ...session(params, context),
         ...(params.endLoop !== undefined ? { endLoop: params.endLoop } : {}),
       }),
@@ -58,11 +58,11 @@ export const workflowMethods: Record<string, MethodDefinition> = {
   ),
   "workflow.status": workflowMethod(
     async (params, context) =>
-      withText(await context.core.workflows.status(session(params, context))),
+      withText(await (await context.core.workflows.get()).status(session(params, context))),
   ),
   "workflow.reset": workflowMethod(
     async (params, context) =>
-      withText(await context.core.workflows.reset(session(params, context))),
+      withText(await (await context.core.workflows.get()).reset(session(params, context))),
   ),
   "workflow.abort": workflowMethod(async (params, context) => {
     if (!params.reason) {
@@ -72,14 +72,20 @@ export const workflowMethods: Record<string, MethodDefinition> = {
       );
     }
     return withText(
-      await context.core.workflows.abort({ ...session(params, context), reason: params.reason }),
+      await (await context.core.workflows.get()).abort({
+        ...session(params, context),
+        reason: params.reason,
+      }),
     );
   }),
   "workflow.list": workflowMethod(
     async (_params, context) =>
-      withText(await context.core.workflows.list({ root: context.core.paths.root.dir })),
+      withText(
+        await (await context.core.workflows.get()).list({ root: context.core.paths.root.dir }),
+      ),
   ),
   "workflow.log": workflowMethod(
-    (params, context) => context.core.workflows.log(session(params, context)).then(withText),
+    async (params, context) =>
+      withText(await (await context.core.workflows.get()).log(session(params, context))),
   ),
 };

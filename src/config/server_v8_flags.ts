@@ -1,0 +1,11 @@
+/**
+ * V8 flags for the gateway server process, wherever it is started (autostart, a service unit).
+ * V8 grows the young generation to 16 MB per semi-space during start-up and keeps it; the
+ * server's allocations are small and short-lived, so a 4 MB cap keeps ≈ 6 MB off its idle
+ * resident memory (issue 12). Measured: server CPU for 10,000 local calls unchanged (2 MB saved
+ * ≈ 4 MB more but cost ≈ 5% CPU per call).
+ * @module
+ */
+
+/** The `deno run` flag carrying the server's V8 settings. */
+export const SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4";
