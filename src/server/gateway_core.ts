@@ -102,8 +102,12 @@ export class GatewayCore {
     const state = await openGatewayState(paths, loaded, { token, approvals, log });
     const core = new GatewayCore(paths, loaded, log, approvals, token, state);
     await core.#begin();
+    core.#started.resolve();
     return core;
   }
+
+  /** Resolved when start() is over; the MCP namespaces load their code after it (issue 12). */
+  readonly #started = Promise.withResolvers<void>();
 
   private constructor(
     paths: GatewayPaths,
@@ -148,6 +152,7 @@ export class GatewayCore {
       log,
       loaded: () => this.#loaded,
       onSpawn: (pid) => this.#ledger.record(pid),
+      started: this.#started.promise,
     });
     this.#views = new CatalogueViews(this.registry, join(paths.root.dir, "scripts"), log);
     this.#rootWatcher = new RootWatcher(paths.root, {

@@ -164,9 +164,7 @@ async function startLocked(
     const { importServerParts }: typeof import("./staged_import.ts") = await import(
       new URL("./staged_import.ts", import.meta.url).href
     );
-    const { startServerParts } = await importServerParts({
-      mcp: Object.values(config.mcpServers).some((server) => !server.disabled),
-    });
+    const { startServerParts } = await importServerParts();
     parts = await startServerParts({ paths, loaded, log, token, port: () => port });
     booted.resolve(parts);
   } catch (error) {

@@ -16,7 +16,7 @@ import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
 import { SharedToolHosts } from "../namespaces/local/shared_tool_host.ts";
-import type { McpNamespace } from "../namespaces/mcp/mcp_namespace.ts";
+import { DeferredMcpNamespace } from "../namespaces/mcp/deferred_mcp_namespace.ts";
 import { cacheRenderedSchemasIn } from "../namespaces/mcp/schema_to_typescript.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
@@ -33,6 +33,8 @@ export interface NamespaceSetupOptions {
   loaded: () => LoadedConfig;
   /** Records a spawned child's pid, so a later server reaps it if this one dies. */
   onSpawn: (pid: number) => void;
+  /** Settles once the gateway's start is over: MCP namespace code loads after it (issue 12). */
+  started?: Promise<void>;
 }
 
 /** Adds, replaces and removes namespaces as the root and its config say. */
@@ -44,7 +46,6 @@ export class NamespaceSetup {
   #watcher: ToolDirectoryWatcher | null = null;
   #openApi: ApiFactory | null = null;
   #graphql: ApiFactory | null = null;
-  #mcp: typeof McpNamespace | null = null;
 
   constructor(options: NamespaceSetupOptions) {
     this.#options = options;
@@ -75,7 +76,6 @@ export class NamespaceSetup {
   async startAll(): Promise<void> {
     const { registry, log } = this.#options;
     await this.#loadApiKinds(this.#config);
-    await this.#loadMcpKind(this.#config);
     this.#watcher = new ToolDirectoryWatcher(join(this.#rootDir, "tools"), {
       logger: log.child("tools"),
       onChanges: (changes) => {
@@ -110,7 +110,6 @@ export class NamespaceSetup {
     const { registry } = this.#options;
     const next = this.#config;
     await this.#loadApiKinds(next);
-    await this.#loadMcpKind(next);
     for (const name of diff.mcpChanged) {
       const server = next.mcpServers[name]!;
       await registry.remove(name);
@@ -182,15 +181,6 @@ export class NamespaceSetup {
     }
   }
 
-  /**
-   * Loads the MCP namespace code (the SDK's client half, ajv) once, when the config names an
-   * enabled MCP server: a root of tool modules alone never pays its start time or memory.
-   */
-  async #loadMcpKind(config: GatewayConfig): Promise<void> {
-    if (this.#mcp !== null || Object.values(config.mcpServers).every((s) => s.disabled)) return;
-    this.#mcp = (await import("../namespaces/mcp/mcp_namespace.ts")).McpNamespace;
-  }
-
   /** Adds an `apis` entry (OpenAPI document or GraphQL endpoint) as namespace `name`. */
   #addApi(name: string, api: ApiConfig): void {
     if (api.disabled) return;
@@ -238,20 +228,20 @@ export class NamespaceSetup {
     );
   }
 
-  /** An MCP namespace; a stdio server's relative `cwd` is relative to the root, not to us. */
-  #mcpNamespace(name: string, server: McpServerConfig): McpNamespace {
+  /**
+   * An MCP namespace; a stdio server's relative `cwd` is relative to the root, not to us. Its
+   * code (the SDK's client half, ajv) loads as it starts, after the server answers (issue 12).
+   */
+  #mcpNamespace(name: string, server: McpServerConfig): DeferredMcpNamespace {
     const config = "command" in server && server.cwd !== undefined
       ? { ...server, cwd: resolve(this.#rootDir, server.cwd) }
       : server;
-    const { paths, log, onSpawn } = this.#options;
-    // #loadMcpKind ran for this config before any of its servers is added.
-    if (this.#mcp === null) {
-      throw new Error(`mcpServers "${name}": its namespace code is not loaded`);
-    }
-    return new this.#mcp(name, config, {
+    const { paths, log, onSpawn, started } = this.#options;
+    return new DeferredMcpNamespace(name, config, {
       logger: log.child(`mcp.${name}`),
       onSpawn,
       dataDir: paths.dataDir,
+      ...(started ? { loadAfter: started } : {}),
     });
   }
 }

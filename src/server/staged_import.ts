@@ -3,16 +3,10 @@
  * steps: evaluating a module graph blocks the thread, so one big `import()` would hold
  * `/health` (already listening) for the whole load. Leaf packages come first, each its own
  * step; a module missing from the list is still loaded, only in a longer step. What the parts
- * load on first use (the MCP endpoint, workflows, the schema renderer) is not listed.
+ * load on first use (the MCP endpoint, workflows, the schema renderer, the MCP namespace code)
+ * is not listed.
  * @module
  */
-
-/** The MCP namespace code, which the parts load only when the config names an MCP server. */
-const MCP_STEPS: (() => Promise<unknown>)[] = [
-  () => import("ajv"),
-  () => import("@modelcontextprotocol/sdk/client/index.js"),
-  () => import("../namespaces/mcp/mcp_namespace.ts"),
-];
 
 /** The packages every part uses, first. */
 const LEAVES: (() => Promise<unknown>)[] = [
@@ -29,13 +23,12 @@ const PARTS: (() => Promise<unknown>)[] = [
 ];
 
 /**
- * Imports the server's parts step by step and returns `./server_parts.ts`; with `mcp`, the MCP
- * namespace code first (the config names an MCP server).
+ * Imports the server's parts step by step and returns `./server_parts.ts`. The MCP namespace
+ * code is not among them: each MCP namespace loads it as it starts (deferred_mcp_namespace.ts).
  */
 export async function importServerParts(
-  options: { mcp: boolean },
 ): Promise<typeof import("./server_parts.ts")> {
-  for (const step of [...LEAVES, ...(options.mcp ? MCP_STEPS : []), ...PARTS]) {
+  for (const step of [...LEAVES, ...PARTS]) {
     await step();
     await new Promise((resolve) => setTimeout(resolve, 0));
   }

@@ -7,11 +7,12 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { type JsonSchema, ToolCallError } from "../namespace.ts";
+import type { JsonSchema } from "../namespace.ts";
+import type { ArgumentCheck } from "./tool_input_check.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
-/** Checks one value; returns the problems, empty when the value is valid. */
-export type ArgumentCheck = (value: unknown) => string[];
+// Kept here too for the importers of the validator (the API namespaces).
+export { type ArgumentCheck, checkedToolInput } from "./tool_input_check.ts";
 
 const MAX_PROBLEMS = 5;
 
@@ -105,33 +106,4 @@ function describeError(error: ErrorObject): string {
     message = `must be ${JSON.stringify(params.allowedValue)}`;
   }
   return `"${path}" ${message} (${error.keyword})`;
-}
-
-/**
- * The argument of a call to tool `what` (`"ns.tool"`) as an object (`undefined` is `{}`) that
- * passed `check()`, so every namespace kind words bad input the same way. Throws a
- * `ToolCallError` of kind `InvalidToolInput` naming the tool, the path and the rule.
- */
-export function checkedToolInput(
-  args: unknown,
-  check: () => ArgumentCheck | undefined,
-  what: string,
-): Record<string, unknown> {
-  const input = args ?? {};
-  if (typeof input !== "object" || Array.isArray(input)) {
-    throw new ToolCallError(
-      "InvalidToolInput",
-      `Invalid input for tool "${what}": "/" must be an object, not ${
-        Array.isArray(input) ? "an array" : typeof input
-      } (type)`,
-    );
-  }
-  const problems = check()?.(input) ?? [];
-  if (problems.length > 0) {
-    throw new ToolCallError(
-      "InvalidToolInput",
-      `Invalid input for tool "${what}": ${problems.join("; ")}`,
-    );
-  }
-  return input as Record<string, unknown>;
 }

@@ -9,7 +9,7 @@ import type { McpServerConfig } from "../../config/gateway_config.ts";
 import { ChangeListeners } from "../change_listeners.ts";
 import { type NamespaceCatalogue, type NamespaceStatus, ToolCallError } from "../namespace.ts";
 import { connectUpstream, type UpstreamConnection } from "./connect_upstream.ts";
-import { InputValidator } from "./input_validator.ts";
+import type { InputValidator } from "./input_validator.ts";
 import { type LoadedMcpTools, loadMcpTools, type McpToolEntry } from "./load_mcp_tools.ts";
 import type { LogMethods } from "../../logger.ts";
 import type { Client } from "./mcp_sdk.ts";
@@ -54,7 +54,11 @@ export class McpConnectionSupervisor implements McpCallHost {
   readonly #restart: RestartPolicy;
   readonly #listeners: ChangeListeners;
   readonly #typeCache = new Map<string, RenderedSchema>();
-  readonly #validator = new InputValidator();
+  /**
+   * Made at the first tool listing: ajv (≈ 45 ms to evaluate) then loads after the server
+   * answers, not on its start path (issue 12).
+   */
+  #validator: InputValidator | undefined;
   /** Log and resource-update listeners, kept across reconnects. */
   readonly notifications: UpstreamNotifications;
   #status: NamespaceStatus = { state: "starting" };
@@ -281,8 +285,9 @@ export class McpConnectionSupervisor implements McpCallHost {
     }
   }
 
-  #load(client: Client, signal?: AbortSignal): Promise<LoadedMcpTools> {
-    return loadMcpTools(client, this.name, {
+  async #load(client: Client, signal?: AbortSignal): Promise<LoadedMcpTools> {
+    this.#validator ??= new (await import("./input_validator.ts")).InputValidator();
+    return await loadMcpTools(client, this.name, {
       validator: this.#validator,
       cache: this.#typeCache,
       ...(signal === undefined ? {} : { signal }),

@@ -17,7 +17,7 @@ import type {
   ToolCallOptions,
   ToolCallResult,
 } from "../namespace.ts";
-import { checkedToolInput } from "./input_validator.ts";
+import { checkedToolInput } from "./tool_input_check.ts";
 import { McpConnectionSupervisor } from "./mcp_connection_supervisor.ts";
 import { type LogMethods, SILENT_LOGGER } from "../../logger.ts";
 import {
