@@ -17,7 +17,10 @@ import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
 import { SharedToolHosts } from "../namespaces/local/shared_tool_host.ts";
 import { DeferredMcpNamespace } from "../namespaces/mcp/deferred_mcp_namespace.ts";
-import { cacheRenderedSchemasIn } from "../namespaces/mcp/schema_to_typescript.ts";
+import {
+  cacheRenderedSchemasIn,
+  renderSchemasInChildProcess,
+} from "../namespaces/mcp/schema_to_typescript.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
 
@@ -44,6 +47,7 @@ export class NamespaceSetup {
   /** The process running tool modules as Workers (issue 12); started by the first module. */
   readonly #sharedToolHosts: SharedToolHosts;
   #watcher: ToolDirectoryWatcher | null = null;
+  readonly #stopSchemaRenderer: () => Promise<void>;
   #openApi: ApiFactory | null = null;
   #graphql: ApiFactory | null = null;
 
@@ -51,6 +55,8 @@ export class NamespaceSetup {
     this.#options = options;
     this.#signatures = new ToolModuleSignatures({ cacheDir: this.#cacheDir });
     cacheRenderedSchemasIn(join(this.#cacheDir, "schema-types"));
+    // The generator's memory leaves with its process after a first start (issue 12).
+    this.#stopSchemaRenderer = renderSchemasInChildProcess();
     this.#sharedToolHosts = new SharedToolHosts({
       logger: options.log.child("tools"),
       onSpawn: options.onSpawn,
@@ -161,10 +167,14 @@ export class NamespaceSetup {
     await this.#watcher?.stop();
   }
 
-  /** Ends the shared tool host and the signature extraction worker (after the namespaces stopped). */
+  /**
+   * Ends the shared tool host, the signature extraction worker and the schema render process
+   * (after the namespaces stopped).
+   */
   async close(): Promise<void> {
     await this.#sharedToolHosts.stop();
     await this.#signatures.close();
+    await this.#stopSchemaRenderer();
   }
 
   /** Loads the namespace code the config's `apis` entries need, once. */

@@ -26,8 +26,7 @@ const PARTS: (() => Promise<unknown>)[] = [
  * Imports the server's parts step by step and returns `./server_parts.ts`. The MCP namespace
  * code is not among them: each MCP namespace loads it as it starts (deferred_mcp_namespace.ts).
  */
-export async function importServerParts(
-): Promise<typeof import("./server_parts.ts")> {
+export async function importServerParts(): Promise<typeof import("./server_parts.ts")> {
   for (const step of [...LEAVES, ...PARTS]) {
     await step();
     await new Promise((resolve) => setTimeout(resolve, 0));

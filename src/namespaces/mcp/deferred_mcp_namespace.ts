@@ -70,12 +70,14 @@ export class DeferredMcpNamespace implements Namespace {
   readonly #config: McpServerConfig;
   readonly #options: DeferredMcpNamespaceOptions;
   readonly #listeners: ChangeListeners;
-  readonly #loaded = Promise.withResolvers<McpNamespace>();
+  #loaded = Promise.withResolvers<McpNamespace>();
   #real: McpNamespace | null = null;
   #loadError: string | null = null;
   #started: Promise<void> | null = null;
   #stopped = false;
-  readonly #stopping = Promise.withResolvers<void>();
+  /** Counts starts, so a start that a stop and a new start overtook gives way. */
+  #generation = 0;
+  #stopping = Promise.withResolvers<void>();
 
   constructor(name: string, config: McpServerConfig, options: DeferredMcpNamespaceOptions) {
     this.name = name;
@@ -114,21 +116,38 @@ export class DeferredMcpNamespace implements Namespace {
     return this.#real?.connectedVia;
   }
 
-  /** Loads the namespace code, then connects; resolves once ready or failed (never rejects). */
+  /**
+   * Loads the namespace code, then connects; resolves once ready or failed (never rejects).
+   * After `stop()` it starts again (`gateway auth login` reconnects that way).
+   */
   start(): Promise<void> {
+    if (this.#real !== null) {
+      this.#stopped = false;
+      return this.#real.start();
+    }
+    if (this.#stopped) {
+      this.#stopped = false;
+      this.#started = null;
+      this.#loadError = null;
+      this.#stopping = Promise.withResolvers<void>();
+      this.#loaded = Promise.withResolvers<McpNamespace>();
+      this.#loaded.promise.catch(() => {});
+    }
     this.#started ??= this.#start();
     return this.#started;
   }
 
   async #start(): Promise<void> {
+    const generation = ++this.#generation;
+    const overtaken = () => this.#stopped || generation !== this.#generation;
     let real: McpNamespace;
     try {
       const { loadAfter, ...options } = this.#options;
       // Stopping before the gateway's start is over ends this start too.
       await Promise.race([loadAfter, this.#stopping.promise]);
-      if (this.#stopped) return;
+      if (overtaken()) return;
       const McpNamespace = await loadMcpNamespaceCode();
-      if (this.#stopped) return;
+      if (overtaken()) return;
       real = new McpNamespace(this.name, this.#config, options);
     } catch (error) {
       this.#loadError = `cannot load the MCP namespace code: ${messageOf(error)}`;

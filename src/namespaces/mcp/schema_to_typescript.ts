@@ -7,6 +7,10 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { JsonSchema } from "../namespace.ts";
+import { WorkerClient } from "../../process/worker_client.ts";
+import { LEAN_PROCESS, PROJECT_CONFIG } from "../../process/child_process_worker.ts";
+import { generateDeclarations } from "./generate_declarations.ts";
+import type { SchemaRenderRequest, SchemaRenderResponse } from "./schema_render_worker.ts";
 
 /**
  * Part of every disk cache key: change it whenever the rendering changes (the generator's
@@ -23,6 +27,43 @@ let diskCache: string | null = null;
  */
 export function cacheRenderedSchemasIn(dir: string | null): void {
   diskCache = dir;
+}
+
+/** Renders in a child process; null renders in this process (tests, one-shot tools). */
+let renderInChild: ((normalized: JsonSchema, typeName: string) => Promise<string>) | null = null;
+
+/**
+ * Renders schemas in a child process from now on (the server does): the generator and lodash,
+ * prettier and js-yaml under it (≈ 13 MB private that a module never gives back) leave with
+ * the process, which exits after `idleMs` without work, so a first start ends with the memory
+ * of a restart (issue 12). Returns the function that ends the process (server shutdown).
+ */
+export function renderSchemasInChildProcess(
+  options: { idleMs?: number; timeoutMs?: number } = {},
+): () => Promise<void> {
+  const client = new WorkerClient<SchemaRenderRequest, SchemaRenderResponse>({
+    url: new URL("./schema_render_worker.ts", import.meta.url),
+    process: {
+      config: PROJECT_CONFIG,
+      permissions: ["--allow-read", "--allow-env"],
+      ...LEAN_PROCESS,
+    },
+    crashed: (message) =>
+      new Error(`Cannot render schema types: the render process failed: ${message}`),
+    timedOut: (ms) => new Error(`Cannot render schema types: took longer than ${ms} ms`),
+    idleMs: options.idleMs ?? 1_000,
+  });
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const render = async (normalized: JsonSchema, typeName: string): Promise<string> => {
+    const answer = await client.request({ schema: normalized, typeName }, { timeoutMs });
+    if ("error" in answer) throw new Error(answer.error);
+    return answer.declarations;
+  };
+  renderInChild = render;
+  return async () => {
+    if (renderInChild === render) renderInChild = null;
+    await client.stop(new Error("Cannot render schema types: the gateway is stopping"));
+  };
 }
 
 /** One schema rendered: the name of its root type and the declarations that define it. */
@@ -86,25 +127,12 @@ export async function schemaToTypeScript(
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
   }
-  // Loaded on first use (≈ 20 MB and ≈ 100 ms): a root without MCP or API namespaces never needs
-  // it, and the server answers before its namespaces render their types.
-  const { compile } = await import("json-schema-to-typescript");
-  const declarations = await compile(
-    normalized as Parameters<typeof compile>[0],
-    options.typeName,
-    {
-      bannerComment: "",
-      format: false,
-      declareExternallyReferenced: true,
-      additionalProperties: false,
-      unreachableDefinitions: false,
-      strictIndexSignatures: false,
-      // `minItems: 1` would make `string[]` a tuple (`[string, ...string[]]`), so a script's
-      // plain array would not check; the bounds stay in the JSDoc and the input validator.
-      ignoreMinAndMaxItems: true,
-      $refOptions: { resolve: { external: false } },
-    },
-  );
+  // The generator loads on first use (≈ 20 MB and ≈ 100 ms), in the render process when the
+  // server set one up: a root without MCP namespaces never needs it, and the server answers
+  // before its namespaces render their types.
+  const declarations = renderInChild === null
+    ? await generateDeclarations(normalized, options.typeName)
+    : await renderInChild(normalized, options.typeName);
   const rendered = tidyDeclarations(declarations.trim());
   if (dir !== null && cached !== null) {
     // Written aside and renamed into place: a reader sees a whole entry or none.
