@@ -28,14 +28,19 @@ import { messageOf } from "../../protocol/message_of.ts";
 const EMPTY: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
 
 /**
- * The namespace code in steps, yielding to the event loop between them: each step blocks the
- * thread while it evaluates, and the server answers requests meanwhile (as staged_import.ts).
+ * The namespace code in steps, with the event loop running between them: each step blocks the
+ * thread while it evaluates (ajv ≈ 45 ms, the SDK's zod schemas, its client), and the server
+ * answers requests meanwhile (as staged_import.ts).
  */
 const STEPS: (() => Promise<unknown>)[] = [
   () => import("ajv"),
   () => import("@modelcontextprotocol/sdk/types.js"),
   () => import("@modelcontextprotocol/sdk/client/index.js"),
+  () => import("./mcp_namespace.ts"),
 ];
+
+/** The event loop's time between two steps. */
+const STEP_GAP_MS = 5;
 
 let code: Promise<typeof McpNamespace> | null = null;
 
@@ -43,10 +48,13 @@ let code: Promise<typeof McpNamespace> | null = null;
 function loadMcpNamespaceCode(): Promise<typeof McpNamespace> {
   code ??= (async () => {
     for (const step of STEPS) {
+      // A few ms of event loop before each step: a request in flight (the CLI's `/health`
+      // poll right after the start) needs several turns to be read and answered, and one
+      // `setTimeout(0)` gives it only one.
+      await new Promise((resolve) => setTimeout(resolve, STEP_GAP_MS));
       await step();
-      await new Promise((resolve) => setTimeout(resolve, 0));
     }
-    return (await import("./mcp_namespace.ts")).McpNamespace;
+    return (await import("./mcp_namespace.ts")).McpNamespace; // loaded by the last step
   })();
   return code;
 }
