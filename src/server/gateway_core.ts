@@ -103,6 +103,10 @@ export class GatewayCore {
     const core = new GatewayCore(paths, loaded, log, approvals, token, state);
     await core.#begin();
     core.#started.resolve();
+    // The pool fills once the caller has the core (the server then answers): its runners'
+    // start (≈ 40 ms CPU each) would compete with the server's own on a small machine (issue
+    // 12). A pool closed by then stays empty.
+    setTimeout(() => core.runner.warm(), 0);
     return core;
   }
 
@@ -177,7 +181,6 @@ export class GatewayCore {
   /** Starts the parts that run on their own: pool, namespaces, watchers. */
   async #begin(): Promise<void> {
     this.#pruneHistory();
-    this.runner.warm();
     this.#telemetry.observe(() => {
       const namespaces: Record<string, number> = {};
       for (const ns of this.registry.list()) {
