@@ -102,16 +102,8 @@ export class GatewayCore {
     const state = await openGatewayState(paths, loaded, { token, approvals, log });
     const core = new GatewayCore(paths, loaded, log, approvals, token, state);
     await core.#begin();
-    core.#started.resolve();
-    // The pool fills once the caller has the core (the server then answers): its runners'
-    // start (≈ 40 ms CPU each) would compete with the server's own on a small machine (issue
-    // 12). A pool closed by then stays empty.
-    setTimeout(() => core.runner.warm(), 0);
     return core;
   }
-
-  /** Resolved when start() is over; the MCP namespaces load their code after it (issue 12). */
-  readonly #started = Promise.withResolvers<void>();
 
   private constructor(
     paths: GatewayPaths,
@@ -156,7 +148,6 @@ export class GatewayCore {
       log,
       loaded: () => this.#loaded,
       onSpawn: (pid) => this.#ledger.record(pid),
-      started: this.#started.promise,
     });
     this.#views = new CatalogueViews(this.registry, join(paths.root.dir, "scripts"), log);
     this.#rootWatcher = new RootWatcher(paths.root, {
@@ -194,6 +185,7 @@ export class GatewayCore {
     await this.#namespaces.startAll();
     this.#catalogueChanged();
     this.#rootWatcher.start();
+    setTimeout(() => this.runner.warm(), 0); // the pool fills once the server answers (issue 12)
   }
 
   /** The configuration in force (the last good one). */

@@ -36,8 +36,6 @@ export interface NamespaceSetupOptions {
   loaded: () => LoadedConfig;
   /** Records a spawned child's pid, so a later server reaps it if this one dies. */
   onSpawn: (pid: number) => void;
-  /** Settles once the gateway's start is over: MCP namespace code loads after it (issue 12). */
-  started?: Promise<void>;
 }
 
 /** Adds, replaces and removes namespaces as the root and its config say. */
@@ -47,6 +45,11 @@ export class NamespaceSetup {
   /** The process running tool modules as Workers (issue 12); started by the first module. */
   readonly #sharedToolHosts: SharedToolHosts;
   #watcher: ToolDirectoryWatcher | null = null;
+  /**
+   * Resolved a turn after the first `startAll()`, when the server answers: the MCP namespaces
+   * load their code (the SDK, ajv: ≈ 150 ms) after it, not on the start path (issue 12).
+   */
+  readonly #started = Promise.withResolvers<void>();
   readonly #stopSchemaRenderer: () => Promise<void>;
   #openApi: ApiFactory | null = null;
   #graphql: ApiFactory | null = null;
@@ -106,6 +109,8 @@ export class NamespaceSetup {
     } catch (error) {
       log.error("cannot watch the tools directory", { error: String(error) });
     }
+    // A timer, not a microtask: the caller finishes the start (and the server answers) first.
+    setTimeout(() => this.#started.resolve(), 0);
   }
 
   /**
@@ -246,12 +251,12 @@ export class NamespaceSetup {
     const config = "command" in server && server.cwd !== undefined
       ? { ...server, cwd: resolve(this.#rootDir, server.cwd) }
       : server;
-    const { paths, log, onSpawn, started } = this.#options;
+    const { paths, log, onSpawn } = this.#options;
     return new DeferredMcpNamespace(name, config, {
       logger: log.child(`mcp.${name}`),
       onSpawn,
       dataDir: paths.dataDir,
-      ...(started ? { loadAfter: started } : {}),
+      loadAfter: this.#started.promise,
     });
   }
 }
