@@ -45,7 +45,8 @@ export function renderSchemasInChildProcess(
     url: new URL("./schema_render_worker.ts", import.meta.url),
     process: {
       config: PROJECT_CONFIG,
-      permissions: ["--allow-read", "--allow-env"],
+      // The generator's packages read the CPU count as they load (`os.cpus()`).
+      permissions: ["--allow-read", "--allow-env", "--allow-sys=cpus"],
       ...LEAN_PROCESS,
     },
     crashed: (message) =>

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { typeCheck } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
 import {
   cacheRenderedSchemasIn,
+  renderSchemasInChildProcess,
   schemaToTypeScript,
   tidyDeclarations,
   typeNameFor,
@@ -246,5 +247,29 @@ Deno.test("rendered schemas are kept on disk and read back instead of rendering 
   } finally {
     cacheRenderedSchemasIn(null);
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("rendering in the server's child process gives the same declarations and errors as in process", async () => {
+  const schema = {
+    type: "object",
+    properties: { message: { type: "string", description: "What to say" }, n: { type: "integer" } },
+    required: ["message"],
+  };
+  const dangling = { type: "object", properties: { a: { $ref: "#/$defs/Nope" } } };
+  const here = await schemaToTypeScript(schema, { typeName: "SayInput" });
+  const hereError = await schemaToTypeScript(dangling, { typeName: "D" }).then(
+    () => assert.fail("a dangling $ref renders"),
+    (error: Error) => error.message,
+  );
+  const stop = renderSchemasInChildProcess({ idleMs: 60_000 });
+  try {
+    assert.deepEqual(await schemaToTypeScript(schema, { typeName: "SayInput" }), here);
+    await assert.rejects(
+      () => schemaToTypeScript(dangling, { typeName: "D" }),
+      (error: Error) => error.message === hereError,
+    );
+  } finally {
+    await stop();
   }
 });
