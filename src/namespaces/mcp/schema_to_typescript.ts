@@ -52,7 +52,8 @@ export function renderSchemasInChildProcess(
     crashed: (message) =>
       new Error(`Cannot render schema types: the render process failed: ${message}`),
     timedOut: (ms) => new Error(`Cannot render schema types: took longer than ${ms} ms`),
-    idleMs: options.idleMs ?? 1_000,
+    // Renders come in one burst per catalogue (a connect, a list change): gone soon after.
+    idleMs: options.idleMs ?? 300,
   });
   const timeoutMs = options.timeoutMs ?? 60_000;
   const render = async (normalized: JsonSchema, typeName: string): Promise<string> => {
