@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LeanGatewayClient } from "./lean_gateway_client.ts";
+import { base64, LeanGatewayClient } from "./lean_gateway_client.ts";
 import { RpcError } from "../protocol/json_rpc.ts";
 
 const TOKEN = "t".repeat(64);
@@ -101,4 +101,13 @@ Deno.test("LeanGatewayClient: a listener that never answers the upgrade is given
     await accepting.catch(() => undefined);
     for (const conn of held) conn.close();
   }
+});
+
+Deno.test("base64: matches btoa for every length and byte value", () => {
+  for (let length = 0; length <= 40; length++) {
+    const bytes = Uint8Array.from({ length }, (_, i) => (i * 97 + length * 31) & 0xff);
+    assert.equal(base64(bytes), btoa(String.fromCharCode(...bytes)), `length ${length}`);
+  }
+  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+  assert.equal(base64(all), btoa(String.fromCharCode(...all)));
 });
