@@ -18,6 +18,7 @@ import { SearchIndex } from "../../src/discovery/search.ts";
 import { syntheticSnapshot } from "../../src/discovery/synthetic_snapshot.ts";
 import { median, QUICK, row, RUNS, target, timeMs, valueRow } from "./bench_support.ts";
 import { describeTotal, describeTree, processTreeMemory } from "./process_tree_memory.ts";
+import { pollUntil } from "../support/poll_until.ts";
 import { unixRoundTripMs } from "./call_breakdown.ts";
 import { measureExecBreakdown } from "./exec_breakdown.ts";
 import { throughput } from "./throughput.ts";
@@ -83,9 +84,23 @@ try {
     `CLI included ${target("≤ 500 ms", startMs <= 500)}`,
   );
   const client = await gw.client();
-  await client.request("exec", { source: "1", check: false });
-  const { pid: serverPid } = await gw.server();
-  await new Promise((r) => setTimeout(r, 2000)); // idle: the pool is full, start-up is over
+  const { pid: serverPid, port, token } = await gw.server();
+  // Idle after start: every namespace ready and the start-up work (a first start extracts the
+  // modules' signatures in a child process that exits 1 s after) over; no run yet.
+  await pollUntil("the gateway idle after its first start", async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/health`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const health = await response.json() as {
+      starting?: boolean;
+      namespaces: { status: string }[];
+    };
+    const starting = health.starting === true ||
+      health.namespaces.some((ns) => ns.status !== "ready");
+    const tree = processTreeMemory(serverPid, notUpstream);
+    return !starting && !tree.processes.some((p) => p.command.includes("signature_worker"));
+  }, { timeoutMs: 60_000, intervalMs: 100 });
+  await new Promise((r) => setTimeout(r, 1000)); // a settled second: what idle looks like
   const idle = processTreeMemory(serverPid, notUpstream);
   valueRow(
     "gateway resident memory, idle after start (server + tree)",
@@ -104,6 +119,15 @@ try {
     if (!doc.ok) throw new Error(`bench run failed: ${JSON.stringify(doc.error)}`);
     return doc;
   };
+  await exec("1", false);
+  await new Promise((r) => setTimeout(r, 1000));
+  const afterRun = processTreeMemory(serverPid, notUpstream);
+  valueRow(
+    "  … 1 s after one run (scripts are prepared by the checker's child, kept exec.checkerIdleMs)",
+    describeTotal(afterRun),
+    `${afterRun.processes.length} processes`,
+  );
+  console.log(describeTree(afterRun));
   // An agent thinks between runs; the pool refills in that pause. Back to back, each run also
   // pays for starting the next runner on the same two cores.
   const rpc = await timeMs(() => exec("console.log(1 + 1)", false), RUNS, { pauseMs: 150 });

@@ -14,7 +14,7 @@
 /** One counted process. */
 export interface ProcessMemory {
   pid: number;
-  /** A short command line. */
+  /** What the process is ({@linkcode roleOf}). */
   command: string;
   /** VmRSS, in MB. */
   mb: number;
@@ -53,11 +53,28 @@ function fieldMb(text: string | null, name: string): number {
   return match ? Number(match[1]) / 1024 : 0;
 }
 
+/**
+ * What a gateway process is, from its command line: the server, a runner, the shared tool host
+ * or a child worker named by its entry (`script_checker_worker_entry.ts`, `signature_worker.ts`);
+ * the command line itself (its head) for anything else.
+ */
+export function roleOf(command: string): string {
+  const words = command.split(" ");
+  const last = words.at(-1) ?? "";
+  const name = (word: string) => word.slice(word.lastIndexOf("/") + 1);
+  if (command.includes("child_worker_main.ts")) return `child worker ${name(last)}`;
+  if (words.some((w) => w.endsWith("runner_main.ts"))) return "runner";
+  if (words.some((w) => w.endsWith("shared_tool_host_main.ts"))) return "shared tool host";
+  if (words.some((w) => w.endsWith("tool_host_main.ts"))) return "tool host (isolated)";
+  if (words.some((w) => w.endsWith("main.ts")) && words.includes("server")) return "server";
+  return command.replace(/^\S*deno /, "deno ").slice(0, 90);
+}
+
 function memoryOf(pid: number, command: string): ProcessMemory {
   const rollup = readProc(`/proc/${pid}/smaps_rollup`);
   return {
     pid,
-    command: command.slice(0, 120),
+    command: roleOf(command),
     mb: fieldMb(readProc(`/proc/${pid}/status`), "VmRSS"),
     privateMb: fieldMb(rollup, "Private_Clean") + fieldMb(rollup, "Private_Dirty"),
     sharedMb: fieldMb(rollup, "Shared_Clean") + fieldMb(rollup, "Shared_Dirty"),
@@ -114,13 +131,13 @@ export function processTreeMemory(
 
 /**
  * One line per counted process, biggest first, with its VmRSS and its private part:
- * `  123 MB rss   98 MB private  deno run … runner_main.ts`.
+ * `  123 MB rss   98 MB private  server`.
  */
 export function describeTree(memory: TreeMemory): string {
   return [...memory.processes].sort((a, b) => b.mb - a.mb).map((p) =>
     `      ${p.mb.toFixed(0).padStart(5)} MB rss ${
       p.privateMb.toFixed(0).padStart(5)
-    } MB private  ${p.command.replace(/^\S*deno /, "deno ").slice(-90)}`
+    } MB private  ${p.command}`
   ).join("\n");
 }
 
