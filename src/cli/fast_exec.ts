@@ -11,7 +11,7 @@
 
 import { leanGatewayPaths } from "../config/lean_gateway_paths.ts";
 import { type ServerState, serverStatePath } from "../config/server_state.ts";
-import { readToken } from "../config/token_file.ts";
+import { readTokenSync } from "../config/token_file.ts";
 import { LeanGatewayClient } from "../client/lean_gateway_client.ts";
 import { RpcError } from "../protocol/json_rpc.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
@@ -99,7 +99,7 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
     // its port refuses the token; either way the full path takes over.
     const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir))) as ServerState;
     if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
-    const token = await readToken(paths.dataDir);
+    const token = readTokenSync(paths.dataDir);
     client = await LeanGatewayClient.connect({
       host: "127.0.0.1",
       port: state.port,

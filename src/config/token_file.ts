@@ -36,14 +36,31 @@ export async function ensureToken(dataDir: string): Promise<string> {
 /** Reads an existing token, refusing a file that group or others can read. */
 export async function readToken(dataDir: string): Promise<string> {
   const path = tokenPath(dataDir);
-  const info = await Deno.stat(path);
+  refuseOpenMode(path, await Deno.stat(path));
+  return validToken(path, await Deno.readTextFile(path));
+}
+
+/**
+ * {@linkcode readToken} with synchronous reads, for the CLI's `exec` fast path: there its two
+ * asynchronous file ops cost more than the reads (each waits on Deno's blocking thread pool).
+ */
+export function readTokenSync(dataDir: string): string {
+  const path = tokenPath(dataDir);
+  refuseOpenMode(path, Deno.statSync(path));
+  return validToken(path, Deno.readTextFileSync(path));
+}
+
+function refuseOpenMode(path: string, info: Deno.FileInfo): void {
   if (Deno.build.os !== "windows" && info.mode !== null && (info.mode & 0o077) !== 0) {
     throw new Error(
       `Token file "${path}" is readable by others (mode ${(info.mode & 0o777).toString(8)}): ` +
         `run chmod 600 "${path}" or delete it to make a new one`,
     );
   }
-  const token = (await Deno.readTextFile(path)).trim();
+}
+
+function validToken(path: string, text: string): string {
+  const token = text.trim();
   if (token.length < 32) {
     throw new Error(`Token file "${path}" is too short: delete it to make a new one`);
   }
