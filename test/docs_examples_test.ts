@@ -271,6 +271,8 @@ const COVERED_ELSEWHERE: Record<string, string> = {
   "deno task test": "the CI gate (.ci/run) runs the whole suite",
   "deno task check": "the CI gate (.ci/run) runs it before the tests",
   "deno task bench": "test/bench/bench.ts, run by hand (speed is never asserted in tests)",
+  "deno task bundle:runner":
+    "src/exec/runner/runner_bundle_test.ts runs the same bundle command and compares its output",
   "gateway mcp": "test/mcp_server_test.ts drives `gateway mcp` over stdio",
   "gateway status --all ; gateway stop --all":
     "test/multi_root_test.ts runs two roots at once, then status --all and stop --all",

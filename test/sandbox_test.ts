@@ -167,7 +167,7 @@ Deno.test("a script run by gateway exec is denied network, files, env, subproces
                 .catch(() => "");
               for (const child of text.trim().split(/\s+/).filter((p) => p !== "")) {
                 const cmdline = await Deno.readTextFile(`/proc/${child}/cmdline`).catch(() => "");
-                if (cmdline.includes("runner_main.ts")) found.push(child);
+                if (cmdline.includes("runner/runner_main.")) found.push(child);
               }
             }
             return found.length > 0 ? found : undefined;
@@ -180,7 +180,7 @@ Deno.test("a script run by gateway exec is denied network, files, env, subproces
             } catch {
               continue; // exited meanwhile
             }
-            if (!cmdline.includes("runner_main.ts")) continue;
+            if (!cmdline.includes("runner/runner_main.")) continue;
             runners.push(child);
             assert.ok(!cmdline.includes(token), `runner ${child}'s command line holds the token`);
             const environ = await Deno.readTextFile(`/proc/${child}/environ`);

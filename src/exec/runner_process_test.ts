@@ -15,7 +15,7 @@ Deno.test("runnerFlags() turns remote and npm imports off without a network gran
   assert.ok(flags.includes("--no-npm"));
   assert.ok(flags.includes("--allow-net=unix:/state/channel.sock"));
   assert.ok(flags.includes("--allow-read=/runs/a/script.ts,/state/channel.sock"));
-  assert.ok(flags.includes("--v8-flags=--max-old-space-size=128"));
+  assert.ok(flags.includes("--v8-flags=--max-old-space-size=128,--single-threaded"));
   assert.ok(!flags.some((f) => f.startsWith("--allow-import")));
 });
 

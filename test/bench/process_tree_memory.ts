@@ -63,7 +63,7 @@ export function roleOf(command: string): string {
   const last = words.at(-1) ?? "";
   const name = (word: string) => word.slice(word.lastIndexOf("/") + 1);
   if (command.includes("child_worker_main.ts")) return `child worker ${name(last)}`;
-  if (words.some((w) => w.endsWith("runner_main.ts"))) return "runner";
+  if (words.some((w) => w.includes("runner/runner_main."))) return "runner";
   if (words.some((w) => w.endsWith("shared_tool_host_main.ts"))) return "shared tool host";
   if (words.some((w) => w.endsWith("tool_host_main.ts"))) return "tool host (isolated)";
   if (words.some((w) => w.endsWith("main.ts")) && words.includes("server")) return "server";

@@ -1,0 +1,986 @@
+// src/protocol/channel_messages.ts
+var MAX_CHANNEL_LINE_BYTES = 16 * 1024 * 1024;
+
+// src/protocol/run_end_marker.ts
+var END_MARKER_PREFIX = "\0gateway-run-end:";
+
+// src/protocol/names.ts
+function editDistance(a, b) {
+  if (a === b) return 0;
+  if (a.length === 0) return b.length;
+  if (b.length === 0) return a.length;
+  let before = new Array(b.length + 1).fill(0);
+  let previous = Array.from({
+    length: b.length + 1
+  }, (_, j) => j);
+  let current = new Array(b.length + 1).fill(0);
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, before[j - 2] + 1);
+      }
+      current[j] = best;
+    }
+    [before, previous, current] = [
+      previous,
+      current,
+      before
+    ];
+  }
+  return previous[b.length];
+}
+function fold(name) {
+  return name.toLowerCase().replaceAll("-", "_");
+}
+function nearestNames(name, candidates, options = {}) {
+  const limit = options.limit ?? 5;
+  const target = fold(name);
+  const maxDistance = options.maxDistance ?? Math.max(2, Math.floor(target.length / 3));
+  const scored = [];
+  for (const candidate of new Set(candidates)) {
+    const folded = fold(candidate);
+    let distance = editDistance(target, folded);
+    const contains = target.length >= 3 && (folded.includes(target) || target.includes(folded));
+    if (contains && folded.length >= 2) distance = Math.min(distance, 1);
+    if (distance <= maxDistance) {
+      scored.push({
+        name: candidate,
+        distance,
+        spread: Math.abs(folded.length - target.length)
+      });
+    }
+  }
+  scored.sort((a, b) => a.distance - b.distance || a.spread - b.spread || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return scored.slice(0, Math.max(0, limit)).map((entry) => entry.name);
+}
+
+// src/protocol/discovery_paths.ts
+var UnknownPathError = class extends Error {
+  /** The path as given. */
+  path;
+  /** Nearest known paths, nearest first; may be empty. */
+  nearest;
+  constructor(path, nearest) {
+    super(`Cannot describe "${path}": no such tool, namespace or script` + (nearest.length > 0 ? ` (did you mean ${nearest.map((name) => `"${name}"`).join(", ")}?)` : '; search("words") lists what exists'));
+    this.name = "UnknownPathError";
+    this.path = path;
+    this.nearest = nearest;
+  }
+};
+function splitPath(path) {
+  const segments = [];
+  const pattern = /\.?([^.[\]\s"']+)|\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]/y;
+  let pos = 0;
+  const text = path.trim();
+  while (pos < text.length) {
+    pattern.lastIndex = pos;
+    const match = pattern.exec(text);
+    if (match === null) return null;
+    if (match[1] !== void 0 && pos > 0 && text[pos] !== ".") return null;
+    const quoted = match[2] ?? match[3];
+    segments.push(quoted === void 0 ? match[1] : quoted.replace(/\\(.)/g, "$1"));
+    pos = pattern.lastIndex;
+  }
+  return segments.length === 0 ? null : segments;
+}
+var PathIndex = class {
+  /** Namespaces in the order given (by name). */
+  namespaces;
+  /** Every item, in the order given. */
+  items;
+  #namespaceByName = /* @__PURE__ */ new Map();
+  #toolByKey = /* @__PURE__ */ new Map();
+  #scriptByName = /* @__PURE__ */ new Map();
+  /** `namespaces` sorted by name; `items` tools (by namespace) then scripts, in path order. */
+  constructor(namespaces, items) {
+    this.namespaces = namespaces;
+    this.items = items;
+    const byIdentifier = /* @__PURE__ */ new Map();
+    for (const ns of namespaces) {
+      this.#namespaceByName.set(ns.identifier, ns);
+      this.#namespaceByName.set(ns.name, ns);
+      byIdentifier.set(ns.identifier, ns);
+      this.#toolByKey.set(ns, /* @__PURE__ */ new Map());
+    }
+    for (const item of items) {
+      if (item.kind === "script") {
+        this.#scriptByName.set(item.name, item);
+        continue;
+      }
+      const ns = byIdentifier.get(item.namespace.identifier);
+      const byKey = ns === void 0 ? void 0 : this.#toolByKey.get(ns);
+      if (byKey === void 0) continue;
+      byKey.set(item.identifier, item);
+      if (!byKey.has(item.name)) byKey.set(item.name, item);
+    }
+  }
+  /** Finds a namespace by its name or identifier. */
+  namespace(name) {
+    return this.#namespaceByName.get(name);
+  }
+  /**
+   * Resolves a path: `tools.kv.get`, `kv.get`, `tools.kv["get-item"]`, `tools["my-ns"].get`,
+   * `tools.kv`, `kv`, a script name (with or without `.ts`). Undefined when nothing matches.
+   */
+  resolve(path) {
+    const trimmed = path.trim();
+    const script = this.#scriptByName.get(trimmed) ?? this.#scriptByName.get(trimmed.replace(/\.ts$/, ""));
+    if (script !== void 0) return script;
+    const segments = splitPath(trimmed);
+    if (segments === null) return void 0;
+    const rest = segments[0] === "tools" && segments.length > 1 ? segments.slice(1) : segments;
+    if (rest.length === 1) {
+      const ns = this.namespace(rest[0]);
+      return ns === void 0 ? void 0 : {
+        kind: "namespace",
+        namespace: ns
+      };
+    }
+    for (let split = 1; split < rest.length; split++) {
+      const ns = this.namespace(rest.slice(0, split).join("."));
+      const tool = ns && this.#toolByKey.get(ns)?.get(rest.slice(split).join("."));
+      if (tool !== void 0) return tool;
+    }
+    return void 0;
+  }
+  /** Every path worth suggesting for a mistyped one: namespaces, then item paths. */
+  suggestions() {
+    return [
+      ...this.namespaces.map((ns) => `tools.${ns.identifier}`),
+      ...this.items.map((item) => item.path)
+    ];
+  }
+  /** The known paths nearest a path that resolves to nothing, nearest first (at most 5). */
+  nearestPaths(path) {
+    const byKey = /* @__PURE__ */ new Map();
+    const offer = (key, full) => {
+      if (!byKey.has(key)) byKey.set(key, full);
+    };
+    for (const ns of this.namespaces) offer(ns.identifier, `tools.${ns.identifier}`);
+    for (const item of this.items) {
+      if (item.kind === "tool") {
+        offer(`${item.namespace.identifier}.${item.identifier}`, item.path);
+        offer(item.identifier, item.path);
+        offer(item.name, item.path);
+      } else {
+        offer(item.path, item.path);
+      }
+    }
+    const target = path.trim().replace(/^tools\./, "");
+    const near = nearestNames(target, byKey.keys(), {
+      limit: 10
+    }).map((key) => byKey.get(key));
+    return [
+      ...new Set(near)
+    ].slice(0, 5);
+  }
+};
+
+// src/protocol/catalogue.ts
+function compareText(a, b) {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// src/protocol/invalid_argument_error.ts
+var InvalidArgumentError = class extends RangeError {
+};
+
+// src/protocol/discovery_search.ts
+var WEIGHT = {
+  nameTerm: 10,
+  nameSubstring: 6,
+  namespace: 4,
+  param: 4,
+  description: 3,
+  example: 2,
+  /** Multiplier for a query word that is only a prefix of an indexed word. */
+  prefix: 0.5,
+  /** Added when the whole query, folded, is the item's name. */
+  wholeName: 30,
+  /** Added when the item's name contains the whole multi-word query, folded. */
+  nameContainsQuery: 8
+};
+var STOP_WORDS = /* @__PURE__ */ new Set([
+  "a",
+  "an",
+  "and",
+  "are",
+  "by",
+  "for",
+  "from",
+  "in",
+  "is",
+  "it",
+  "of",
+  "on",
+  "or",
+  "the",
+  "to",
+  "with"
+]);
+function stem(word) {
+  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
+  let out = word;
+  if (out.length > 3 && out.endsWith("s") && !/(?:ss|us|is)$/.test(out)) out = out.slice(0, -1);
+  if (out.length > 3 && out.endsWith("e")) out = out.slice(0, -1);
+  return out;
+}
+function searchTerms(text) {
+  return text.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "").map(stem);
+}
+function foldName(text) {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+}
+function validateOptions(options) {
+  const limit = options.limit ?? 10;
+  const offset = options.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 1) {
+    throw new InvalidArgumentError(`Cannot search: "limit" must be a positive integer, got "${limit}"`);
+  }
+  if (!Number.isInteger(offset) || offset < 0) {
+    throw new InvalidArgumentError(`Cannot search: "offset" must be a non-negative integer, got "${offset}"`);
+  }
+  return {
+    limit,
+    offset
+  };
+}
+function toHit(entry) {
+  return {
+    path: entry.path,
+    kind: entry.kind,
+    signature: entry.signature,
+    description: entry.summary
+  };
+}
+var RankedIndex = class {
+  /** The items and path resolution this index was built on. */
+  paths;
+  #items = [];
+  #postings = /* @__PURE__ */ new Map();
+  #vocabulary;
+  constructor(paths) {
+    this.paths = paths;
+    const weights = /* @__PURE__ */ new Map();
+    const add = (term, item, weight) => {
+      let byItem = weights.get(term);
+      if (byItem === void 0) weights.set(term, byItem = /* @__PURE__ */ new Map());
+      byItem.set(item, Math.max(byItem.get(item) ?? 0, weight));
+    };
+    for (const entry of paths.items) {
+      const item = this.#items.length;
+      const name = entry.name;
+      const nameTerms = searchTerms(name);
+      this.#items.push({
+        entry,
+        namespace: entry.kind === "tool" ? entry.namespace.identifier : null,
+        folded: foldName(name),
+        foldedStem: nameTerms.join("")
+      });
+      for (const term of nameTerms) add(term, item, WEIGHT.nameTerm);
+      if (entry.kind === "tool") {
+        for (const term of searchTerms(`${entry.namespace.name} ${entry.namespace.identifier}`)) {
+          add(term, item, WEIGHT.namespace);
+        }
+        for (const term of searchTerms(entry.paramNames.join(" "))) {
+          add(term, item, WEIGHT.param);
+        }
+        for (const term of searchTerms(entry.description)) {
+          add(term, item, WEIGHT.description);
+        }
+      } else {
+        for (const term of searchTerms(entry.paramNames.join(" "))) {
+          add(term, item, WEIGHT.param);
+        }
+        for (const term of searchTerms(entry.description)) {
+          add(term, item, WEIGHT.description);
+        }
+        for (const term of searchTerms(entry.examples.join(" "))) {
+          add(term, item, WEIGHT.example);
+        }
+      }
+    }
+    for (const [term, byItem] of weights) {
+      this.#postings.set(term, {
+        items: [
+          ...byItem.keys()
+        ],
+        weights: [
+          ...byItem.values()
+        ]
+      });
+    }
+    this.#vocabulary = [
+      ...weights.keys()
+    ].sort(compareText);
+  }
+  /**
+   * Ranks tools and scripts for a query. An exact path (`tools.kv.get`, `kv.get`, a script
+   * name) answers that item alone; an empty query lists the namespace (or everything) in path
+   * order. Ties are broken by path, so the same query always pages the same way.
+   */
+  search(query, options = {}) {
+    const { limit, offset } = validateOptions(options);
+    let namespace = null;
+    if (options.namespace !== void 0) {
+      const ns = this.paths.namespace(options.namespace);
+      if (ns === void 0) {
+        const near = nearestNames(options.namespace, this.paths.namespaces.map((n) => n.name));
+        throw new InvalidArgumentError(`Cannot search namespace "${options.namespace}": no such namespace` + (near.length > 0 ? ` (did you mean ${near.map((n) => `"${n}"`).join(", ")}?)` : ""));
+      }
+      namespace = ns.identifier;
+    }
+    const ranked = this.#rank(query, namespace);
+    const page = ranked.slice(offset, offset + limit).map(toHit);
+    const next = offset + limit < ranked.length ? offset + limit : null;
+    return {
+      results: page,
+      total: ranked.length,
+      next
+    };
+  }
+  #inScope(item, namespace) {
+    return namespace === null || item.namespace === namespace;
+  }
+  #rank(query, namespace) {
+    const trimmed = query.trim();
+    const items = this.#items;
+    if (trimmed === "") {
+      return items.filter((item) => this.#inScope(item, namespace)).map((item) => item.entry).sort((a, b) => compareText(a.path, b.path));
+    }
+    const resolved = this.paths.resolve(trimmed);
+    if (resolved !== void 0 && resolved.kind !== "namespace") {
+      const ns = resolved.kind === "tool" ? resolved.namespace.identifier : null;
+      if (namespace === null || ns === namespace) return [
+        resolved
+      ];
+    }
+    const all = [
+      ...new Set(searchTerms(trimmed))
+    ];
+    const meaningful = all.filter((term) => !STOP_WORDS.has(term));
+    const terms = meaningful.length > 0 ? meaningful : all;
+    if (terms.length === 0) return [];
+    const scores = new Float64Array(items.length);
+    const matched = new Uint16Array(items.length);
+    const best = new Float64Array(items.length);
+    for (const term of terms) {
+      best.fill(0);
+      this.#scoreTerm(term, best);
+      for (let i = 0; i < items.length; i++) {
+        if (best[i] > 0) {
+          scores[i] = scores[i] + best[i];
+          matched[i] = matched[i] + 1;
+        }
+      }
+    }
+    const foldedQuery = foldName(trimmed);
+    const stemmedQuery = terms.join("");
+    const hits = [];
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (matched[i] === 0 || !this.#inScope(item, namespace)) continue;
+      let score = scores[i] * (matched[i] / terms.length);
+      if (item.folded === foldedQuery || item.foldedStem === stemmedQuery) {
+        score += WEIGHT.wholeName;
+      } else if (terms.length > 1 && item.foldedStem.includes(stemmedQuery)) {
+        score += WEIGHT.nameContainsQuery;
+      }
+      hits.push({
+        entry: item.entry,
+        score
+      });
+    }
+    hits.sort((a, b) => b.score - a.score || compareText(a.entry.path, b.entry.path));
+    return hits.map((hit) => hit.entry);
+  }
+  /** Writes into `best` the highest weight `term` earns in each item. */
+  #scoreTerm(term, best) {
+    const exact = this.#postings.get(term);
+    if (exact !== void 0) {
+      for (let k = 0; k < exact.items.length; k++) {
+        const item = exact.items[k];
+        best[item] = Math.max(best[item], exact.weights[k]);
+      }
+    }
+    if (term.length >= 3) {
+      const vocabulary = this.#vocabulary;
+      let low = 0;
+      let high = vocabulary.length;
+      while (low < high) {
+        const mid = low + high >>> 1;
+        if (vocabulary[mid] < term) low = mid + 1;
+        else high = mid;
+      }
+      for (let v = low; v < vocabulary.length && vocabulary[v].startsWith(term); v++) {
+        if (vocabulary[v] === term) continue;
+        const posting = this.#postings.get(vocabulary[v]);
+        for (let k = 0; k < posting.items.length; k++) {
+          const item = posting.items[k];
+          best[item] = Math.max(best[item], posting.weights[k] * WEIGHT.prefix);
+        }
+      }
+    }
+    if (term.length >= 2) {
+      const items = this.#items;
+      for (let i = 0; i < items.length; i++) {
+        if (best[i] < WEIGHT.nameSubstring && items[i].foldedStem.includes(term)) {
+          best[i] = WEIGHT.nameSubstring;
+        }
+      }
+    }
+  }
+};
+
+// src/protocol/discovery_data.ts
+function composeToolDescription(head, namespaceIdentifier, used) {
+  const lines = [
+    head
+  ];
+  if (used.length > 0) {
+    lines.push("", `// Types used, declared in namespace ${namespaceIdentifier} (GatewayNamespaces.${namespaceIdentifier}):`, ...used);
+  }
+  return `${lines.join("\n")}
+`;
+}
+var DiscoveryReader = class {
+  #data;
+  #paths = null;
+  #ranked = null;
+  constructor(data) {
+    this.#data = data;
+  }
+  #pathIndex() {
+    this.#paths ??= new PathIndex(this.#data.namespaces, this.#data.items);
+    return this.#paths;
+  }
+  /** Ranks tools and scripts for a query, exactly as the server's search does. */
+  search(query, options = {}) {
+    this.#ranked ??= new RankedIndex(this.#pathIndex());
+    return this.#ranked.search(query, options);
+  }
+  /** Describes a tool, namespace or script; throws {@linkcode UnknownPathError} when unknown. */
+  describe(path) {
+    const paths = this.#pathIndex();
+    const resolved = paths.resolve(path);
+    if (resolved === void 0) throw new UnknownPathError(path, paths.nearestPaths(path));
+    if (resolved.kind === "namespace") return resolved.namespace.types;
+    if (resolved.kind === "script") return resolved.describe;
+    const ns = paths.namespace(resolved.namespace.identifier);
+    const declarations = ns?.declarations ?? {};
+    const used = (resolved.uses ?? []).flatMap((name) => Object.hasOwn(declarations, name) ? [
+      declarations[name]
+    ] : []);
+    return composeToolDescription(resolved.describe, resolved.namespace.identifier, used);
+  }
+};
+
+// src/exec/runner/script_globals.ts
+var ToolError = class extends Error {
+  namespace;
+  tool;
+  kind;
+  raw;
+  constructor(error, raw) {
+    super(error.message);
+    this.name = "ToolError";
+    this.namespace = error.namespace ?? "";
+    this.tool = error.tool ?? "";
+    this.kind = error.kind;
+    this.raw = raw;
+  }
+};
+function isChannelRejection(value) {
+  return typeof value === "object" && value !== null && "channelError" in value;
+}
+function installScriptGlobals(run2, port) {
+  async function call(namespace, tool, args, raw) {
+    const site = new Error();
+    try {
+      return await port.request({
+        t: "call",
+        namespace,
+        tool,
+        args,
+        raw
+      }, () => scriptLine(site.stack));
+    } catch (error) {
+      throw withCallSite(error, site);
+    }
+  }
+  function withCallSite(error, site) {
+    if (!isChannelRejection(error)) return error;
+    const failure = new ToolError(error.channelError, error.raw);
+    const frames = (site.stack ?? "").split("\n").slice(1).join("\n");
+    failure.stack = `${failure.name}: ${failure.message}
+${frames}
+${failure.stack ?? ""}`;
+    return failure;
+  }
+  function scriptLine(stack) {
+    const marker = `${run2.scriptPath}:`;
+    for (const frame of (stack ?? "").split("\n")) {
+      const at = frame.indexOf(marker);
+      if (at < 0) continue;
+      const match = /^(\d+):/.exec(frame.slice(at + marker.length));
+      if (match) return Number(match[1]);
+    }
+    return void 0;
+  }
+  function toolFunction(namespace, tool) {
+    const fn = (args) => call(namespace, tool, args, false);
+    fn.raw = (args) => call(namespace, tool, args, true);
+    return fn;
+  }
+  function withMisses(target, onMiss) {
+    return new Proxy(target, {
+      get(obj, key, receiver) {
+        if (typeof key !== "string" || key in obj || key === "then") {
+          return Reflect.get(obj, key, receiver);
+        }
+        return onMiss(key);
+      }
+    });
+  }
+  const tools = {};
+  for (const [identifier, ns] of Object.entries(run2.toolMap)) {
+    const members = {};
+    for (const [toolIdentifier, original] of Object.entries(ns.tools)) {
+      const fn = toolFunction(ns.name, original);
+      members[toolIdentifier] = fn;
+      if (original !== toolIdentifier) members[original] = fn;
+    }
+    const object = withMisses(members, (key) => toolFunction(ns.name, key));
+    tools[identifier] = object;
+    if (ns.name !== identifier) tools[ns.name] = object;
+  }
+  const toolsGlobal = withMisses(tools, (namespace) => withMisses({}, (tool) => toolFunction(namespace, tool)));
+  const stdinText = run2.stdin;
+  let stdinNote = null;
+  const stdin = () => ({
+    text: () => stdinText.trim(),
+    json: () => {
+      const text = stdinText.trim();
+      if (text === "") {
+        stdinNote = "stdin().json() returned null because stdin was empty: pipe JSON in (echo '{\u2026}' | gateway exec \u2026, or `stdin` over RPC) or handle null (stdin().json() ?? {})";
+        return null;
+      }
+      try {
+        return JSON.parse(text);
+      } catch (error) {
+        const preview = JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}\u2026` : text);
+        throw new SyntaxError(`stdin().json(): stdin is not JSON (${error.message}; it starts ${preview}): read it with stdin().text() or stdin().lines() instead`);
+      }
+    },
+    lines: () => stdinText.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== ""),
+    raw: () => new TextEncoder().encode(stdinText)
+  });
+  function attach(block) {
+    const message = {
+      t: "attach",
+      block: normaliseAttachment(block)
+    };
+    const size = JSON.stringify(message).length;
+    if (size > MAX_CHANNEL_LINE_BYTES) {
+      throw new RangeError(`attach(): the block is ${size} bytes, over the ${MAX_CHANNEL_LINE_BYTES}-byte limit: attach a smaller image, or write it to a file the caller can read`);
+    }
+    port.send(message).catch(() => void 0);
+  }
+  async function resourceRequest(request2) {
+    const site = new Error();
+    try {
+      return await port.request({
+        t: "resources",
+        ...request2
+      });
+    } catch (error) {
+      throw withCallSite(error, site);
+    }
+  }
+  const resources = {
+    list: (namespace) => resourceRequest({
+      namespace,
+      op: "list"
+    }),
+    read: async (namespace, uri) => decodeBlobs(await resourceRequest({
+      namespace,
+      op: "read",
+      uri
+    }))
+  };
+  let reader = null;
+  const searchIndex = () => {
+    if (!run2.discovery) {
+      throw new Error("search()/describe() have no catalogue in this run");
+    }
+    reader ??= new DiscoveryReader(run2.discovery);
+    return reader;
+  };
+  function search(query, options = {}) {
+    return searchIndex().search(query, options);
+  }
+  function describe(path) {
+    return searchIndex().describe(path);
+  }
+  let reported = false;
+  function resultHook(value) {
+    if (value === void 0 || reported) return;
+    reported = true;
+    port.send({
+      t: "result",
+      value: toJsonSafe(value)
+    }).catch((error) => port.send({
+      t: "warning",
+      message: `The result was not returned: ${error.message}`
+    }).catch(() => void 0));
+  }
+  const define = (name, value) => Object.defineProperty(globalThis, name, {
+    value,
+    writable: false,
+    configurable: false
+  });
+  define("tools", toolsGlobal);
+  define("stdin", stdin);
+  define("args", Object.freeze([
+    ...run2.args
+  ]));
+  define("ToolError", ToolError);
+  define("attach", attach);
+  define("resources", resources);
+  define("search", search);
+  define("describe", describe);
+  define(run2.resultHook, resultHook);
+  Object.defineProperty(Deno, "args", {
+    value: Object.freeze([
+      ...run2.args
+    ]),
+    configurable: true
+  });
+  return {
+    asToolError: (error) => error instanceof ToolError ? error : null,
+    explain: (error) => {
+      const fromNull = error instanceof TypeError && /\bnull\b/.test(error.message);
+      return fromNull ? stdinNote : null;
+    }
+  };
+}
+function normaliseAttachment(block) {
+  if (typeof block !== "object" || block === null) {
+    throw new TypeError("attach() takes a content block or {data, mimeType}");
+  }
+  const record = block;
+  if (typeof record.type === "string") return record;
+  const mimeType = typeof record.mimeType === "string" ? record.mimeType : "";
+  if (mimeType === "") throw new TypeError("attach({data, mimeType}) needs a mimeType string");
+  const data = record.data instanceof Uint8Array ? toBase64(record.data) : record.data;
+  if (typeof data !== "string") {
+    throw new TypeError("attach({data}) needs data as a base64 string or a Uint8Array");
+  }
+  const type = mimeType.startsWith("image/") ? "image" : mimeType.startsWith("audio/") ? "audio" : null;
+  if (type) return {
+    type,
+    data,
+    mimeType
+  };
+  return {
+    type: "resource",
+    resource: {
+      uri: "attachment://data",
+      mimeType,
+      blob: data
+    }
+  };
+}
+function toBase64(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 32768) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 32768));
+  }
+  return btoa(binary);
+}
+function decodeBlobs(value) {
+  if (typeof value !== "object" || value === null) return value;
+  const record = value;
+  if (!Array.isArray(record.contents)) return value;
+  return {
+    ...record,
+    contents: record.contents.map((c) => typeof c.blob === "string" ? {
+      ...c,
+      blob: Uint8Array.from(atob(c.blob), (ch) => ch.charCodeAt(0))
+    } : c)
+  };
+}
+function toJsonSafe(value) {
+  try {
+    const text = JSON.stringify(value, (_k, v) => typeof v === "bigint" ? v.toString() : v);
+    return text === void 0 ? String(value) : JSON.parse(text);
+  } catch {
+    return String(value);
+  }
+}
+
+// src/exec/runner/runner_main.ts
+var socketPath = Deno.args[0];
+if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
+var revokeSocketGrants = Deno.args[1] === "revoke";
+var encoder = new TextEncoder();
+var decoder = new TextDecoder();
+async function readSecrets() {
+  const chunks = [];
+  const buf = new Uint8Array(256);
+  for (; ; ) {
+    const n = await Deno.stdin.read(buf);
+    if (n === null) break;
+    chunks.push(buf.slice(0, n));
+    if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
+  }
+  const [token2 = "", endNonce2 = ""] = decoder.decode(concat(chunks)).split("\n");
+  return {
+    token: token2.trim(),
+    endNonce: endNonce2.trim()
+  };
+}
+function concat(chunks) {
+  const size = chunks.reduce((sum, c) => sum + c.length, 0);
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+var { token, endNonce } = await readSecrets();
+var conn = await Deno.connect({
+  transport: "unix",
+  path: socketPath
+});
+var writeStdout = Deno.stdout.writeSync.bind(Deno.stdout);
+var writeStderr = Deno.stderr.writeSync.bind(Deno.stderr);
+var channelClosedByUs = false;
+globalThis.addEventListener("unload", () => {
+  channelClosedByUs = true;
+  try {
+    conn.close();
+  } catch {
+  }
+  if (endNonce === "") return;
+  const marker = encoder.encode(`${END_MARKER_PREFIX}${endNonce}:${Deno.exitCode}
+`);
+  for (const write of [
+    writeStdout,
+    writeStderr
+  ]) {
+    try {
+      for (let at = 0; at < marker.length; ) at += write(marker.subarray(at));
+    } catch {
+    }
+  }
+});
+var writing = Promise.resolve();
+function send(message) {
+  const bytes = encoder.encode(JSON.stringify(message) + "\n");
+  if (bytes.length > MAX_CHANNEL_LINE_BYTES) {
+    return Promise.reject(new RangeError(`the ${message.t} message is ${bytes.length} bytes, over the gateway channel's limit of ${MAX_CHANNEL_LINE_BYTES} bytes: send less at once`));
+  }
+  const next = writing.then(async () => {
+    let offset = 0;
+    while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
+  });
+  writing = next.catch(() => void 0);
+  return next;
+}
+var pending = /* @__PURE__ */ new Map();
+var nextId = 1;
+var topLevelDone = false;
+function updateRef() {
+  if (!topLevelDone || pending.size > 0) conn.ref();
+  else conn.unref();
+}
+async function readMessages(onMessage) {
+  let buffered = "";
+  const buf = new Uint8Array(64 * 1024);
+  for (; ; ) {
+    let n;
+    try {
+      n = await conn.read(buf);
+    } catch {
+      n = null;
+    }
+    if (n === null) break;
+    buffered += decoder.decode(buf.subarray(0, n), {
+      stream: true
+    });
+    let newline = buffered.indexOf("\n");
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (line.trim() !== "") onMessage(JSON.parse(line));
+      newline = buffered.indexOf("\n");
+    }
+  }
+  if (channelClosedByUs) return;
+  for (const entry of pending.values()) {
+    entry.reject(new Error("The gateway closed the run's channel"));
+  }
+  pending.clear();
+  Deno.exit(70);
+}
+var runMessage = new Promise((resolve, reject) => {
+  readMessages((message) => {
+    if (message.t === "run") resolve(message);
+    else if (message.t === "refused") reject(new Error(message.message));
+    else if (message.t === "locate") locateCall(message.id);
+    else if (message.t === "reply") {
+      const entry = pending.get(message.id);
+      if (!entry) return;
+      pending.delete(message.id);
+      updateRef();
+      if (message.ok) entry.resolve(message.value);
+      else entry.reject({
+        channelError: message.error,
+        raw: message.raw
+      });
+    }
+  });
+});
+await send({
+  t: "hello",
+  token
+});
+if (revokeSocketGrants) {
+  Deno.permissions.revokeSync({
+    name: "read",
+    path: socketPath
+  });
+  Deno.permissions.revokeSync({
+    name: "write",
+    path: socketPath
+  });
+  Deno.permissions.revokeSync({
+    name: "net",
+    host: `unix:${socketPath}`
+  });
+}
+var run = await runMessage;
+function locateCall(id) {
+  const entry = pending.get(id);
+  if (entry?.locate === void 0) return;
+  const line = entry.locate();
+  delete entry.locate;
+  if (line !== void 0) send({
+    t: "call_line",
+    id,
+    line
+  }).catch(() => void 0);
+}
+function request(message, locate2) {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    pending.set(id, locate2 === void 0 ? {
+      resolve,
+      reject
+    } : {
+      resolve,
+      reject,
+      locate: locate2
+    });
+    updateRef();
+    send({
+      ...message,
+      id
+    }).catch(reject);
+  });
+}
+var globals = installScriptGlobals(run, {
+  request,
+  send
+});
+function describeFailure(error) {
+  const toolError = globals.asToolError(error);
+  if (toolError) {
+    const located = locate(toolError.stack ?? "", run.scriptPath);
+    return {
+      name: "ToolError",
+      message: toolError.message,
+      ...located,
+      tool: {
+        kind: toolError.kind,
+        message: toolError.message,
+        namespace: toolError.namespace,
+        tool: toolError.tool
+      }
+    };
+  }
+  if (error instanceof Error) {
+    const stack = error.stack ?? "";
+    const note = globals.explain(error);
+    const message = note === null ? error.message : `${error.message} (${note})`;
+    return {
+      name: error.name,
+      message,
+      stack,
+      ...locate(stack, run.scriptPath)
+    };
+  }
+  return {
+    name: "Error",
+    message: `Uncaught ${safeString(error)}`
+  };
+}
+function safeString(value) {
+  try {
+    return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+function locate(stack, scriptPath) {
+  const marker = `${scriptPath}:`;
+  for (const frame of stack.split("\n")) {
+    const at = frame.indexOf(marker);
+    if (at < 0) continue;
+    const match = /^(\d+):(\d+)/.exec(frame.slice(at + marker.length));
+    if (match) return {
+      line: Number(match[1]),
+      column: Number(match[2])
+    };
+  }
+  return {};
+}
+var failing = false;
+async function fail(error) {
+  if (!failing) {
+    failing = true;
+    await send({
+      t: "failed",
+      error: describeFailure(error)
+    }).catch(() => void 0);
+  }
+  Deno.exit(1);
+}
+globalThis.addEventListener("error", (event) => {
+  event.preventDefault();
+  fail(event.error);
+});
+globalThis.addEventListener("unhandledrejection", (event) => {
+  event.preventDefault();
+  const failure = describeFailure(event.reason);
+  const where = failure.line ? ` (line ${failure.line})` : "";
+  const fix = failure.line ? `add \`await\` to the call on line ${failure.line}` : "add `await`";
+  send({
+    t: "warning",
+    message: `Unhandled promise rejection${where}: ${failure.name}: ${failure.message}; ${fix} (or .catch() it) so its failure stops the run or is handled`
+  }).catch(() => void 0);
+});
+try {
+  await import(new URL(`file://${run.scriptPath}`).href);
+} catch (error) {
+  await fail(error);
+}
+await writing;
+topLevelDone = true;
+updateRef();
