@@ -4,21 +4,14 @@
  * @module
  */
 
-import { RpcError, type RpcErrorObject } from "../protocol/json_rpc.ts";
+import { type PendingRequests, receiveRpcText, type ServerNotification } from "./rpc_answers.ts";
 
-/** A notification the server pushed (`run.output`, `run.progress`). */
-export interface ServerNotification {
-  method: string;
-  params: unknown;
-}
+export type { ServerNotification } from "./rpc_answers.ts";
 
 /** A connected client. Close it when done; pending requests then reject. */
 export class GatewayClient {
   readonly #socket: WebSocket;
-  readonly #pending = new Map<
-    number,
-    { resolve: (v: unknown) => void; reject: (e: Error) => void }
-  >();
+  readonly #pending: PendingRequests = new Map();
   readonly #listeners = new Set<(n: ServerNotification) => void>();
   #nextId = 1;
   #closed = false;
@@ -65,24 +58,7 @@ export class GatewayClient {
 
   #receive(data: unknown): void {
     if (typeof data !== "string") return;
-    let message: Record<string, unknown>;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      return;
-    }
-    if (typeof message.method === "string" && message.id === undefined) {
-      for (const l of this.#listeners) l({ method: message.method, params: message.params });
-      return;
-    }
-    const id = typeof message.id === "number" ? message.id : null;
-    const pending = id === null ? undefined : this.#pending.get(id);
-    if (!pending || id === null) return;
-    this.#pending.delete(id);
-    if (message.error) {
-      const error = message.error as RpcErrorObject;
-      pending.reject(new RpcError(error.code, error.message, error.data));
-    } else pending.resolve(message.result);
+    receiveRpcText(data, this.#pending, this.#listeners);
   }
 
   /** Sends a request and resolves with its result; rejects with {@linkcode RpcError}. */

@@ -8,8 +8,7 @@
  * @module
  */
 
-import { RpcError, type RpcErrorObject } from "../protocol/json_rpc.ts";
-import type { ServerNotification } from "./gateway_client.ts";
+import { type PendingRequests, receiveRpcText, type ServerNotification } from "./rpc_answers.ts";
 
 const WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 /** Largest header block of the upgrade answer accepted. */
@@ -24,10 +23,7 @@ const OPCODE_PONG = 0xa;
 /** A connected client over one TCP connection. Close it when done; pending requests reject. */
 export class LeanGatewayClient {
   readonly #conn: Deno.Conn;
-  readonly #pending = new Map<
-    number,
-    { resolve: (v: unknown) => void; reject: (e: Error) => void }
-  >();
+  readonly #pending: PendingRequests = new Map();
   readonly #listeners = new Set<(n: ServerNotification) => void>();
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
   #nextId = 1;
@@ -202,24 +198,7 @@ export class LeanGatewayClient {
   }
 
   #receive(data: string): void {
-    let message: Record<string, unknown>;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      return;
-    }
-    if (typeof message.method === "string" && message.id === undefined) {
-      for (const l of this.#listeners) l({ method: message.method, params: message.params });
-      return;
-    }
-    const id = typeof message.id === "number" ? message.id : null;
-    const pending = id === null ? undefined : this.#pending.get(id);
-    if (!pending || id === null) return;
-    this.#pending.delete(id);
-    if (message.error) {
-      const error = message.error as RpcErrorObject;
-      pending.reject(new RpcError(error.code, error.message, error.data));
-    } else pending.resolve(message.result);
+    receiveRpcText(data, this.#pending, this.#listeners);
   }
 }
 
