@@ -101,7 +101,11 @@ Deno.test(
     sanitizeResources: false,
   },
   async () => {
-    const gw = await createHarness({ files: { "gateway.json": '{ "port": 0 }\n' } });
+    // A port below the kernel's ephemeral range (32768–60999 here): while the listener is down,
+    // an ephemeral port can be taken by any outgoing connection on the machine (the other tests
+    // run in parallel) and the server could not listen on it again for as long as that lasts.
+    const port = freePortBelowEphemeralRange();
+    const gw = await createHarness({ files: { "gateway.json": `{ "port": ${port} }\n` } });
     // A low descriptor limit makes the flood small enough for a test; the attack is the same.
     const child = new Deno.Command("sh", {
       args: [
@@ -115,7 +119,7 @@ Deno.test(
       clearEnv: true,
       env: {
         GATEWAY_DATA_DIR: gw.dataDir,
-        GATEWAY_PORT: "0",
+        GATEWAY_PORT: String(port),
         NO_COLOR: "1",
         HOME: Deno.env.get("HOME") ?? gw.cwd,
         PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
@@ -126,10 +130,10 @@ Deno.test(
     }).spawn();
     const conns: Deno.Conn[] = [];
     try {
-      const port = await pollUntil("the server to publish server.json", async () => {
+      await pollUntil("the server to publish server.json", async () => {
         try {
           const state = JSON.parse(await Deno.readTextFile(join(gw.dataDir, "server.json")));
-          return state.pid === child.pid ? state.port as number : undefined;
+          return state.pid === child.pid && state.port === port;
         } catch {
           return undefined;
         }
@@ -157,7 +161,12 @@ Deno.test(
         } catch {
           return undefined;
         }
-      }, { timeoutMs: 30_000 });
+      }, { timeoutMs: 30_000 }).catch(async (error) => {
+        // What the server logged says why it did not answer (listen failures, a crash).
+        Deno.kill(child.pid, "SIGTERM");
+        const log = new TextDecoder().decode((await child.output()).stderr);
+        throw new Error(`${(error as Error).message}; the server logged:\n${log.slice(-4000)}`);
+      });
       assert.equal(health.ok, true);
       assert.ok(processAlive(child.pid), "the server process died");
       Deno.kill(child.pid, "SIGTERM");
@@ -402,3 +411,17 @@ Deno.test("after kill -9 of the server, the next server ends the runners and hos
     }
   });
 });
+
+/** A port no one listens on, below the ephemeral range (`ip_local_port_range` starts at 32768). */
+function freePortBelowEphemeralRange(): number {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    try {
+      Deno.listen({ hostname: "127.0.0.1", port }).close();
+      return port;
+    } catch {
+      // taken: try another
+    }
+  }
+  throw new Error("no free port found between 20000 and 32000");
+}
