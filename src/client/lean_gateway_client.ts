@@ -9,6 +9,7 @@
  */
 
 import { type PendingRequests, receiveRpcText, type ServerNotification } from "./rpc_answers.ts";
+import { concatBytes, writeAll } from "../protocol/bytes.ts";
 
 const WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 /** Largest header block of the upgrade answer accepted. */
@@ -191,7 +192,7 @@ export class LeanGatewayClient {
       if (opcode !== OPCODE_TEXT && opcode !== OPCODE_CONTINUATION) continue;
       message.push(payload);
       if (!fin) continue;
-      const whole = message.length === 1 ? message[0]! : concat(message);
+      const whole = concatBytes(message);
       message = [];
       this.#receive(this.#decoder.decode(whole));
     }
@@ -276,10 +277,6 @@ export function base64(bytes: Uint8Array): string {
   return out;
 }
 
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  for (let at = 0; at < bytes.length;) at += await conn.write(bytes.subarray(at));
-}
-
 /** Reads the upgrade answer's header block; `rest` is what came after it (frames). */
 async function readHead(conn: Deno.Conn): Promise<{ head: string; rest: Uint8Array }> {
   let buffered: Uint8Array = new Uint8Array(0);
@@ -297,7 +294,7 @@ async function readHead(conn: Deno.Conn): Promise<{ head: string; rest: Uint8Arr
     }
     const n = await conn.read(chunk);
     if (n === null) throw new Error("The gateway closed the connection during the upgrade");
-    buffered = concat([buffered, chunk.subarray(0, n)]);
+    buffered = concatBytes([buffered, chunk.subarray(0, n)]);
   }
 }
 
@@ -308,16 +305,6 @@ function indexOfHeadEnd(bytes: Uint8Array): number {
     }
   }
   return -1;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 /** Exact-length reads over a connection, starting with bytes already read. */

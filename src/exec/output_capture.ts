@@ -4,6 +4,8 @@
  * @module
  */
 
+import { concatBytes } from "../protocol/bytes.ts";
+
 /** Longest exit code text accepted after an end marker's nonce (`-2147483648`). */
 const MAX_CODE_CHARS = 11;
 
@@ -56,7 +58,7 @@ export class OutputCapture {
       this.#keep(chunk);
       return;
     }
-    const data = this.#held === null ? chunk : concat(this.#held, chunk);
+    const data = this.#held === null ? chunk : concatBytes([this.#held, chunk]);
     this.#held = null;
     const marker = this.#marker;
     for (let from = 0;;) {
@@ -137,13 +139,6 @@ export class OutputCapture {
       this.#settleEnd(null);
     }
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type RunnerToGateway,
 } from "../protocol/channel_messages.ts";
 import { timingSafeEqualText } from "../protocol/timing_safe_equal.ts";
+import { writeAll } from "../protocol/bytes.ts";
 
 /** An identified runner connection, handed to the run that owns its token. */
 export interface RunnerConnection {
@@ -145,7 +146,7 @@ export class RunChannelServer {
     }
     if (hello === null || hello.t !== "hello" || !timingSafeEqualText(token, hello.token)) {
       this.#log("runner channel: refused a connection with an unknown or used token");
-      await writeAll(conn, JSON.stringify({ t: "refused", message: "unknown run token" }) + "\n")
+      await writeText(conn, JSON.stringify({ t: "refused", message: "unknown run token" }) + "\n")
         .catch(() => undefined);
       closeQuietly(conn);
       return null;
@@ -165,13 +166,8 @@ function closeQuietly(conn: Deno.Conn): void {
 
 const ENCODER = new TextEncoder();
 
-async function writeAll(conn: Deno.Conn, text: string): Promise<void> {
-  await writeBytes(conn, ENCODER.encode(text));
-}
-
-async function writeBytes(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
+function writeText(conn: Deno.Conn, text: string): Promise<void> {
+  return writeAll(conn, ENCODER.encode(text));
 }
 
 function parseMessage(line: string): RunnerToGateway | null {
@@ -254,7 +250,7 @@ function identifiedConnection(
             next !== undefined;
             next = backlog.shift()
           ) {
-            await writeBytes(conn, next);
+            await writeAll(conn, next);
           }
         } catch {
           close();

@@ -722,6 +722,21 @@ function toJsonSafe(value) {
   }
 }
 
+// src/protocol/bytes.ts
+function concatBytes(parts) {
+  if (parts.length === 1 && parts[0] !== void 0) return parts[0];
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+async function writeAll(writer, bytes) {
+  for (let at = 0; at < bytes.length; ) at += await writer.write(bytes.subarray(at));
+}
+
 // src/exec/runner/runner_main.ts
 var socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
@@ -737,21 +752,11 @@ async function readSecrets() {
     chunks.push(buf.slice(0, n));
     if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
   }
-  const [token2 = "", endNonce2 = ""] = decoder.decode(concat(chunks)).split("\n");
+  const [token2 = "", endNonce2 = ""] = decoder.decode(concatBytes(chunks)).split("\n");
   return {
     token: token2.trim(),
     endNonce: endNonce2.trim()
   };
-}
-function concat(chunks) {
-  const size = chunks.reduce((sum, c) => sum + c.length, 0);
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 var { token, endNonce } = await readSecrets();
 var conn = await Deno.connect({
@@ -786,10 +791,7 @@ function send(message) {
   if (bytes.length > MAX_CHANNEL_LINE_BYTES) {
     return Promise.reject(new RangeError(`the ${message.t} message is ${bytes.length} bytes, over the gateway channel's limit of ${MAX_CHANNEL_LINE_BYTES} bytes: send less at once`));
   }
-  const next = writing.then(async () => {
-    let offset = 0;
-    while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
-  });
+  const next = writing.then(() => writeAll(conn, bytes));
   writing = next.catch(() => void 0);
   return next;
 }

@@ -17,6 +17,7 @@ import {
 } from "../../protocol/channel_messages.ts";
 import { END_MARKER_PREFIX } from "../../protocol/run_end_marker.ts";
 import { installScriptGlobals } from "./script_globals.ts";
+import { concatBytes, writeAll } from "../../protocol/bytes.ts";
 
 const socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
@@ -39,19 +40,8 @@ async function readSecrets(): Promise<{ token: string; endNonce: string }> {
     chunks.push(buf.slice(0, n));
     if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
   }
-  const [token = "", endNonce = ""] = decoder.decode(concat(chunks)).split("\n");
+  const [token = "", endNonce = ""] = decoder.decode(concatBytes(chunks)).split("\n");
   return { token: token.trim(), endNonce: endNonce.trim() };
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const size = chunks.reduce((sum, c) => sum + c.length, 0);
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 const { token, endNonce } = await readSecrets();
@@ -101,10 +91,7 @@ function send(message: RunnerToGateway): Promise<void> {
       ),
     );
   }
-  const next = writing.then(async () => {
-    let offset = 0;
-    while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
-  });
+  const next = writing.then(() => writeAll(conn, bytes));
   writing = next.catch(() => undefined);
   return next;
 }

@@ -10,6 +10,7 @@ import {
 } from "../../process/terminate_process_group.ts";
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./mcp_sdk.ts";
 import { TailBuffer } from "./tail_buffer.ts";
+import { concatBytes } from "../../protocol/bytes.ts";
 
 /** What to run and how to watch it. */
 export interface StdioProcessOptions {
@@ -162,7 +163,7 @@ export class StdioProcessTransport implements Transport {
           const end = newline === -1 ? chunk.length : newline;
           const piece = chunk.subarray(start, end);
           if (!dropping && size + piece.length > max) {
-            dropping = new OversizedLine(concatBytes(parts, size));
+            dropping = new OversizedLine(concatBytes(parts));
             parts = [];
             size = 0;
           }
@@ -174,7 +175,7 @@ export class StdioProcessTransport implements Transport {
           if (newline === -1) break;
           const delivered = dropping
             ? this.#rejectOversized(dropping, max)
-            : this.#handleLine(concatBytes(parts, size));
+            : this.#handleLine(concatBytes(parts));
           dropping = null;
           parts = [];
           size = 0;
@@ -276,17 +277,6 @@ export class StdioProcessTransport implements Transport {
   }
 }
 
-function concatBytes(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1 && parts[0] !== undefined) return parts[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 /** Keeps the two ends of a line too long to hold, to find the id of the reply it carried. */
 class OversizedLine {
   static readonly END_BYTES = 512;
@@ -304,11 +294,11 @@ class OversizedLine {
     if (piece.length === 0) return;
     this.size += piece.length;
     if (this.#head.length < OversizedLine.END_BYTES) {
-      this.#head = concatBytes([this.#head, piece], this.#head.length + piece.length)
+      this.#head = concatBytes([this.#head, piece])
         .subarray(0, OversizedLine.END_BYTES);
     }
     const last = piece.subarray(-OversizedLine.END_BYTES);
-    const joined = concatBytes([this.#tail, last], this.#tail.length + last.length);
+    const joined = concatBytes([this.#tail, last]);
     this.#tail = joined.subarray(-OversizedLine.END_BYTES);
   }
 
