@@ -28,6 +28,7 @@ import {
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { PendingCalls } from "./pending_calls.ts";
 import { messageOf } from "../../protocol/message_of.ts";
+import { type LinkedModule, type WorkerLink, WorkerLinks } from "./worker_links.ts";
 
 const ENCODER = new TextEncoder();
 
@@ -119,9 +120,12 @@ class SharedHostProcess {
   #modules = new Map<number, SharedModule>();
   #status: Deno.CommandStatus | undefined;
   #options: SharedToolHostsOptions;
+  /** The Workers' direct connections: calls and results bypass the host's thread. */
+  readonly links: WorkerLinks;
 
   constructor(module: SharedModuleOptions, options: SharedToolHostsOptions) {
     this.#options = options;
+    this.links = new WorkerLinks(options.logger);
     const configPath = module.configPath;
     const config = configPath === null ? ["--no-config"] : ["--config", configPath, "--no-lock"];
     // The host may do anything a module may; each Worker gets only its own grants, except
@@ -176,6 +180,7 @@ class SharedHostProcess {
         module.hostEnded(`the shared tool host ${describeExit(status)}`);
       }
       this.#modules.clear();
+      this.links.close();
       return status;
     });
   }
@@ -187,31 +192,29 @@ class SharedHostProcess {
   load(worker: number, options: SharedModuleOptions): ToolHostConnection {
     const module = new SharedModule(worker, this, options);
     this.#modules.set(worker, module);
+    this.links.expect(module);
     this.send({
       type: "load",
       worker,
       moduleUrl: options.moduleUrl,
       permissions: options.permissions,
       env: options.env,
+      socket: this.links.socketPath,
+      token: module.token,
     });
     return module;
   }
 
   /** Forgets a module whose Worker is gone. */
   forget(worker: number): void {
+    const module = this.#modules.get(worker);
+    if (module !== undefined) this.links.forget(module);
     this.#modules.delete(worker);
   }
 
   send(message: SharedHostRequest): void {
     if (this.#status !== undefined) return; // the exit fails the module's calls
-    let line: string;
-    try {
-      line = encodeMessage(message);
-    } catch (error) {
-      this.#modules.get(message.worker)?.unsendable(message, error);
-      return;
-    }
-    this.#writer.write(ENCODER.encode(line)).catch(() => {});
+    this.#writer.write(ENCODER.encode(encodeMessage(message))).catch(() => {});
   }
 
   async stop(): Promise<void> {
@@ -244,14 +247,24 @@ class SharedHostProcess {
 }
 
 /** One module in a Worker of a shared host: the {@linkcode ToolHostConnection} of `ToolHost`. */
-class SharedModule implements ToolHostConnection {
+class SharedModule implements ToolHostConnection, LinkedModule {
   readonly isolated = false;
+  /** Presented by the module's Worker on the host's socket (see `WorkerLinks`). */
+  readonly token = crypto.randomUUID() + crypto.randomUUID();
   readonly ready: Promise<string[]>;
   readonly closed: Promise<void>;
   #worker: number;
   #host: SharedHostProcess;
   #options: SharedModuleOptions;
   #pending = new PendingCalls();
+  /** The connection of the module's current Worker; undefined until it joins, or while it moves. */
+  #link: WorkerLink | undefined;
+  /** The host's count of Workers the module was loaded into, as of the link's join. */
+  #placement = 0;
+  /** The placement each call in flight was sent to (0: held until a Worker joins). */
+  #sentTo = new Map<number, number>();
+  /** Calls waiting for a Worker to join, as framed lines by id. */
+  #held = new Map<number, string>();
   /** Whether calls were unanswered when the module was retired (see `unload`'s `busy`). */
   #busy = false;
   #ended: string | undefined;
@@ -280,6 +293,10 @@ class SharedModule implements ToolHostConnection {
     return this.#host.pid;
   }
 
+  get worker(): number {
+    return this.#worker;
+  }
+
   get endReason(): string {
     return this.#ended ?? "is running";
   }
@@ -292,17 +309,56 @@ class SharedModule implements ToolHostConnection {
     const gone = this.#pending.retiredWith ??
       (this.#ended === undefined ? undefined : this.#endError());
     if (gone !== undefined) return Promise.reject(gone);
+    // Framed by hand: one stringify of the arguments, none of the envelope (issue 12).
+    let argsText: string | undefined;
+    try {
+      argsText = args === undefined ? undefined : JSON.stringify(args);
+    } catch (error) {
+      return Promise.reject(this.#unsendable(tool, error));
+    }
+    const line = `{"worker":${this.#worker},"type":"call","id":${id},"tool":${
+      JSON.stringify(tool)
+    }${argsText === undefined ? "" : `,"args":${argsText}`}}\n`;
     const answer = this.#pending.add(id);
-    this.#host.send(
-      args === undefined
-        ? { type: "call", worker: this.#worker, id, tool }
-        : { type: "call", worker: this.#worker, id, tool, args },
-    );
+    const link = this.#link;
+    if (link === undefined) {
+      this.#held.set(id, line);
+      this.#sentTo.set(id, 0);
+    } else {
+      this.#sentTo.set(id, this.#placement);
+      link.send(line);
+    }
+    answer.then(() => this.#sentTo.delete(id), () => this.#sentTo.delete(id));
     return answer;
   }
 
   cancel(id: number): void {
-    if (this.#pending.has(id)) this.#host.send({ type: "cancel", worker: this.#worker, id });
+    if (!this.#pending.has(id)) return;
+    if (this.#held.delete(id)) return;
+    this.#link?.send(`{"worker":${this.#worker},"type":"cancel","id":${id}}\n`);
+  }
+
+  /** The module's Worker joined (on its first import, and after each move to a new Worker). */
+  joined(link: WorkerLink, placement: number): boolean {
+    if (this.#ended !== undefined || placement <= this.#placement) return false;
+    this.#link = link;
+    this.#placement = placement;
+    for (const [id, line] of this.#held) {
+      this.#sentTo.set(id, placement);
+      link.send(line);
+    }
+    this.#held.clear();
+    return true;
+  }
+
+  /** The module's Worker is being ended: later calls wait for the next Worker to join. */
+  detach(): void {
+    this.#link = undefined;
+  }
+
+  /** The Worker's connection closed: later calls wait for the next Worker (or the exit). */
+  unlinked(link: WorkerLink): void {
+    if (this.#link === link) this.#link = undefined;
   }
 
   retire(message: string): void {
@@ -351,12 +407,17 @@ class SharedModule implements ToolHostConnection {
         this.#options.logger.info(`[${this.#options.label}] ${String(message.line)}`);
         break;
       case "restarted": {
-        // The Worker went away: its calls sent up to `upTo` that have no answer never will.
-        const upTo = typeof message.upTo === "number" ? message.upTo : 0;
+        // The Worker of placement `placement` went away: the calls sent to it that have no
+        // answer never will; later calls wait for the next Worker to join.
+        const left = typeof message.placement === "number" ? message.placement : 0;
         const error: WireError = { name: "WorkerRestarted", message: String(message.message) };
         for (const id of this.#pending.ids()) {
-          if (id <= upTo) this.#pending.answer({ type: "result", id, ok: false, error });
+          const to = this.#sentTo.get(id);
+          if (to !== undefined && to !== 0 && to <= left) {
+            this.#pending.answer({ type: "result", id, ok: false, error });
+          }
         }
+        if (this.#placement <= left) this.#link = undefined;
         break;
       }
       case "exit":
@@ -371,26 +432,25 @@ class SharedModule implements ToolHostConnection {
   }
 
   /** A call's arguments cannot be sent as JSON. */
-  unsendable(message: SharedHostRequest, error: unknown): void {
-    if (message.type !== "call") return;
-    const reason = messageOf(error);
-    this.#pending.fail(
-      message.id,
-      new ToolCallError(
-        "InvalidToolInput",
-        `Cannot send arguments to "${this.#options.name}.${message.tool}": not JSON: ${reason}`,
-      ),
+  #unsendable(tool: string, error: unknown): ToolCallError {
+    return new ToolCallError(
+      "InvalidToolInput",
+      `Cannot send arguments to "${this.#options.name}.${tool}": not JSON: ${messageOf(error)}`,
     );
   }
 
   /** Asks the host to terminate the Worker, and treats it as gone. */
   #end(reason: string): void {
     if (this.#ended !== undefined) return;
-    this.#host.send({
-      type: "unload",
-      worker: this.#worker,
-      ...(this.#busy || this.#pending.size > 0 ? { busy: true } : {}),
-    });
+    const busy = this.#busy || this.#pending.size > 0;
+    this.#host.send({ type: "unload", worker: this.#worker, ...(busy ? { busy: true } : {}) });
+    // A busy unload ends the Worker: the modules sharing it move to a new one, so their next
+    // calls wait for it rather than reach the old one (the host's `restarted` fails the rest).
+    if (busy) {
+      for (const other of this.#link?.modules.values() ?? []) {
+        if (other !== this) other.detach();
+      }
+    }
     this.#gone(reason);
   }
 
@@ -399,6 +459,8 @@ class SharedModule implements ToolHostConnection {
     if (this.#ended !== undefined) return;
     this.#ended = reason;
     this.#host.forget(this.#worker);
+    this.#link = undefined;
+    this.#held.clear();
     this.#failLoad(`the tool module ${reason} during import`, undefined);
     this.#pending.failAll(this.#endError());
     this.#settleClosed();

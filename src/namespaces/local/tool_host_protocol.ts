@@ -140,6 +140,51 @@ export function releaseOutputLock(lock: Int32Array, holder: number): void {
   if (Atomics.compareExchange(lock, 0, holder, 0) === holder) Atomics.notify(lock, 0);
 }
 
+/**
+ * Writes lines to a connection whole and in order (a socket write may take part of a buffer,
+ * and writes started while one is pending must wait): the first line goes out at once, lines
+ * written meanwhile go out together after it. `onError` hears a failed write (the peer is gone).
+ */
+export class SerialWriter {
+  readonly #conn: { write(bytes: Uint8Array): Promise<number> };
+  readonly #onError: (error: unknown) => void;
+  readonly #encoder = new TextEncoder();
+  #queued: string[] = [];
+  #writing = false;
+
+  constructor(
+    conn: { write(bytes: Uint8Array): Promise<number> },
+    onError: (error: unknown) => void,
+  ) {
+    this.#conn = conn;
+    this.#onError = onError;
+  }
+
+  /** Queues `text` for writing after everything written before it. */
+  write(text: string): void {
+    if (this.#writing) {
+      this.#queued.push(text);
+      return;
+    }
+    this.#writing = true;
+    this.#drain(text).catch(this.#onError);
+  }
+
+  async #drain(first: string): Promise<void> {
+    try {
+      let text: string | undefined = first;
+      while (text !== undefined) {
+        const bytes = this.#encoder.encode(text);
+        for (let at = 0; at < bytes.length;) at += await this.#conn.write(bytes.subarray(at));
+        text = this.#queued.length === 0 ? undefined : this.#queued.splice(0).join("");
+      }
+    } finally {
+      this.#writing = false;
+      this.#queued = [];
+    }
+  }
+}
+
 /** Turns anything thrown into a {@linkcode WireError}. */
 export function toWireError(thrown: unknown): WireError {
   if (thrown instanceof Error) {

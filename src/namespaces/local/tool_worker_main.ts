@@ -1,6 +1,8 @@
 /**
  * Tool modules inside the shared tool host: a Worker (with its modules' Deno permissions) that
- * imports one or more modules and serves their calls over `postMessage`. The host puts modules
+ * imports one or more modules and serves their calls on its own connection to the gateway
+ * (`worker_links.ts`: made before any module is imported, with a grant revoked right after; the
+ * host's thread keeps only the modules' lifecycle, over `postMessage`). The host puts modules
  * with identical permissions and environment in one Worker (issue 12: a Worker costs ≈ 10 MB, a
  * module in an existing one far less), so each still has exactly its manifest's grants. Loaded
  * only by `shared_tool_host_main.ts` with `new Worker(…)`. A module sees what a module in its own
@@ -18,29 +20,40 @@ import {
   redirectConsole,
   survivesStrayErrors,
 } from "./tool_host_main.ts";
-import { encodeMessage, type HostRequest, toWireError, writeWhole } from "./tool_host_protocol.ts";
+import {
+  type CallMessage,
+  encodeMessage,
+  type HostRequest,
+  readLinesFrom,
+  SerialWriter,
+  toWireError,
+} from "./tool_host_protocol.ts";
 
 /** Imports a module into the Worker: its id in the host, its URL and its own environment. */
 export interface WorkerLoadMessage {
   type: "load";
   module: number;
-  /** The host's stdout lock (see `writeWhole`): the Worker writes its calls' results itself. */
-  output: SharedArrayBuffer;
-  /** This Worker's mark in the lock. */
-  holder: number;
   moduleUrl: string;
   /** Seen by the module through `Deno.env` before the process environment. */
   env: Record<string, string>;
+  /** The gateway's socket for calls; the Worker connects once, on its first module. */
+  socket: string;
+  /** The module's token, presented on the socket to take its calls. */
+  token: string;
+  /** How many Workers the module was loaded into, this one included. */
+  placement: number;
+  /** Grants on the socket to revoke once connected (before any import). */
+  revoke: Deno.PermissionDescriptor[];
 }
 
 /**
- * A call or a cancel for one module of the Worker, an unload (the Worker forgets the module and
- * aborts its calls), or a ping from the host's watchdog (answered with `pong`).
+ * An unload (the Worker forgets the module and aborts its calls), or a ping from the host's
+ * watchdog (answered with `pong`).
  */
-export type WorkerRequest =
-  | (HostRequest & { module: number })
-  | { type: "unload"; module: number }
-  | { type: "ping" };
+export type WorkerRequest = { type: "unload"; module: number } | { type: "ping" };
+
+/** Longest call line accepted from the gateway (arguments are JSON on one line). */
+const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
 
 /**
  * What a tool Worker posts: one protocol line of a module (`settled` on its `ready` or
@@ -145,12 +158,60 @@ function setUp(env: Record<string, string>): void {
   exposeSignal(calls);
 }
 
-const encoder = new TextEncoder();
+/** The Worker's connection to the gateway, once made (on its first module). */
+let link: SerialWriter | undefined;
 
-function load(message: WorkerLoadMessage): void {
-  if (contexts.size === 0) setUp(message.env);
-  const output = new Int32Array(message.output);
+/**
+ * Connects to the gateway's socket with the grant the host gave for it, then revokes that
+ * grant: the modules imported after never hold it. Calls arriving on the link go to their
+ * module's context.
+ */
+async function connect(message: WorkerLoadMessage): Promise<SerialWriter> {
+  const conn = await Deno.connect({ transport: "unix", path: message.socket });
+  for (const descriptor of message.revoke) Deno.permissions.revokeSync(descriptor);
+  const writer = new SerialWriter(conn, () => conn.close());
+  readLinesFrom(conn, (line) => {
+    let request: HostRequest & { worker: number };
+    try {
+      request = JSON.parse(line);
+    } catch {
+      return;
+    }
+    const context = contexts.get(request.worker);
+    if (context === undefined) return;
+    if (request.type === "cancel") {
+      context.controllers.get(request.id)?.abort(
+        new DOMException("The gateway cancelled the call", "AbortError"),
+      );
+    } else if (request.type === "call") {
+      void running.run(request.worker, () => handleCall(context, request as CallMessage));
+    }
+  }, { maxLineLength: MAX_REQUEST_LENGTH }).catch(() => {}).finally(() => {
+    // The gateway closed the link (it stopped, or dropped this Worker): nothing can reach the
+    // modules any more; the host ends with its stdin.
+    link = undefined;
+  });
+  return writer;
+}
+
+async function load(message: WorkerLoadMessage): Promise<void> {
   const module = message.module;
+  const failed = (thrown: unknown) =>
+    post({
+      type: "line",
+      module,
+      text: encodeMessage({ type: "load_error", error: toWireError(thrown) }).trim(),
+      settled: "failed",
+    });
+  if (link === undefined) {
+    if (contexts.size === 0) setUp(message.env);
+    try {
+      link = await connect(message);
+    } catch (thrown) {
+      return failed(new Error(`cannot reach the gateway: ${String(thrown)}`, { cause: thrown }));
+    }
+  }
+  const writer = link;
   const loaded = running.run(
     module,
     () => import(message.moduleUrl) as Promise<Record<string, unknown>>,
@@ -160,16 +221,21 @@ function load(message: WorkerLoadMessage): void {
     loaded,
     controllers: new Map(),
     calls,
-    // A call's result goes to stdout from here, whole, under the host's lock: no hop through
-    // the host's thread (issue 12). `{"type":…}` → `{"worker":N,"type":…}`.
-    send: (response) =>
-      writeWhole(
-        output,
-        message.holder,
-        encoder.encode(`\n{"worker":${module},${JSON.stringify(response).slice(1)}\n`),
-      ),
+    // A call's result goes to the gateway from here, on the Worker's own connection: no hop
+    // through the host's thread (issue 12). `{"type":…}` → `{"worker":N,"type":…}`.
+    send: (response) => writer.write(`{"worker":${module},${JSON.stringify(response).slice(1)}\n`),
   };
   contexts.set(module, context);
+  writer.write(
+    `${
+      JSON.stringify({
+        type: "join",
+        worker: module,
+        token: message.token,
+        placement: message.placement,
+      })
+    }\n`,
+  );
   loaded.then(
     (exports) => {
       const functions = Object.keys(exports).filter((key) => typeof exports[key] === "function");
@@ -180,20 +246,17 @@ function load(message: WorkerLoadMessage): void {
         settled: "ready",
       });
     },
-    (thrown) =>
-      post({
-        type: "line",
-        module,
-        text: encodeMessage({ type: "load_error", error: toWireError(thrown) }).trim(),
-        settled: "failed",
-      }),
+    failed,
   );
 }
+
+/** Loads run one after another: the first one connects. */
+let loading: Promise<void> = Promise.resolve();
 
 scope.onmessage = (event) => {
   const message = event.data;
   if (message.type === "load") {
-    load(message);
+    loading = loading.then(() => load(message));
     return;
   }
   if (message.type === "ping") {
@@ -202,17 +265,8 @@ scope.onmessage = (event) => {
   }
   const context = contexts.get(message.module);
   if (context === undefined) return;
-  if (message.type === "unload") {
-    contexts.delete(message.module);
-    for (const controller of context.controllers.values()) {
-      controller.abort(new DOMException("The module was unloaded", "AbortError"));
-    }
-  } else if (message.type === "cancel") {
-    context.controllers.get(message.id)?.abort(
-      new DOMException("The gateway cancelled the call", "AbortError"),
-    );
-  } else {
-    const { module: _module, ...call } = message;
-    void running.run(message.module, () => handleCall(context, call));
+  contexts.delete(message.module);
+  for (const controller of context.controllers.values()) {
+    controller.abort(new DOMException("The module was unloaded", "AbortError"));
   }
 };

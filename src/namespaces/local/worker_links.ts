@@ -1,0 +1,217 @@
+/**
+ * The gateway's direct lines to the Workers of one shared tool host (issue 12: a call crossed
+ * the host's main thread and a `postMessage` both ways, ≈ 0.1 ms of CPU per call): a unix
+ * socket in a private 0700 directory that each Worker connects to once, before it imports any
+ * module, and on which it then says `join` with the one-time-per-placement token of every module
+ * it takes. Calls and results travel on that connection; the host's stdin/stdout keeps only the
+ * lifecycle (load, unload, log, exit, restarted). Connections that do not identify themselves
+ * are bounded in number, bytes and time, and refused with a log line (SEC-07).
+ * @module
+ */
+
+import { join } from "node:path";
+import type { LogMethods } from "../../logger.ts";
+import { timingSafeEqualText } from "../../protocol/timing_safe_equal.ts";
+import { readLinesFrom, SerialWriter } from "./tool_host_protocol.ts";
+
+/** Longest line an identified Worker may send (a call's result is one line). */
+const MAX_MESSAGE_LENGTH = 64 * 1024 * 1024;
+/** Time a connection has to present a module's token. */
+const JOIN_TIMEOUT_MS = 10_000;
+/** Connections held at once before they present a token; more are closed on accept. */
+const MAX_UNIDENTIFIED = 8;
+/** Characters accepted from a connection before its first `join`. */
+const MAX_JOIN_LENGTH = 4096;
+
+/** What the links need from a module of the shared host (`SharedModule`). */
+export interface LinkedModule {
+  /** The module's id in the host (the `worker` field of its messages). */
+  readonly worker: number;
+  /** The secret its Worker presents to join; known only to the gateway, the host and the Worker. */
+  readonly token: string;
+  /**
+   * A Worker presented the module's token for placement `placement` (the host's count of the
+   * Workers the module was loaded into). Returns false to refuse a stale placement.
+   */
+  joined(link: WorkerLink, placement: number): boolean;
+  /** A message its Worker sent on the link (a call's result). */
+  receive(message: Record<string, unknown>): void;
+  /** Its Worker is being ended by the gateway: later calls wait for the next Worker. */
+  detach(): void;
+  /** The link it joined on closed (its Worker is gone; the host says why on stdout). */
+  unlinked(link: WorkerLink): void;
+}
+
+/** One Worker's connection: the modules that joined on it, and ordered whole-line writes. */
+export class WorkerLink {
+  readonly #conn: Deno.Conn;
+  readonly #writer: SerialWriter;
+  /** The modules that joined on this link, by id. */
+  readonly modules = new Map<number, LinkedModule>();
+  #closed = false;
+
+  constructor(conn: Deno.Conn) {
+    this.#conn = conn;
+    this.#writer = new SerialWriter(conn, () => this.close());
+  }
+
+  /** Whether the connection is gone. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Sends one framed line (`encodeMessage`); dropped once the link is closed. */
+  send(line: string): void {
+    if (!this.#closed) this.#writer.write(line);
+  }
+
+  /** Closes the connection (idempotent). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#conn.close();
+    } catch {
+      // already closed by the peer
+    }
+  }
+}
+
+/** The listener of one shared host process and the modules whose Workers may join it. */
+export class WorkerLinks {
+  /** Where Workers connect; passed to the host with each module's load. */
+  readonly socketPath: string;
+  readonly #dir: string;
+  readonly #listener: Deno.Listener;
+  readonly #logger: LogMethods;
+  readonly #modules = new Map<number, LinkedModule>();
+  readonly #links = new Set<WorkerLink>();
+  #unidentified = 0;
+  #closed = false;
+
+  constructor(logger: LogMethods) {
+    this.#logger = logger;
+    this.#dir = Deno.makeTempDirSync({ prefix: "gateway-tools-" });
+    Deno.chmodSync(this.#dir, 0o700);
+    this.socketPath = join(this.#dir, "s");
+    this.#listener = Deno.listen({ transport: "unix", path: this.socketPath });
+    Deno.chmodSync(this.socketPath, 0o600);
+    this.#accept();
+  }
+
+  /** Lets `module`'s Worker join with its token. */
+  expect(module: LinkedModule): void {
+    this.#modules.set(module.worker, module);
+  }
+
+  /** The module is gone: its token no longer joins. */
+  forget(module: LinkedModule): void {
+    if (this.#modules.get(module.worker) === module) this.#modules.delete(module.worker);
+  }
+
+  /** Stops listening, closes every link and removes the directory (idempotent). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#listener.close();
+    } catch {
+      // already closed
+    }
+    for (const link of this.#links) link.close();
+    this.#links.clear();
+    Deno.removeSync(this.#dir, { recursive: true });
+  }
+
+  async #accept(): Promise<void> {
+    try {
+      for await (const conn of this.#listener) {
+        if (this.#unidentified >= MAX_UNIDENTIFIED) {
+          this.#logger.warn("tool Worker links: refused a connection (too many unidentified)");
+          conn.close();
+          continue;
+        }
+        this.#serve(conn);
+      }
+    } catch (error) {
+      if (!this.#closed) {
+        this.#logger.warn(`tool Worker links: the listener failed: ${String(error)}`);
+      }
+    }
+  }
+
+  /** Reads one connection's lines: joins first, then its modules' messages. */
+  async #serve(conn: Deno.Conn): Promise<void> {
+    const link = new WorkerLink(conn);
+    this.#links.add(link);
+    this.#unidentified++;
+    let identified = false;
+    let seen = 0;
+    const refuse = (why: string) => {
+      this.#logger.warn(`tool Worker links: refused a connection: ${why}`);
+      link.close();
+    };
+    const timer = setTimeout(() => {
+      if (!identified) refuse(`no module token within ${JOIN_TIMEOUT_MS} ms`);
+    }, JOIN_TIMEOUT_MS);
+    Deno.unrefTimer(timer);
+    try {
+      await readLinesFrom(conn, (line) => {
+        if (link.closed) return;
+        if (!identified) {
+          seen += line.length;
+          if (seen > MAX_JOIN_LENGTH) return refuse("too much before a module token");
+        }
+        let message: Record<string, unknown>;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          if (!identified) return refuse("a line that is not JSON");
+          this.#logger.warn(
+            `a tool Worker wrote a line that is not a message: dropped: ${
+              JSON.stringify(line.slice(0, 200))
+            }`,
+          );
+          return;
+        }
+        if (message.type === "join") {
+          if (!this.#join(link, message)) return refuse("an unknown or used module token");
+          if (!identified) {
+            identified = true;
+            this.#unidentified--;
+            clearTimeout(timer);
+          }
+          return;
+        }
+        if (!identified) return refuse("a message before a module token");
+        const module = typeof message.worker === "number"
+          ? link.modules.get(message.worker)
+          : undefined;
+        module?.receive(message);
+      }, {
+        maxLineLength: MAX_MESSAGE_LENGTH,
+        onOversized: (length) =>
+          this.#logger.warn(`a tool Worker sent a line of ${length} characters: dropped`),
+      });
+    } catch {
+      // a reset connection ends like a closed one
+    } finally {
+      clearTimeout(timer);
+      if (!identified) this.#unidentified--;
+      link.close();
+      this.#links.delete(link);
+      for (const module of link.modules.values()) module.unlinked(link);
+    }
+  }
+
+  #join(link: WorkerLink, message: Record<string, unknown>): boolean {
+    const { worker, token, placement } = message;
+    if (typeof worker !== "number" || typeof token !== "string") return false;
+    if (typeof placement !== "number") return false;
+    const module = this.#modules.get(worker);
+    if (module === undefined || !timingSafeEqualText(module.token, token)) return false;
+    if (!module.joined(link, placement)) return false;
+    link.modules.set(worker, module);
+    return true;
+  }
+}
