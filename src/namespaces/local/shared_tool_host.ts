@@ -102,6 +102,13 @@ export class SharedToolHosts {
     return host.load(this.#nextWorker++, options);
   }
 
+  /** The sockets the running hosts' Workers take their calls on (diagnostics and tests). */
+  socketPaths(): string[] {
+    return [...this.#hosts.values()].filter((host) => !host.exited).map((host) =>
+      host.links.socketPath
+    );
+  }
+
   /** Ends every shared host (their modules' calls fail); idempotent. */
   async stop(): Promise<void> {
     this.#stopped = true;

@@ -342,3 +342,41 @@ Deno.test("a module stopped while writing a large result leaves the host answeri
     }
   });
 });
+
+Deno.test("a Worker's modules cannot reach the gateway's socket: its grant was revoked before their import", async () => {
+  await withShared(["channel_probe.ts"], { permissions: {} }, async ([probe], _logger, shared) => {
+    await probe!.start();
+    const [path] = shared.socketPaths();
+    assert.ok(path !== undefined);
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+    assert.deepEqual(await probe!.call("probe", { path }, { timeoutMs: 5_000 }), {
+      read: "prompt",
+      write: "prompt",
+      net: "prompt",
+      connect: "NotCapable",
+    });
+  });
+});
+
+Deno.test("a connection with a wrong module token is refused and logged; the module keeps serving", async () => {
+  await withShared(["faulty_tools.ts"], {}, async ([faulty], logger, shared) => {
+    await faulty!.start();
+    const [path] = shared.socketPaths();
+    assert.ok(path !== undefined);
+    const impostor = await Deno.connect({ transport: "unix", path });
+    const forged = { type: "join", worker: 1, token: "not-the-token", placement: 99 };
+    await impostor.write(new TextEncoder().encode(`${JSON.stringify(forged)}\n`));
+    // The gateway closes the connection: the read ends without a byte.
+    assert.equal(await impostor.read(new Uint8Array(16)), null);
+    impostor.close();
+    await pollUntil(
+      "the refusal in the log",
+      () =>
+        logger.lines.some((l) => /refused a connection: an unknown or used module token/.test(l)),
+      { timeoutMs: 5_000 },
+    );
+    for (let i = 0; i < 3; i++) {
+      assert.equal(await faulty!.call("echo", { value: i }, { timeoutMs: 5_000 }), i);
+    }
+  });
+});

@@ -1,6 +1,7 @@
 /**
  * The newline-delimited JSON spoken between the gateway and a tool host over the host's
- * stdin/stdout. Shared by both sides; imports nothing, so the child loads no dependencies.
+ * stdin/stdout (and, for the shared host's Workers, over their own socket: `worker_links.ts`).
+ * Shared by both sides; imports nothing, so the child loads no dependencies.
  * @module
  */
 
@@ -96,48 +97,6 @@ export function parseRequest(line: string): HostRequest | undefined {
     return value as CallMessage;
   }
   return undefined;
-}
-
-/** Longest a writer waits on {@linkcode writeWhole}'s lock before looking again. */
-const OUTPUT_LOCK_WAIT_MS = 50;
-
-/** A lock word no Worker uses as its id: the shared host's own thread. */
-export const HOST_THREAD_HOLDER = -1;
-
-/**
- * Writes `bytes` to stdout whole, under `lock` (an `Int32Array` over a `SharedArrayBuffer`,
- * 0 when free, else the holder's id), so the shared host's threads — its Workers write their
- * results straight to stdout (issue 12: one thread hop less per call) — never interleave
- * lines. A Worker terminated while holding the lock is released by the host
- * ({@linkcode releaseOutputLock}).
- */
-export function writeWhole(
-  lock: Int32Array,
-  holder: number,
-  bytes: Uint8Array,
-  /** Whether the lock may be taken from `current` (a Worker terminated while holding it). */
-  mayTakeFrom?: (current: number) => boolean,
-): void {
-  for (;;) {
-    const current = Atomics.compareExchange(lock, 0, 0, holder);
-    if (current === 0) break;
-    if (mayTakeFrom?.(current) && Atomics.compareExchange(lock, 0, current, holder) === current) {
-      break;
-    }
-    Atomics.wait(lock, 0, current, OUTPUT_LOCK_WAIT_MS);
-  }
-  try {
-    let rest = bytes;
-    while (rest.length > 0) rest = rest.subarray(Deno.stdout.writeSync(rest));
-  } finally {
-    Atomics.store(lock, 0, 0);
-    Atomics.notify(lock, 0);
-  }
-}
-
-/** Frees `lock` if `holder` (a Worker that is gone) still holds it. */
-export function releaseOutputLock(lock: Int32Array, holder: number): void {
-  if (Atomics.compareExchange(lock, 0, holder, 0) === holder) Atomics.notify(lock, 0);
 }
 
 /**
