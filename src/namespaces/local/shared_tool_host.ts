@@ -335,7 +335,6 @@ class SharedModule implements ToolHostConnection, LinkedModule {
       this.#sentTo.set(id, this.#placement);
       link.send(line);
     }
-    answer.then(() => this.#sentTo.delete(id), () => this.#sentTo.delete(id));
     return answer;
   }
 
@@ -405,9 +404,12 @@ class SharedModule implements ToolHostConnection, LinkedModule {
         break;
       }
       case "result": {
-        const { worker: _worker, ...result } = message;
-        // The Worker framed it with the tool host protocol; late answers are dropped.
-        if (typeof result.id === "number") this.#pending.answer(result as unknown as ResultMessage);
+        // The Worker framed it with the tool host protocol (plus its `worker` field, left on:
+        // no copy per call); late answers are dropped.
+        if (typeof message.id === "number") {
+          this.#sentTo.delete(message.id);
+          this.#pending.answer(message as unknown as ResultMessage);
+        }
         break;
       }
       case "log":
@@ -421,6 +423,7 @@ class SharedModule implements ToolHostConnection, LinkedModule {
         for (const id of this.#pending.ids()) {
           const to = this.#sentTo.get(id);
           if (to !== undefined && to !== 0 && to <= left) {
+            this.#sentTo.delete(id);
             this.#pending.answer({ type: "result", id, ok: false, error });
           }
         }
@@ -468,6 +471,7 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     this.#host.forget(this.#worker);
     this.#link = undefined;
     this.#held.clear();
+    this.#sentTo.clear();
     this.#failLoad(`the tool module ${reason} during import`, undefined);
     this.#pending.failAll(this.#endError());
     this.#settleClosed();
