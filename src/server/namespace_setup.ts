@@ -36,6 +36,8 @@ export interface NamespaceSetupOptions {
   loaded: () => LoadedConfig;
   /** Records a spawned child's pid, so a later server reaps it if this one dies. */
   onSpawn: (pid: number) => void;
+  /** Where the shared tool hosts' sockets go (this server's private run directory). */
+  socketDir?: string;
 }
 
 /** Adds, replaces and removes namespaces as the root and its config say. */
@@ -63,6 +65,7 @@ export class NamespaceSetup {
     this.#sharedToolHosts = new SharedToolHosts({
       logger: options.log.child("tools"),
       onSpawn: options.onSpawn,
+      ...(options.socketDir === undefined ? {} : { socketDir: options.socketDir }),
     });
   }
 

@@ -45,6 +45,11 @@ export interface SharedToolHostsOptions {
   maxMemoryMb?: number;
   /** Between SIGTERM and SIGKILL when a host is stopped. @default {2000} */
   killGraceMs?: number;
+  /**
+   * A private directory (0700, short path) for each host's socket directory, so a server that
+   * dies leaves none behind its run directory's cleanup. @default {the system temp dir}
+   */
+  socketDir?: string;
 }
 
 /** How to load one module into a shared host. */
@@ -132,7 +137,7 @@ class SharedHostProcess {
 
   constructor(module: SharedModuleOptions, options: SharedToolHostsOptions) {
     this.#options = options;
-    this.links = new WorkerLinks(options.logger);
+    this.links = new WorkerLinks(options.logger, options.socketDir);
     const configPath = module.configPath;
     const config = configPath === null ? ["--no-config"] : ["--config", configPath, "--no-lock"];
     // The host may do anything a module may; each Worker gets only its own grants, except

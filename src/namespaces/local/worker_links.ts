@@ -89,9 +89,13 @@ export class WorkerLinks {
   #unidentified = 0;
   #closed = false;
 
-  constructor(logger: LogMethods) {
+  /** Listens in a new private directory under `parent` (default: the system temp dir). */
+  constructor(logger: LogMethods, parent?: string) {
     this.#logger = logger;
-    this.#dir = Deno.makeTempDirSync({ prefix: "gateway-tools-" });
+    this.#dir = Deno.makeTempDirSync({
+      prefix: "tools-",
+      ...(parent === undefined ? {} : { dir: parent }),
+    });
     Deno.chmodSync(this.#dir, 0o700);
     this.socketPath = join(this.#dir, "s");
     this.#listener = Deno.listen({ transport: "unix", path: this.socketPath });
@@ -120,7 +124,12 @@ export class WorkerLinks {
     }
     for (const link of this.#links) link.close();
     this.#links.clear();
-    Deno.removeSync(this.#dir, { recursive: true });
+    try {
+      Deno.removeSync(this.#dir, { recursive: true });
+    } catch (error) {
+      // Gone with the server's run directory already.
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
   }
 
   async #accept(): Promise<void> {
