@@ -256,7 +256,15 @@ let loading: Promise<void> = Promise.resolve();
 scope.onmessage = (event) => {
   const message = event.data;
   if (message.type === "load") {
-    loading = loading.then(() => load(message));
+    // A load that throws (it reports its own failures) must not stop the ones after it.
+    loading = loading.then(() => load(message)).catch((thrown) =>
+      post({
+        type: "line",
+        module: message.module,
+        text: encodeMessage({ type: "load_error", error: toWireError(thrown) }).trim(),
+        settled: "failed",
+      })
+    );
     return;
   }
   if (message.type === "ping") {
