@@ -107,6 +107,11 @@ export class SharedToolHosts {
     return host.load(this.#nextWorker++, options);
   }
 
+  /** Where the hosts' socket directories go; isolated hosts put theirs there too. */
+  get socketDir(): string | undefined {
+    return this.#options.socketDir;
+  }
+
   /** The sockets the running hosts' Workers take their calls on (diagnostics and tests). */
   socketPaths(): string[] {
     return [...this.#hosts.values()].filter((host) => !host.exited).map((host) =>

@@ -26,7 +26,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { withSocketGrant } from "./socket_grant.ts";
 import { encodeMessage, readLinesFrom } from "./tool_host_protocol.ts";
 import type { WorkerLoadMessage, WorkerPost } from "./tool_worker_main.ts";
 
@@ -137,43 +137,6 @@ const ENCODER = new TextEncoder();
 function write(text: string): void {
   let bytes = ENCODER.encode(text);
   while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
-}
-
-/**
- * A Worker's permissions plus what connecting to the gateway's socket takes (read, write and
- * `unix:` net access to its path), which it needs only before it imports anything, and the
- * grants it must revoke then. A grant the module has anyway is neither added nor revoked (Deno
- * revokes a covering grant too, which would narrow the module's own).
- */
-export function withSocketGrant(
-  permissions: Deno.PermissionOptions,
-  socket: string,
-): { permissions: Deno.PermissionOptions; revoke: Deno.PermissionDescriptor[] } {
-  if (typeof permissions === "string") return { permissions, revoke: [] };
-  const granted = { ...permissions };
-  const revoke: Deno.PermissionDescriptor[] = [];
-  for (const name of ["read", "write"] as const) {
-    const value = granted[name];
-    if (value === true || value === "inherit") continue;
-    const paths = Array.isArray(value) ? value.map(String) : [];
-    const covered = paths.some((path) => {
-      const full = resolve(path.startsWith("file:") ? new URL(path).pathname : path);
-      return socket === full || socket.startsWith(full.endsWith("/") ? full : `${full}/`);
-    });
-    if (covered) continue;
-    granted[name] = [...paths, socket];
-    revoke.push({ name, path: socket });
-  }
-  const net = granted.net;
-  const host = `unix:${socket}`;
-  if (net !== true && net !== "inherit") {
-    const hosts = Array.isArray(net) ? net.map(String) : [];
-    if (!hosts.includes(host)) {
-      granted.net = [...hosts, host];
-      revoke.push({ name: "net", host });
-    }
-  }
-  return { permissions: granted, revoke };
 }
 
 function notify(message: SharedHostNotice): void {
@@ -320,7 +283,9 @@ function main(): void {
 
   const start = (key: string, request: LoadRequest): Group | string => {
     let worker: Worker;
-    const { permissions, revoke } = withSocketGrant(request.permissions, request.socket);
+    const { permissions, revoke } = typeof request.permissions === "string"
+      ? { permissions: request.permissions, revoke: [] }
+      : withSocketGrant(request.permissions, request.socket);
     try {
       worker = new Worker(new URL("./tool_worker_main.ts", import.meta.url), {
         type: "module",

@@ -19,6 +19,8 @@ import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolHostProcess } from "./tool_host_process.ts";
 import { CallDeadlines } from "./call_deadlines.ts";
 import { messageOf } from "../../protocol/message_of.ts";
+import { withSocketGrant } from "./socket_grant.ts";
+import { WorkerLinks } from "./worker_links.ts";
 
 /** Where the host is in its life; mapped onto the namespace status by `LocalNamespace`. */
 export type ToolHostState =
@@ -143,13 +145,16 @@ export class ToolHost {
     return this.#process?.pid;
   }
 
-  /** The `deno` command line a host process is started with (logged at each spawn). */
-  command(): string[] {
+  /**
+   * The `deno` command line a host process is started with (logged at each spawn), with the
+   * grant to connect to `socket` (the gateway's socket for its calls) when given.
+   */
+  command(socket?: string): string[] {
     const options = this.#options;
     const flags = ["run", "--no-prompt"];
     if (options.configPath === undefined || options.configPath === null) flags.push("--no-config");
     else flags.push("--config", options.configPath, "--no-lock");
-    flags.push(...hostPermissionFlags(options.permissions, options.file));
+    flags.push(...hostPermissionFlags(options.permissions, options.file, { socket }));
     return [
       Deno.execPath(),
       ...flags,
@@ -335,9 +340,21 @@ export class ToolHost {
   /** The module in a `deno run` process of its own. */
   #spawn(): ToolHostProcess {
     const options = this.#options;
-    const command = this.command();
+    // Its calls travel on a socket of its own (issue 12: a child's stdio streams cost ≈ 25 µs a
+    // call more); the grant to connect is revoked before the module is imported.
+    const links = new WorkerLinks(this.#logger, options.shared?.socketDir);
+    let command: string[];
+    try {
+      command = this.command(links.socketPath);
+    } catch (error) {
+      links.close();
+      throw error;
+    }
+    const set = hostPermissionSet(options.permissions, options.file);
     this.#logger.info(`starting tool host for "${options.name}": ${command.join(" ")}`);
     return new ToolHostProcess({
+      links,
+      revoke: set === undefined ? [] : withSocketGrant(set, links.socketPath).revoke,
       name: options.name,
       label: this.#label(),
       moduleUrl: pathToFileURL(options.file).href,
@@ -460,8 +477,30 @@ export class ToolHost {
 export function hostPermissionFlags(
   permissions: PermissionSet | undefined,
   file: string,
+  options: {
+    /** The gateway's socket for the host's calls: granted until the host has connected. */
+    socket?: string | undefined;
+  } = {},
 ): string[] {
-  if (permissions === undefined) return ["--allow-all"];
+  const set = hostPermissionSet(permissions, file);
+  if (set === undefined) return ["--allow-all"];
+  const { socket } = options;
+  const flags = permissionFlags(
+    socket === undefined ? set : withSocketGrant(set, socket).permissions,
+  );
+  if (set.net === true) flags.push("--allow-import");
+  else if (Array.isArray(set.net) && set.net.length > 0) {
+    flags.push(`--allow-import=${set.net.join(",")}`);
+  }
+  return flags;
+}
+
+/** The grants of a host process of its own (see {@linkcode hostPermissionFlags}); undefined = all. */
+function hostPermissionSet(
+  permissions: PermissionSet | undefined,
+  file: string,
+): PermissionSet | undefined {
+  if (permissions === undefined) return undefined;
   const set: PermissionSet = { ...permissions };
   const moduleDir = dirname(file);
   if (set.read !== true) set.read = [...(Array.isArray(set.read) ? set.read : []), moduleDir];
@@ -472,12 +511,7 @@ export function hostPermissionFlags(
       "GATEWAY_TOOL_SETTINGS",
     ];
   }
-  const flags = permissionFlags(set);
-  if (set.net === true) flags.push("--allow-import");
-  else if (Array.isArray(set.net) && set.net.length > 0) {
-    flags.push(`--allow-import=${set.net.join(",")}`);
-  }
-  return flags;
+  return set;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Child side of a tool host: imports one tool module and serves calls to its exports over
- * stdin/stdout (see `tool_host_protocol.ts`). Run by `ToolHost` as
+ * Child side of a tool host: imports one tool module and serves calls to its exports on the
+ * gateway's socket, which it joins with the token its stdin brings first; stdout says whether the
+ * import worked (see `tool_host_protocol.ts`, `worker_links.ts`). Run by `ToolHost` as
  * `deno run … tool_host_main.ts <module URL>`; this is an entry point, so it may `Deno.exit`.
  *
  * What a tool module sees:
@@ -36,12 +37,15 @@ import {
   parseRequest,
   readLinesFrom,
   type ResultMessage,
+  SerialWriter,
   toWireError,
 } from "./tool_host_protocol.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
 /** Longest request line accepted from the gateway (arguments are JSON on one line). */
 const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
+/** Longest link line accepted on stdin. */
+const MAX_LINK_LENGTH = 64 * 1024;
 
 /** Everything one call needs from the host (a process or a Worker of the shared host). */
 export interface HostContext {
@@ -128,6 +132,26 @@ export function exposeSignal(calls: AsyncLocalStorage<AbortSignal>): void {
   });
 }
 
+/** The first line the gateway sends: where to take calls, and the grants to drop then. */
+interface LinkMessage {
+  type: "link";
+  socket: string;
+  token: string;
+  revoke: Deno.PermissionDescriptor[];
+}
+
+function parseLink(line: string): LinkMessage | undefined {
+  try {
+    const value = JSON.parse(line);
+    return value?.type === "link" && typeof value.socket === "string" &&
+        typeof value.token === "string" && Array.isArray(value.revoke)
+      ? value as LinkMessage
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function main(): Promise<void> {
   const moduleUrl = Deno.args[0];
   if (moduleUrl === undefined) {
@@ -138,28 +162,57 @@ async function main(): Promise<void> {
   survivesStrayErrors();
   const calls = new AsyncLocalStorage<AbortSignal>();
   exposeSignal(calls);
+  const controllers = new Map<number, AbortController>();
+
+  // stdin carries the link, then nothing: its closing (the gateway stopped or died) ends the
+  // host even while the module is still importing.
+  const link = Promise.withResolvers<LinkMessage>();
+  readLinesFrom(Deno.stdin, (line) => {
+    const message = parseLink(line);
+    if (message === undefined) {
+      console.error(`tool host: ignored a line that is not a link: ${line.slice(0, 200)}`);
+    } else link.resolve(message);
+  }, { maxLineLength: MAX_LINK_LENGTH }).finally(() => {
+    for (const controller of controllers.values()) controller.abort();
+    Deno.exit(0);
+  });
+
+  // Calls and results travel on the gateway's socket (issue 12: no stdio streams per call),
+  // joined with the token from stdin; the grant to reach it is revoked before the import.
+  const { socket, token, revoke } = await link.promise;
+  let conn: Deno.UnixConn;
+  try {
+    conn = await Deno.connect({ transport: "unix", path: socket });
+  } catch (thrown) {
+    send({
+      type: "load_error",
+      error: toWireError(new Error(`cannot reach the gateway: ${messageOf(thrown)}`)),
+    });
+    Deno.exit(1);
+  }
+  for (const descriptor of revoke) Deno.permissions.revokeSync(descriptor);
+  const writer = new SerialWriter(conn, () => {});
+  writer.write(`${JSON.stringify({ type: "join", worker: 0, token, placement: 1 })}\n`);
 
   const loaded = import(moduleUrl) as Promise<Record<string, unknown>>;
-  loaded.catch(() => {}); // reported below; calls never arrive before "ready"
-  const context: HostContext = { loaded, controllers: new Map(), calls, send };
-
-  // Read requests from the start: stdin closing (the gateway stopped or died) ends the host even
-  // while the module is still importing.
-  readLinesFrom(Deno.stdin, (line) => {
+  loaded.catch(() => {}); // reported below; calls wait for it
+  const context: HostContext = {
+    loaded,
+    controllers,
+    calls,
+    send: (response) => writer.write(`{"worker":0,${JSON.stringify(response).slice(1)}\n`),
+  };
+  readLinesFrom(conn, (line) => {
     const request = parseRequest(line);
-    if (request === undefined) {
-      console.error(`tool host: ignored a line that is not a request: ${line.slice(0, 200)}`);
-    } else if (request.type === "cancel") {
+    if (request === undefined) return;
+    if (request.type === "cancel") {
       context.controllers.get(request.id)?.abort(
         new DOMException("The gateway cancelled the call", "AbortError"),
       );
     } else {
       void handleCall(context, request);
     }
-  }, { maxLineLength: MAX_REQUEST_LENGTH }).finally(() => {
-    for (const controller of context.controllers.values()) controller.abort();
-    Deno.exit(0);
-  });
+  }, { maxLineLength: MAX_REQUEST_LENGTH, bufferBytes: 4096 }).catch(() => {});
 
   let module: Record<string, unknown>;
   try {

@@ -1,6 +1,8 @@
 /**
  * One tool host subprocess: spawns `deno run tool_host_main.ts` in its own process group, waits
- * for the module to import, matches call results to callers, and kills the whole group.
+ * for the module to import, matches call results to callers, and kills the whole group. Calls
+ * and results travel on the process's own socket (`worker_links.ts`), which it joins with a
+ * token sent on its stdin before it imports the module; stdin/stdout carry the lifecycle.
  * Restarts and deadlines live in `tool_host.ts`; one instance never outlives its process.
  * @module
  */
@@ -16,17 +18,21 @@ import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { PendingCalls } from "./pending_calls.ts";
 import {
-  encodeMessage,
-  type HostRequest,
+  isWireError,
   parseResponse,
   readLines,
   type ResultMessage,
   type WireError,
 } from "./tool_host_protocol.ts";
 import { messageOf } from "../../protocol/message_of.ts";
+import type { LinkedModule, WorkerLink, WorkerLinks } from "./worker_links.ts";
 
 /** How to start one tool host process. */
 export interface ToolHostProcessOptions {
+  /** The socket the process takes its calls on; closed when the process is gone. */
+  links: WorkerLinks;
+  /** The grants on the socket the process revokes once connected (none under `--allow-all`). */
+  revoke: Deno.PermissionDescriptor[];
   /** Namespace name, used in messages (`tool host for "kv" …`). */
   name: string;
   /** The module as users see it, e.g. `tools/kv.ts`. */
@@ -55,9 +61,13 @@ const STDERR_TAIL_LINES = 20;
  * A running tool host. `ready` settles once: with the module's function exports, or with a
  * {@linkcode ToolModuleLoadError} (import threw, hung past the timeout, or the process died).
  */
-export class ToolHostProcess implements ToolHostConnection {
+export class ToolHostProcess implements ToolHostConnection, LinkedModule {
   /** A process of its own: its memory can be watched. */
   readonly isolated = true;
+  /** Its one module's id on its socket. */
+  readonly worker = 0;
+  /** Presented by the process on its socket; sent on its stdin, never in its command line. */
+  readonly token = crypto.randomUUID() + crypto.randomUUID();
   /** Process id, also the process group id (the child is started detached). */
   readonly pid: number;
   /** Function exports once imported; rejects with {@linkcode ToolModuleLoadError}. */
@@ -68,6 +78,9 @@ export class ToolHostProcess implements ToolHostConnection {
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #pending = new PendingCalls();
+  /** The process's connection, once it joined; calls made before wait in `#held`. */
+  #link: WorkerLink | undefined;
+  #held: string[] = [];
   #status: Deno.CommandStatus | undefined;
   #loadError: WireError | undefined;
   #stderrTail: string[] = [];
@@ -88,6 +101,17 @@ export class ToolHostProcess implements ToolHostConnection {
     }).spawn();
     this.pid = this.#child.pid;
     this.#writer = this.#child.stdin.getWriter();
+    options.links.expect(this);
+    this.#write(
+      `${
+        JSON.stringify({
+          type: "link",
+          socket: options.links.socketPath,
+          token: this.token,
+          revoke: options.revoke,
+        })
+      }\n`,
+    );
     this.ready = new Promise<string[]>((resolve, reject) => {
       this.#settleReady = { resolve, reject };
     });
@@ -113,6 +137,9 @@ export class ToolHostProcess implements ToolHostConnection {
       this.#status = status;
       signalProcessGroup(this.pid, "SIGKILL"); // descendants the module left behind in its group
       await Promise.all([stdoutDone, stderrDone]);
+      options.links.close();
+      this.#link = undefined;
+      this.#held = [];
       this.#onExit(status);
       return status;
     });
@@ -148,9 +175,11 @@ export class ToolHostProcess implements ToolHostConnection {
     if (gone !== undefined) return Promise.reject(gone);
     let line: string;
     try {
-      line = encodeMessage(
-        args === undefined ? { type: "call", id, tool } : { type: "call", id, tool, args },
-      );
+      line = `${
+        JSON.stringify(
+          args === undefined ? { type: "call", id, tool } : { type: "call", id, tool, args },
+        )
+      }\n`;
     } catch (thrown) {
       const reason = messageOf(thrown);
       return Promise.reject(
@@ -161,13 +190,44 @@ export class ToolHostProcess implements ToolHostConnection {
       );
     }
     const answer = this.#pending.add(id);
-    this.#write(line);
+    if (this.#link === undefined) this.#held.push(line);
+    else this.#link.send(line);
     return answer;
   }
 
   /** Asks the child to abort call `id`'s signal; its answer, if any, is still delivered. */
   cancel(id: number): void {
-    if (this.#pending.has(id)) this.#send({ type: "cancel", id });
+    if (!this.#pending.has(id)) return;
+    const line = `${JSON.stringify({ type: "cancel", id })}\n`;
+    if (this.#link === undefined) this.#held.push(line);
+    else this.#link.send(line);
+  }
+
+  /** The process joined its socket (once): calls made before go out now. */
+  joined(link: WorkerLink, _placement: number): boolean {
+    if (this.#link !== undefined || this.#status !== undefined) return false;
+    this.#link = link;
+    for (const line of this.#held) link.send(line);
+    this.#held = [];
+    return true;
+  }
+
+  /** A call's result, read from the socket; late answers are dropped. */
+  receive(message: Record<string, unknown>): void {
+    if (
+      message.type === "result" && typeof message.id === "number" &&
+      (message.ok === true || (message.ok === false && isWireError(message.error)))
+    ) {
+      this.#pending.answer(message as unknown as ResultMessage);
+    }
+  }
+
+  /** Only a shared host's Workers are ended by the gateway while their process lives on. */
+  detach(): void {}
+
+  /** The socket closed: the process is going (its exit fails the calls). */
+  unlinked(link: WorkerLink): void {
+    if (this.#link === link) this.#link = undefined;
   }
 
   /**
@@ -195,10 +255,6 @@ export class ToolHostProcess implements ToolHostConnection {
       await terminateProcessGroup(this.pid, this.#child.status, { graceMs });
     }
     await this.closed;
-  }
-
-  #send(message: HostRequest): void {
-    this.#write(encodeMessage(message));
   }
 
   #write(line: string): void {

@@ -99,6 +99,9 @@ export function parseRequest(line: string): HostRequest | undefined {
   return undefined;
 }
 
+/** Characters {@linkcode SerialWriter} joins into one write at most (past one line). */
+const WRITE_BATCH_LENGTH = 64 * 1024;
+
 /**
  * Writes lines to a connection whole and in order (a socket write may take part of a buffer,
  * and writes started while one is pending must wait): the first line goes out at once, lines
@@ -129,13 +132,25 @@ export class SerialWriter {
     this.#drain(text).catch(this.#onError);
   }
 
+  /** Lines written meanwhile, joined up to a batch's worth (a burst is not copied whole). */
+  #next(): string | undefined {
+    if (this.#queued.length === 0) return undefined;
+    let length = 0;
+    let count = 0;
+    while (count < this.#queued.length && length < WRITE_BATCH_LENGTH) {
+      length += this.#queued[count]!.length;
+      count++;
+    }
+    return this.#queued.splice(0, count).join("");
+  }
+
   async #drain(first: string): Promise<void> {
     try {
       let text: string | undefined = first;
       while (text !== undefined) {
         const bytes = this.#encoder.encode(text);
         for (let at = 0; at < bytes.length;) at += await this.#conn.write(bytes.subarray(at));
-        text = this.#queued.length === 0 ? undefined : this.#queued.splice(0).join("");
+        text = this.#next();
       }
     } finally {
       this.#writing = false;
@@ -154,7 +169,8 @@ export function toWireError(thrown: unknown): WireError {
   return { message: String(thrown) };
 }
 
-function isWireError(value: unknown): value is WireError {
+/** Whether `value` has the shape of a {@linkcode WireError}. */
+export function isWireError(value: unknown): value is WireError {
   return typeof value === "object" && value !== null && "message" in value &&
     typeof value.message === "string";
 }
@@ -165,6 +181,11 @@ export interface ReadLinesOptions {
   maxLineLength: number;
   /** Told about each dropped over-long line. */
   onOversized?: (length: number) => void;
+  /**
+   * Bytes read at once by {@linkcode readLinesFrom}: a smaller read hands a burst of requests
+   * over in smaller parts, so fewer are in flight together. @default {65536}
+   */
+  bufferBytes?: number;
 }
 
 /**
@@ -205,7 +226,7 @@ export async function readLinesFrom(
   options: ReadLinesOptions,
 ): Promise<void> {
   const lines = new LineSplitter(onLine, options);
-  const buffer = new Uint8Array(64 * 1024);
+  const buffer = new Uint8Array(options.bufferBytes ?? 64 * 1024);
   for (;;) {
     const n = await reader.read(buffer);
     if (n === null) break;

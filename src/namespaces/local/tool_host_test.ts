@@ -304,10 +304,13 @@ Deno.test("console output and raw stdout writes never corrupt the protocol", asy
     await host.start();
     assert.equal(await host.call("shout", { text: "hi" }, { timeoutMs: 5_000 }), "HI");
     assert.equal(await host.call("shout", { text: "again" }, { timeoutMs: 5_000 }), "AGAIN");
+    // Results travel on the host's socket; stdout noise is logged once its line ends (here, at
+    // the host's end).
+    await host.stop();
     const logged = logger.lines.join("\n");
     assert.match(logged, /info \[tools\/noisy_tools\.ts\] noisy module loading/);
     assert.match(logged, /info \[tools\/noisy_tools\.ts\] shouting hi/);
-    assert.match(logged, /warn .*not a message: dropped: "raw noise without newline"/);
+    assert.match(logged, /warn .*not a message: dropped: "raw noise without newline/);
   });
 });
 
@@ -387,4 +390,21 @@ Deno.test("hostPermissionFlags() grants all by default and adds what hosting nee
     "--allow-env=GATEWAY_DATA_DIR,GATEWAY_TOOL_SETTINGS",
     "--allow-import",
   ]);
+});
+
+Deno.test("a host process takes calls on its own socket; its module cannot reach it, nor read a token in its command line", async () => {
+  await withHost("channel_probe.ts", { permissions: {} }, async (host) => {
+    await host.start();
+    const cmdline = (await Deno.readTextFile(`/proc/${host.pid}/cmdline`)).split("\0");
+    const net = cmdline.find((arg) => arg.startsWith("--allow-net=unix:"));
+    assert.ok(net !== undefined, `no socket grant in ${cmdline.join(" ")}`);
+    const path = net.slice("--allow-net=unix:".length);
+    assert.ok(!cmdline.some((arg) => /token/i.test(arg)));
+    assert.deepEqual(await host.call("probe", { path }, { timeoutMs: 5_000 }), {
+      read: "prompt",
+      write: "prompt",
+      net: "prompt",
+      connect: "NotCapable",
+    });
+  });
 });

@@ -186,7 +186,7 @@ async function connect(message: WorkerLoadMessage): Promise<SerialWriter> {
     } else if (request.type === "call") {
       void running.run(request.worker, () => handleCall(context, request as CallMessage));
     }
-  }, { maxLineLength: MAX_REQUEST_LENGTH }).catch(() => {}).finally(() => {
+  }, { maxLineLength: MAX_REQUEST_LENGTH, bufferBytes: 4096 }).catch(() => {}).finally(() => {
     // The gateway closed the link (it stopped, or dropped this Worker): nothing can reach the
     // modules any more; the host ends with its stdin.
     link = undefined;
