@@ -148,7 +148,6 @@ export class GatewayCore {
       log,
       loaded: () => this.#loaded,
       onSpawn: (pid) => this.#ledger.record(pid),
-      socketDir: state.runsDir,
     });
     this.#views = new CatalogueViews(this.registry, join(paths.root.dir, "scripts"), log);
     this.#rootWatcher = new RootWatcher(paths.root, {

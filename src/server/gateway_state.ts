@@ -25,7 +25,7 @@ import { SharedRunState } from "./shared_run_state.ts";
  */
 export async function removeStaleState(dir: string, log: Logger): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {
-    const match = /^(?:runs|channel)-(\d+)(?:\.sock)?$/.exec(entry.name);
+    const match = /^(?:runs|channel|tools)-(\d+)(?:\.sock|-\w+)?$/.exec(entry.name);
     if (!match || Number(match[1]) === Deno.pid || pidAlive(Number(match[1]))) continue;
     await Deno.remove(join(dir, entry.name), { recursive: true }).catch((error) =>
       log.warn("cannot remove stale run state", { path: entry.name, error: String(error) })

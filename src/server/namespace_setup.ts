@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ApiConfig, GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
 import type { LoadedConfig } from "../config/config_loader.ts";
+import { runtimeDirFor } from "../config/runtime_dir.ts";
 import type { Logger } from "../logger.ts";
 import type { Namespace } from "../namespaces/namespace.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
@@ -36,8 +37,6 @@ export interface NamespaceSetupOptions {
   loaded: () => LoadedConfig;
   /** Records a spawned child's pid, so a later server reaps it if this one dies. */
   onSpawn: (pid: number) => void;
-  /** Where the shared tool hosts' sockets go (this server's private run directory). */
-  socketDir?: string;
 }
 
 /** Adds, replaces and removes namespaces as the root and its config say. */
@@ -65,7 +64,8 @@ export class NamespaceSetup {
     this.#sharedToolHosts = new SharedToolHosts({
       logger: options.log.child("tools"),
       onSpawn: options.onSpawn,
-      ...(options.socketDir === undefined ? {} : { socketDir: options.socketDir }),
+      // Private, short (socket paths), and swept of a dead server's leftovers at start.
+      socketDir: runtimeDirFor(options.paths.dataDir),
     });
   }
 

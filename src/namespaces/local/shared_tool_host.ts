@@ -46,8 +46,8 @@ export interface SharedToolHostsOptions {
   /** Between SIGTERM and SIGKILL when a host is stopped. @default {2000} */
   killGraceMs?: number;
   /**
-   * A private directory (0700, short path) for each host's socket directory, so a server that
-   * dies leaves none behind its run directory's cleanup. @default {the system temp dir}
+   * A private directory (0700, short path) for each host's socket directory (`tools-PID-…`),
+   * where a later server finds what a dead one left. @default {the system temp dir}
    */
   socketDir?: string;
 }

@@ -93,7 +93,8 @@ export class WorkerLinks {
   constructor(logger: LogMethods, parent?: string) {
     this.#logger = logger;
     this.#dir = Deno.makeTempDirSync({
-      prefix: "tools-",
+      // `tools-PID-…`: a later server removes it if this one dies (gateway_state.ts).
+      prefix: `tools-${Deno.pid}-`,
       ...(parent === undefined ? {} : { dir: parent }),
     });
     Deno.chmodSync(this.#dir, 0o700);
