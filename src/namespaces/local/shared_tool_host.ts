@@ -259,7 +259,7 @@ class SharedHostProcess {
     const module = typeof message.worker === "number"
       ? this.#modules.get(message.worker)
       : undefined;
-    module?.receive(message);
+    module?.notice(message);
   }
 }
 
@@ -395,8 +395,21 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     return this.closed;
   }
 
-  /** A message from the Worker, relayed by the host. */
+  /**
+   * A message its Worker sent on its link: a call's result (the only kind taken from there,
+   * and taken only from there: a module writing to the shared stdout cannot answer another's
+   * calls). Late answers are dropped.
+   */
   receive(message: Record<string, unknown>): void {
+    if (message.type === "result" && typeof message.id === "number") {
+      this.#sentTo.delete(message.id);
+      // The Worker framed it with the tool host protocol (its `worker` field is left on).
+      this.#pending.answer(message as unknown as ResultMessage);
+    }
+  }
+
+  /** A lifecycle message about the module, from the host's stdout. */
+  notice(message: Record<string, unknown>): void {
     switch (message.type) {
       case "ready":
         this.#settleReady?.resolve(
@@ -411,15 +424,6 @@ class SharedModule implements ToolHostConnection, LinkedModule {
         const { reason, line } = describeLoadError(error, this.#options.moduleUrl);
         this.#failLoad(reason, line);
         this.#end("failed to import");
-        break;
-      }
-      case "result": {
-        // The Worker framed it with the tool host protocol (plus its `worker` field, left on:
-        // no copy per call); late answers are dropped.
-        if (typeof message.id === "number") {
-          this.#sentTo.delete(message.id);
-          this.#pending.answer(message as unknown as ResultMessage);
-        }
         break;
       }
       case "log":

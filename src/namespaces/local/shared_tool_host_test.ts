@@ -380,3 +380,16 @@ Deno.test("a connection with a wrong module token is refused and logged; the mod
     }
   });
 });
+
+Deno.test("a module writing a result to the shared stdout answers no other module's call", async () => {
+  await withShared(["realm_a.ts", "channel_probe.ts"], {}, async ([waiter, forger]) => {
+    await waiter!.start(); // module 1 in the host; its first call is call 1
+    await forger!.start();
+    const waiting = waiter!.call("wait", { ms: 300 }, { timeoutMs: 5_000 });
+    assert.equal(
+      await forger!.call("forge", { worker: 1, id: 1 }, { timeoutMs: 5_000 }),
+      "written",
+    );
+    assert.equal(await waiting, "waited");
+  });
+});

@@ -278,7 +278,11 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
     } else if (message.type === "load_error") {
       this.#loadError = message.error;
     } else {
-      this.#pending.answer(message);
+      // Results come on the socket only: this one is the module writing to stdout.
+      this.#options.logger.warn(
+        `tool host for "${this.#options.name}" wrote a result to stdout: dropped: ` +
+          JSON.stringify(line.slice(0, 200)),
+      );
     }
   }
 
