@@ -185,7 +185,13 @@ export class WorkerLinks {
           return;
         }
         if (message.type === "join") {
-          if (!this.#join(link, message)) return refuse("an unknown or used module token");
+          if (!this.#join(link, message)) {
+            if (!identified) return refuse("an unknown or used module token");
+            // A Worker that proved itself joining for a module the gateway has dropped since
+            // (unloaded while it was placed): its other modules keep their link.
+            this.#logger.info("tool Worker links: ignored a join for a module that is gone");
+            return;
+          }
           if (!identified) {
             identified = true;
             this.#unidentified--;

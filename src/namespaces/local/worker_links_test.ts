@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { captureLogger } from "../../../test/support/capture_logger.ts";
+import { pollUntil } from "../../../test/support/poll_until.ts";
+import { type LinkedModule, type WorkerLink, WorkerLinks } from "./worker_links.ts";
+
+/** A module that records what reaches it. */
+function fakeModule(worker: number): LinkedModule & { received: unknown[]; link?: WorkerLink } {
+  const module: LinkedModule & { received: unknown[]; link?: WorkerLink } = {
+    worker,
+    token: crypto.randomUUID(),
+    received: [],
+    joined(link) {
+      module.link = link;
+      return true;
+    },
+    receive(message) {
+      module.received.push(message);
+    },
+    detach() {},
+    unlinked() {},
+  };
+  return module;
+}
+
+async function connect(links: WorkerLinks): Promise<{
+  conn: Deno.UnixConn;
+  send: (message: unknown) => Promise<void>;
+}> {
+  const conn = await Deno.connect({ transport: "unix", path: links.socketPath });
+  const send = async (message: unknown) => {
+    await conn.write(new TextEncoder().encode(`${JSON.stringify(message)}\n`));
+  };
+  return { conn, send };
+}
+
+Deno.test("WorkerLinks routes a joined module's messages; a later join for a gone module leaves the link", async () => {
+  const logger = captureLogger();
+  const links = new WorkerLinks(logger);
+  const module = fakeModule(1);
+  links.expect(module);
+  const { conn, send } = await connect(links);
+  try {
+    await send({ type: "join", worker: 1, token: module.token, placement: 1 });
+    await send({ type: "join", worker: 2, token: "gone", placement: 1 });
+    await send({ worker: 1, type: "result", id: 7, ok: true, value: 3 });
+    await pollUntil("the result routed", () => module.received.length === 1, { timeoutMs: 5_000 });
+    assert.deepEqual(module.received, [{ worker: 1, type: "result", id: 7, ok: true, value: 3 }]);
+    assert.equal(module.link?.closed, false);
+    assert.ok(logger.lines.some((l) => /ignored a join for a module that is gone/.test(l)));
+  } finally {
+    conn.close();
+    links.close();
+  }
+});
+
+Deno.test("WorkerLinks refuses a connection that sends anything but a valid join first", async () => {
+  const logger = captureLogger();
+  const links = new WorkerLinks(logger);
+  const module = fakeModule(1);
+  links.expect(module);
+  try {
+    for (const first of [{ worker: 1, type: "result", id: 1, ok: true }, "not json"]) {
+      const { conn } = await connect(links);
+      const line = typeof first === "string" ? first : JSON.stringify(first);
+      await conn.write(new TextEncoder().encode(`${line}\n`));
+      assert.equal(await conn.read(new Uint8Array(8)), null);
+      conn.close();
+    }
+    assert.deepEqual(module.received, []);
+    assert.ok(
+      logger.lines.some((l) => /refused a connection: a message before a module token/.test(l)),
+    );
+    assert.ok(logger.lines.some((l) => /refused a connection: a line that is not JSON/.test(l)));
+  } finally {
+    links.close();
+  }
+});
+
+Deno.test("WorkerLinks listens in a private directory, which close() removes", async () => {
+  const links = new WorkerLinks(captureLogger());
+  const dir = dirname(links.socketPath);
+  assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o700);
+  assert.equal((await Deno.stat(links.socketPath)).mode! & 0o777, 0o600);
+  links.close();
+  await assert.rejects(() => Deno.stat(dir), Deno.errors.NotFound);
+});
