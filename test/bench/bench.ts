@@ -20,6 +20,7 @@ import { median, QUICK, row, RUNS, target, timeMs, valueRow } from "./bench_supp
 import { describeTotal, describeTree, processTreeMemory } from "./process_tree_memory.ts";
 import { pollUntil } from "../support/poll_until.ts";
 import { unixRoundTripMs } from "./call_breakdown.ts";
+import { toolHostHopMs } from "./tool_host_hop.ts";
 import { measureExecBreakdown } from "./exec_breakdown.ts";
 import { throughput } from "./throughput.ts";
 
@@ -272,6 +273,14 @@ for (let i = 0; i < ${calls}; i++) await tools.echo.echo({ v: i });
     unixRoundTrip,
     "two Deno processes, median",
   );
+  for (const isolate of [false, true]) {
+    const hop = await toolHostHopMs(QUICK ? 500 : 2000, { isolate });
+    row(
+      `  gateway ↔ ${isolate ? "an isolated tool host" : "a shared host's Worker"} alone`,
+      hop,
+      `${(hop / unixRoundTrip).toFixed(2)}× the floor (ToolHost in the bench process, median)`,
+    );
+  }
   if (hasEverything) {
     const echoCalls = 300;
     const inScript = await client.request<RunDocument>("exec", {
