@@ -5,7 +5,7 @@
  * `deno run … tool_host_main.ts <module URL>`; this is an entry point, so it may `Deno.exit`.
  *
  * What a tool module sees:
- * - `console.*` writes to stderr (the gateway logs it); stdout carries the protocol.
+ * - `console.*` writes to stderr (the gateway logs it); stdout says how the import went.
  * - `GATEWAY_TOOL_SETTINGS` (JSON of `tools.<name>.settings`) and `GATEWAY_DATA_DIR` in the env.
  * - `globalThis.gatewaySignal`: the `AbortSignal` of the call in progress (undefined outside a
  *   call). It aborts when the call times out or the run is cancelled; a tool that ignores it for
