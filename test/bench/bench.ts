@@ -21,6 +21,7 @@ import { describeTotal, describeTree, processTreeMemory } from "./process_tree_m
 import { pollUntil } from "../support/poll_until.ts";
 import { unixRoundTripMs } from "./call_breakdown.ts";
 import { toolHostHopMs } from "./tool_host_hop.ts";
+import { serverCallPathUs } from "./server_call_path.ts";
 import { measureExecBreakdown } from "./exec_breakdown.ts";
 import { throughput } from "./throughput.ts";
 
@@ -272,6 +273,12 @@ for (let i = 0; i < ${calls}; i++) await tools.echo.echo({ v: i });
     "  the floor: one JSON line over a unix socket and back",
     unixRoundTrip,
     "two Deno processes, median",
+  );
+  const glueUs = await serverCallPathUs(QUICK ? 20_000 : 100_000);
+  row(
+    "  the gateway's own work per call (broker → dispatcher)",
+    glueUs / 1000,
+    "in process, over a namespace that answers at once",
   );
   for (const isolate of [false, true]) {
     const hop = await toolHostHopMs(QUICK ? 500 : 2000, { isolate });
