@@ -207,6 +207,8 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
   joined(link: WorkerLink, _placement: number): boolean {
     if (this.#link !== undefined || this.#status !== undefined) return false;
     this.#link = link;
+    // Its one connection is made: nothing else may connect, and its grant is revoked.
+    this.#options.links.stopListening();
     for (const line of this.#held) link.send(line);
     this.#held = [];
     return true;

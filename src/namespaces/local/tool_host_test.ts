@@ -406,5 +406,7 @@ Deno.test("a host process takes calls on its own socket; its module cannot reach
       net: "prompt",
       connect: "NotCapable",
     });
+    // Joined: the socket is gone, so nothing else can connect.
+    await assert.rejects(() => Deno.stat(path), Deno.errors.NotFound);
   });
 });

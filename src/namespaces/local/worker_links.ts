@@ -87,6 +87,7 @@ export class WorkerLinks {
   readonly #modules = new Map<number, LinkedModule>();
   readonly #links = new Set<WorkerLink>();
   #unidentified = 0;
+  #listening = true;
   #closed = false;
 
   /** Listens in a new private directory under `parent` (default: the system temp dir). */
@@ -114,23 +115,33 @@ export class WorkerLinks {
     if (this.#modules.get(module.worker) === module) this.#modules.delete(module.worker);
   }
 
-  /** Stops listening, closes every link and removes the directory (idempotent). */
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
+  /**
+   * Stops listening and removes the socket's directory; the links made stay (an isolated host
+   * has its one link once it joined: nothing may connect after it). Idempotent.
+   */
+  stopListening(): void {
+    if (this.#listening === false) return;
+    this.#listening = false;
     try {
       this.#listener.close();
     } catch {
       // already closed
     }
-    for (const link of this.#links) link.close();
-    this.#links.clear();
     try {
       Deno.removeSync(this.#dir, { recursive: true });
     } catch (error) {
       // Gone with the server's run directory already.
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
+  }
+
+  /** Stops listening, closes every link and removes the directory (idempotent). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.stopListening();
+    for (const link of this.#links) link.close();
+    this.#links.clear();
   }
 
   async #accept(): Promise<void> {
@@ -144,7 +155,7 @@ export class WorkerLinks {
         this.#serve(conn);
       }
     } catch (error) {
-      if (!this.#closed) {
+      if (this.#listening) {
         this.#logger.warn(`tool Worker links: the listener failed: ${String(error)}`);
       }
     }
