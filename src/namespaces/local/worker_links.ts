@@ -18,8 +18,11 @@ import { readLinesFrom, SerialWriter } from "./tool_host_protocol.ts";
 const MAX_MESSAGE_LENGTH = 64 * 1024 * 1024;
 /** Time a connection has to present a module's token. */
 const JOIN_TIMEOUT_MS = 10_000;
-/** Connections held at once before they present a token; more are closed on accept. */
-const MAX_UNIDENTIFIED = 8;
+/**
+ * Connections held at once before they present a token; more are closed on accept. Workers
+ * started together (one per permission set) each hold one for the moment before their join.
+ */
+const MAX_UNIDENTIFIED = 64;
 /** Characters accepted from a connection before its first `join`. */
 const MAX_JOIN_LENGTH = 4096;
 
