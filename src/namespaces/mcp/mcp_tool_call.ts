@@ -67,26 +67,35 @@ export async function sendMcpToolCall(
   }, options.callMaxMs);
   let lastProgress = 0;
   try {
-    const result = await connection.client.callTool(
-      { name: tool, arguments: input },
-      undefined,
-      {
-        signal: controller.signal,
-        timeout: options.callTimeoutMs,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: options.callMaxMs,
-        onprogress: (progress) => {
-          const now = Date.now();
-          const final = progress.total !== undefined && progress.progress >= progress.total;
-          if (!final && now - lastProgress < PROGRESS_INTERVAL_MS) return;
-          lastProgress = now;
-          const update: ToolProgress = { progress: progress.progress };
-          if (progress.total !== undefined) update.total = progress.total;
-          if (progress.message !== undefined) update.message = progress.message;
-          options.onProgress?.(update);
-        },
+    const requestOptions = {
+      signal: controller.signal,
+      timeout: options.callTimeoutMs,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeout: options.callMaxMs,
+      onprogress: (
+        progress: { progress: number; total?: number | undefined; message?: string | undefined },
+      ) => {
+        const now = Date.now();
+        const final = progress.total !== undefined && progress.progress >= progress.total;
+        if (!final && now - lastProgress < PROGRESS_INTERVAL_MS) return;
+        lastProgress = now;
+        const update: ToolProgress = { progress: progress.progress };
+        if (progress.total !== undefined) update.total = progress.total;
+        if (progress.message !== undefined) update.message = progress.message;
+        options.onProgress?.(update);
       },
-    );
+    };
+    // Over stdio, a tool without an output schema is called past the SDK's zod checks (same
+    // timeouts, cancellation and result validation); one with a schema needs the SDK's
+    // validator of its structured content.
+    const direct = entry.listing.outputSchema === undefined ? connection.process : undefined;
+    const result = direct
+      ? await direct.toolCalls.call(tool, input, requestOptions)
+      : await connection.client.callTool(
+        { name: tool, arguments: input },
+        undefined,
+        requestOptions,
+      );
     const raw: RawToolResult = Array.isArray(result.content)
       ? result as RawToolResult
       : { content: [], structuredContent: result.toolResult };

@@ -10,6 +10,7 @@ import {
 } from "../../process/terminate_process_group.ts";
 import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./mcp_sdk.ts";
 import { TailBuffer } from "./tail_buffer.ts";
+import { StdioToolCalls } from "./stdio_tool_calls.ts";
 import { concatBytes } from "../../protocol/bytes.ts";
 
 /** What to run and how to watch it. */
@@ -48,6 +49,11 @@ export class StdioProcessTransport implements Transport {
   onerror?: (error: Error) => void;
   /** Set by the SDK's `Protocol.connect`. */
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  /**
+   * `tools/call` requests that bypass the SDK's per-message validation; their answers are
+   * taken off stdout before the SDK sees a line.
+   */
+  readonly toolCalls: StdioToolCalls = new StdioToolCalls((message) => this.send(message));
 
   readonly #options: StdioProcessOptions;
   readonly #stderr: TailBuffer;
@@ -120,6 +126,7 @@ export class StdioProcessTransport implements Transport {
       signalProcessGroup(child.pid, "SIGKILL");
       await Promise.all([stdoutDone, stderrDone]);
       this.onclose?.();
+      this.toolCalls.close();
     })();
     return Promise.resolve();
   }
@@ -208,7 +215,8 @@ export class StdioProcessTransport implements Transport {
     );
     const id = line.requestId();
     if (id === null) return false;
-    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+    const reply: JSONRPCMessage = { jsonrpc: "2.0", id, error: { code: -32603, message } };
+    if (!this.toolCalls.take(reply)) this.onmessage?.(reply);
     return true;
   }
 
@@ -218,7 +226,9 @@ export class StdioProcessTransport implements Transport {
     if (line === "") return false;
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      const value: unknown = JSON.parse(line);
+      if (this.toolCalls.take(value)) return true;
+      message = JSONRPCMessageSchema.parse(value);
     } catch {
       const preview = line.length > 200 ? `${line.slice(0, 200)}…` : line;
       this.onerror?.(
