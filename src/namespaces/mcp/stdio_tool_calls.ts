@@ -33,7 +33,8 @@ interface PendingCall {
   reject(error: unknown): void;
   options: StdioToolCallOptions;
   startedAt: number;
-  timer: ReturnType<typeof setTimeout>;
+  /** When the call times out: its last sign of life plus `timeout`, at most the maximum. */
+  deadline: number;
   onAbort: () => void;
 }
 
@@ -43,6 +44,9 @@ export class StdioToolCalls {
   readonly #pending = new Map<string, PendingCall>();
   #next = 1;
   #closed = false;
+  /** One timer for all calls, at the earliest deadline (a timer per call costs a fast call). */
+  #sweep: ReturnType<typeof setTimeout> | undefined;
+  #sweepAt = Infinity;
 
   /** `send` writes one message to the upstream (the transport's `send`). */
   constructor(send: (message: JSONRPCMessage) => Promise<void>) {
@@ -65,24 +69,19 @@ export class StdioToolCalls {
     if (options.signal.aborted) return Promise.reject(options.signal.reason);
     const id = `${ID_PREFIX}${this.#next++}`;
     return new Promise((resolve, reject) => {
-      const onTimeout = () =>
-        this.#cancel(
-          id,
-          McpError.fromError(ErrorCode.RequestTimeout, "Request timed out", {
-            timeout: options.timeout,
-          }),
-        );
-      const onAbort = () => this.#cancel(id, options.signal.reason);
+      const startedAt = Date.now();
       const pending: PendingCall = {
         resolve,
         reject,
         options,
-        startedAt: Date.now(),
-        timer: setTimeout(onTimeout, options.timeout),
-        onAbort,
+        startedAt,
+        deadline: Math.min(startedAt + options.timeout, startedAt + options.maxTotalTimeout),
+        onAbort: () => this.#cancel(id, options.signal.reason),
       };
       this.#pending.set(id, pending);
-      options.signal.addEventListener("abort", onAbort, { once: true });
+      this.#armSweep(pending.deadline);
+      if (this.#pending.size === 1) Deno.refTimer(this.#sweep!);
+      options.signal.addEventListener("abort", pending.onAbort, { once: true });
       const params = options.onprogress === undefined
         ? { name, arguments: args }
         : { name, arguments: args, _meta: { progressToken: id } };
@@ -117,6 +116,8 @@ export class StdioToolCalls {
   /** The connection is gone: every call in flight rejects with `ConnectionClosed`. */
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#sweep);
+    this.#sweep = undefined;
     const error = McpError.fromError(ErrorCode.ConnectionClosed, "Connection closed");
     for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error);
   }
@@ -126,7 +127,7 @@ export class StdioToolCalls {
     const pending = this.#pending.get(id);
     if (pending === undefined) return undefined;
     this.#pending.delete(id);
-    clearTimeout(pending.timer);
+    if (this.#pending.size === 0 && this.#sweep !== undefined) Deno.unrefTimer(this.#sweep);
     pending.options.signal.removeEventListener("abort", pending.onAbort);
     return pending;
   }
@@ -144,6 +145,48 @@ export class StdioToolCalls {
         ? reason
         : McpError.fromError(ErrorCode.RequestTimeout, String(reason)),
     );
+  }
+
+  /** Makes sure the sweep runs by `deadline`. */
+  #armSweep(deadline: number): void {
+    if (this.#sweep !== undefined && this.#sweepAt <= deadline) return;
+    clearTimeout(this.#sweep);
+    this.#sweepAt = deadline;
+    this.#sweep = setTimeout(() => this.#sweepDeadlines(), Math.max(0, deadline - Date.now()));
+    // A call in flight keeps the process alive; the sweep of calls already answered does not.
+    if (this.#pending.size === 0) Deno.unrefTimer(this.#sweep);
+  }
+
+  /** Times out every call past its deadline, then waits for the next deadline. */
+  #sweepDeadlines(): void {
+    this.#sweep = undefined;
+    this.#sweepAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [id, pending] of [...this.#pending]) {
+      if (pending.deadline <= now) this.#timeOut(id, now);
+      else next = Math.min(next, pending.deadline);
+    }
+    if (next !== Infinity) this.#armSweep(next);
+  }
+
+  /**
+   * Ends call `id` at its deadline: past the maximum (`data.maxTotalTimeout` says so) or after
+   * `timeout` without an answer or progress. The upstream is told to stop.
+   */
+  #timeOut(id: string, now: number): void {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return;
+    const { options, startedAt } = pending;
+    const error = now - startedAt >= options.maxTotalTimeout
+      ? McpError.fromError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", {
+        maxTotalTimeout: options.maxTotalTimeout,
+        totalElapsed: now - startedAt,
+      })
+      : McpError.fromError(ErrorCode.RequestTimeout, "Request timed out", {
+        timeout: options.timeout,
+      });
+    this.#cancel(id, error);
   }
 
   #answer(id: string, response: Record<string, unknown>): void {
@@ -174,29 +217,12 @@ export class StdioToolCalls {
     const pending = this.#pending.get(id);
     if (pending === undefined) return;
     const { options } = pending;
-    const elapsed = Date.now() - pending.startedAt;
-    if (elapsed >= options.maxTotalTimeout) {
-      // Past the maximum: the upstream is told to stop, the caller learns why from `data`.
-      this.#cancel(
-        id,
-        McpError.fromError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", {
-          maxTotalTimeout: options.maxTotalTimeout,
-          totalElapsed: elapsed,
-        }),
-      );
+    const now = Date.now();
+    if (now - pending.startedAt >= options.maxTotalTimeout) {
+      this.#timeOut(id, now);
       return;
     }
-    clearTimeout(pending.timer);
-    pending.timer = setTimeout(
-      () =>
-        this.#cancel(
-          id,
-          McpError.fromError(ErrorCode.RequestTimeout, "Request timed out", {
-            timeout: options.timeout,
-          }),
-        ),
-      options.timeout,
-    );
+    pending.deadline = Math.min(now + options.timeout, pending.startedAt + options.maxTotalTimeout);
     if (typeof params.progress !== "number") return;
     const update: { progress: number; total?: number; message?: string } = {
       progress: params.progress,

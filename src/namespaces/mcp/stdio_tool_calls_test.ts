@@ -113,18 +113,34 @@ Deno.test("`StdioToolCalls.call()` times out after silence, and progress resets 
   });
 });
 
-Deno.test("`StdioToolCalls.call()` stops at maxTotalTimeout when progress keeps arriving", async () => {
+Deno.test("`StdioToolCalls.call()` stops at maxTotalTimeout even while progress arrives", async () => {
   const { sent, calls, options } = setup();
-  const answer = calls.call("forever", {}, options({ maxTotalTimeout: 50, onprogress: () => {} }));
-  await new Promise((r) => setTimeout(r, 60));
-  calls.take({
-    jsonrpc: "2.0",
-    method: "notifications/progress",
-    params: { progressToken: "gw-1", progress: 1 },
-  });
-  const error = await answer.then(() => null, (e: unknown) => e);
+  const progress: number[] = [];
+  const started = Date.now();
+  const answer = calls.call(
+    "forever",
+    {},
+    options({
+      timeout: 40,
+      maxTotalTimeout: 100,
+      onprogress: (p: { progress: number }) => progress.push(p.progress),
+    }),
+  );
+  const settled = answer.then(() => null, (e: unknown) => e);
+  let step = 0;
+  const ticker = setInterval(() => {
+    calls.take({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: "gw-1", progress: ++step },
+    });
+  }, 10);
+  const error = await settled;
+  clearInterval(ticker);
+  assert.ok(Date.now() - started >= 100, "progress kept it alive past the silence timeout");
+  assert.ok(progress.length >= 3, `${progress.length} progress updates`);
   assert.ok(error instanceof McpError);
-  assert.equal((error.data as { maxTotalTimeout: number }).maxTotalTimeout, 50);
+  assert.equal((error.data as { maxTotalTimeout: number }).maxTotalTimeout, 100);
   assert.equal(sent[1]?.method, "notifications/cancelled");
 });
 
