@@ -162,8 +162,16 @@ export class StdioProcessTransport implements Transport {
     let parts: Uint8Array[] = [];
     let size = 0;
     let dropping: OversizedLine | null = null;
+    // One buffer for every read (a BYOB reader): a default reader allocates a chunk per read and
+    // costs a fast call more CPU than the rest of its way through the stream (issue 12). A piece
+    // that must outlive the next read (a line not finished yet) is copied out.
+    const reader = stream.getReader({ mode: "byob" });
+    let buffer = new ArrayBuffer(64 * 1024);
     try {
-      for await (const chunk of stream) {
+      for (;;) {
+        const { value: chunk, done } = await reader.read(new Uint8Array(buffer));
+        if (done || chunk === undefined) break;
+        buffer = chunk.buffer as ArrayBuffer;
         let start = 0;
         while (start <= chunk.length) {
           const newline = chunk.indexOf(10, start);
@@ -176,7 +184,7 @@ export class StdioProcessTransport implements Transport {
           }
           if (dropping) dropping.add(piece);
           else if (piece.length > 0) {
-            parts.push(piece);
+            parts.push(newline === -1 ? piece.slice() : piece);
             size += piece.length;
           }
           if (newline === -1) break;
