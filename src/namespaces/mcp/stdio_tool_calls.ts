@@ -35,7 +35,8 @@ interface PendingCall {
   startedAt: number;
   /** When the call times out: its last sign of life plus `timeout`, at most the maximum. */
   deadline: number;
-  onAbort: () => void;
+  /** The calls in flight under the same signal (this call among them). */
+  sharing: Set<string>;
 }
 
 /** The `tools/call` requests of one stdio connection; see the module doc. */
@@ -47,6 +48,7 @@ export class StdioToolCalls {
   /** One timer for all calls, at the earliest deadline (a timer per call costs a fast call). */
   #sweep: ReturnType<typeof setTimeout> | undefined;
   #sweepAt = Infinity;
+  readonly #bySignal = new WeakMap<AbortSignal, Set<string>>();
 
   /** `send` writes one message to the upstream (the transport's `send`). */
   constructor(send: (message: JSONRPCMessage) => Promise<void>) {
@@ -76,12 +78,12 @@ export class StdioToolCalls {
         options,
         startedAt,
         deadline: Math.min(startedAt + options.timeout, startedAt + options.maxTotalTimeout),
-        onAbort: () => this.#cancel(id, options.signal.reason),
+        sharing: this.#callsUnder(options.signal),
       };
       this.#pending.set(id, pending);
       this.#armSweep(pending.deadline);
       if (this.#pending.size === 1) Deno.refTimer(this.#sweep!);
-      options.signal.addEventListener("abort", pending.onAbort, { once: true });
+      pending.sharing.add(id);
       const params = options.onprogress === undefined
         ? { name, arguments: args }
         : { name, arguments: args, _meta: { progressToken: id } };
@@ -128,7 +130,7 @@ export class StdioToolCalls {
     if (pending === undefined) return undefined;
     this.#pending.delete(id);
     if (this.#pending.size === 0 && this.#sweep !== undefined) Deno.unrefTimer(this.#sweep);
-    pending.options.signal.removeEventListener("abort", pending.onAbort);
+    pending.sharing.delete(id);
     return pending;
   }
 
@@ -145,6 +147,23 @@ export class StdioToolCalls {
         ? reason
         : McpError.fromError(ErrorCode.RequestTimeout, String(reason)),
     );
+  }
+
+  /**
+   * The calls in flight under `signal` (a run's signal serves all its calls): one abort
+   * listener per signal, not one added and removed per call.
+   */
+  #callsUnder(signal: AbortSignal): Set<string> {
+    let ids = this.#bySignal.get(signal);
+    if (ids === undefined) {
+      const calls = new Set<string>();
+      signal.addEventListener("abort", () => {
+        for (const id of [...calls]) this.#cancel(id, signal.reason);
+      }, { once: true });
+      this.#bySignal.set(signal, calls);
+      ids = calls;
+    }
+    return ids;
   }
 
   /** Makes sure the sweep runs by `deadline`. */

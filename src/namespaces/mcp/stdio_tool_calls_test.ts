@@ -147,13 +147,23 @@ Deno.test("`StdioToolCalls.call()` stops at maxTotalTimeout even while progress 
 Deno.test("`StdioToolCalls.call()` cancels upstream when its signal aborts, and ignores a late answer", async () => {
   const { sent, calls, options } = setup();
   const controller = new AbortController();
-  const answer = calls.call("hang", {}, options({ signal: controller.signal }));
+  // A run's calls share its signal: a call answered before the abort is not cancelled.
+  const answered = calls.call("quick", {}, options({ signal: controller.signal }));
+  const first = calls.call("hang", {}, options({ signal: controller.signal }));
+  const second = calls.call("hang", {}, options({ signal: controller.signal }));
+  calls.take({ jsonrpc: "2.0", id: "gw-1", result: { content: [] } });
+  assert.deepStrictEqual(await answered, { content: [] });
   controller.abort(new Error("run cancelled"));
-  const error = await answer.then(() => null, (e: unknown) => e);
-  assert.ok(error instanceof McpError);
-  assert.match(error.message, /run cancelled/);
-  assert.deepStrictEqual(sent[1]?.params, { requestId: "gw-1", reason: "Error: run cancelled" });
-  assert.equal(calls.take({ jsonrpc: "2.0", id: "gw-1", result: { content: [] } }), true);
+  for (const call of [first, second]) {
+    const error = await call.then(() => null, (e: unknown) => e);
+    assert.ok(error instanceof McpError);
+    assert.match(error.message, /run cancelled/);
+  }
+  assert.deepStrictEqual(sent.slice(3).map((m) => m.params), [
+    { requestId: "gw-2", reason: "Error: run cancelled" },
+    { requestId: "gw-3", reason: "Error: run cancelled" },
+  ]);
+  assert.equal(calls.take({ jsonrpc: "2.0", id: "gw-2", result: { content: [] } }), true);
 });
 
 Deno.test("`StdioToolCalls.close()` fails the calls in flight and later calls with ConnectionClosed", async () => {
