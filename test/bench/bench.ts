@@ -22,6 +22,7 @@ import { pollUntil } from "../support/poll_until.ts";
 import { unixRoundTripMs } from "./call_breakdown.ts";
 import { measureExecBreakdown } from "./exec_breakdown.ts";
 import { throughput } from "./throughput.ts";
+import { McpNamespace } from "../../src/namespaces/mcp/mcp_namespace.ts";
 
 const EVERYTHING = join(
   REPO,
@@ -51,6 +52,34 @@ const files = {
   "tools/clock.ts":
     "/** The time now, in ms since the epoch. */\nexport function now(): number {\n  return Date.now();\n}\n",
 };
+/** Median of `calls` sequential everything.echo calls through `McpNamespace` in this process. */
+async function mcpNamespaceEchoMs(calls: number): Promise<number> {
+  const namespace = new McpNamespace("everything", {
+    command: "node",
+    args: [EVERYTHING, "stdio"],
+    env: {},
+    disabled: false,
+    startTimeoutMs: 30_000,
+  });
+  await namespace.start();
+  try {
+    const options = {
+      signal: new AbortController().signal,
+      callTimeoutMs: 60_000,
+      callMaxMs: 600_000,
+    };
+    const times: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      const t = performance.now();
+      await namespace.callTool("echo", { message: "hi" }, options);
+      times.push(performance.now() - t);
+    }
+    return median(times);
+  } finally {
+    await namespace.stop();
+  }
+}
+
 /** Leaves the upstream MCP server's own process out of the gateway's memory. */
 const notUpstream = { exclude: (command: string) => command.includes("server-everything") };
 
@@ -298,6 +327,13 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
       `everything.echo from a script (${echoCalls} calls)`,
       Number(inScript.result),
       `per call, ${ratio.toFixed(2)}× direct ${target("≤ 1.3×", ratio <= 1.3)}`,
+    );
+    const namespaceMedian = await mcpNamespaceEchoMs(echoCalls);
+    row(
+      "  of which the gateway's MCP path (McpNamespace in this process)",
+      namespaceMedian,
+      `per call, ${(namespaceMedian / sdkMedian).toFixed(2)}× direct; the rest is the script ↔ ` +
+        "gateway hop",
     );
   } else {
     console.log(
