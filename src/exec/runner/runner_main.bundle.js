@@ -899,7 +899,6 @@ function locateCall(id) {
 }
 function request(message, locate2) {
   const id = nextId++;
-  message.id = id;
   return new Promise((resolve, reject) => {
     pending.set(id, locate2 === void 0 ? {
       resolve,
@@ -910,7 +909,10 @@ function request(message, locate2) {
       locate: locate2
     });
     updateRef();
-    send(message).catch(reject);
+    send({
+      ...message,
+      id
+    }).catch(reject);
   });
 }
 var globals = installScriptGlobals(run, {

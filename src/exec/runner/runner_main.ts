@@ -221,11 +221,10 @@ function request(
   locate?: () => number | undefined,
 ): Promise<unknown> {
   const id = nextId++;
-  (message as RunnerToGateway & { id: number }).id = id;
   return new Promise((resolve, reject) => {
     pending.set(id, locate === undefined ? { resolve, reject } : { resolve, reject, locate });
     updateRef();
-    send(message as RunnerToGateway).catch(reject);
+    send({ ...message, id } as RunnerToGateway).catch(reject);
   });
 }
 
