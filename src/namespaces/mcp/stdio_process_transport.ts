@@ -188,7 +188,7 @@ export class StdioProcessTransport implements Transport {
             size += piece.length;
           }
           if (newline === -1) break;
-          const delivered = dropping
+          const toSdk = dropping
             ? this.#rejectOversized(dropping, max)
             : this.#handleLine(concatBytes(parts));
           dropping = null;
@@ -197,7 +197,8 @@ export class StdioProcessTransport implements Transport {
           start = newline + 1;
           // The SDK runs notification handlers one microtask later but responses at once; a
           // final progress notification would otherwise lose the race with its response.
-          if (delivered) await Promise.resolve();
+          // (Direct tool calls handle their progress and answers in order, at once.)
+          if (toSdk) await Promise.resolve();
         }
       }
     } catch (error) {
@@ -210,7 +211,7 @@ export class StdioProcessTransport implements Transport {
   /**
    * A reply too large to accept still answers its request: the id is read from the line's
    * ends, and the caller gets an error naming the size at once instead of waiting for its
-   * timeout (issue 9, item 10). True when a message was delivered.
+   * timeout (issue 9, item 10). True when the SDK was handed a message.
    */
   #rejectOversized(line: OversizedLine, max: number): boolean {
     const message = `The reply of "${this.#options.command}" is ${line.size} bytes, over the ` +
@@ -224,18 +225,19 @@ export class StdioProcessTransport implements Transport {
     const id = line.requestId();
     if (id === null) return false;
     const reply: JSONRPCMessage = { jsonrpc: "2.0", id, error: { code: -32603, message } };
-    if (!this.toolCalls.take(reply)) this.onmessage?.(reply);
+    if (this.toolCalls.take(reply)) return false;
+    this.onmessage?.(reply);
     return true;
   }
 
-  /** Parses and delivers one line; true when a message was delivered. */
+  /** Parses and delivers one line; true when the SDK was handed a message. */
   #handleLine(bytes: Uint8Array): boolean {
     const line = this.#decoder.decode(bytes).trim();
     if (line === "") return false;
     let message: JSONRPCMessage;
     try {
       const value: unknown = JSON.parse(line);
-      if (this.toolCalls.take(value)) return true;
+      if (this.toolCalls.take(value)) return false;
       message = JSONRPCMessageSchema.parse(value);
     } catch {
       const preview = line.length > 200 ? `${line.slice(0, 200)}…` : line;
