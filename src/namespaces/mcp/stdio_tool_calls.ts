@@ -102,17 +102,26 @@ export class StdioToolCalls {
     const record = message as Record<string, unknown>;
     const id = record.id;
     if (typeof id === "string") {
-      if (!id.startsWith(ID_PREFIX) || "method" in record) return false;
+      if (!this.#issued(id) || "method" in record) return false;
       if (!("result" in record) && !("error" in record)) return false;
+      // A late answer (the call timed out or was cancelled) is dropped here without a word; an
+      // id never sent goes on to the SDK, which reports it.
       this.#answer(id, record);
       return true;
     }
     if (record.method !== "notifications/progress") return false;
     const params = record.params as Record<string, unknown> | undefined;
     const token = params?.progressToken;
-    if (typeof token !== "string" || !token.startsWith(ID_PREFIX)) return false;
+    if (typeof token !== "string" || !this.#issued(token)) return false;
     this.#progress(token, params!);
     return true;
+  }
+
+  /** Whether `id` is one this module sent (`gw-N` with N below the next number). */
+  #issued(id: string): boolean {
+    if (!id.startsWith(ID_PREFIX)) return false;
+    const n = Number(id.slice(ID_PREFIX.length));
+    return Number.isInteger(n) && n >= 1 && n < this.#next;
   }
 
   /** The connection is gone: every call in flight rejects with `ConnectionClosed`. */

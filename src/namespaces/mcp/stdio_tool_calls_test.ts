@@ -36,6 +36,9 @@ Deno.test("`StdioToolCalls.take()` leaves every other message to the SDK", () =>
   const { calls } = setup();
   assert.equal(calls.take({ jsonrpc: "2.0", id: 1, result: {} }), false);
   assert.equal(calls.take({ jsonrpc: "2.0", id: "other-1", result: {} }), false);
+  // An id of ours that was never sent is the SDK's to report as unknown.
+  assert.equal(calls.take({ jsonrpc: "2.0", id: "gw-1", result: {} }), false);
+  assert.equal(calls.take({ jsonrpc: "2.0", id: "gw-x", result: {} }), false);
   assert.equal(calls.take({ jsonrpc: "2.0", id: "gw-1", method: "roots/list" }), false);
   assert.equal(
     calls.take({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 3 } }),
