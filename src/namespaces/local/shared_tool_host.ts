@@ -3,8 +3,9 @@
  * (working directory, deno.json) in which every non-isolated tool module runs as a Worker with
  * its own permissions (issue 12: ≈ 64 MB per module saved). A module that exits, hangs or
  * crashes ends only its Worker; if the process itself dies, each module's `ToolHost` restarts
- * it under the restart policy (RELIABILITY MOD-*). (Over 400 lines: the process and the per-module
- * handle share one message stream and read best together.)
+ * it under the restart policy (RELIABILITY MOD-*). Calls and results travel on each Worker's own
+ * socket (`worker_links.ts`); the process's stdio carries the lifecycle. (Over 400 lines: the
+ * process and the per-module handle share one message stream and read best together.)
  * @module
  */
 

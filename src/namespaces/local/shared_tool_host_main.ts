@@ -2,9 +2,10 @@
  * The shared tool host: one `deno run --unstable-worker-options` process in which tool modules
  * run in Workers with their own Deno permissions (issue 12: one runtime instead of one process of
  * ≈ 64 MB per module). Modules whose permissions and environment are identical share a Worker
- * (≈ 10 MB each saved), so each still has exactly its manifest's grants. Speaks the tool host
- * protocol on stdin/stdout with a `worker` field (the module's id) on every message, plus
- * `load`/`unload` from the gateway and `log`/`exit` back. Run by `SharedToolHost`; an entry
+ * (≈ 10 MB each saved), so each still has exactly its manifest's grants. Speaks the modules'
+ * lifecycle on stdin/stdout with a `worker` field (the module's id) on every message: `load` and
+ * `unload` from the gateway; `ready`, `load_error`, `log`, `exit` and `restarted` back (calls go
+ * on the Workers' own sockets, below). Run by `SharedToolHost`; an entry
  * point, so it may `Deno.exit`. (Over 400 lines: the grouping rules share one state.)
  *
  * Failures stay with their module (RELIABILITY MOD-01…06): a Worker imports its modules one at
