@@ -2,14 +2,15 @@
  * End-to-end proof of how a run ends now that it is answered at its runner's end marker rather
  * than at the process's exit (issue 12): the exit code of `Deno.exit`, output written up to the
  * end (also without a trailing newline, also by a timer), a forged marker that stays output,
- * output of an `unload` listener left out, and the runner's process group, directory and
- * compiled script gone shortly after the answer.
+ * output of an `unload` listener left out, and the runner's process group, directory, compiled
+ * script and web storage gone shortly after the answer.
  * @module
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pollUntil } from "./support/poll_until.ts";
+import { storagePaths } from "../src/exec/runner_process.ts";
 import {
   execRpc,
   liveGroupMembers,
@@ -93,6 +94,23 @@ Deno.test(
             );
           },
         );
+
+        await t.step("the run's web storage is gone soon after (swept in batches)", async () => {
+          const doc = await execRpc(client, {
+            source: `localStorage.setItem("k", "v");\nlocation.origin`,
+          });
+          assert.equal(doc.ok, true, JSON.stringify(doc.error));
+          const denoDir = Deno.env.get("DENO_DIR") ??
+            join(Deno.env.get("HOME") ?? "/tmp", ".cache", "deno");
+          const [stored] = storagePaths(denoDir, String(doc.result));
+          const gone = () => Deno.stat(stored!).then(() => false, () => true);
+          // The sweep waits a second after the runner is reaped: the storage is still there.
+          assert.equal(await gone(), false, `the run's localStorage is kept at ${stored}`);
+          await pollUntil("the run's localStorage to be removed", gone, {
+            timeoutMs: 5_000,
+            intervalMs: 20,
+          });
+        });
       } finally {
         await client.close();
       }

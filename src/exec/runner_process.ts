@@ -7,7 +7,6 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionFlags } from "../config/permission_flags.ts";
@@ -15,6 +14,7 @@ import { canonicalPath, pathWithin } from "../config/permission_values.ts";
 import { terminateProcessGroup } from "../process/terminate_process_group.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
+import { type RunStorageSweep, storageDirs, storageKey } from "./run_storage_sweep.ts";
 
 /** A started runner waiting for (or running) its script. */
 export interface RunnerProcess {
@@ -57,6 +57,11 @@ export interface RunnerSpawnOptions {
   deniedPaths?: readonly string[];
   /** Told the pid (= process group) of every runner started, so a later server can reap it. */
   onSpawn?: (pid: number) => void;
+  /**
+   * Removes the run's web storage in a batch with other runs' after it ends; without it, the
+   * storage paths are removed one by one as the runner is killed.
+   */
+  storageSweep?: RunStorageSweep;
 }
 
 /**
@@ -94,8 +99,8 @@ export function storageOrigin(runnerId: string): string {
 
 /** Where Deno keeps the web storage of `origin` under `denoDir` (to remove it after the run). */
 export function storagePaths(denoDir: string, origin: string): string[] {
-  const key = createHash("sha256").update(origin).digest("hex");
-  return [join(denoDir, "location_data", key), join(denoDir, "location_data", "web_cache", key)];
+  const key = storageKey(origin);
+  return storageDirs(denoDir).map((dir) => join(dir, key));
 }
 
 /**
@@ -201,13 +206,16 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   await writer.write(new TextEncoder().encode(`${token}\n${endNonce}\n`));
   await writer.close();
   let killed = false;
+  // A runner that connected is Deno running, so setsid(1) has made it a group leader already.
+  let connected = false;
+  expectation.connection.then(() => (connected = true));
   const kill = async (graceMs = 500, exitWaitMs = 0) => {
     if (killed) return;
     killed = true;
     expectation.cancel();
     // Stopped before setsid(1) made it a group leader, it runs no script yet: KILL it alone
     // (a group signal would miss it).
-    if (setsidPath && !leadsGroup(child.pid)) {
+    if (setsidPath && !connected && !leadsGroup(child.pid)) {
       try {
         child.kill("SIGKILL");
       } catch {
@@ -216,6 +224,10 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     }
     // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
     await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
+    if (options.storageSweep) {
+      options.storageSweep.add(location);
+      return;
+    }
     for (const path of storagePaths(options.denoDir, location)) {
       await Deno.remove(path, { recursive: true }).catch(() => undefined);
     }

@@ -22,6 +22,7 @@ import {
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { RunnerPool } from "./runner_pool.ts";
 import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
+import { RunStorageSweep } from "./run_storage_sweep.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
 import type { CallBroker, ResourcesRequest, ScriptToolCall } from "./call_broker.ts";
 import { preflight } from "./run_preflight.ts";
@@ -115,6 +116,8 @@ export class ScriptRunner {
   readonly #prepare: ScriptRunnerDeps["prepare"];
   /** Runners of answered runs still being reaped (see `SupervisedRun.reaped`). */
   readonly #reaping = new Set<Promise<void>>();
+  /** Removes finished runs' web storage in batches. */
+  readonly #storageSweep: RunStorageSweep;
 
   constructor(deps: ScriptRunnerDeps) {
     this.#deps = deps;
@@ -123,6 +126,7 @@ export class ScriptRunner {
       (source, inline) => source.length > MAX_REMEMBERED_SOURCE ? null : `${inline}:${source}`,
     );
     this.#turns = new Semaphore(() => deps.exec().maxConcurrentRuns);
+    this.#storageSweep = new RunStorageSweep(deps.denoDir);
     const exec = deps.exec();
     this.#pool = new RunnerPool(
       exec.poolSize,
@@ -171,6 +175,7 @@ export class ScriptRunner {
       cwd,
       env,
       denoDir: this.#deps.denoDir,
+      storageSweep: this.#storageSweep,
       ...(this.#deps.deniedPaths ? { deniedPaths: this.#deps.deniedPaths } : {}),
       ...(this.#deps.onSpawn ? { onSpawn: this.#deps.onSpawn } : {}),
     });
@@ -338,5 +343,6 @@ export class ScriptRunner {
     await Promise.allSettled(runs.map((r) => r.done));
     await Promise.all(this.#reaping);
     await this.#pool.close();
+    await this.#storageSweep.flush();
   }
 }
