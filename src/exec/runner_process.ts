@@ -55,7 +55,12 @@ export interface RunnerSpawnOptions {
   denoDir: string;
   /** Directories the run is denied whatever it was granted (the data dir). @default {[]} */
   deniedPaths?: readonly string[];
-  /** Told the pid (= process group) of every runner started, so a later server can reap it. */
+  /**
+   * Told the pid (= process group) of every runner once it has connected, so a later server can
+   * reap it. Not at the spawn: reading the new process's start time then waits in the kernel
+   * until it has exec'd Deno, stalling the event loop; and a runner whose server dies before it
+   * connects finds no listener and exits by itself.
+   */
   onSpawn?: (pid: number) => void;
   /**
    * Removes the run's web storage in a batch with other runs' after it ends; without it, the
@@ -199,7 +204,6 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     await Deno.remove(dir, { recursive: true }).catch(() => undefined);
     throw error;
   }
-  options.onSpawn?.(child.pid);
   // The token and the end marker's nonce go over stdin, never argv or env, so
   // /proc/<pid>/cmdline and environ hold no secret (SEC-07).
   const writer = child.stdin.getWriter();
@@ -208,7 +212,10 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   let killed = false;
   // A runner that connected is Deno running, so setsid(1) has made it a group leader already.
   let connected = false;
-  expectation.connection.then(() => (connected = true));
+  expectation.connection.then(() => {
+    connected = true;
+    options.onSpawn?.(child.pid);
+  });
   const kill = async (graceMs = 500, exitWaitMs = 0) => {
     if (killed) return;
     killed = true;

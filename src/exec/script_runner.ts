@@ -53,7 +53,7 @@ export interface ScriptRunnerDeps {
   denoDir: string;
   /** Directories no run is granted, whatever it asks (the data dir). @default {[]} */
   deniedPaths?: readonly string[];
-  /** Told the pid of every runner started (the process ledger). */
+  /** Told the pid of every runner started, once it has connected (the process ledger). */
   onSpawn?: (pid: number) => void;
   /** Spans and metrics of runs (OpenTelemetry); absent or disabled costs nothing. */
   telemetry?: GatewayTelemetry;
