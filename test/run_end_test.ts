@@ -2,7 +2,7 @@
  * End-to-end proof of how a run ends now that it is answered at its runner's end marker rather
  * than at the process's exit (issue 12): the exit code of `Deno.exit`, output written up to the
  * end (also without a trailing newline, also by a timer), a forged marker that stays output,
- * output of an `unload` listener left out, and the runner's process group, directory, compiled
+ * output of an `unload` listener left out, and the runner's process group, script, compiled
  * script and web storage gone shortly after the answer.
  * @module
  */
@@ -74,21 +74,21 @@ Deno.test(
         );
 
         await t.step(
-          "the runner's group, its directory and its compiled script are gone soon after",
+          "the runner's group, its script and its compiled script are gone soon after",
           async () => {
             const doc = await execRpc(client, {
-              source: `const dir = import.meta.dirname;\nconsole.log(Deno.pid, dir);\n"x"`,
+              source: `const file = import.meta.filename;\nconsole.log(Deno.pid, file);\n"x"`,
             });
             assert.equal(doc.ok, true, JSON.stringify(doc.error));
-            const [pid, dir] = doc.stdout.trim().split(" ");
+            const [pid, file] = doc.stdout.trim().split(" ");
             const denoDir = Deno.env.get("DENO_DIR") ??
               join(Deno.env.get("HOME") ?? "/tmp", ".cache", "deno");
-            const compiled = join(denoDir, "gen", "file", dir!.replace(/^\/+/, ""));
+            const compiled = join(denoDir, "gen", "file", `${file!.replace(/^\/+/, "")}.js`);
             const gone = (path: string) => Deno.stat(path).then(() => false, () => true);
             await pollUntil(
-              "the runner's group, directory and compiled script to be gone",
+              "the runner's group, script and compiled script to be gone",
               async () =>
-                liveGroupMembers(Number(pid)).length === 0 && await gone(dir!) &&
+                liveGroupMembers(Number(pid)).length === 0 && await gone(file!) &&
                 await gone(compiled),
               { timeoutMs: 5_000, intervalMs: 20 },
             );

@@ -254,13 +254,13 @@ async function reap(
 }
 
 /**
- * Removes a finished runner's directory (its script) and the script's compiled copy, which
- * Deno keeps in its cache under the script's path: one per run would pile up for ever (SBX-13).
+ * Removes a finished runner's script and the script's compiled copy, which Deno keeps in its
+ * cache under the script's path: one per run would pile up for ever (SBX-13).
  */
 async function removeRunnerFiles(runner: RunnerProcess): Promise<void> {
   await Promise.all(
-    [runner.dir, ...runner.cachedPaths].map((path) =>
-      Deno.remove(path, { recursive: true }).catch(() => undefined)
+    [runner.scriptPath, ...runner.cachedPaths].map((path) =>
+      Deno.remove(path).catch(() => undefined)
     ),
   );
 }

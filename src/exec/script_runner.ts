@@ -21,7 +21,7 @@ import {
 } from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { RunnerPool } from "./runner_pool.ts";
-import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
+import { compiledCopyDir, type RunnerProcess, spawnRunner } from "./runner_process.ts";
 import { RunStorageSweep } from "./run_storage_sweep.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
 import type { CallBroker, ResourcesRequest, ScriptToolCall } from "./call_broker.ts";
@@ -284,7 +284,7 @@ export class ScriptRunner {
       await Deno.writeTextFile(runner.scriptPath, prepared.code, { mode: 0o600 });
     } catch (error) {
       await runner.kill(0);
-      Deno.remove(runner.dir, { recursive: true }).catch(() => undefined);
+      Deno.remove(runner.scriptPath).catch(() => undefined);
       const message = `Cannot write the script for the runner: ${(error as Error).message}`;
       return end.failEarly({ kind: "Crashed", message }, warnings);
     }
@@ -344,5 +344,9 @@ export class ScriptRunner {
     await Promise.all(this.#reaping);
     await this.#pool.close();
     await this.#storageSweep.flush();
+    // Compiled copies a run left behind (a removal that failed): all are under one directory.
+    await Deno.remove(compiledCopyDir(this.#deps.denoDir, this.#deps.runsDir), {
+      recursive: true,
+    }).catch(() => undefined);
   }
 }
