@@ -765,25 +765,31 @@ var conn = await Deno.connect({
 });
 var writeStdout = Deno.stdout.writeSync.bind(Deno.stdout);
 var writeStderr = Deno.stderr.writeSync.bind(Deno.stderr);
+var exitNow = Deno.exit.bind(Deno);
 var channelClosedByUs = false;
+var unloading = false;
 globalThis.addEventListener("unload", () => {
+  if (unloading) return;
+  unloading = true;
   channelClosedByUs = true;
   try {
     conn.close();
   } catch {
   }
-  if (endNonce === "") return;
-  const marker = encoder.encode(`${END_MARKER_PREFIX}${endNonce}:${Deno.exitCode}
+  if (endNonce !== "") {
+    const marker = encoder.encode(`${END_MARKER_PREFIX}${endNonce}:${Deno.exitCode}
 `);
-  for (const write of [
-    writeStdout,
-    writeStderr
-  ]) {
-    try {
-      for (let at = 0; at < marker.length; ) at += write(marker.subarray(at));
-    } catch {
+    for (const write of [
+      writeStdout,
+      writeStderr
+    ]) {
+      try {
+        for (let at = 0; at < marker.length; ) at += write(marker.subarray(at));
+      } catch {
+      }
     }
   }
+  exitNow(Deno.exitCode);
 });
 var writing = Promise.resolve();
 function send(message) {
