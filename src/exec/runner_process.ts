@@ -85,6 +85,13 @@ export interface RunnerSpawnOptions {
  */
 export const RUNNER_MAIN = new URL("./runner/runner_main.bundle.js", import.meta.url).pathname;
 
+/**
+ * The code of `search()`/`describe()`, bundled apart (`runner/runner_discovery.ts`): a runner
+ * reads it only for a run whose script uses them, then drops its grant.
+ */
+export const RUNNER_DISCOVERY =
+  new URL("./runner/runner_discovery.bundle.js", import.meta.url).pathname;
+
 function randomHex(bytes: number): string {
   return Array.from(
     crypto.getRandomValues(new Uint8Array(bytes)),
@@ -154,7 +161,7 @@ export function runnerFlags(
     : ["--no-remote", "--no-npm"];
   const grants: PermissionSet = {
     ...permissions,
-    read: merge(permissions.read, [scriptPath, socketPath]),
+    read: merge(permissions.read, [scriptPath, socketPath, RUNNER_DISCOVERY]),
     write: merge(permissions.write, [socketPath]),
     net: merge(permissions.net, [`unix:${socketPath}`]),
   };
@@ -185,7 +192,8 @@ export function runnerFlags(
     ...denyFlags,
     RUNNER_MAIN,
     socketPath,
-    ...(revoke ? ["revoke"] : []),
+    revoke ? "revoke" : "keep",
+    ...(grantCoversPath(permissions.read, RUNNER_DISCOVERY) ? [] : ["revoke-discovery"]),
   ];
 }
 

@@ -23,6 +23,10 @@ const socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
 /** Whether to drop the socket grants once connected (the gateway says when that is safe). */
 const revokeSocketGrants = Deno.args[1] === "revoke";
+/** Whether to drop the read grant of the discovery code once the run has it (likewise). */
+const revokeDiscoveryGrant = Deno.args.includes("revoke-discovery");
+/** The `search()`/`describe()` code, beside this file (see `runner_discovery.ts`). */
+const discoveryCode = new URL("./runner_discovery.bundle.js", import.meta.url);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -211,10 +215,18 @@ function request(
   });
 }
 
+// Loaded through a variable, so the bundler leaves it out of the runner's own bundle.
+const discovery: typeof import("./runner_discovery.ts") | null = run.discovery
+  ? await import(discoveryCode.href)
+  : null;
+if (revokeDiscoveryGrant) {
+  Deno.permissions.revokeSync({ name: "read", path: discoveryCode.pathname });
+}
+
 const globals = installScriptGlobals(run, {
   request,
   send,
-});
+}, discovery ? { discoveryReader: (data) => new discovery.DiscoveryReader(data) } : {});
 
 /** Turns whatever the script threw into a report the gateway can classify. */
 function describeFailure(error: unknown): ScriptFailure {
