@@ -58,7 +58,10 @@ Deno.test("RunStorageSweep sweeps at once when a batch is full, and after its de
     const later = "http://run-3.gateway.invalid";
     for (const path of storagePaths(denoDir, later)) await Deno.mkdir(path, { recursive: true });
     timed.add(later);
-    await pollUntil("the delayed sweep", async () => !(await exists(storagePaths(denoDir, later)[0]!)));
+    await pollUntil(
+      "the delayed sweep",
+      async () => !(await exists(storagePaths(denoDir, later)[0]!)),
+    );
     await timed.flush();
   } finally {
     await Deno.remove(denoDir, { recursive: true });
