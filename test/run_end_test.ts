@@ -95,6 +95,27 @@ Deno.test(
           },
         );
 
+        await t.step(
+          "script file names are reused, so Deno's module caches keep no entry per run",
+          async () => {
+            const names = new Set<string>();
+            for (let i = 0; i < 6; i++) {
+              const doc = await execRpc(client, { source: `import.meta.filename` });
+              assert.equal(doc.ok, true, JSON.stringify(doc.error));
+              const file = String(doc.result);
+              names.add(file);
+              await pollUntil(
+                "the run's script to be removed",
+                () => Deno.stat(file).then(() => false, () => true),
+                { timeoutMs: 5_000, intervalMs: 20 },
+              );
+            }
+            // A run in flight, the pool's warm runner and the one it spawns next: the names
+            // cycle through those instead of growing by one per run.
+            assert.ok(names.size <= 3, `6 runs used ${names.size} names: ${[...names]}`);
+          },
+        );
+
         await t.step("the run's web storage is gone soon after (swept in batches)", async () => {
           const doc = await execRpc(client, {
             source: `localStorage.setItem("k", "v");\nlocation.origin`,

@@ -15,6 +15,7 @@ import { terminateProcessGroup } from "../process/terminate_process_group.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
 import { type RunStorageSweep, storageDirs, storageKey } from "./run_storage_sweep.ts";
+import type { RunnerSlots } from "./runner_slots.ts";
 
 /** A started runner waiting for (or running) its script. */
 export interface RunnerProcess {
@@ -39,7 +40,9 @@ export interface RunnerProcess {
   maxMemoryMb: number;
   /**
    * Ends the whole process group: waits up to `exitWaitMs` for the runner to exit by itself,
-   * else sends TERM; then KILL after `graceMs`, and the run's web storage is removed.
+   * else sends TERM; then KILL after `graceMs`; then removes the script, its compiled copy and
+   * the run's web storage. Every call resolves when all of that is done (the first call's
+   * timings apply); never rejects.
    */
   kill(graceMs?: number, exitWaitMs?: number): Promise<void>;
 }
@@ -75,6 +78,11 @@ export interface RunnerSpawnOptions {
    * storage paths are removed one by one as the runner is killed.
    */
   storageSweep?: RunStorageSweep;
+  /**
+   * Names the script file by a slot reused once its runner is dead and its files removed
+   * (see `runner_slots.ts`); without it, by the runner's random id.
+   */
+  slots?: RunnerSlots;
 }
 
 /**
@@ -201,7 +209,8 @@ export function runnerFlags(
 export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerProcess> {
   const runnerId = randomHex(8);
   const dir = options.runsDir;
-  const scriptPath = join(dir, `${runnerId}.ts`);
+  const slot = options.slots?.take();
+  const scriptPath = join(dir, slot === undefined ? `${runnerId}.ts` : `script-${slot}.ts`);
   const socketPath = join(dir, `${runnerId}.sock`);
   const token = randomHex(32);
   const endNonce = randomHex(16);
@@ -221,6 +230,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     });
   } catch (error) {
     expectation.cancel();
+    if (slot !== undefined) options.slots?.give(slot);
     throw error;
   }
   // The token and the end marker's nonce go over stdin, never argv or env, so
@@ -228,16 +238,24 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(`${token}\n${endNonce}\n`));
   await writer.close();
-  let killed = false;
+  let killing: Promise<void> | undefined;
   // A runner that connected is Deno running, so setsid(1) has made it a group leader already.
   let connected = false;
   expectation.connection.then(() => {
     connected = true;
     options.onSpawn?.(child.pid);
   });
-  const kill = async (graceMs = 500, exitWaitMs = 0) => {
-    if (killed) return;
-    killed = true;
+  const cachedPaths = [compiledCopyPath(options.denoDir, scriptPath)];
+  const kill = (graceMs = 500, exitWaitMs = 0) =>
+    killing ??= end(graceMs, exitWaitMs).finally(async () => {
+      // The files go only once the group is dead, and the slot only once they are gone, so a
+      // runner given the same name later never has its script removed by this one's end.
+      await Promise.all(
+        [scriptPath, ...cachedPaths].map((path) => Deno.remove(path).catch(() => undefined)),
+      );
+      if (slot !== undefined) options.slots?.give(slot);
+    });
+  const end = async (graceMs: number, exitWaitMs: number) => {
     expectation.cancel();
     // Stopped before setsid(1) made it a group leader, it runs no script yet: KILL it alone
     // (a group signal would miss it).
@@ -264,7 +282,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     child,
     connection: expectation.connection,
     endMarker: `${END_MARKER_PREFIX}${endNonce}:`,
-    cachedPaths: [compiledCopyPath(options.denoDir, scriptPath)],
+    cachedPaths,
     permissions: options.permissions,
     maxMemoryMb: options.maxMemoryMb,
     kill,

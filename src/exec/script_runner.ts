@@ -22,6 +22,7 @@ import {
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { RunnerPool } from "./runner_pool.ts";
 import { compiledCopyDir, type RunnerProcess, spawnRunner } from "./runner_process.ts";
+import { RunnerSlots } from "./runner_slots.ts";
 import { RunStorageSweep } from "./run_storage_sweep.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
 import type { CallBroker, ResourcesRequest, ScriptToolCall } from "./call_broker.ts";
@@ -118,6 +119,8 @@ export class ScriptRunner {
   readonly #reaping = new Set<Promise<void>>();
   /** Removes finished runs' web storage in batches. */
   readonly #storageSweep: RunStorageSweep;
+  /** Script file names reused across runs, so Deno's caches keep one entry per name. */
+  readonly #slots = new RunnerSlots();
 
   constructor(deps: ScriptRunnerDeps) {
     this.#deps = deps;
@@ -176,6 +179,7 @@ export class ScriptRunner {
       env,
       denoDir: this.#deps.denoDir,
       storageSweep: this.#storageSweep,
+      slots: this.#slots,
       ...(this.#deps.deniedPaths ? { deniedPaths: this.#deps.deniedPaths } : {}),
       ...(this.#deps.onSpawn ? { onSpawn: this.#deps.onSpawn } : {}),
     });
@@ -283,8 +287,7 @@ export class ScriptRunner {
     try {
       await Deno.writeTextFile(runner.scriptPath, prepared.code, { mode: 0o600 });
     } catch (error) {
-      await runner.kill(0);
-      Deno.remove(runner.scriptPath).catch(() => undefined);
+      await runner.kill(0); // removes what was written of the script too
       const message = `Cannot write the script for the runner: ${(error as Error).message}`;
       return end.failEarly({ kind: "Crashed", message }, warnings);
     }
