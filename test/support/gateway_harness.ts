@@ -8,8 +8,24 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GatewayClient } from "../../src/client/gateway_client.ts";
 
-/** The CLI entry point under test. */
+/** The full CLI's entry point (what the installed command hands every non-fast invocation). */
 export const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+/** The installed command's entry: the bundled fast path, run without deno.json or its lock. */
+export const CLI_ENTRY = fileURLToPath(
+  new URL("../../src/cli/fast_main.bundle.js", import.meta.url),
+);
+/**
+ * `deno` arguments that start the CLI as `deno task install` installs it (its shim adds only an
+ * empty config of its own); the arguments of the invocation follow.
+ */
+export const CLI_RUN_ARGS: readonly string[] = [
+  "run",
+  "--allow-all",
+  "--no-prompt",
+  "--quiet",
+  "--no-config",
+  CLI_ENTRY,
+];
 /** The repository root (the bundled default root). */
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -54,7 +70,7 @@ export async function runCli(
   options: { env: Record<string, string>; cwd: string; stdin?: string },
 ): Promise<CliResult> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--no-prompt", "--quiet", MAIN, ...args],
+    args: [...CLI_RUN_ARGS, ...args],
     cwd: options.cwd,
     // Only what the test sets: `deno task test` puts INIT_CWD (the caller's directory, which
     // the CLI honours) in our environment, and it must not leak into the CLI under test.
@@ -133,7 +149,7 @@ export async function createHarness(
       }),
     spawnCli: (args, o = {}) =>
       new Deno.Command(Deno.execPath(), {
-        args: ["run", "--allow-all", "--no-prompt", "--quiet", MAIN, "--root", root, ...args],
+        args: [...CLI_RUN_ARGS, "--root", root, ...args],
         cwd,
         clearEnv: true,
         env,

@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
+
+// The installed command (src/cli/fast_main.bundle.js, what the harness spawns) serves a simple
+// `exec` itself and hands everything else to the full CLI in a child process.
+
+Deno.test("the installed command hands a verb it does not serve to the full CLI, exit code and all", async () => {
+  await withHarness({}, async (gw) => {
+    const unknown = await gw.cli(["frobnicate"]);
+    assert.equal(unknown.code, 2, unknown.stderr);
+    assert.match(unknown.stderr, /Unknown command "frobnicate"/);
+    const version = await gw.cli(["--version"]);
+    assert.equal(version.code, 0, version.stderr);
+    assert.match(version.stdout, /\d+\.\d+\.\d+/);
+  });
+});
+
+Deno.test("the installed command passes piped stdin to the full CLI", async () => {
+  await withHarness({}, async (gw) => {
+    // `-` (source on stdin) is not the fast path's: the full CLI reads the pipe.
+    const run = await gw.cli(["exec", "--no-check", "-"], { stdin: "6 * 7" });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout.trim(), "42");
+  });
+});
+
+Deno.test("SIGTERM to the installed command stops the full CLI it runs (gateway server)", async () => {
+  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+    const child = gw.spawnCli(["server"]);
+    const output = Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    const state = await pollUntil("the foreground server's server.json", async () => {
+      const text = await Deno.readTextFile(join(gw.dataDir, "server.json"));
+      return JSON.parse(text) as { pid: number };
+    }, { timeoutMs: 30_000 });
+    assert.notEqual(state.pid, child.pid, "the server runs in the full CLI's own process");
+    // A run answered: the server is up and handles SIGTERM (server.json is written before).
+    const client = await gw.client();
+    try {
+      const run = await client.request<{ ok: boolean }>("exec", { source: "1", check: false });
+      assert.equal(run.ok, true);
+    } finally {
+      client.close();
+    }
+    child.kill("SIGTERM");
+    const status = await child.status;
+    const [, stderr] = await output;
+    assert.equal(status.signal, null, stderr);
+    assert.equal(status.code, 0, stderr);
+    // The child is gone too: the server stopped and removed its server.json.
+    await assert.rejects(Deno.stat(join(gw.dataDir, "server.json")), Deno.errors.NotFound);
+    assert.throws(() => Deno.kill(state.pid, "SIGCONT"), Deno.errors.NotFound);
+  });
+});
