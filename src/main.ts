@@ -7,7 +7,7 @@
  */
 
 import type { CliContext } from "./cli/cli_context.ts";
-import { fastExec, readStdinText } from "./cli/fast_exec.ts";
+import { fastExec, readStdinText, stdinIsEmpty } from "./cli/fast_exec.ts";
 import { lazyImport } from "./cli/lazy_import.ts";
 import { stdioOutput } from "./cli/stdio_output.ts";
 
@@ -32,6 +32,7 @@ if (import.meta.main) {
     cwd,
     output,
     readStdin: readStdinText,
+    stdinIsEmpty,
   });
   if (fast !== null) Deno.exit(fast);
   const [{ CliContext }, cli] = await Promise.all([

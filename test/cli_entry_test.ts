@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { withHarness } from "./support/gateway_harness.ts";
+import { dirname, join } from "node:path";
+import { REPO, withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
 
 // The installed command (src/cli/fast_main.bundle.js, what the harness spawns) serves a simple
@@ -54,5 +54,65 @@ Deno.test("SIGTERM to the installed command stops the full CLI it runs (gateway 
     // The child is gone too: the server stopped and removed its server.json.
     await assert.rejects(Deno.stat(join(gw.dataDir, "server.json")), Deno.errors.NotFound);
     assert.throws(() => Deno.kill(state.pid, "SIGCONT"), Deno.errors.NotFound);
+  });
+});
+
+Deno.test("deno task gateway and the command deno task install installs both run the fast path and the full CLI", async () => {
+  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+    const installRoot = await Deno.makeTempDir({ prefix: "gateway-install-" });
+    try {
+      const config = JSON.parse(await Deno.readTextFile(join(REPO, "deno.json"))) as {
+        tasks: Record<string, string>;
+      };
+      // `deno task install` as written, into a scratch install root instead of ~/.deno.
+      const install = config.tasks.install!.split(" ");
+      assert.deepEqual(install.slice(0, 2), ["deno", "install"]);
+      const installed = await new Deno.Command(Deno.execPath(), {
+        args: [...install.slice(1, 2), "--root", installRoot, ...install.slice(2)],
+        cwd: REPO,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(installed.code, 0, new TextDecoder().decode(installed.stderr));
+      const env = {
+        GATEWAY_DATA_DIR: gw.dataDir,
+        GATEWAY_PORT: "0",
+        NO_COLOR: "1",
+        HOME: Deno.env.get("HOME") ?? gw.cwd,
+        PATH: `${dirname(Deno.execPath())}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+      };
+      const commands: [string, string[]][] = [
+        [join(installRoot, "bin", "gateway"), []],
+        [Deno.execPath(), ["task", "--quiet", "--cwd", REPO, "gateway"]],
+      ];
+      for (const [command, prefix] of commands) {
+        const run = async (args: string[]) => {
+          const out = await new Deno.Command(command, {
+            args: [...prefix, "--root", gw.root, ...args],
+            cwd: gw.cwd,
+            clearEnv: true,
+            env,
+            stdout: "piped",
+            stderr: "piped",
+          }).output();
+          return {
+            code: out.code,
+            stdout: new TextDecoder().decode(out.stdout),
+            stderr: new TextDecoder().decode(out.stderr),
+          };
+        };
+        // The first exec of all starts the server (full CLI); the others find it (fast path).
+        for (const source of ["6 * 7", "6 * 7"]) {
+          const exec = await run(["exec", source]);
+          assert.equal(exec.code, 0, `${command}: ${exec.stderr}`);
+          assert.equal(exec.stdout, "42\n");
+        }
+        const status = await run(["status"]);
+        assert.equal(status.code, 0, `${command}: ${status.stderr}`);
+        assert.match(status.stdout, /^running: pid \d+/);
+      }
+    } finally {
+      await Deno.remove(installRoot, { recursive: true });
+    }
   });
 });

@@ -187,187 +187,8 @@ async function writeAll(writer, bytes) {
   for (let at = 0; at < bytes.length; ) at += await writer.write(bytes.subarray(at));
 }
 
-// src/client/lean_gateway_client.ts
+// src/client/websocket_accept.ts
 var WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-var MAX_HEADER_BYTES = 16 * 1024;
-var OPCODE_CONTINUATION = 0;
-var OPCODE_TEXT = 1;
-var OPCODE_CLOSE = 8;
-var OPCODE_PING = 9;
-var OPCODE_PONG = 10;
-var LeanGatewayClient = class _LeanGatewayClient {
-  #conn;
-  #pending = /* @__PURE__ */ new Map();
-  #listeners = /* @__PURE__ */ new Set();
-  #decoder = new TextDecoder("utf-8", {
-    fatal: true
-  });
-  #nextId = 1;
-  #closed = false;
-  #writing = Promise.resolve();
-  constructor(conn, rest) {
-    this.#conn = conn;
-    this.#readFrames(rest).catch(() => void 0).finally(() => this.#end());
-  }
-  /**
-   * Connects to `ws://host:port/ws` with the token and completes the upgrade; rejects when
-   * the server cannot be reached or refuses (bad token, not a gateway) within `timeoutMs`.
-   */
-  static async connect(options) {
-    const timeoutMs = options.timeoutMs ?? 5e3;
-    const conn = await Deno.connect({
-      hostname: options.host,
-      port: options.port
-    });
-    const key = base64(crypto.getRandomValues(new Uint8Array(16)));
-    const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-    const sent = writeAll(conn, new TextEncoder().encode(`GET /ws?token=${encodeURIComponent(options.token)} HTTP/1.1\r
-Host: ${host}:${options.port}\r
-Upgrade: websocket\r
-Connection: Upgrade\r
-Sec-WebSocket-Key: ${key}\r
-Sec-WebSocket-Version: 13\r
-\r
-`));
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const onTimeout = () => conn.close();
-    deadline.addEventListener("abort", onTimeout, {
-      once: true
-    });
-    const expected = acceptFor(key);
-    try {
-      await sent;
-      const { head, rest } = await readHead(conn);
-      const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
-      if (status !== "101") {
-        throw new Error(`Cannot connect to the gateway on port ${options.port}: the upgrade was answered ${status ?? "with no HTTP status"}`);
-      }
-      const accept = /^sec-websocket-accept:\s*(\S+)\s*$/im.exec(head)?.[1];
-      if (accept !== expected) {
-        throw new Error(`Cannot connect to the gateway on port ${options.port}: the upgrade answer is not a WebSocket handshake for this request`);
-      }
-      return new _LeanGatewayClient(conn, rest);
-    } catch (error) {
-      try {
-        conn.close();
-      } catch {
-      }
-      if (deadline.aborted) {
-        throw new Error(`Cannot connect to the gateway on port ${options.port}: no WebSocket upgrade within ${timeoutMs} ms`);
-      }
-      throw error;
-    } finally {
-      deadline.removeEventListener("abort", onTimeout);
-    }
-  }
-  /** Sends a request and resolves with its result; rejects with {@linkcode RpcError}. */
-  request(method, params = {}) {
-    if (this.#closed) return Promise.reject(new Error("The connection to the gateway is closed"));
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, {
-        resolve: (v) => resolve(v),
-        reject
-      });
-      const text = JSON.stringify({
-        jsonrpc: "2.0",
-        id,
-        method,
-        params
-      });
-      this.#send(OPCODE_TEXT, new TextEncoder().encode(text)).catch((error) => {
-        this.#pending.delete(id);
-        reject(new Error(`Cannot send to the gateway: ${error.message}`));
-      });
-    });
-  }
-  /** Listens for notifications; returns an unsubscribe function. */
-  onNotification(listener) {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-  /** Sends a close frame and closes the connection (nothing is waited for). */
-  async close() {
-    if (this.#closed) return;
-    await this.#send(OPCODE_CLOSE, new Uint8Array([
-      3,
-      232
-    ])).catch(() => void 0);
-    this.#end();
-  }
-  #end() {
-    if (this.#closed) return;
-    this.#closed = true;
-    try {
-      this.#conn.close();
-    } catch {
-    }
-    for (const p of this.#pending.values()) {
-      p.reject(new Error("The gateway closed the connection"));
-    }
-    this.#pending.clear();
-  }
-  /** Writes one masked frame (a client's frames are always masked, RFC 6455 §5.3). */
-  #send(opcode, payload) {
-    const length = payload.length;
-    const extra = length < 126 ? 0 : length < 65536 ? 2 : 8;
-    const frame = new Uint8Array(2 + extra + 4 + length);
-    frame[0] = 128 | opcode;
-    frame[1] = 128 | (extra === 0 ? length : extra === 2 ? 126 : 127);
-    const view = new DataView(frame.buffer);
-    if (extra === 2) view.setUint16(2, length);
-    if (extra === 8) view.setBigUint64(2, BigInt(length));
-    const mask = crypto.getRandomValues(new Uint8Array(4));
-    frame.set(mask, 2 + extra);
-    const start = 2 + extra + 4;
-    for (let i = 0; i < length; i++) frame[start + i] = payload[i] ^ mask[i & 3];
-    const next = this.#writing.then(() => writeAll(this.#conn, frame));
-    this.#writing = next.catch(() => void 0);
-    return next;
-  }
-  async #readFrames(initial) {
-    const input = new ByteInput(this.#conn, initial);
-    let message = [];
-    for (; ; ) {
-      const head = await input.take(2);
-      if (head === null) return;
-      const fin = (head[0] & 128) !== 0;
-      const opcode = head[0] & 15;
-      const masked = (head[1] & 128) !== 0;
-      let length = head[1] & 127;
-      if (length === 126) {
-        const more = await input.take(2);
-        if (more === null) return;
-        length = new DataView(more.buffer, more.byteOffset).getUint16(0);
-      } else if (length === 127) {
-        const more = await input.take(8);
-        if (more === null) return;
-        length = Number(new DataView(more.buffer, more.byteOffset).getBigUint64(0));
-      }
-      const mask = masked ? await input.take(4) : null;
-      if (masked && mask === null) return;
-      const payload = await input.take(length);
-      if (payload === null) return;
-      if (mask) {
-        for (let i = 0; i < payload.length; i++) payload[i] ^= mask[i & 3];
-      }
-      if (opcode === OPCODE_CLOSE) return;
-      if (opcode === OPCODE_PING) {
-        await this.#send(OPCODE_PONG, payload);
-        continue;
-      }
-      if (opcode !== OPCODE_TEXT && opcode !== OPCODE_CONTINUATION) continue;
-      message.push(payload);
-      if (!fin) continue;
-      const whole = concatBytes(message);
-      message = [];
-      this.#receive(this.#decoder.decode(whole));
-    }
-  }
-  #receive(data) {
-    receiveRpcText(data, this.#pending, this.#listeners);
-  }
-};
 function acceptFor(key) {
   return base64(sha1(new TextEncoder().encode(key + WEBSOCKET_GUID)));
 }
@@ -425,6 +246,260 @@ function base64(bytes) {
     out += BASE64_DIGITS[n >> 18 & 63] + BASE64_DIGITS[n >> 12 & 63] + (b === void 0 ? "=" : BASE64_DIGITS[n >> 6 & 63]) + (c === void 0 ? "=" : BASE64_DIGITS[n & 63]);
   }
   return out;
+}
+
+// src/client/lean_gateway_client.ts
+var MAX_HEADER_BYTES = 16 * 1024;
+var OPCODE_CONTINUATION = 0;
+var OPCODE_TEXT = 1;
+var OPCODE_CLOSE = 8;
+var OPCODE_PING = 9;
+var OPCODE_PONG = 10;
+var HandshakeError = class extends Error {
+  /** False when the deadline passed with no answer: the server may yet read what was sent. */
+  answered;
+  constructor(message, options) {
+    super(message);
+    this.name = "HandshakeError";
+    this.answered = options.answered;
+  }
+};
+var LeanGatewayClient = class _LeanGatewayClient {
+  #conn;
+  #pending = /* @__PURE__ */ new Map();
+  #listeners = /* @__PURE__ */ new Set();
+  #decoder = new TextDecoder("utf-8", {
+    fatal: true
+  });
+  #nextId = 1;
+  #closed = false;
+  #writing;
+  /** Settles with the upgrade's answer; see {@linkcode LeanGatewayClient.handshake}. */
+  handshake;
+  /** The answer to `first` given to {@linkcode open} (request id 1), or null without one. */
+  firstAnswer = null;
+  constructor(conn, upgrade) {
+    this.#conn = conn;
+    this.#writing = upgrade.sent.catch(() => void 0);
+    if (upgrade.first) {
+      this.firstAnswer = new Promise((resolve, reject) => {
+        this.#pending.set(this.#nextId++, {
+          resolve,
+          reject
+        });
+      });
+      this.firstAnswer.catch(() => void 0);
+    }
+    const handshake = this.#readHandshake(upgrade);
+    this.handshake = handshake.then(() => void 0);
+    this.handshake.catch(() => void 0);
+    handshake.then((rest) => this.#readFrames(rest)).catch(() => void 0).finally(() => this.#end());
+  }
+  /**
+   * Connects to `ws://host:port/ws` with the token and completes the upgrade; rejects when
+   * the server cannot be reached or refuses (bad token, not a gateway) within `timeoutMs`.
+   */
+  static async connect(options) {
+    const client = await _LeanGatewayClient.open(options);
+    try {
+      await client.handshake;
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return client;
+  }
+  /**
+   * Opens the TCP connection and sends the upgrade request without waiting for its answer,
+   * with `first` (a request) in the same write: the server reads it once it has switched,
+   * which saves the CLI a round trip, and the answer to the upgrade is checked while the
+   * server works on the request. Rejects only when the connection cannot be made (nothing
+   * was sent then); a refused upgrade rejects {@linkcode handshake} and `firstAnswer`.
+   */
+  static async open(options) {
+    const conn = await Deno.connect({
+      hostname: options.host,
+      port: options.port
+    });
+    const key = base64(crypto.getRandomValues(new Uint8Array(16)));
+    const host = options.host.includes(":") ? `[${options.host}]` : options.host;
+    const encoder = new TextEncoder();
+    const upgrade = encoder.encode(`GET /ws?token=${encodeURIComponent(options.token)} HTTP/1.1\r
+Host: ${host}:${options.port}\r
+Upgrade: websocket\r
+Connection: Upgrade\r
+Sec-WebSocket-Key: ${key}\r
+Sec-WebSocket-Version: 13\r
+\r
+`);
+    const first = options.first === void 0 ? null : maskedFrame(OPCODE_TEXT, encoder.encode(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      ...options.first
+    })));
+    const sent = writeAll(conn, first === null ? upgrade : concatBytes([
+      upgrade,
+      first
+    ]));
+    return new _LeanGatewayClient(conn, {
+      sent,
+      key,
+      port: options.port,
+      timeoutMs: options.timeoutMs ?? 5e3,
+      first: first !== null
+    });
+  }
+  /**
+   * Reads and checks the upgrade's answer; resolves with the bytes that came after it. The
+   * deadline, its listener and the expected accept value (together 1–3 ms of first calls in
+   * a fresh process) are made while the server answers.
+   */
+  async #readHandshake(upgrade) {
+    const { port, timeoutMs } = upgrade;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const timedOut = () => new HandshakeError(`Cannot connect to the gateway on port ${port}: no WebSocket upgrade within ${timeoutMs} ms`, {
+      answered: false
+    });
+    const onTimeout = () => this.#end(timedOut());
+    deadline.addEventListener("abort", onTimeout, {
+      once: true
+    });
+    const expected = acceptFor(upgrade.key);
+    try {
+      await upgrade.sent;
+      const { head, rest } = await readHead(this.#conn);
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
+      if (status !== "101") {
+        throw new HandshakeError(`Cannot connect to the gateway on port ${port}: the upgrade was answered ${status ?? "with no HTTP status"}`, {
+          answered: true
+        });
+      }
+      const accept = /^sec-websocket-accept:\s*(\S+)\s*$/im.exec(head)?.[1];
+      if (accept !== expected) {
+        throw new HandshakeError(`Cannot connect to the gateway on port ${port}: the upgrade answer is not a WebSocket handshake for this request`, {
+          answered: true
+        });
+      }
+      return rest;
+    } catch (error) {
+      const failure = deadline.aborted ? timedOut() : error instanceof HandshakeError ? error : new HandshakeError(`Cannot connect to the gateway on port ${port}: ${error.message}`, {
+        answered: true
+      });
+      this.#end(failure);
+      throw failure;
+    } finally {
+      deadline.removeEventListener("abort", onTimeout);
+    }
+  }
+  /** Sends a request and resolves with its result; rejects with {@linkcode RpcError}. */
+  request(method, params = {}) {
+    if (this.#closed) return Promise.reject(new Error("The connection to the gateway is closed"));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, {
+        resolve: (v) => resolve(v),
+        reject
+      });
+      const text = JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method,
+        params
+      });
+      this.#send(OPCODE_TEXT, new TextEncoder().encode(text)).catch((error) => {
+        this.#pending.delete(id);
+        reject(new Error(`Cannot send to the gateway: ${error.message}`));
+      });
+    });
+  }
+  /** Listens for notifications; returns an unsubscribe function. */
+  onNotification(listener) {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+  /** Sends a close frame and closes the connection (nothing is waited for). */
+  async close() {
+    if (this.#closed) return;
+    await this.#send(OPCODE_CLOSE, new Uint8Array([
+      3,
+      232
+    ])).catch(() => void 0);
+    this.#end();
+  }
+  #end(reason = new Error("The gateway closed the connection")) {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#conn.close();
+    } catch {
+    }
+    for (const p of this.#pending.values()) p.reject(reason);
+    this.#pending.clear();
+  }
+  /** Writes one masked frame (a client's frames are always masked, RFC 6455 §5.3). */
+  #send(opcode, payload) {
+    const frame = maskedFrame(opcode, payload);
+    const next = this.#writing.then(() => writeAll(this.#conn, frame));
+    this.#writing = next.catch(() => void 0);
+    return next;
+  }
+  async #readFrames(initial) {
+    const input = new ByteInput(this.#conn, initial);
+    let message = [];
+    for (; ; ) {
+      const head = await input.take(2);
+      if (head === null) return;
+      const fin = (head[0] & 128) !== 0;
+      const opcode = head[0] & 15;
+      const masked = (head[1] & 128) !== 0;
+      let length = head[1] & 127;
+      if (length === 126) {
+        const more = await input.take(2);
+        if (more === null) return;
+        length = new DataView(more.buffer, more.byteOffset).getUint16(0);
+      } else if (length === 127) {
+        const more = await input.take(8);
+        if (more === null) return;
+        length = Number(new DataView(more.buffer, more.byteOffset).getBigUint64(0));
+      }
+      const mask = masked ? await input.take(4) : null;
+      if (masked && mask === null) return;
+      const payload = await input.take(length);
+      if (payload === null) return;
+      if (mask) {
+        for (let i = 0; i < payload.length; i++) payload[i] ^= mask[i & 3];
+      }
+      if (opcode === OPCODE_CLOSE) return;
+      if (opcode === OPCODE_PING) {
+        await this.#send(OPCODE_PONG, payload);
+        continue;
+      }
+      if (opcode !== OPCODE_TEXT && opcode !== OPCODE_CONTINUATION) continue;
+      message.push(payload);
+      if (!fin) continue;
+      const whole = concatBytes(message);
+      message = [];
+      this.#receive(this.#decoder.decode(whole));
+    }
+  }
+  #receive(data) {
+    receiveRpcText(data, this.#pending, this.#listeners);
+  }
+};
+function maskedFrame(opcode, payload) {
+  const length = payload.length;
+  const extra = length < 126 ? 0 : length < 65536 ? 2 : 8;
+  const frame = new Uint8Array(2 + extra + 4 + length);
+  frame[0] = 128 | opcode;
+  frame[1] = 128 | (extra === 0 ? length : extra === 2 ? 126 : 127);
+  const view = new DataView(frame.buffer);
+  if (extra === 2) view.setUint16(2, length);
+  if (extra === 8) view.setBigUint64(2, BigInt(length));
+  const mask = crypto.getRandomValues(new Uint8Array(4));
+  frame.set(mask, 2 + extra);
+  const start = 2 + extra + 4;
+  for (let i = 0; i < length; i++) frame[start + i] = payload[i] ^ mask[i & 3];
+  return frame;
 }
 async function readHead(conn) {
   let buffered = new Uint8Array(0);
@@ -610,22 +685,39 @@ async function fastExec(input) {
     cwd: input.cwd
   });
   if (paths === null) return null;
+  const params = (stdin) => ({
+    source: simple.source,
+    args: simple.args,
+    stdin,
+    cwd: input.cwd,
+    client: "cli",
+    ...simple.check !== void 0 ? {
+      check: simple.check
+    } : {}
+  });
+  const sendEarly = simple.noStdin || input.stdinIsEmpty();
   let client;
   try {
     const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir)));
     if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
     const token = readTokenSync(paths.dataDir);
-    client = await LeanGatewayClient.connect({
+    client = await LeanGatewayClient.open({
       host: "127.0.0.1",
       port: state.port,
       token,
-      timeoutMs: 2e3
+      timeoutMs: 2e3,
+      ...sendEarly ? {
+        first: {
+          method: "exec",
+          params: params("")
+        }
+      } : {}
     });
   } catch {
     return null;
   }
   try {
-    const stdin = simple.noStdin ? "" : await input.readStdin();
+    const early = client.firstAnswer;
     printApprovalNotices(client, {
       root: {
         dir: paths.rootDir,
@@ -634,18 +726,16 @@ async function fastExec(input) {
       },
       output
     });
+    try {
+      await client.handshake;
+    } catch (error) {
+      if (early === null || !(error instanceof HandshakeError) || error.answered) return null;
+      printError(output, "Server", `${error.message}; the run was sent and may still start: see \`gateway history\``);
+      return 1;
+    }
     let answer;
     try {
-      answer = await client.request("exec", {
-        source: simple.source,
-        args: simple.args,
-        stdin,
-        cwd: input.cwd,
-        client: "cli",
-        ...simple.check !== void 0 ? {
-          check: simple.check
-        } : {}
-      });
+      answer = await (early ?? client.request("exec", params(await input.readStdin())));
     } catch (error) {
       if (error instanceof RpcError) {
         printError(output, String(error.data?.kind ?? "Usage"), error.message);
@@ -663,6 +753,16 @@ async function fastExec(input) {
     return runExitCode(document);
   } finally {
     await client.close();
+  }
+}
+function stdinIsEmpty() {
+  if (Deno.stdin.isTerminal()) return true;
+  try {
+    const stdin = Deno.statSync("/dev/stdin");
+    const nothing = Deno.statSync("/dev/null");
+    return stdin.isCharDevice === true && stdin.dev === nothing.dev && stdin.ino === nothing.ino;
+  } catch {
+    return false;
   }
 }
 async function readStdinText() {
@@ -750,7 +850,8 @@ if (import.meta.main) {
     env,
     cwd: env.INIT_CWD ?? Deno.cwd(),
     output,
-    readStdin: readStdinText
+    readStdin: readStdinText,
+    stdinIsEmpty
   });
   Deno.exit(fast ?? await runFullCli(Deno.args));
 }

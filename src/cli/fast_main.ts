@@ -9,7 +9,7 @@
  * @module
  */
 
-import { fastExec, readStdinText } from "./fast_exec.ts";
+import { fastExec, readStdinText, stdinIsEmpty } from "./fast_exec.ts";
 import { stdioOutput } from "./stdio_output.ts";
 
 /** Signals a user or a supervisor sends the command, passed on to the full CLI's process. */
@@ -71,6 +71,7 @@ if (import.meta.main) {
     cwd: env.INIT_CWD ?? Deno.cwd(),
     output,
     readStdin: readStdinText,
+    stdinIsEmpty,
   });
   Deno.exit(fast ?? await runFullCli(Deno.args));
 }

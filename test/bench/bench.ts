@@ -139,8 +139,9 @@ try {
     `${(burst / bare).toFixed(2)}× bare ${target("≤ 0.8×", burst / bare <= 0.8)}`,
   );
 
-  // How an agent's shell runs it: the installed `gateway` is `deno run … src/main.ts` (what the
-  // harness spawns); `deno task gateway` adds the task runner.
+  // How an agent's shell runs it: the installed `gateway` is `deno run … --no-config
+  // src/cli/fast_main.bundle.js` (what the harness spawns); `deno task gateway` adds the task
+  // runner.
   const cli = await timeMs(() => gw.cli(["exec", "--no-check", "console.log(1 + 1)"]));
   row(
     "`gateway exec` CLI process, server warm, check off",
