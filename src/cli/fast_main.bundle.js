@@ -814,10 +814,14 @@ function fullCliArgs(argv) {
     "--allow-all",
     "--no-prompt",
     "--config",
-    decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname),
-    decodeURIComponent(new URL("../main.ts", import.meta.url).pathname),
+    pathOf(new URL("../../deno.json", import.meta.url)),
+    pathOf(new URL("../main.ts", import.meta.url)),
     ...argv
   ];
+}
+function pathOf(url) {
+  const path = decodeURIComponent(url.pathname);
+  return Deno.build.os === "windows" ? path.slice(1).replaceAll("/", "\\") : path;
 }
 async function runFullCli(argv) {
   const child = new Deno.Command(Deno.execPath(), {

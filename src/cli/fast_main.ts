@@ -25,10 +25,16 @@ export function fullCliArgs(argv: readonly string[]): string[] {
     "--allow-all",
     "--no-prompt",
     "--config",
-    decodeURIComponent(new URL("../../deno.json", import.meta.url).pathname),
-    decodeURIComponent(new URL("../main.ts", import.meta.url).pathname),
+    pathOf(new URL("../../deno.json", import.meta.url)),
+    pathOf(new URL("../main.ts", import.meta.url)),
     ...argv,
   ];
+}
+
+/** A `file:` URL's path (`node:url`'s `fileURLToPath` would load the Node compatibility layer). */
+function pathOf(url: URL): string {
+  const path = decodeURIComponent(url.pathname);
+  return Deno.build.os === "windows" ? path.slice(1).replaceAll("/", "\\") : path;
 }
 
 /**
