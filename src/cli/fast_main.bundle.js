@@ -803,7 +803,10 @@ function stdioOutput(onBrokenPipe) {
 }
 
 // src/cli/fast_main.ts
-var FORWARDED_SIGNALS = [
+var FORWARDED_SIGNALS = Deno.build.os === "windows" ? [
+  "SIGINT",
+  "SIGBREAK"
+] : [
   "SIGINT",
   "SIGTERM",
   "SIGHUP"

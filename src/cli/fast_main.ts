@@ -12,8 +12,13 @@
 import { fastExec, readStdinText, stdinIsEmpty } from "./fast_exec.ts";
 import { stdioOutput } from "./stdio_output.ts";
 
-/** Signals a user or a supervisor sends the command, passed on to the full CLI's process. */
-const FORWARDED_SIGNALS: readonly Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+/**
+ * Signals a user or a supervisor sends the command, passed on to the full CLI's process
+ * (Windows delivers only Ctrl-C and Ctrl-Break to a listener).
+ */
+const FORWARDED_SIGNALS: readonly Deno.Signal[] = Deno.build.os === "windows"
+  ? ["SIGINT", "SIGBREAK"]
+  : ["SIGINT", "SIGTERM", "SIGHUP"];
 
 /**
  * The `deno` arguments that run the full CLI with `argv`: the same permissions as the
