@@ -243,20 +243,27 @@ function identifiedConnection(
         return;
       }
       backlog = [];
-      (async () => {
+      const queue = backlog;
+      // Written by the write op itself when the socket takes the whole line (the usual reply);
+      // the loop (and its promises) only when the socket takes part of it or lines queued up.
+      const drain = async (rest: Uint8Array) => {
         try {
-          for (
-            let next: Uint8Array | undefined = bytes;
-            next !== undefined;
-            next = backlog.shift()
-          ) {
+          await writeAll(conn, rest);
+          for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
             await writeAll(conn, next);
           }
         } catch {
           close();
         }
         backlog = null;
-      })();
+      };
+      conn.write(bytes).then((written) => {
+        if (written === bytes.length && queue.length === 0) backlog = null;
+        else drain(bytes.subarray(written));
+      }, () => {
+        close();
+        backlog = null;
+      });
     },
     onMessage: (h) => {
       state.handler = h;

@@ -88,3 +88,41 @@ Deno.test("RunChannelServer bounds unidentified connections in number, bytes and
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("RunChannelServer connection writes lines whole and in order, a large one among them", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
+  const path = `${dir}/c.sock`;
+  const expectation = new RunChannelServer().listen(path, "token");
+  try {
+    const runner = await connect(path);
+    await runner.write(new TextEncoder().encode('{"t":"hello","token":"token"}\n'));
+    const connection = await expectation.connection;
+    // The 1 MB reply takes many socket writes; the replies sent after it wait their turn.
+    const big = "x".repeat(1024 * 1024);
+    connection.send({ t: "reply", id: 1, ok: true, value: "first" });
+    connection.send({ t: "reply", id: 2, ok: true, value: big });
+    for (let id = 3; id <= 50; id++) connection.send({ t: "reply", id, ok: true, value: id });
+    const lines: { id: number; value: unknown }[] = [];
+    let text = "";
+    const buf = new Uint8Array(64 * 1024);
+    while (lines.length < 50) {
+      const n = await runner.read(buf);
+      if (n === null) break;
+      text += new TextDecoder().decode(buf.subarray(0, n));
+      let at = text.indexOf("\n");
+      while (at >= 0) {
+        lines.push(JSON.parse(text.slice(0, at)));
+        text = text.slice(at + 1);
+        at = text.indexOf("\n");
+      }
+    }
+    assert.deepEqual(lines.map((l) => l.id), Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.equal(lines[0]?.value, "first");
+    assert.equal(lines[1]?.value, big);
+    connection.close();
+    runner.close();
+  } finally {
+    expectation.cancel();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

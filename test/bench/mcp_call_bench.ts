@@ -1,7 +1,9 @@
 /**
  * Measures the cost of one MCP tool call: 300 sequential calls of server-everything's `echo`
- * over stdio, through the SDK client directly and through `McpNamespace`. Prints a JSON line per
- * path (median, p95, mean in ms). Run: `deno run -A test/bench/mcp_call_bench.ts [calls]`.
+ * over stdio, through the SDK client directly and through `McpNamespace`. Rounds alternate the
+ * paths; prints a JSON line per path (median, p95, mean in ms, and this process's CPU time per
+ * call, server and client side both in it). Run:
+ * `deno run -A test/bench/mcp_call_bench.ts [calls per round] [rounds]`.
  * @module
  */
 
@@ -14,6 +16,7 @@ import { realServerBin, realServerConfig } from "../fixtures/mcp/mcp_test_server
 const { StdioClientTransport } = stdioModule as typeof StdioTyped;
 const CALLS = Number(Deno.args[0] ?? "300");
 const WARM_UP = 20;
+const ROUNDS = Number(Deno.args[1] ?? "5");
 
 /** Median, 95th percentile and mean of `samples` (ms), rounded to microseconds. */
 function summarize(via: string, samples: number[]) {
@@ -41,36 +44,49 @@ async function time(call: () => Promise<unknown>): Promise<number[]> {
   return samples;
 }
 
-async function viaSdk(): Promise<number[]> {
-  const client = new Client({ name: "mcp-call-bench", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({
-      command: "node",
-      args: [realServerBin("everything")],
-      stderr: "pipe",
+/** CPU time (user + system) this process has used, in ms. */
+function cpuMs(): number {
+  const stat = Deno.readTextFileSync("/proc/self/stat");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const sdk = new Client({ name: "mcp-call-bench", version: "1.0.0" });
+await sdk.connect(
+  new StdioClientTransport({
+    command: "node",
+    args: [realServerBin("everything")],
+    stderr: "pipe",
+  }),
+);
+const namespace = new McpNamespace("everything", realServerConfig("everything"));
+await namespace.start();
+const options = { signal: new AbortController().signal, callTimeoutMs: 60_000, callMaxMs: 600_000 };
+const paths: Record<string, () => Promise<unknown>> = {
+  "sdk-client": () => sdk.callTool({ name: "echo", arguments: { message: "bench" } }),
+  "mcp-namespace": () => namespace.callTool("echo", { message: "bench" }, options),
+};
+// Rounds alternate the two paths, so a busy machine slows both alike.
+const samples: Record<string, number[]> = { "sdk-client": [], "mcp-namespace": [] };
+const cpu: Record<string, number> = { "sdk-client": 0, "mcp-namespace": 0 };
+try {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [via, call] of Object.entries(paths)) {
+      const before = cpuMs();
+      samples[via]!.push(...await time(call));
+      cpu[via]! += cpuMs() - before;
+    }
+  }
+} finally {
+  await namespace.stop();
+  await sdk.close();
+}
+for (const via of Object.keys(paths)) {
+  const perCall = cpu[via]! / (ROUNDS * (CALLS + WARM_UP));
+  console.log(
+    JSON.stringify({
+      ...summarize(via, samples[via]!),
+      cpuMsPerCall: Math.round(perCall * 1000) / 1000,
     }),
   );
-  try {
-    return await time(() => client.callTool({ name: "echo", arguments: { message: "bench" } }));
-  } finally {
-    await client.close();
-  }
 }
-
-async function viaNamespace(): Promise<number[]> {
-  const namespace = new McpNamespace("everything", realServerConfig("everything"));
-  await namespace.start();
-  try {
-    const options = {
-      signal: new AbortController().signal,
-      callTimeoutMs: 60_000,
-      callMaxMs: 600_000,
-    };
-    return await time(() => namespace.callTool("echo", { message: "bench" }, options));
-  } finally {
-    await namespace.stop();
-  }
-}
-
-console.log(JSON.stringify(summarize("sdk-client", await viaSdk())));
-console.log(JSON.stringify(summarize("mcp-namespace", await viaNamespace())));

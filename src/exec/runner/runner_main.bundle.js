@@ -785,21 +785,39 @@ globalThis.addEventListener("unload", () => {
     }
   }
 });
+var backlog = null;
 var writing = Promise.resolve();
 function send(message) {
   const bytes = encoder.encode(JSON.stringify(message) + "\n");
   if (bytes.length > MAX_CHANNEL_LINE_BYTES) {
     return Promise.reject(new RangeError(`the ${message.t} message is ${bytes.length} bytes, over the gateway channel's limit of ${MAX_CHANNEL_LINE_BYTES} bytes: send less at once`));
   }
-  const next = writing.then(() => writeAll(conn, bytes));
-  writing = next.catch(() => void 0);
-  return next;
+  if (backlog !== null) {
+    backlog.push(bytes);
+    return writing;
+  }
+  backlog = [];
+  writing = flush(bytes, backlog);
+  return writing;
+}
+async function flush(first, queue) {
+  try {
+    for (let next = first; next !== void 0; next = queue.shift()) {
+      await writeAll(conn, next);
+    }
+  } finally {
+    backlog = null;
+  }
 }
 var pending = /* @__PURE__ */ new Map();
 var nextId = 1;
 var topLevelDone = false;
+var referenced = true;
 function updateRef() {
-  if (!topLevelDone || pending.size > 0) conn.ref();
+  const needed = !topLevelDone || pending.size > 0;
+  if (needed === referenced) return;
+  referenced = needed;
+  if (needed) conn.ref();
   else conn.unref();
 }
 async function readMessages(onMessage) {
@@ -983,6 +1001,6 @@ try {
 } catch (error) {
   await fail(error);
 }
-await writing;
+await writing.catch(() => void 0);
 topLevelDone = true;
 updateRef();

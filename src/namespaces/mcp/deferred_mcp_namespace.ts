@@ -196,9 +196,11 @@ export class DeferredMcpNamespace implements Namespace {
   }
 
   /** Calls MCP tool `tool` once the code is loaded (see McpNamespace.callTool). */
-  async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
-    // Loading takes a moment; the namespace itself then honours the signal and timeouts.
-    return await (await this.#loaded.promise).callTool(tool, args, options);
+  callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
+    // Once loaded, straight to the namespace (no promise layers on every call); until then the
+    // call waits for the code, and the namespace itself honours the signal and timeouts.
+    if (this.#real !== null) return this.#real.callTool(tool, args, options);
+    return this.#loaded.promise.then((real) => real.callTool(tool, args, options));
   }
 
   /** The upstream's resources and templates. */

@@ -47,6 +47,9 @@ export const ErrorCode: typeof TypesTyped.ErrorCode = types.ErrorCode;
 /** Validates one JSON-RPC message read off a transport. */
 export const JSONRPCMessageSchema: typeof TypesTyped.JSONRPCMessageSchema =
   types.JSONRPCMessageSchema;
+/** Validates a `tools/call` result (what `Client.callTool` checks every answer against). */
+export const CallToolResultSchema: typeof TypesTyped.CallToolResultSchema =
+  types.CallToolResultSchema;
 /** `notifications/tools/list_changed`. */
 export const ToolListChangedNotificationSchema:
   typeof TypesTyped.ToolListChangedNotificationSchema = types.ToolListChangedNotificationSchema;

@@ -55,6 +55,54 @@ export async function sendMcpToolCall(
   if (options.signal.aborted) {
     throw new ToolCallError("Cancelled", `Call to "${host.name}.${tool}" was cancelled`);
   }
+  let lastProgress = 0;
+  const onprogress = (
+    progress: { progress: number; total?: number | undefined; message?: string | undefined },
+  ) => {
+    const now = Date.now();
+    const final = progress.total !== undefined && progress.progress >= progress.total;
+    if (!final && now - lastProgress < PROGRESS_INTERVAL_MS) return;
+    lastProgress = now;
+    const update: ToolProgress = { progress: progress.progress };
+    if (progress.total !== undefined) update.total = progress.total;
+    if (progress.message !== undefined) update.message = progress.message;
+    options.onProgress?.(update);
+  };
+  const unwrap = (result: Record<string, unknown>) => {
+    const raw: RawToolResult = Array.isArray(result.content)
+      ? result as RawToolResult
+      : { content: [], structuredContent: result.toolResult };
+    return unwrapToolResult(raw, {
+      namespace: host.name,
+      tool,
+      hasOutputSchema: entry.listing.outputSchema !== undefined,
+    });
+  };
+  // Over stdio, a tool without an output schema is called past the SDK's zod checks, with the
+  // same timeouts (the maximum included), cancellation and result validation; a tool with a
+  // schema needs the SDK's validator of its structured content.
+  const direct = entry.listing.outputSchema === undefined ? connection.process : undefined;
+  if (direct !== undefined) {
+    let result: Record<string, unknown>;
+    try {
+      result = await direct.toolCalls.call(tool, input, {
+        signal: options.signal,
+        timeout: options.callTimeoutMs,
+        maxTotalTimeout: options.callMaxMs,
+        onprogress,
+      });
+    } catch (error) {
+      // A timed-out or aborted direct call has told the upstream to stop already.
+      throw callFailure(host, error, {
+        tool,
+        options,
+        hitMaximum: false,
+        cancelUpstream: () => {},
+        connection,
+      });
+    }
+    return unwrap(result);
+  }
   // A call-scoped controller: the SDK never removes its abort listener, so linking the run's
   // signal directly would send a stray notifications/cancelled for every finished call.
   const controller = new AbortController();
@@ -65,39 +113,25 @@ export async function sendMcpToolCall(
     hitMaximum = true;
     controller.abort(new Error(`exceeded ${options.callMaxMs} ms`));
   }, options.callMaxMs);
-  let lastProgress = 0;
   try {
-    const result = await connection.client.callTool(
-      { name: tool, arguments: input },
-      undefined,
-      {
+    return unwrap(
+      await connection.client.callTool({ name: tool, arguments: input }, undefined, {
         signal: controller.signal,
         timeout: options.callTimeoutMs,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: options.callMaxMs,
-        onprogress: (progress) => {
-          const now = Date.now();
-          const final = progress.total !== undefined && progress.progress >= progress.total;
-          if (!final && now - lastProgress < PROGRESS_INTERVAL_MS) return;
-          lastProgress = now;
-          const update: ToolProgress = { progress: progress.progress };
-          if (progress.total !== undefined) update.total = progress.total;
-          if (progress.message !== undefined) update.message = progress.message;
-          options.onProgress?.(update);
-        },
-      },
+        onprogress,
+      }),
     );
-    const raw: RawToolResult = Array.isArray(result.content)
-      ? result as RawToolResult
-      : { content: [], structuredContent: result.toolResult };
-    return unwrapToolResult(raw, {
-      namespace: host.name,
-      tool,
-      hasOutputSchema: entry.listing.outputSchema !== undefined,
-    });
   } catch (error) {
     if (error instanceof ToolCallError) throw error;
-    throw callFailure(host, error, { tool, options, hitMaximum, controller, connection });
+    throw callFailure(host, error, {
+      tool,
+      options,
+      hitMaximum,
+      cancelUpstream: () => controller.abort(new Error(`exceeded ${options.callMaxMs} ms`)),
+      connection,
+    });
   } finally {
     clearTimeout(hardTimer);
     options.signal.removeEventListener("abort", forwardAbort);
@@ -112,7 +146,8 @@ function callFailure(
     tool: string;
     options: ToolCallOptions;
     hitMaximum: boolean;
-    controller: AbortController;
+    /** Tells the upstream to stop (the SDK does not when it enforces the maximum). */
+    cancelUpstream: () => void;
     connection: UpstreamConnection;
   },
 ): ToolCallError {
@@ -129,7 +164,7 @@ function callFailure(
     const data = error.data as { maxTotalTimeout?: unknown } | undefined;
     if (data?.maxTotalTimeout !== undefined) {
       // The SDK enforced the maximum on a progress notification without telling the server.
-      context.controller.abort(new Error(`exceeded ${options.callMaxMs} ms`));
+      context.cancelUpstream();
       return new ToolCallError("ToolTimeout", maxMessage, { cause: error });
     }
     return new ToolCallError(

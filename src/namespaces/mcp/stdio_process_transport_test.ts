@@ -52,6 +52,30 @@ Deno.test("`StdioProcessTransport` delivers JSON-RPC lines and reports garbage a
   }
 });
 
+Deno.test("`StdioProcessTransport` joins lines that arrive over many reads, and lines that share one", async () => {
+  // 200 KB of payload (longer than one read's buffer) written in pieces, then two short lines in
+  // one write: the pieces of a line must survive the reads that follow them.
+  const payload = "y".repeat(200_000);
+  const { transport, errors, messages } = shell(
+    `printf '{"jsonrpc":"2.0","id":1,"result":{"text":"'; sleep 0.05; ` +
+      `head -c 100000 /dev/zero | tr '\\0' y; sleep 0.05; head -c 100000 /dev/zero | tr '\\0' y; ` +
+      `printf '"}}\\n{"jsonrpc":"2.0","id":2,"result":{}}\\n{"jsonrpc":"2.0","id":3,"result":{}}\\n'; ` +
+      `cat >/dev/null`,
+  );
+  await transport.start();
+  try {
+    await pollUntil("three messages", () => messages.length === 3);
+    assert.deepStrictEqual(errors, []);
+    assert.deepStrictEqual(messages, [
+      { jsonrpc: "2.0", id: 1, result: { text: payload } },
+      { jsonrpc: "2.0", id: 2, result: {} },
+      { jsonrpc: "2.0", id: 3, result: {} },
+    ]);
+  } finally {
+    await transport.close();
+  }
+});
+
 Deno.test("`StdioProcessTransport` writes messages as lines the child can read", async () => {
   const { transport, messages } = shell(`read line; echo "$line"; cat >/dev/null`);
   await transport.start();

@@ -30,9 +30,10 @@ export interface UnwrapOptions {
  */
 export function unwrapToolResult(raw: RawToolResult, options: UnwrapOptions): ToolCallResult {
   const content = Array.isArray(raw.content) ? raw.content : [];
-  const texts = content.flatMap((block) =>
-    block.type === "text" && typeof block.text === "string" ? [block.text] : []
-  );
+  const texts: string[] = [];
+  for (const block of content) {
+    if (block.type === "text" && typeof block.text === "string") texts.push(block.text);
+  }
   if (raw.isError === true) {
     const message = texts.join("\n").trim() ||
       `${options.namespace}.${options.tool} returned isError`;
@@ -40,7 +41,7 @@ export function unwrapToolResult(raw: RawToolResult, options: UnwrapOptions): To
   }
   if (raw.structuredContent !== undefined) return { value: raw.structuredContent, raw };
   if (texts.length === content.length) {
-    const text = texts.join("\n");
+    const text = texts.length === 1 ? texts[0]! : texts.join("\n");
     return { value: options.hasOutputSchema ? text : parseJsonText(text), raw };
   }
   return { value: content, raw };
