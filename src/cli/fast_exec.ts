@@ -92,7 +92,7 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
   if (output.isTty) return null; // streaming and progress lines: the full path
   const simple = parseSimpleExec(input.argv);
   if (simple === null) return null;
-  const paths = await leanGatewayPaths({
+  const paths = leanGatewayPaths({
     flag: simple.rootFlag,
     env: input.env,
     cwd: input.cwd,

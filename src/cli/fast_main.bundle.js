@@ -1,3 +1,125 @@
+// src/config/sha256_hex.ts
+var K = new Uint32Array([
+  1116352408,
+  1899447441,
+  3049323471,
+  3921009573,
+  961987163,
+  1508970993,
+  2453635748,
+  2870763221,
+  3624381080,
+  310598401,
+  607225278,
+  1426881987,
+  1925078388,
+  2162078206,
+  2614888103,
+  3248222580,
+  3835390401,
+  4022224774,
+  264347078,
+  604807628,
+  770255983,
+  1249150122,
+  1555081692,
+  1996064986,
+  2554220882,
+  2821834349,
+  2952996808,
+  3210313671,
+  3336571891,
+  3584528711,
+  113926993,
+  338241895,
+  666307205,
+  773529912,
+  1294757372,
+  1396182291,
+  1695183700,
+  1986661051,
+  2177026350,
+  2456956037,
+  2730485921,
+  2820302411,
+  3259730800,
+  3345764771,
+  3516065817,
+  3600352804,
+  4094571909,
+  275423344,
+  430227734,
+  506948616,
+  659060556,
+  883997877,
+  958139571,
+  1322822218,
+  1537002063,
+  1747873779,
+  1955562222,
+  2024104815,
+  2227730452,
+  2361852424,
+  2428436474,
+  2756734187,
+  3204031479,
+  3329325298
+]);
+function sha256Hex(text) {
+  const message = new TextEncoder().encode(text);
+  const blocks = Math.ceil((message.length + 9) / 64);
+  const padded = new Uint8Array(blocks * 64);
+  padded.set(message);
+  padded[message.length] = 128;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(message.length / 536870912));
+  view.setUint32(padded.length - 4, message.length * 8 >>> 0);
+  const h = new Uint32Array([
+    1779033703,
+    3144134277,
+    1013904242,
+    2773480762,
+    1359893119,
+    2600822924,
+    528734635,
+    1541459225
+  ]);
+  const w = new Uint32Array(64);
+  const rotr = (x, n) => x >>> n | x << 32 - n;
+  for (let block = 0; block < blocks; block++) {
+    for (let t = 0; t < 16; t++) w[t] = view.getUint32(block * 64 + t * 4);
+    for (let t = 16; t < 64; t++) {
+      const a2 = w[t - 15];
+      const b2 = w[t - 2];
+      const s0 = rotr(a2, 7) ^ rotr(a2, 18) ^ a2 >>> 3;
+      const s1 = rotr(b2, 17) ^ rotr(b2, 19) ^ b2 >>> 10;
+      w[t] = w[t - 16] + s0 + w[t - 7] + s1 >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = h;
+    for (let t = 0; t < 64; t++) {
+      const t1 = hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + (e & f ^ ~e & g) + K[t] + w[t] >>> 0;
+      const t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + (a & b ^ a & c ^ b & c) >>> 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = d + t1 >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = t1 + t2 >>> 0;
+    }
+    h[0] = h[0] + a;
+    h[1] = h[1] + b;
+    h[2] = h[2] + c;
+    h[3] = h[3] + d;
+    h[4] = h[4] + e;
+    h[5] = h[5] + f;
+    h[6] = h[6] + g;
+    h[7] = h[7] + hh;
+  }
+  return Array.from(h, (word) => word.toString(16).padStart(8, "0")).join("");
+}
+
 // src/config/lean_gateway_paths.ts
 function resolvePath(base, path) {
   const parts = [];
@@ -22,13 +144,11 @@ function isDir(path) {
     return false;
   }
 }
-async function leanRootKey(dir) {
+function leanRootKey(dir) {
   const parent = nameOf(dir) === ".gateway" || nameOf(dir) === ".lootbox";
   const named = parent ? nameOf(parentOf(dir)) : nameOf(dir);
   const slug = named.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") || "root";
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(dir)));
-  const hash = Array.from(digest.subarray(0, 4), (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${slug.slice(0, 40)}-${hash}`;
+  return `${slug.slice(0, 40)}-${sha256Hex(dir).slice(0, 8)}`;
 }
 function leanRoot(options) {
   const { env, cwd } = options;
@@ -70,7 +190,7 @@ function leanRoot(options) {
     source: "bundled"
   };
 }
-async function leanGatewayPaths(options) {
+function leanGatewayPaths(options) {
   if (Deno.build.os === "windows" || !options.cwd.startsWith("/")) return null;
   const root = leanRoot(options);
   if (root === null) return null;
@@ -86,7 +206,7 @@ async function leanGatewayPaths(options) {
       userDir = Deno.build.os === "darwin" ? `${home}/Library/Application Support/gateway` : `${home}/.local/share/gateway`;
     }
     if (!userDir.startsWith("/")) return null;
-    dataDir = resolvePath("/", `${userDir}/roots/${await leanRootKey(root.dir)}`);
+    dataDir = resolvePath("/", `${userDir}/roots/${leanRootKey(root.dir)}`);
   }
   return {
     rootDir: root.dir,
@@ -679,7 +799,7 @@ async function fastExec(input) {
   if (output.isTty) return null;
   const simple = parseSimpleExec(input.argv);
   if (simple === null) return null;
-  const paths = await leanGatewayPaths({
+  const paths = leanGatewayPaths({
     flag: simple.rootFlag,
     env: input.env,
     cwd: input.cwd
