@@ -2,14 +2,15 @@
  * End-to-end proof of how a run ends now that it is answered at its runner's end marker rather
  * than at the process's exit (issue 12): the exit code of `Deno.exit`, output written up to the
  * end (also without a trailing newline, also by a timer), a forged marker that stays output,
- * output of an `unload` listener left out, and the runner's process group, directory and
- * compiled script gone shortly after the answer.
+ * output of an `unload` listener left out, and the runner's process group, script, compiled
+ * script and web storage gone shortly after the answer.
  * @module
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pollUntil } from "./support/poll_until.ts";
+import { storagePaths } from "../src/exec/runner_process.ts";
 import {
   execRpc,
   liveGroupMembers,
@@ -73,26 +74,64 @@ Deno.test(
         );
 
         await t.step(
-          "the runner's group, its directory and its compiled script are gone soon after",
+          "the runner's group, its script and its compiled script are gone soon after",
           async () => {
             const doc = await execRpc(client, {
-              source: `const dir = import.meta.dirname;\nconsole.log(Deno.pid, dir);\n"x"`,
+              source: `const file = import.meta.filename;\nconsole.log(Deno.pid, file);\n"x"`,
             });
             assert.equal(doc.ok, true, JSON.stringify(doc.error));
-            const [pid, dir] = doc.stdout.trim().split(" ");
+            const [pid, file] = doc.stdout.trim().split(" ");
             const denoDir = Deno.env.get("DENO_DIR") ??
               join(Deno.env.get("HOME") ?? "/tmp", ".cache", "deno");
-            const compiled = join(denoDir, "gen", "file", dir!.replace(/^\/+/, ""));
+            const compiled = join(denoDir, "gen", "file", `${file!.replace(/^\/+/, "")}.js`);
             const gone = (path: string) => Deno.stat(path).then(() => false, () => true);
             await pollUntil(
-              "the runner's group, directory and compiled script to be gone",
+              "the runner's group, script and compiled script to be gone",
               async () =>
-                liveGroupMembers(Number(pid)).length === 0 && await gone(dir!) &&
+                liveGroupMembers(Number(pid)).length === 0 && await gone(file!) &&
                 await gone(compiled),
               { timeoutMs: 5_000, intervalMs: 20 },
             );
           },
         );
+
+        await t.step(
+          "script file names are reused, so Deno's module caches keep no entry per run",
+          async () => {
+            const names = new Set<string>();
+            for (let i = 0; i < 6; i++) {
+              const doc = await execRpc(client, { source: `import.meta.filename` });
+              assert.equal(doc.ok, true, JSON.stringify(doc.error));
+              const file = String(doc.result);
+              names.add(file);
+              await pollUntil(
+                "the run's script to be removed",
+                () => Deno.stat(file).then(() => false, () => true),
+                { timeoutMs: 5_000, intervalMs: 20 },
+              );
+            }
+            // A run in flight, the pool's warm runner and the one it spawns next: the names
+            // cycle through those instead of growing by one per run.
+            assert.ok(names.size <= 3, `6 runs used ${names.size} names: ${[...names]}`);
+          },
+        );
+
+        await t.step("the run's web storage is gone soon after (swept in batches)", async () => {
+          const doc = await execRpc(client, {
+            source: `localStorage.setItem("k", "v");\nlocation.origin`,
+          });
+          assert.equal(doc.ok, true, JSON.stringify(doc.error));
+          const denoDir = Deno.env.get("DENO_DIR") ??
+            join(Deno.env.get("HOME") ?? "/tmp", ".cache", "deno");
+          const [stored] = storagePaths(denoDir, String(doc.result));
+          const gone = () => Deno.stat(stored!).then(() => false, () => true);
+          // The sweep waits a second after the runner is reaped: the storage is still there.
+          assert.equal(await gone(), false, `the run's localStorage is kept at ${stored}`);
+          await pollUntil("the run's localStorage to be removed", gone, {
+            timeoutMs: 5_000,
+            intervalMs: 20,
+          });
+        });
       } finally {
         await client.close();
       }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { type GatewayHarness, withHarness } from "./support/gateway_harness.ts";
 import { startCountingListener } from "./support/counting_listener.ts";
 import { pollUntil } from "./support/poll_until.ts";
+import { RUNNER_DISCOVERY } from "../src/exec/runner_process.ts";
 
 interface RunError {
   kind: string;
@@ -85,6 +86,16 @@ Deno.test("a script run by gateway exec is denied network, files, env, subproces
         }
         assertDenied(await denied(gw, 'Deno.readDirSync("/")'), "read");
       });
+
+      await t.step(
+        "the runner's discovery code is not readable, with or without search()",
+        async () => {
+          const read = `await Deno.readTextFile(${JSON.stringify(RUNNER_DISCOVERY)})`;
+          assertDenied(await denied(gw, read), "read");
+          // A script that searches has it loaded, and its grant dropped, before the script runs.
+          assertDenied(await denied(gw, `search("x");\n${read}`), "read");
+        },
+      );
 
       await t.step("writing outside the sandbox is denied", async () => {
         const target = join(gw.cwd, "escaped.txt");

@@ -8,6 +8,10 @@ import { concatBytes } from "../protocol/bytes.ts";
 
 /** Longest exit code text accepted after an end marker's nonce (`-2147483648`). */
 const MAX_CODE_CHARS = 11;
+/** Size of a capture's first read buffer: a trivial run's whole output fits. */
+const FIRST_READ_BYTES = 4 * 1024;
+/** Size of the read buffer once a read has filled the first one (a run writing a lot). */
+const READ_BYTES = 64 * 1024;
 
 /** Options of {@linkcode OutputCapture}. */
 export interface OutputCaptureOptions {
@@ -119,17 +123,21 @@ export class OutputCapture {
 
   /**
    * Reads a byte stream to its end into this capture, through one reused buffer: a flood past
-   * the cap allocates nothing per chunk, so the gateway's memory stays flat (SBX-09).
+   * the cap allocates nothing per chunk, so the gateway's memory stays flat (SBX-09). The buffer
+   * starts small, since most runs write a few lines, and grows once a read fills it (issue 12:
+   * two 64 KiB buffers per run were most of what a trivial run allocated in the server).
    */
   async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
     const reader = stream.getReader({ mode: "byob" });
-    let buffer = new Uint8Array(64 * 1024);
+    let buffer = new Uint8Array(FIRST_READ_BYTES);
     try {
       for (;;) {
         const { value, done } = await reader.read(buffer);
         if (done || value === undefined) break;
         this.push(value);
-        buffer = new Uint8Array(value.buffer);
+        buffer = value.length === value.buffer.byteLength && value.length < READ_BYTES
+          ? new Uint8Array(READ_BYTES)
+          : new Uint8Array(value.buffer);
       }
     } finally {
       reader.releaseLock();

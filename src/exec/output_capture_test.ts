@@ -64,3 +64,34 @@ Deno.test("a capture without an end marker keeps everything and ends with null",
   await capture.drain(new ReadableStream({ type: "bytes", start: (c) => c.close() }));
   assert.equal(await capture.ended, null);
 });
+
+Deno.test("drain() reads a large output whole past its small first buffer, in bigger reads", async () => {
+  const text = "x".repeat(300 * 1024) + `${MARKER}0\n`;
+  const sizes: number[] = [];
+  const all = bytes(text);
+  let at = 0;
+  const stream = new ReadableStream({
+    type: "bytes",
+    pull(controller: ReadableByteStreamController) {
+      const request = controller.byobRequest!;
+      const view = request.view as Uint8Array;
+      sizes.push(view.byteLength);
+      if (at >= all.length) {
+        controller.close();
+        request.respond(0);
+        return;
+      }
+      const n = Math.min(view.byteLength, all.length - at);
+      view.set(all.subarray(at, at + n));
+      at += n;
+      request.respond(n);
+    },
+  });
+  const capture = new OutputCapture(1024 * 1024, { endMarker: MARKER });
+  await capture.drain(stream);
+  assert.equal(capture.text(), "x".repeat(300 * 1024));
+  assert.equal(await capture.ended, 0);
+  assert.equal(sizes[0], 4 * 1024, "the first read offers a small buffer");
+  assert.equal(sizes[1], 64 * 1024, "a filled buffer is replaced by a 64 KiB one");
+  assert.ok(sizes.length < 10, `300 KiB in ${sizes.length} reads`);
+});

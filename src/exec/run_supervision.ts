@@ -200,7 +200,7 @@ export async function superviseRun(
       await settlesWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
       connected.close();
     }
-    reaped = removeRunnerFiles(runner);
+    reaped = Promise.resolve(); // the kill removed its files
   }
 
   const output = {
@@ -245,24 +245,10 @@ async function reap(
   drained: Promise<unknown>,
   exitWaitMs: number,
 ): Promise<void> {
-  try {
-    await runner.kill(KILL_GRACE_MS, exitWaitMs);
-    await settlesWithin(drained, DRAIN_LIMIT_MS);
-  } finally {
-    await removeRunnerFiles(runner);
-  }
-}
-
-/**
- * Removes a finished runner's directory (its script) and the script's compiled copy, which
- * Deno keeps in its cache under the script's path: one per run would pile up for ever (SBX-13).
- */
-async function removeRunnerFiles(runner: RunnerProcess): Promise<void> {
-  await Promise.all(
-    [runner.dir, ...runner.cachedPaths].map((path) =>
-      Deno.remove(path, { recursive: true }).catch(() => undefined)
-    ),
-  );
+  // The kill removes the script and its compiled copy, which Deno keeps in its cache under the
+  // script's path (one per run would pile up for ever: SBX-13), once the group is dead.
+  await runner.kill(KILL_GRACE_MS, exitWaitMs);
+  await settlesWithin(drained, DRAIN_LIMIT_MS);
 }
 
 /** Longest wait for a runner that wrote its end markers to exit before it is stopped. */

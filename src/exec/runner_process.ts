@@ -7,19 +7,21 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionFlags } from "../config/permission_flags.ts";
 import { canonicalPath, pathWithin } from "../config/permission_values.ts";
 import { terminateProcessGroup } from "../process/terminate_process_group.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
+import { type RunStorageSweep, storageDirs, storageKey } from "./run_storage_sweep.ts";
+import type { RunnerSlots } from "./runner_slots.ts";
 
 /** A started runner waiting for (or running) its script. */
 export interface RunnerProcess {
   /** The script file this runner may read; written when a run is assigned. */
   scriptPath: string;
+  /** The directory holding the script (and the other runners' files: `runsDir`). */
   dir: string;
   child: Deno.ChildProcess;
   /** Resolves when the runner has connected and presented its token. */
@@ -29,13 +31,18 @@ export interface RunnerProcess {
    * (`protocol/run_end_marker.ts`): its nonce is this runner's alone.
    */
   endMarker: string;
-  /** What Deno caches of this runner's script (its compiled copy), removed after the run. */
+  /**
+   * What Deno caches of this runner's script (its compiled copy), removed after the run with
+   * the script.
+   */
   cachedPaths: string[];
   permissions: PermissionSet;
   maxMemoryMb: number;
   /**
    * Ends the whole process group: waits up to `exitWaitMs` for the runner to exit by itself,
-   * else sends TERM; then KILL after `graceMs`, and the run's web storage is removed.
+   * else sends TERM; then KILL after `graceMs`; then removes the script, its compiled copy and
+   * the run's web storage. Every call resolves when all of that is done (the first call's
+   * timings apply); never rejects.
    */
   kill(graceMs?: number, exitWaitMs?: number): Promise<void>;
 }
@@ -43,7 +50,11 @@ export interface RunnerProcess {
 /** How to start a runner. */
 export interface RunnerSpawnOptions {
   channel: RunChannelServer;
-  /** Private (0700) directory under which each runner gets its own directory. */
+  /**
+   * Private (0700) directory where each runner gets its own script (0600) and channel socket
+   * files, named by a random id. Files, not a directory per runner: a run then costs no mkdir
+   * and two unlinks instead of two tree removals (issue 12: CPU per run).
+   */
   runsDir: string;
   permissions: PermissionSet;
   maxMemoryMb: number;
@@ -55,8 +66,23 @@ export interface RunnerSpawnOptions {
   denoDir: string;
   /** Directories the run is denied whatever it was granted (the data dir). @default {[]} */
   deniedPaths?: readonly string[];
-  /** Told the pid (= process group) of every runner started, so a later server can reap it. */
+  /**
+   * Told the pid (= process group) of every runner once it has connected, so a later server can
+   * reap it. Not at the spawn: reading the new process's start time then waits in the kernel
+   * until it has exec'd Deno, stalling the event loop; and a runner whose server dies before it
+   * connects finds no listener and exits by itself.
+   */
   onSpawn?: (pid: number) => void;
+  /**
+   * Removes the run's web storage in a batch with other runs' after it ends; without it, the
+   * storage paths are removed one by one as the runner is killed.
+   */
+  storageSweep?: RunStorageSweep;
+  /**
+   * Names the script file by a slot reused once its runner is dead and its files removed
+   * (see `runner_slots.ts`); without it, by the runner's random id.
+   */
+  slots?: RunnerSlots;
 }
 
 /**
@@ -66,6 +92,13 @@ export interface RunnerSpawnOptions {
  * every run pays that start (issue 12: throughput of runs in flight).
  */
 export const RUNNER_MAIN = new URL("./runner/runner_main.bundle.js", import.meta.url).pathname;
+
+/**
+ * The code of `search()`/`describe()`, bundled apart (`runner/runner_discovery.ts`): a runner
+ * reads it only for a run whose script uses them, then drops its grant.
+ */
+export const RUNNER_DISCOVERY =
+  new URL("./runner/runner_discovery.bundle.js", import.meta.url).pathname;
 
 function randomHex(bytes: number): string {
   return Array.from(
@@ -94,8 +127,8 @@ export function storageOrigin(runnerId: string): string {
 
 /** Where Deno keeps the web storage of `origin` under `denoDir` (to remove it after the run). */
 export function storagePaths(denoDir: string, origin: string): string[] {
-  const key = createHash("sha256").update(origin).digest("hex");
-  return [join(denoDir, "location_data", key), join(denoDir, "location_data", "web_cache", key)];
+  const key = storageKey(origin);
+  return storageDirs(denoDir).map((dir) => join(dir, key));
 }
 
 /**
@@ -104,6 +137,11 @@ export function storagePaths(denoDir: string, origin: string): string[] {
  */
 export function compiledCopyDir(denoDir: string, dir: string): string {
   return join(denoDir, "gen", "file", dir.replace(/^\/+/, ""));
+}
+
+/** Where Deno keeps the compiled copy of the TypeScript module `path`: `<path>.js` there. */
+export function compiledCopyPath(denoDir: string, path: string): string {
+  return `${compiledCopyDir(denoDir, dirname(path))}/${basename(path)}.js`;
 }
 
 /** Builds the `deno run` flags of a runner. Exported for tests of the sandbox flags. */
@@ -131,7 +169,7 @@ export function runnerFlags(
     : ["--no-remote", "--no-npm"];
   const grants: PermissionSet = {
     ...permissions,
-    read: merge(permissions.read, [scriptPath, socketPath]),
+    read: merge(permissions.read, [scriptPath, socketPath, RUNNER_DISCOVERY]),
     write: merge(permissions.write, [socketPath]),
     net: merge(permissions.net, [`unix:${socketPath}`]),
   };
@@ -162,17 +200,18 @@ export function runnerFlags(
     ...denyFlags,
     RUNNER_MAIN,
     socketPath,
-    ...(revoke ? ["revoke"] : []),
+    revoke ? "revoke" : "keep",
+    ...(grantCoversPath(permissions.read, RUNNER_DISCOVERY) ? [] : ["revoke-discovery"]),
   ];
 }
 
 /** Spawns a runner and registers its one-time token with the channel server. */
 export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerProcess> {
   const runnerId = randomHex(8);
-  const dir = join(options.runsDir, runnerId);
-  await Deno.mkdir(dir, { mode: 0o700 });
-  const scriptPath = join(dir, "script.ts");
-  const socketPath = join(dir, "channel.sock");
+  const dir = options.runsDir;
+  const slot = options.slots?.take();
+  const scriptPath = join(dir, slot === undefined ? `${runnerId}.ts` : `script-${slot}.ts`);
+  const socketPath = join(dir, `${runnerId}.sock`);
   const token = randomHex(32);
   const endNonce = randomHex(16);
   const expectation = options.channel.listen(socketPath, token);
@@ -191,23 +230,36 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     });
   } catch (error) {
     expectation.cancel();
-    await Deno.remove(dir, { recursive: true }).catch(() => undefined);
+    if (slot !== undefined) options.slots?.give(slot);
     throw error;
   }
-  options.onSpawn?.(child.pid);
   // The token and the end marker's nonce go over stdin, never argv or env, so
   // /proc/<pid>/cmdline and environ hold no secret (SEC-07).
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(`${token}\n${endNonce}\n`));
   await writer.close();
-  let killed = false;
-  const kill = async (graceMs = 500, exitWaitMs = 0) => {
-    if (killed) return;
-    killed = true;
+  let killing: Promise<void> | undefined;
+  // A runner that connected is Deno running, so setsid(1) has made it a group leader already.
+  let connected = false;
+  expectation.connection.then(() => {
+    connected = true;
+    options.onSpawn?.(child.pid);
+  });
+  const cachedPaths = [compiledCopyPath(options.denoDir, scriptPath)];
+  const kill = (graceMs = 500, exitWaitMs = 0) =>
+    killing ??= end(graceMs, exitWaitMs).finally(async () => {
+      // The files go only once the group is dead, and the slot only once they are gone, so a
+      // runner given the same name later never has its script removed by this one's end.
+      await Promise.all(
+        [scriptPath, ...cachedPaths].map((path) => Deno.remove(path).catch(() => undefined)),
+      );
+      if (slot !== undefined) options.slots?.give(slot);
+    });
+  const end = async (graceMs: number, exitWaitMs: number) => {
     expectation.cancel();
     // Stopped before setsid(1) made it a group leader, it runs no script yet: KILL it alone
     // (a group signal would miss it).
-    if (setsidPath && !leadsGroup(child.pid)) {
+    if (setsidPath && !connected && !leadsGroup(child.pid)) {
       try {
         child.kill("SIGKILL");
       } catch {
@@ -216,6 +268,10 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     }
     // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
     await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
+    if (options.storageSweep) {
+      options.storageSweep.add(location);
+      return;
+    }
     for (const path of storagePaths(options.denoDir, location)) {
       await Deno.remove(path, { recursive: true }).catch(() => undefined);
     }
@@ -226,7 +282,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     child,
     connection: expectation.connection,
     endMarker: `${END_MARKER_PREFIX}${endNonce}:`,
-    cachedPaths: [compiledCopyDir(options.denoDir, dir)],
+    cachedPaths,
     permissions: options.permissions,
     maxMemoryMb: options.maxMemoryMb,
     kill,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runnerFlags, spawnRunner } from "./runner_process.ts";
+import { RUNNER_DISCOVERY, RUNNER_MAIN, runnerFlags, spawnRunner } from "./runner_process.ts";
 import { RunChannelServer } from "./run_channel_server.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 
@@ -14,7 +14,9 @@ Deno.test("runnerFlags() turns remote and npm imports off without a network gran
   assert.ok(flags.includes("--no-remote"));
   assert.ok(flags.includes("--no-npm"));
   assert.ok(flags.includes("--allow-net=unix:/state/channel.sock"));
-  assert.ok(flags.includes("--allow-read=/runs/a/script.ts,/state/channel.sock"));
+  assert.ok(
+    flags.includes(`--allow-read=/runs/a/script.ts,/state/channel.sock,${RUNNER_DISCOVERY}`),
+  );
   assert.ok(flags.includes("--v8-flags=--max-old-space-size=128,--single-threaded"));
   assert.ok(!flags.some((f) => f.startsWith("--allow-import")));
 });
@@ -46,11 +48,27 @@ Deno.test("runnerFlags() always denies the data dir and gives the run its own st
   assert.ok(flags.includes("--location=http://run-ab.gateway.invalid"));
 });
 
+/** The runner's arguments after its entry file: socket path, then the revocations asked for. */
+function runnerArgs(flags: string[]): string[] {
+  return flags.slice(flags.indexOf(RUNNER_MAIN) + 1);
+}
+
 Deno.test("runnerFlags() asks the runner to drop its socket grants unless the caller's grant covers them", () => {
-  assert.equal(runnerFlags({ ...paths, permissions: {} }).at(-1), "revoke");
+  assert.equal(runnerArgs(runnerFlags({ ...paths, permissions: {} }))[1], "revoke");
   // Revoking would also revoke the caller's covering grant, so it is skipped then.
-  assert.notEqual(runnerFlags({ ...paths, permissions: { write: ["/state"] } }).at(-1), "revoke");
-  assert.notEqual(runnerFlags({ ...paths, permissions: { read: true } }).at(-1), "revoke");
+  assert.equal(
+    runnerArgs(runnerFlags({ ...paths, permissions: { write: ["/state"] } }))[1],
+    "keep",
+  );
+  assert.equal(runnerArgs(runnerFlags({ ...paths, permissions: { read: true } }))[1], "keep");
+});
+
+Deno.test("runnerFlags() grants the runner its discovery code, to be dropped unless the caller's grant covers it", () => {
+  const flags = runnerFlags({ ...paths, permissions: {} });
+  assert.ok(flags.some((f) => f.startsWith("--allow-read=") && f.includes(RUNNER_DISCOVERY)));
+  assert.ok(runnerArgs(flags).includes("revoke-discovery"));
+  const covered = runnerFlags({ ...paths, permissions: { read: true } });
+  assert.ok(!runnerArgs(covered).includes("revoke-discovery"));
 });
 
 Deno.test("spawnRunner(): the runner leads its own process group, and kill() leaves none of it", async () => {

@@ -21,7 +21,9 @@ import {
 } from "./script_transform.ts";
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { RunnerPool } from "./runner_pool.ts";
-import { type RunnerProcess, spawnRunner } from "./runner_process.ts";
+import { compiledCopyDir, type RunnerProcess, spawnRunner } from "./runner_process.ts";
+import { RunnerSlots } from "./runner_slots.ts";
+import { RunStorageSweep } from "./run_storage_sweep.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
 import type { CallBroker, ResourcesRequest, ScriptToolCall } from "./call_broker.ts";
 import { preflight } from "./run_preflight.ts";
@@ -52,7 +54,7 @@ export interface ScriptRunnerDeps {
   denoDir: string;
   /** Directories no run is granted, whatever it asks (the data dir). @default {[]} */
   deniedPaths?: readonly string[];
-  /** Told the pid of every runner started (the process ledger). */
+  /** Told the pid of every runner started, once it has connected (the process ledger). */
   onSpawn?: (pid: number) => void;
   /** Spans and metrics of runs (OpenTelemetry); absent or disabled costs nothing. */
   telemetry?: GatewayTelemetry;
@@ -115,6 +117,10 @@ export class ScriptRunner {
   readonly #prepare: ScriptRunnerDeps["prepare"];
   /** Runners of answered runs still being reaped (see `SupervisedRun.reaped`). */
   readonly #reaping = new Set<Promise<void>>();
+  /** Removes finished runs' web storage in batches. */
+  readonly #storageSweep: RunStorageSweep;
+  /** Script file names reused across runs, so Deno's caches keep one entry per name. */
+  readonly #slots = new RunnerSlots();
 
   constructor(deps: ScriptRunnerDeps) {
     this.#deps = deps;
@@ -123,6 +129,7 @@ export class ScriptRunner {
       (source, inline) => source.length > MAX_REMEMBERED_SOURCE ? null : `${inline}:${source}`,
     );
     this.#turns = new Semaphore(() => deps.exec().maxConcurrentRuns);
+    this.#storageSweep = new RunStorageSweep(deps.denoDir);
     const exec = deps.exec();
     this.#pool = new RunnerPool(
       exec.poolSize,
@@ -171,6 +178,8 @@ export class ScriptRunner {
       cwd,
       env,
       denoDir: this.#deps.denoDir,
+      storageSweep: this.#storageSweep,
+      slots: this.#slots,
       ...(this.#deps.deniedPaths ? { deniedPaths: this.#deps.deniedPaths } : {}),
       ...(this.#deps.onSpawn ? { onSpawn: this.#deps.onSpawn } : {}),
     });
@@ -278,8 +287,7 @@ export class ScriptRunner {
     try {
       await Deno.writeTextFile(runner.scriptPath, prepared.code, { mode: 0o600 });
     } catch (error) {
-      await runner.kill(0);
-      Deno.remove(runner.dir, { recursive: true }).catch(() => undefined);
+      await runner.kill(0); // removes what was written of the script too
       const message = `Cannot write the script for the runner: ${(error as Error).message}`;
       return end.failEarly({ kind: "Crashed", message }, warnings);
     }
@@ -338,5 +346,10 @@ export class ScriptRunner {
     await Promise.allSettled(runs.map((r) => r.done));
     await Promise.all(this.#reaping);
     await this.#pool.close();
+    await this.#storageSweep.flush();
+    // Compiled copies a run left behind (a removal that failed): all are under one directory.
+    await Deno.remove(compiledCopyDir(this.#deps.denoDir, this.#deps.runsDir), {
+      recursive: true,
+    }).catch(() => undefined);
   }
 }

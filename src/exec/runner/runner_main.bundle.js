@@ -4,480 +4,6 @@ var MAX_CHANNEL_LINE_BYTES = 16 * 1024 * 1024;
 // src/protocol/run_end_marker.ts
 var END_MARKER_PREFIX = "\0gateway-run-end:";
 
-// src/protocol/names.ts
-function editDistance(a, b) {
-  if (a === b) return 0;
-  if (a.length === 0) return b.length;
-  if (b.length === 0) return a.length;
-  let before = new Array(b.length + 1).fill(0);
-  let previous = Array.from({
-    length: b.length + 1
-  }, (_, j) => j);
-  let current = new Array(b.length + 1).fill(0);
-  for (let i = 1; i <= a.length; i++) {
-    current[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, before[j - 2] + 1);
-      }
-      current[j] = best;
-    }
-    [before, previous, current] = [
-      previous,
-      current,
-      before
-    ];
-  }
-  return previous[b.length];
-}
-function fold(name) {
-  return name.toLowerCase().replaceAll("-", "_");
-}
-function nearestNames(name, candidates, options = {}) {
-  const limit = options.limit ?? 5;
-  const target = fold(name);
-  const maxDistance = options.maxDistance ?? Math.max(2, Math.floor(target.length / 3));
-  const scored = [];
-  for (const candidate of new Set(candidates)) {
-    const folded = fold(candidate);
-    let distance = editDistance(target, folded);
-    const contains = target.length >= 3 && (folded.includes(target) || target.includes(folded));
-    if (contains && folded.length >= 2) distance = Math.min(distance, 1);
-    if (distance <= maxDistance) {
-      scored.push({
-        name: candidate,
-        distance,
-        spread: Math.abs(folded.length - target.length)
-      });
-    }
-  }
-  scored.sort((a, b) => a.distance - b.distance || a.spread - b.spread || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return scored.slice(0, Math.max(0, limit)).map((entry) => entry.name);
-}
-
-// src/protocol/discovery_paths.ts
-var UnknownPathError = class extends Error {
-  /** The path as given. */
-  path;
-  /** Nearest known paths, nearest first; may be empty. */
-  nearest;
-  constructor(path, nearest) {
-    super(`Cannot describe "${path}": no such tool, namespace or script` + (nearest.length > 0 ? ` (did you mean ${nearest.map((name) => `"${name}"`).join(", ")}?)` : '; search("words") lists what exists'));
-    this.name = "UnknownPathError";
-    this.path = path;
-    this.nearest = nearest;
-  }
-};
-function splitPath(path) {
-  const segments = [];
-  const pattern = /\.?([^.[\]\s"']+)|\[\s*"((?:[^"\\]|\\.)*)"\s*\]|\[\s*'((?:[^'\\]|\\.)*)'\s*\]/y;
-  let pos = 0;
-  const text = path.trim();
-  while (pos < text.length) {
-    pattern.lastIndex = pos;
-    const match = pattern.exec(text);
-    if (match === null) return null;
-    if (match[1] !== void 0 && pos > 0 && text[pos] !== ".") return null;
-    const quoted = match[2] ?? match[3];
-    segments.push(quoted === void 0 ? match[1] : quoted.replace(/\\(.)/g, "$1"));
-    pos = pattern.lastIndex;
-  }
-  return segments.length === 0 ? null : segments;
-}
-var PathIndex = class {
-  /** Namespaces in the order given (by name). */
-  namespaces;
-  /** Every item, in the order given. */
-  items;
-  #namespaceByName = /* @__PURE__ */ new Map();
-  #toolByKey = /* @__PURE__ */ new Map();
-  #scriptByName = /* @__PURE__ */ new Map();
-  /** `namespaces` sorted by name; `items` tools (by namespace) then scripts, in path order. */
-  constructor(namespaces, items) {
-    this.namespaces = namespaces;
-    this.items = items;
-    const byIdentifier = /* @__PURE__ */ new Map();
-    for (const ns of namespaces) {
-      this.#namespaceByName.set(ns.identifier, ns);
-      this.#namespaceByName.set(ns.name, ns);
-      byIdentifier.set(ns.identifier, ns);
-      this.#toolByKey.set(ns, /* @__PURE__ */ new Map());
-    }
-    for (const item of items) {
-      if (item.kind === "script") {
-        this.#scriptByName.set(item.name, item);
-        continue;
-      }
-      const ns = byIdentifier.get(item.namespace.identifier);
-      const byKey = ns === void 0 ? void 0 : this.#toolByKey.get(ns);
-      if (byKey === void 0) continue;
-      byKey.set(item.identifier, item);
-      if (!byKey.has(item.name)) byKey.set(item.name, item);
-    }
-  }
-  /** Finds a namespace by its name or identifier. */
-  namespace(name) {
-    return this.#namespaceByName.get(name);
-  }
-  /**
-   * Resolves a path: `tools.kv.get`, `kv.get`, `tools.kv["get-item"]`, `tools["my-ns"].get`,
-   * `tools.kv`, `kv`, a script name (with or without `.ts`). Undefined when nothing matches.
-   */
-  resolve(path) {
-    const trimmed = path.trim();
-    const script = this.#scriptByName.get(trimmed) ?? this.#scriptByName.get(trimmed.replace(/\.ts$/, ""));
-    if (script !== void 0) return script;
-    const segments = splitPath(trimmed);
-    if (segments === null) return void 0;
-    const rest = segments[0] === "tools" && segments.length > 1 ? segments.slice(1) : segments;
-    if (rest.length === 1) {
-      const ns = this.namespace(rest[0]);
-      return ns === void 0 ? void 0 : {
-        kind: "namespace",
-        namespace: ns
-      };
-    }
-    for (let split = 1; split < rest.length; split++) {
-      const ns = this.namespace(rest.slice(0, split).join("."));
-      const tool = ns && this.#toolByKey.get(ns)?.get(rest.slice(split).join("."));
-      if (tool !== void 0) return tool;
-    }
-    return void 0;
-  }
-  /** Every path worth suggesting for a mistyped one: namespaces, then item paths. */
-  suggestions() {
-    return [
-      ...this.namespaces.map((ns) => `tools.${ns.identifier}`),
-      ...this.items.map((item) => item.path)
-    ];
-  }
-  /** The known paths nearest a path that resolves to nothing, nearest first (at most 5). */
-  nearestPaths(path) {
-    const byKey = /* @__PURE__ */ new Map();
-    const offer = (key, full) => {
-      if (!byKey.has(key)) byKey.set(key, full);
-    };
-    for (const ns of this.namespaces) offer(ns.identifier, `tools.${ns.identifier}`);
-    for (const item of this.items) {
-      if (item.kind === "tool") {
-        offer(`${item.namespace.identifier}.${item.identifier}`, item.path);
-        offer(item.identifier, item.path);
-        offer(item.name, item.path);
-      } else {
-        offer(item.path, item.path);
-      }
-    }
-    const target = path.trim().replace(/^tools\./, "");
-    const near = nearestNames(target, byKey.keys(), {
-      limit: 10
-    }).map((key) => byKey.get(key));
-    return [
-      ...new Set(near)
-    ].slice(0, 5);
-  }
-};
-
-// src/protocol/catalogue.ts
-function compareText(a, b) {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-// src/protocol/invalid_argument_error.ts
-var InvalidArgumentError = class extends RangeError {
-};
-
-// src/protocol/discovery_search.ts
-var WEIGHT = {
-  nameTerm: 10,
-  nameSubstring: 6,
-  namespace: 4,
-  param: 4,
-  description: 3,
-  example: 2,
-  /** Multiplier for a query word that is only a prefix of an indexed word. */
-  prefix: 0.5,
-  /** Added when the whole query, folded, is the item's name. */
-  wholeName: 30,
-  /** Added when the item's name contains the whole multi-word query, folded. */
-  nameContainsQuery: 8
-};
-var STOP_WORDS = /* @__PURE__ */ new Set([
-  "a",
-  "an",
-  "and",
-  "are",
-  "by",
-  "for",
-  "from",
-  "in",
-  "is",
-  "it",
-  "of",
-  "on",
-  "or",
-  "the",
-  "to",
-  "with"
-]);
-function stem(word) {
-  if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
-  let out = word;
-  if (out.length > 3 && out.endsWith("s") && !/(?:ss|us|is)$/.test(out)) out = out.slice(0, -1);
-  if (out.length > 3 && out.endsWith("e")) out = out.slice(0, -1);
-  return out;
-}
-function searchTerms(text) {
-  return text.replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2").replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2").toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "").map(stem);
-}
-function foldName(text) {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
-}
-function validateOptions(options) {
-  const limit = options.limit ?? 10;
-  const offset = options.offset ?? 0;
-  if (!Number.isInteger(limit) || limit < 1) {
-    throw new InvalidArgumentError(`Cannot search: "limit" must be a positive integer, got "${limit}"`);
-  }
-  if (!Number.isInteger(offset) || offset < 0) {
-    throw new InvalidArgumentError(`Cannot search: "offset" must be a non-negative integer, got "${offset}"`);
-  }
-  return {
-    limit,
-    offset
-  };
-}
-function toHit(entry) {
-  return {
-    path: entry.path,
-    kind: entry.kind,
-    signature: entry.signature,
-    description: entry.summary
-  };
-}
-var RankedIndex = class {
-  /** The items and path resolution this index was built on. */
-  paths;
-  #items = [];
-  #postings = /* @__PURE__ */ new Map();
-  #vocabulary;
-  constructor(paths) {
-    this.paths = paths;
-    const weights = /* @__PURE__ */ new Map();
-    const add = (term, item, weight) => {
-      let byItem = weights.get(term);
-      if (byItem === void 0) weights.set(term, byItem = /* @__PURE__ */ new Map());
-      byItem.set(item, Math.max(byItem.get(item) ?? 0, weight));
-    };
-    for (const entry of paths.items) {
-      const item = this.#items.length;
-      const name = entry.name;
-      const nameTerms = searchTerms(name);
-      this.#items.push({
-        entry,
-        namespace: entry.kind === "tool" ? entry.namespace.identifier : null,
-        folded: foldName(name),
-        foldedStem: nameTerms.join("")
-      });
-      for (const term of nameTerms) add(term, item, WEIGHT.nameTerm);
-      if (entry.kind === "tool") {
-        for (const term of searchTerms(`${entry.namespace.name} ${entry.namespace.identifier}`)) {
-          add(term, item, WEIGHT.namespace);
-        }
-        for (const term of searchTerms(entry.paramNames.join(" "))) {
-          add(term, item, WEIGHT.param);
-        }
-        for (const term of searchTerms(entry.description)) {
-          add(term, item, WEIGHT.description);
-        }
-      } else {
-        for (const term of searchTerms(entry.paramNames.join(" "))) {
-          add(term, item, WEIGHT.param);
-        }
-        for (const term of searchTerms(entry.description)) {
-          add(term, item, WEIGHT.description);
-        }
-        for (const term of searchTerms(entry.examples.join(" "))) {
-          add(term, item, WEIGHT.example);
-        }
-      }
-    }
-    for (const [term, byItem] of weights) {
-      this.#postings.set(term, {
-        items: [
-          ...byItem.keys()
-        ],
-        weights: [
-          ...byItem.values()
-        ]
-      });
-    }
-    this.#vocabulary = [
-      ...weights.keys()
-    ].sort(compareText);
-  }
-  /**
-   * Ranks tools and scripts for a query. An exact path (`tools.kv.get`, `kv.get`, a script
-   * name) answers that item alone; an empty query lists the namespace (or everything) in path
-   * order. Ties are broken by path, so the same query always pages the same way.
-   */
-  search(query, options = {}) {
-    const { limit, offset } = validateOptions(options);
-    let namespace = null;
-    if (options.namespace !== void 0) {
-      const ns = this.paths.namespace(options.namespace);
-      if (ns === void 0) {
-        const near = nearestNames(options.namespace, this.paths.namespaces.map((n) => n.name));
-        throw new InvalidArgumentError(`Cannot search namespace "${options.namespace}": no such namespace` + (near.length > 0 ? ` (did you mean ${near.map((n) => `"${n}"`).join(", ")}?)` : ""));
-      }
-      namespace = ns.identifier;
-    }
-    const ranked = this.#rank(query, namespace);
-    const page = ranked.slice(offset, offset + limit).map(toHit);
-    const next = offset + limit < ranked.length ? offset + limit : null;
-    return {
-      results: page,
-      total: ranked.length,
-      next
-    };
-  }
-  #inScope(item, namespace) {
-    return namespace === null || item.namespace === namespace;
-  }
-  #rank(query, namespace) {
-    const trimmed = query.trim();
-    const items = this.#items;
-    if (trimmed === "") {
-      return items.filter((item) => this.#inScope(item, namespace)).map((item) => item.entry).sort((a, b) => compareText(a.path, b.path));
-    }
-    const resolved = this.paths.resolve(trimmed);
-    if (resolved !== void 0 && resolved.kind !== "namespace") {
-      const ns = resolved.kind === "tool" ? resolved.namespace.identifier : null;
-      if (namespace === null || ns === namespace) return [
-        resolved
-      ];
-    }
-    const all = [
-      ...new Set(searchTerms(trimmed))
-    ];
-    const meaningful = all.filter((term) => !STOP_WORDS.has(term));
-    const terms = meaningful.length > 0 ? meaningful : all;
-    if (terms.length === 0) return [];
-    const scores = new Float64Array(items.length);
-    const matched = new Uint16Array(items.length);
-    const best = new Float64Array(items.length);
-    for (const term of terms) {
-      best.fill(0);
-      this.#scoreTerm(term, best);
-      for (let i = 0; i < items.length; i++) {
-        if (best[i] > 0) {
-          scores[i] = scores[i] + best[i];
-          matched[i] = matched[i] + 1;
-        }
-      }
-    }
-    const foldedQuery = foldName(trimmed);
-    const stemmedQuery = terms.join("");
-    const hits = [];
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      if (matched[i] === 0 || !this.#inScope(item, namespace)) continue;
-      let score = scores[i] * (matched[i] / terms.length);
-      if (item.folded === foldedQuery || item.foldedStem === stemmedQuery) {
-        score += WEIGHT.wholeName;
-      } else if (terms.length > 1 && item.foldedStem.includes(stemmedQuery)) {
-        score += WEIGHT.nameContainsQuery;
-      }
-      hits.push({
-        entry: item.entry,
-        score
-      });
-    }
-    hits.sort((a, b) => b.score - a.score || compareText(a.entry.path, b.entry.path));
-    return hits.map((hit) => hit.entry);
-  }
-  /** Writes into `best` the highest weight `term` earns in each item. */
-  #scoreTerm(term, best) {
-    const exact = this.#postings.get(term);
-    if (exact !== void 0) {
-      for (let k = 0; k < exact.items.length; k++) {
-        const item = exact.items[k];
-        best[item] = Math.max(best[item], exact.weights[k]);
-      }
-    }
-    if (term.length >= 3) {
-      const vocabulary = this.#vocabulary;
-      let low = 0;
-      let high = vocabulary.length;
-      while (low < high) {
-        const mid = low + high >>> 1;
-        if (vocabulary[mid] < term) low = mid + 1;
-        else high = mid;
-      }
-      for (let v = low; v < vocabulary.length && vocabulary[v].startsWith(term); v++) {
-        if (vocabulary[v] === term) continue;
-        const posting = this.#postings.get(vocabulary[v]);
-        for (let k = 0; k < posting.items.length; k++) {
-          const item = posting.items[k];
-          best[item] = Math.max(best[item], posting.weights[k] * WEIGHT.prefix);
-        }
-      }
-    }
-    if (term.length >= 2) {
-      const items = this.#items;
-      for (let i = 0; i < items.length; i++) {
-        if (best[i] < WEIGHT.nameSubstring && items[i].foldedStem.includes(term)) {
-          best[i] = WEIGHT.nameSubstring;
-        }
-      }
-    }
-  }
-};
-
-// src/protocol/discovery_data.ts
-function composeToolDescription(head, namespaceIdentifier, used) {
-  const lines = [
-    head
-  ];
-  if (used.length > 0) {
-    lines.push("", `// Types used, declared in namespace ${namespaceIdentifier} (GatewayNamespaces.${namespaceIdentifier}):`, ...used);
-  }
-  return `${lines.join("\n")}
-`;
-}
-var DiscoveryReader = class {
-  #data;
-  #paths = null;
-  #ranked = null;
-  constructor(data) {
-    this.#data = data;
-  }
-  #pathIndex() {
-    this.#paths ??= new PathIndex(this.#data.namespaces, this.#data.items);
-    return this.#paths;
-  }
-  /** Ranks tools and scripts for a query, exactly as the server's search does. */
-  search(query, options = {}) {
-    this.#ranked ??= new RankedIndex(this.#pathIndex());
-    return this.#ranked.search(query, options);
-  }
-  /** Describes a tool, namespace or script; throws {@linkcode UnknownPathError} when unknown. */
-  describe(path) {
-    const paths = this.#pathIndex();
-    const resolved = paths.resolve(path);
-    if (resolved === void 0) throw new UnknownPathError(path, paths.nearestPaths(path));
-    if (resolved.kind === "namespace") return resolved.namespace.types;
-    if (resolved.kind === "script") return resolved.describe;
-    const ns = paths.namespace(resolved.namespace.identifier);
-    const declarations = ns?.declarations ?? {};
-    const used = (resolved.uses ?? []).flatMap((name) => Object.hasOwn(declarations, name) ? [
-      declarations[name]
-    ] : []);
-    return composeToolDescription(resolved.describe, resolved.namespace.identifier, used);
-  }
-};
-
 // src/exec/runner/script_globals.ts
 var ToolError = class extends Error {
   namespace;
@@ -496,7 +22,7 @@ var ToolError = class extends Error {
 function isChannelRejection(value) {
   return typeof value === "object" && value !== null && "channelError" in value;
 }
-function installScriptGlobals(run2, port) {
+function installScriptGlobals(run2, port, options = {}) {
   async function call(namespace, tool, args, raw) {
     const site = new Error();
     try {
@@ -613,14 +139,14 @@ ${failure.stack ?? ""}`;
   };
   let reader = null;
   const searchIndex = () => {
-    if (!run2.discovery) {
+    if (!run2.discovery || !options.discoveryReader) {
       throw new Error("search()/describe() have no catalogue in this run");
     }
-    reader ??= new DiscoveryReader(run2.discovery);
+    reader ??= options.discoveryReader(run2.discovery);
     return reader;
   };
-  function search(query, options = {}) {
-    return searchIndex().search(query, options);
+  function search(query, options2 = {}) {
+    return searchIndex().search(query, options2);
   }
   function describe(path) {
     return searchIndex().describe(path);
@@ -741,6 +267,8 @@ async function writeAll(writer, bytes) {
 var socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
 var revokeSocketGrants = Deno.args[1] === "revoke";
+var revokeDiscoveryGrant = Deno.args.includes("revoke-discovery");
+var discoveryCode = new URL("./runner_discovery.bundle.js", import.meta.url);
 var encoder = new TextEncoder();
 var decoder = new TextDecoder();
 async function readSecrets() {
@@ -765,25 +293,31 @@ var conn = await Deno.connect({
 });
 var writeStdout = Deno.stdout.writeSync.bind(Deno.stdout);
 var writeStderr = Deno.stderr.writeSync.bind(Deno.stderr);
+var exitNow = Deno.exit.bind(Deno);
 var channelClosedByUs = false;
+var unloading = false;
 globalThis.addEventListener("unload", () => {
+  if (unloading) return;
+  unloading = true;
   channelClosedByUs = true;
   try {
     conn.close();
   } catch {
   }
-  if (endNonce === "") return;
-  const marker = encoder.encode(`${END_MARKER_PREFIX}${endNonce}:${Deno.exitCode}
+  if (endNonce !== "") {
+    const marker = encoder.encode(`${END_MARKER_PREFIX}${endNonce}:${Deno.exitCode}
 `);
-  for (const write of [
-    writeStdout,
-    writeStderr
-  ]) {
-    try {
-      for (let at = 0; at < marker.length; ) at += write(marker.subarray(at));
-    } catch {
+    for (const write of [
+      writeStdout,
+      writeStderr
+    ]) {
+      try {
+        for (let at = 0; at < marker.length; ) at += write(marker.subarray(at));
+      } catch {
+      }
     }
   }
+  exitNow(Deno.exitCode);
 });
 var backlog = null;
 var writing = Promise.resolve();
@@ -915,10 +449,19 @@ function request(message, locate2) {
     }).catch(reject);
   });
 }
+var discovery = run.discovery ? await import(discoveryCode.href) : null;
+if (revokeDiscoveryGrant) {
+  Deno.permissions.revokeSync({
+    name: "read",
+    path: discoveryCode.pathname
+  });
+}
 var globals = installScriptGlobals(run, {
   request,
   send
-});
+}, discovery ? {
+  discoveryReader: (data) => new discovery.DiscoveryReader(data)
+} : {});
 function describeFailure(error) {
   const toolError = globals.asToolError(error);
   if (toolError) {

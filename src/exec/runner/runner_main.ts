@@ -23,6 +23,10 @@ const socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
 /** Whether to drop the socket grants once connected (the gateway says when that is safe). */
 const revokeSocketGrants = Deno.args[1] === "revoke";
+/** Whether to drop the read grant of the discovery code once the run has it (likewise). */
+const revokeDiscoveryGrant = Deno.args.includes("revoke-discovery");
+/** The `search()`/`describe()` code, beside this file (see `runner_discovery.ts`). */
+const discoveryCode = new URL("./runner_discovery.bundle.js", import.meta.url);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -52,31 +56,40 @@ const conn = await Deno.connect({ transport: "unix", path: socketPath });
 // module's scope.
 const writeStdout = Deno.stdout.writeSync.bind(Deno.stdout);
 const writeStderr = Deno.stderr.writeSync.bind(Deno.stderr);
+const exitNow = Deno.exit.bind(Deno);
 let channelClosedByUs = false;
+let unloading = false;
 
 /**
  * The process is exiting (its event loop ran empty, the script called `Deno.exit`, or the run
  * failed): every channel message has been written (a pending write keeps the loop alive), so
  * the channel is closed and the end marker follows everything the run wrote on each stream.
  * The gateway answers once it has both markers and the channel's end; what an `unload` listener
- * of the script writes after them is not part of the run.
+ * of the script writes after them is not part of the run. Then the process exits at once: the
+ * runtime's teardown after an event loop ran empty (the isolate and its heap) cost every run
+ * ≈ 1 ms of CPU for nothing (issue 12: runs in flight).
  */
 globalThis.addEventListener("unload", () => {
+  // `Deno.exit` below may dispatch `unload` again (when the loop ran empty): once is enough.
+  if (unloading) return;
+  unloading = true;
   channelClosedByUs = true;
   try {
     conn.close();
   } catch {
     // closed by the gateway already
   }
-  if (endNonce === "") return;
-  const marker = encoder.encode(`${END_MARKER_PREFIX}${endNonce}:${Deno.exitCode}\n`);
-  for (const write of [writeStdout, writeStderr]) {
-    try {
-      for (let at = 0; at < marker.length;) at += write(marker.subarray(at));
-    } catch {
-      // a closed stream: the gateway waits for the process to exit instead
+  if (endNonce !== "") {
+    const marker = encoder.encode(`${END_MARKER_PREFIX}${endNonce}:${Deno.exitCode}\n`);
+    for (const write of [writeStdout, writeStderr]) {
+      try {
+        for (let at = 0; at < marker.length;) at += write(marker.subarray(at));
+      } catch {
+        // a closed stream: the gateway waits for the process to exit instead
+      }
     }
   }
+  exitNow(Deno.exitCode);
 });
 
 /** Lines waiting for the write in progress; null when the socket is idle. */
@@ -228,10 +241,18 @@ function request(
   });
 }
 
+// Loaded through a variable, so the bundler leaves it out of the runner's own bundle.
+const discovery: typeof import("./runner_discovery.ts") | null = run.discovery
+  ? await import(discoveryCode.href)
+  : null;
+if (revokeDiscoveryGrant) {
+  Deno.permissions.revokeSync({ name: "read", path: discoveryCode.pathname });
+}
+
 const globals = installScriptGlobals(run, {
   request,
   send,
-});
+}, discovery ? { discoveryReader: (data) => new discovery.DiscoveryReader(data) } : {});
 
 /** Turns whatever the script threw into a report the gateway can classify. */
 function describeFailure(error: unknown): ScriptFailure {

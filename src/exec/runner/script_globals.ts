@@ -11,7 +11,7 @@ import {
   type RunMessage,
   type RunnerToGateway,
 } from "../../protocol/channel_messages.ts";
-import { DiscoveryReader } from "../../protocol/discovery_data.ts";
+import type { DiscoveryData, DiscoveryReader } from "../../protocol/discovery_data.ts";
 
 /** The channel operations the globals need from the runner. */
 export interface ChannelPort {
@@ -55,8 +55,21 @@ export interface InstalledGlobals {
   explain(error: unknown): string | null;
 }
 
+/** Options of {@linkcode installScriptGlobals}. */
+export interface ScriptGlobalsOptions {
+  /**
+   * Builds the reader behind `search()`/`describe()`. Its code is about half the runner's, so
+   * the runner loads it (`runner_discovery.ts`) only for a run that carries discovery data.
+   */
+  discoveryReader?: (data: DiscoveryData) => DiscoveryReader;
+}
+
 /** Defines the script globals on `globalThis` for one run. */
-export function installScriptGlobals(run: RunMessage, port: ChannelPort): InstalledGlobals {
+export function installScriptGlobals(
+  run: RunMessage,
+  port: ChannelPort,
+  options: ScriptGlobalsOptions = {},
+): InstalledGlobals {
   async function call(namespace: string, tool: string, args: unknown, raw: boolean) {
     // Taken before the first await, so its frames include the script's line even when the
     // call is never awaited (the async stack of an awaited call has it too). V8 formats
@@ -189,10 +202,10 @@ export function installScriptGlobals(run: RunMessage, port: ChannelPort): Instal
   // data the run carries, so `search()` stays synchronous and ranks exactly like `gateway search`.
   let reader: DiscoveryReader | null = null;
   const searchIndex = (): DiscoveryReader => {
-    if (!run.discovery) {
+    if (!run.discovery || !options.discoveryReader) {
       throw new Error("search()/describe() have no catalogue in this run");
     }
-    reader ??= new DiscoveryReader(run.discovery);
+    reader ??= options.discoveryReader(run.discovery);
     return reader;
   };
   function search(
