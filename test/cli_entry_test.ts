@@ -57,6 +57,95 @@ Deno.test("SIGTERM to the installed command stops the full CLI it runs (gateway 
   });
 });
 
+Deno.test("Ctrl-C at a terminal (SIGINT to the command's whole group) stops gateway server gracefully", async () => {
+  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+    // A terminal signals its foreground process group: the installed command and the full CLI
+    // it runs both receive the SIGINT, and the command passes its own on — the server must
+    // take the second as the same request to stop, not die of it half-way.
+    const child = gw.spawnCli(["server"], { detached: true });
+    const output = Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    try {
+      const state = await pollUntil("the foreground server's server.json", async () => {
+        const text = await Deno.readTextFile(join(gw.dataDir, "server.json"));
+        return JSON.parse(text) as { pid: number };
+      }, { timeoutMs: 30_000 });
+      const client = await gw.client();
+      try {
+        const run = await client.request<{ ok: boolean }>("exec", { source: "1", check: false });
+        assert.equal(run.ok, true);
+      } finally {
+        client.close();
+      }
+      Deno.kill(-child.pid, "SIGINT");
+      const status = await child.status;
+      const [, stderr] = await output;
+      assert.equal(status.signal, null, stderr);
+      assert.equal(status.code, 0, stderr);
+      await assert.rejects(Deno.stat(join(gw.dataDir, "server.json")), Deno.errors.NotFound);
+      assert.throws(() => Deno.kill(state.pid, "SIGCONT"), Deno.errors.NotFound);
+    } finally {
+      try {
+        Deno.kill(-child.pid, "SIGKILL");
+      } catch {
+        // the group is gone
+      }
+      await child.status;
+      await output.catch(() => undefined);
+    }
+  });
+});
+
+Deno.test("a second SIGINT while gateway server stops does not cut the stop short", async () => {
+  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+    const child = gw.spawnCli(["server"]);
+    const output = Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+    ]);
+    const state = await pollUntil("the foreground server's server.json", async () => {
+      const text = await Deno.readTextFile(join(gw.dataDir, "server.json"));
+      return JSON.parse(text) as { pid: number };
+    }, { timeoutMs: 30_000 });
+    const client = await gw.client();
+    try {
+      // A run in flight holds the stop in its grace period.
+      const begun = new Promise<void>((resolve) => {
+        const off = client.onNotification((n) => {
+          if (n.method !== "run.output") return;
+          off();
+          resolve();
+        });
+      });
+      const run = client.request<{ ok: boolean; result: unknown }>("exec", {
+        source: 'console.log("begun");\nawait new Promise((r) => setTimeout(r, 1500));\n"done"',
+        check: false,
+        stream: true,
+      });
+      await begun;
+      Deno.kill(state.pid, "SIGINT");
+      // The stop has begun once server.json is gone; then the second signal.
+      await pollUntil(
+        "the server to begin stopping",
+        () => Deno.stat(join(gw.dataDir, "server.json")).then(() => false, () => true),
+        { timeoutMs: 10_000 },
+      );
+      Deno.kill(state.pid, "SIGINT");
+      const answered = await run;
+      assert.equal(answered.ok, true);
+      assert.equal(answered.result, "done");
+    } finally {
+      client.close();
+    }
+    const status = await child.status;
+    const [, stderr] = await output;
+    assert.equal(status.signal, null, stderr);
+    assert.equal(status.code, 0, stderr);
+  });
+});
+
 Deno.test("deno task gateway and the command deno task install installs both run the fast path and the full CLI", async () => {
   await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
     const installRoot = await Deno.makeTempDir({ prefix: "gateway-install-" });

@@ -55,7 +55,14 @@ export interface GatewayHarness {
    * Starts the CLI with `--root ROOT` and this harness's environment as a live child, for tests
    * that read its output or drive it while it runs. stdout and stderr are piped.
    */
-  spawnCli(args: string[], options?: { stdin?: "null" | "piped" }): Deno.ChildProcess;
+  /**
+   * Spawns the CLI without waiting. `detached` makes it lead a process group of its own, so a
+   * test can signal the whole group as a terminal's Ctrl-C does.
+   */
+  spawnCli(
+    args: string[],
+    options?: { stdin?: "null" | "piped"; detached?: boolean },
+  ): Deno.ChildProcess;
   /** Connects a WebSocket JSON-RPC client (server must be running). */
   client(): Promise<GatewayClient>;
   /** Port and token of the running server (starts it when needed). */
@@ -156,6 +163,7 @@ export async function createHarness(
         stdin: o.stdin ?? "null",
         stdout: "piped",
         stderr: "piped",
+        detached: o.detached ?? false,
       }).spawn(),
     server: async () => {
       let state = await readState();
