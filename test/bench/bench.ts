@@ -271,6 +271,21 @@ try {
   );
   console.log(describeTree(peak));
 
+  // The peak above comes after a handful of checks; a gateway left running checks new scripts
+  // all day, so the same tree after many more (the checker's heap and the server's run
+  // bookkeeping must not grow with the count).
+  const many = QUICK ? 150 : 500;
+  for (let i = 0; i < many; i++) {
+    await exec(`const s${i % 7}: string = "s${i}";\ns${i % 7}.length + ${i}`, true);
+  }
+  const steady = processTreeMemory(serverPid, notUpstream);
+  valueRow(
+    `  … after ${many} more new scripts checked and run`,
+    describeTotal(steady),
+    `${steady.processes.length} processes ${target("unique ≤ 300 MB", steady.uniqueMb <= 300)}`,
+  );
+  console.log(describeTree(steady));
+
   const calls = 2000;
   const perCall = await client.request<RunDocument>("exec", {
     source: `await tools.kv.set({ key: "bench", value: 1 });
