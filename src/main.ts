@@ -7,8 +7,9 @@
  */
 
 import type { CliContext } from "./cli/cli_context.ts";
-import { fastExec, readStdinText } from "./cli/fast_exec.ts";
+import { fastExec, readStdinText, stdinIsEmpty } from "./cli/fast_exec.ts";
 import { lazyImport } from "./cli/lazy_import.ts";
+import { stdioOutput } from "./cli/stdio_output.ts";
 
 type CliMain = typeof import("./cli/cli_main.ts");
 
@@ -19,24 +20,10 @@ export async function runCli(argv: string[], context: CliContext): Promise<numbe
 }
 
 if (import.meta.main) {
-  const encoder = new TextEncoder();
-  const writeAll = (stream: typeof Deno.stdout, text: string) => {
-    const bytes = encoder.encode(text);
-    try {
-      for (let at = 0; at < bytes.length;) at += stream.writeSync(bytes.subarray(at));
-    } catch (error) {
-      // The reader went away (`gateway history | head`): stop quietly, as Unix tools do.
-      if (error instanceof Deno.errors.BrokenPipe) Deno.exit(0);
-      throw error;
-    }
-  };
   const env = Deno.env.toObject();
   const cwd = env.INIT_CWD ?? Deno.cwd();
-  const output = {
-    out: (text: string) => writeAll(Deno.stdout, text),
-    err: (text: string) => writeAll(Deno.stderr, text),
-    isTty: Deno.stdout.isTerminal(),
-  };
+  // The reader went away (`gateway history | head`): stop quietly, as Unix tools do.
+  const output = stdioOutput(() => Deno.exit(0));
   // `gateway exec CODE` with a server running loads next to nothing before it sends (issue
   // 12); everything else, and any exec it does not handle, loads the full CLI below.
   const fast = await fastExec({
@@ -45,6 +32,7 @@ if (import.meta.main) {
     cwd,
     output,
     readStdin: readStdinText,
+    stdinIsEmpty,
   });
   if (fast !== null) Deno.exit(fast);
   const [{ CliContext }, cli] = await Promise.all([

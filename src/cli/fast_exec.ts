@@ -12,7 +12,7 @@
 import { leanGatewayPaths } from "../config/lean_gateway_paths.ts";
 import { type ServerState, serverStatePath } from "../config/server_state.ts";
 import { readTokenSync } from "../config/token_file.ts";
-import { LeanGatewayClient } from "../client/lean_gateway_client.ts";
+import { HandshakeError, LeanGatewayClient } from "../client/lean_gateway_client.ts";
 import { RpcError } from "../protocol/json_rpc.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
 import type { CliOutput } from "./cli_context.ts";
@@ -28,6 +28,11 @@ export interface FastExecInput {
   output: CliOutput;
   /** Reads piped stdin to its end ("" on a terminal), as the full path does. */
   readStdin: () => Promise<string>;
+  /**
+   * Whether stdin is known to hold nothing without reading it (a terminal, `/dev/null`): then
+   * the run may be sent before the server has accepted the connection.
+   */
+  stdinIsEmpty: () => boolean;
 }
 
 interface SimpleExec {
@@ -87,12 +92,25 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
   if (output.isTty) return null; // streaming and progress lines: the full path
   const simple = parseSimpleExec(input.argv);
   if (simple === null) return null;
-  const paths = await leanGatewayPaths({
+  const paths = leanGatewayPaths({
     flag: simple.rootFlag,
     env: input.env,
     cwd: input.cwd,
   });
   if (paths === null) return null;
+  const params = (stdin: string) => ({
+    source: simple.source,
+    args: simple.args,
+    stdin,
+    cwd: input.cwd,
+    client: "cli",
+    ...(simple.check !== undefined ? { check: simple.check } : {}),
+  });
+  // With nothing to read on stdin, the run is asked for in the same write as the upgrade
+  // request (one round trip less, and the handshake is checked while the server runs it).
+  // Piped stdin is read only once the server has accepted, so the full path still gets it
+  // when the fast path gives up.
+  const sendEarly = simple.noStdin || input.stdinIsEmpty();
   let client: LeanGatewayClient;
   try {
     // No liveness probe of the pid: a dead server refuses the connection, and a stranger on
@@ -100,31 +118,38 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
     const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir))) as ServerState;
     if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
     const token = readTokenSync(paths.dataDir);
-    client = await LeanGatewayClient.connect({
+    client = await LeanGatewayClient.open({
       host: "127.0.0.1",
       port: state.port,
       token,
       timeoutMs: 2000,
+      ...(sendEarly ? { first: { method: "exec", params: params("") } } : {}),
     });
   } catch {
     return null; // no usable server: the full path starts one or explains why not
   }
   try {
-    const stdin = simple.noStdin ? "" : await input.readStdin();
+    const early = client.firstAnswer;
     printApprovalNotices(client, {
       root: { dir: paths.rootDir, source: paths.rootSource, configFile: null },
       output,
     });
+    try {
+      await client.handshake;
+    } catch (error) {
+      // A refused upgrade ran nothing: the full path takes over. A server that did not answer
+      // in time may still read the run sent behind it, so the run is not sent again.
+      if (early === null || !(error instanceof HandshakeError) || error.answered) return null;
+      printError(
+        output,
+        "Server",
+        `${error.message}; the run was sent and may still start: see \`gateway history\``,
+      );
+      return 1;
+    }
     let answer: unknown;
     try {
-      answer = await client.request("exec", {
-        source: simple.source,
-        args: simple.args,
-        stdin,
-        cwd: input.cwd,
-        client: "cli",
-        ...(simple.check !== undefined ? { check: simple.check } : {}),
-      });
+      answer = await (early ?? client.request("exec", params(await input.readStdin())));
     } catch (error) {
       if (error instanceof RpcError) {
         printError(output, String(error.data?.kind ?? "Usage"), error.message);
@@ -140,6 +165,21 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
     return runExitCode(document);
   } finally {
     await client.close();
+  }
+}
+
+/**
+ * Whether stdin is a terminal or `/dev/null`: nothing to read either way (one `stat` each,
+ * where reading would take the input away from the full CLI should the fast path give up).
+ */
+export function stdinIsEmpty(): boolean {
+  if (Deno.stdin.isTerminal()) return true;
+  try {
+    const stdin = Deno.statSync("/dev/stdin");
+    const nothing = Deno.statSync("/dev/null");
+    return stdin.isCharDevice === true && stdin.dev === nothing.dev && stdin.ino === nothing.ino;
+  } catch {
+    return false; // no /dev/stdin (Windows) or stdin closed: read it as before
   }
 }
 

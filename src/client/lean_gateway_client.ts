@@ -10,8 +10,8 @@
 
 import { type PendingRequests, receiveRpcText, type ServerNotification } from "./rpc_answers.ts";
 import { concatBytes, writeAll } from "../protocol/bytes.ts";
+import { acceptFor, base64 } from "./websocket_accept.ts";
 
-const WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 /** Largest header block of the upgrade answer accepted. */
 const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -21,7 +21,23 @@ const OPCODE_CLOSE = 0x8;
 const OPCODE_PING = 0x9;
 const OPCODE_PONG = 0xa;
 
-/** A connected client over one TCP connection. Close it when done; pending requests reject. */
+/**
+ * The upgrade was not answered with a WebSocket handshake (another HTTP status, a connection
+ * closed first, or no answer by the deadline). Unless {@linkcode HandshakeError.answered} is
+ * false, the server read no frame of this connection: nothing sent on it ran.
+ */
+export class HandshakeError extends Error {
+  /** False when the deadline passed with no answer: the server may yet read what was sent. */
+  readonly answered: boolean;
+
+  constructor(message: string, options: { answered: boolean }) {
+    super(message);
+    this.name = "HandshakeError";
+    this.answered = options.answered;
+  }
+}
+
+/** A client over one TCP connection. Close it when done; pending requests reject. */
 export class LeanGatewayClient {
   readonly #conn: Deno.Conn;
   readonly #pending: PendingRequests = new Map();
@@ -29,11 +45,33 @@ export class LeanGatewayClient {
   readonly #decoder = new TextDecoder("utf-8", { fatal: true });
   #nextId = 1;
   #closed = false;
-  #writing: Promise<unknown> = Promise.resolve();
+  #writing: Promise<unknown>;
+  /** Settles with the upgrade's answer; see {@linkcode LeanGatewayClient.handshake}. */
+  readonly handshake: Promise<void>;
 
-  private constructor(conn: Deno.Conn, rest: Uint8Array) {
+  /** The answer to `first` given to {@linkcode open} (request id 1), or null without one. */
+  readonly firstAnswer: Promise<unknown> | null = null;
+
+  private constructor(
+    conn: Deno.Conn,
+    upgrade: { sent: Promise<void>; key: string; port: number; timeoutMs: number; first: boolean },
+  ) {
     this.#conn = conn;
-    this.#readFrames(rest).catch(() => undefined).finally(() => this.#end());
+    this.#writing = upgrade.sent.catch(() => undefined);
+    if (upgrade.first) {
+      this.firstAnswer = new Promise((resolve, reject) => {
+        this.#pending.set(this.#nextId++, { resolve, reject });
+      });
+      // Caught here too: a refused handshake rejects it before its reader may be waiting.
+      this.firstAnswer.catch(() => undefined);
+    }
+    const handshake = this.#readHandshake(upgrade);
+    this.handshake = handshake.then(() => undefined);
+    // Nobody may be waiting on the handshake yet: its failure is also every pending request's.
+    this.handshake.catch(() => undefined);
+    handshake.then((rest) => this.#readFrames(rest)).catch(() => undefined).finally(() =>
+      this.#end()
+    );
   }
 
   /**
@@ -43,58 +81,109 @@ export class LeanGatewayClient {
   static async connect(
     options: { host: string; port: number; token: string; timeoutMs?: number },
   ): Promise<LeanGatewayClient> {
-    const timeoutMs = options.timeoutMs ?? 5000;
+    const client = await LeanGatewayClient.open(options);
+    try {
+      await client.handshake;
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return client;
+  }
+
+  /**
+   * Opens the TCP connection and sends the upgrade request without waiting for its answer,
+   * with `first` (a request) in the same write: the server reads it once it has switched,
+   * which saves the CLI a round trip, and the answer to the upgrade is checked while the
+   * server works on the request. Rejects only when the connection cannot be made (nothing
+   * was sent then); a refused upgrade rejects {@linkcode handshake} and `firstAnswer`.
+   */
+  static async open(
+    options: {
+      host: string;
+      port: number;
+      token: string;
+      timeoutMs?: number;
+      first?: { method: string; params: unknown };
+    },
+  ): Promise<LeanGatewayClient> {
     const conn = await Deno.connect({ hostname: options.host, port: options.port });
-    // The upgrade request goes out first: the deadline, its listener and the expected accept
-    // value (together 1–3 ms of first calls in a fresh process) are made while the server
-    // answers.
     const key = base64(crypto.getRandomValues(new Uint8Array(16)));
     const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-    const sent = writeAll(
-      conn,
-      new TextEncoder().encode(
-        `GET /ws?token=${encodeURIComponent(options.token)} HTTP/1.1\r\n` +
-          `Host: ${host}:${options.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
-          `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    const encoder = new TextEncoder();
+    const upgrade = encoder.encode(
+      `GET /ws?token=${encodeURIComponent(options.token)} HTTP/1.1\r\n` +
+        `Host: ${host}:${options.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    const first = options.first === undefined ? null : maskedFrame(
+      OPCODE_TEXT,
+      encoder.encode(
+        JSON.stringify({ jsonrpc: "2.0", id: 1, ...options.first }),
       ),
     );
+    const sent = writeAll(conn, first === null ? upgrade : concatBytes([upgrade, first]));
+    return new LeanGatewayClient(conn, {
+      sent,
+      key,
+      port: options.port,
+      timeoutMs: options.timeoutMs ?? 5000,
+      first: first !== null,
+    });
+  }
+
+  /**
+   * Reads and checks the upgrade's answer; resolves with the bytes that came after it. The
+   * deadline, its listener and the expected accept value (together 1–3 ms of first calls in
+   * a fresh process) are made while the server answers.
+   */
+  async #readHandshake(
+    upgrade: { sent: Promise<void>; key: string; port: number; timeoutMs: number },
+  ): Promise<Uint8Array> {
+    const { port, timeoutMs } = upgrade;
     // Not `setTimeout`: its first call in a process costs 10–20 ms (Deno 2.9), more than the
     // rest of the connection.
     const deadline = AbortSignal.timeout(timeoutMs);
-    const onTimeout = () => conn.close();
+    const timedOut = () =>
+      new HandshakeError(
+        `Cannot connect to the gateway on port ${port}: no WebSocket upgrade within ` +
+          `${timeoutMs} ms`,
+        { answered: false },
+      );
+    const onTimeout = () => this.#end(timedOut());
     deadline.addEventListener("abort", onTimeout, { once: true });
-    const expected = acceptFor(key);
+    const expected = acceptFor(upgrade.key);
     try {
-      await sent;
-      const { head, rest } = await readHead(conn);
+      await upgrade.sent;
+      const { head, rest } = await readHead(this.#conn);
       const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
       if (status !== "101") {
-        throw new Error(
-          `Cannot connect to the gateway on port ${options.port}: ` +
+        throw new HandshakeError(
+          `Cannot connect to the gateway on port ${port}: ` +
             `the upgrade was answered ${status ?? "with no HTTP status"}`,
+          { answered: true },
         );
       }
       const accept = /^sec-websocket-accept:\s*(\S+)\s*$/im.exec(head)?.[1];
       if (accept !== expected) {
-        throw new Error(
-          `Cannot connect to the gateway on port ${options.port}: the upgrade answer is not ` +
+        throw new HandshakeError(
+          `Cannot connect to the gateway on port ${port}: the upgrade answer is not ` +
             `a WebSocket handshake for this request`,
+          { answered: true },
         );
       }
-      return new LeanGatewayClient(conn, rest);
+      return rest;
     } catch (error) {
-      try {
-        conn.close();
-      } catch {
-        // closed at the deadline already
-      }
-      if (deadline.aborted) {
-        throw new Error(
-          `Cannot connect to the gateway on port ${options.port}: no WebSocket upgrade within ` +
-            `${timeoutMs} ms`,
+      const failure = deadline.aborted
+        ? timedOut()
+        : error instanceof HandshakeError
+        ? error
+        : new HandshakeError(
+          `Cannot connect to the gateway on port ${port}: ${(error as Error).message}`,
+          { answered: true },
         );
-      }
-      throw error;
+      this.#end(failure);
+      throw failure;
     } finally {
       deadline.removeEventListener("abort", onTimeout);
     }
@@ -127,7 +216,7 @@ export class LeanGatewayClient {
     this.#end();
   }
 
-  #end(): void {
+  #end(reason: Error = new Error("The gateway closed the connection")): void {
     if (this.#closed) return;
     this.#closed = true;
     try {
@@ -135,26 +224,13 @@ export class LeanGatewayClient {
     } catch {
       // closed already
     }
-    for (const p of this.#pending.values()) {
-      p.reject(new Error("The gateway closed the connection"));
-    }
+    for (const p of this.#pending.values()) p.reject(reason);
     this.#pending.clear();
   }
 
   /** Writes one masked frame (a client's frames are always masked, RFC 6455 §5.3). */
   #send(opcode: number, payload: Uint8Array): Promise<void> {
-    const length = payload.length;
-    const extra = length < 126 ? 0 : length < 65_536 ? 2 : 8;
-    const frame = new Uint8Array(2 + extra + 4 + length);
-    frame[0] = 0x80 | opcode;
-    frame[1] = 0x80 | (extra === 0 ? length : extra === 2 ? 126 : 127);
-    const view = new DataView(frame.buffer);
-    if (extra === 2) view.setUint16(2, length);
-    if (extra === 8) view.setBigUint64(2, BigInt(length));
-    const mask = crypto.getRandomValues(new Uint8Array(4));
-    frame.set(mask, 2 + extra);
-    const start = 2 + extra + 4;
-    for (let i = 0; i < length; i++) frame[start + i] = payload[i]! ^ mask[i & 3]!;
+    const frame = maskedFrame(opcode, payload);
     const next = this.#writing.then(() => writeAll(this.#conn, frame));
     this.#writing = next.catch(() => undefined);
     return next;
@@ -203,78 +279,21 @@ export class LeanGatewayClient {
   }
 }
 
-/**
- * The `Sec-WebSocket-Accept` a server must answer to `key` (RFC 6455 §4.2.2). SHA-1 by hand:
- * `crypto.subtle.digest` runs on Deno's blocking thread pool, which the fast path would start
- * for this one 60-byte digest.
- */
-export function acceptFor(key: string): string {
-  return base64(sha1(new TextEncoder().encode(key + WEBSOCKET_GUID)));
-}
-
-/** SHA-1 (FIPS 180-4) of a short message; only for the handshake check, never for security. */
-export function sha1(message: Uint8Array): Uint8Array {
-  const blocks = Math.ceil((message.length + 9) / 64);
-  const padded = new Uint8Array(blocks * 64);
-  padded.set(message);
-  padded[message.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(message.length / 0x20000000));
-  view.setUint32(padded.length - 4, (message.length * 8) >>> 0);
-  const h = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0];
-  const w = new Uint32Array(80);
-  for (let block = 0; block < blocks; block++) {
-    for (let t = 0; t < 16; t++) w[t] = view.getUint32(block * 64 + t * 4);
-    for (let t = 16; t < 80; t++) {
-      const x = w[t - 3]! ^ w[t - 8]! ^ w[t - 14]! ^ w[t - 16]!;
-      w[t] = (x << 1) | (x >>> 31);
-    }
-    let [a, b, c, d, e] = h as [number, number, number, number, number];
-    for (let t = 0; t < 80; t++) {
-      const f = t < 20
-        ? ((b & c) | (~b & d)) + 0x5a827999
-        : t < 40
-        ? (b ^ c ^ d) + 0x6ed9eba1
-        : t < 60
-        ? ((b & c) | (b & d) | (c & d)) + 0x8f1bbcdc
-        : (b ^ c ^ d) + 0xca62c1d6;
-      const next = (((a << 5) | (a >>> 27)) + f + e + w[t]!) >>> 0;
-      e = d;
-      d = c;
-      c = (b << 30) | (b >>> 2);
-      b = a;
-      a = next;
-    }
-    h[0] = (h[0]! + a) >>> 0;
-    h[1] = (h[1]! + b) >>> 0;
-    h[2] = (h[2]! + c) >>> 0;
-    h[3] = (h[3]! + d) >>> 0;
-    h[4] = (h[4]! + e) >>> 0;
-  }
-  const out = new Uint8Array(20);
-  const outView = new DataView(out.buffer);
-  h.forEach((word, i) => outView.setUint32(i * 4, word));
-  return out;
-}
-
-const BASE64_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/**
- * Standard base64 with padding, by hand: `btoa` is loaded on its first call in a process,
- * which costs the fast path about 2 ms (Deno 2.9) for two 16- and 20-byte values.
- */
-export function base64(bytes: Uint8Array): string {
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 3) {
-    const a = bytes[i]!;
-    const b = bytes[i + 1];
-    const c = bytes[i + 2];
-    const n = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
-    out += BASE64_DIGITS[(n >> 18) & 63]! + BASE64_DIGITS[(n >> 12) & 63]! +
-      (b === undefined ? "=" : BASE64_DIGITS[(n >> 6) & 63]!) +
-      (c === undefined ? "=" : BASE64_DIGITS[n & 63]!);
-  }
-  return out;
+/** One final frame of `payload`, masked as a client's frames must be (RFC 6455 §5.3). */
+function maskedFrame(opcode: number, payload: Uint8Array): Uint8Array {
+  const length = payload.length;
+  const extra = length < 126 ? 0 : length < 65_536 ? 2 : 8;
+  const frame = new Uint8Array(2 + extra + 4 + length);
+  frame[0] = 0x80 | opcode;
+  frame[1] = 0x80 | (extra === 0 ? length : extra === 2 ? 126 : 127);
+  const view = new DataView(frame.buffer);
+  if (extra === 2) view.setUint16(2, length);
+  if (extra === 8) view.setBigUint64(2, BigInt(length));
+  const mask = crypto.getRandomValues(new Uint8Array(4));
+  frame.set(mask, 2 + extra);
+  const start = 2 + extra + 4;
+  for (let i = 0; i < length; i++) frame[start + i] = payload[i]! ^ mask[i & 3]!;
+  return frame;
 }
 
 /** Reads the upgrade answer's header block; `rest` is what came after it (frames). */

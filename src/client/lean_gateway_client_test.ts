@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { acceptFor, base64, LeanGatewayClient, sha1 } from "./lean_gateway_client.ts";
+import { HandshakeError, LeanGatewayClient } from "./lean_gateway_client.ts";
 import { RpcError } from "../protocol/json_rpc.ts";
 
 const TOKEN = "t".repeat(64);
@@ -8,7 +8,7 @@ const TOKEN = "t".repeat(64);
  * A WebSocket JSON-RPC server on Deno's own WebSocket: `echo` answers its params (after a
  * `note` notification), `fail` answers an error, anything without the token is refused.
  */
-function startServer() {
+function startServer(seen: string[] = []) {
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
     if (new URL(req.url).searchParams.get("token") !== TOKEN) {
       return new Response("no", { status: 401 });
@@ -16,6 +16,7 @@ function startServer() {
     const { socket, response } = Deno.upgradeWebSocket(req);
     socket.onmessage = (event) => {
       const message = JSON.parse(event.data);
+      seen.push(message.method);
       if (message.method === "echo") {
         socket.send(JSON.stringify({ jsonrpc: "2.0", method: "note", params: { id: message.id } }));
         socket.send(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: message.params }));
@@ -103,21 +104,75 @@ Deno.test("LeanGatewayClient: a listener that never answers the upgrade is given
   }
 });
 
-Deno.test("base64: matches btoa for every length and byte value", () => {
-  for (let length = 0; length <= 40; length++) {
-    const bytes = Uint8Array.from({ length }, (_, i) => (i * 97 + length * 31) & 0xff);
-    assert.equal(base64(bytes), btoa(String.fromCharCode(...bytes)), `length ${length}`);
+Deno.test("LeanGatewayClient.open(): the first request and those sent before the upgrade's answer are answered in order", async () => {
+  const seen: string[] = [];
+  const server = startServer(seen);
+  try {
+    const client = await LeanGatewayClient.open({
+      host: "127.0.0.1",
+      port: server.addr.port,
+      token: TOKEN,
+      first: { method: "echo", params: { n: 1 } },
+    });
+    try {
+      // Both go out before the server has answered the upgrade.
+      const second = client.request("echo", { n: 2 });
+      await client.handshake;
+      assert.deepEqual(await client.firstAnswer, { n: 1 });
+      assert.deepEqual(await second, { n: 2 });
+      assert.deepEqual(seen, ["echo", "echo"]);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    await server.shutdown();
   }
-  const all = Uint8Array.from({ length: 256 }, (_, i) => i);
-  assert.equal(base64(all), btoa(String.fromCharCode(...all)));
 });
 
-Deno.test("sha1: matches WebCrypto across block boundaries, and the RFC 6455 example", async () => {
-  for (const length of [0, 1, 3, 55, 56, 60, 63, 64, 65, 119, 120, 200]) {
-    const bytes = Uint8Array.from({ length }, (_, i) => (i * 131 + 7) & 0xff);
-    const expected = new Uint8Array(await crypto.subtle.digest("SHA-1", bytes));
-    assert.deepEqual(sha1(bytes), expected, `length ${length}`);
+Deno.test("LeanGatewayClient.open(): a refused upgrade rejects the request sent behind it, which never ran", async () => {
+  const seen: string[] = [];
+  const server = startServer(seen);
+  try {
+    const client = await LeanGatewayClient.open({
+      host: "127.0.0.1",
+      port: server.addr.port,
+      token: "wrong",
+      first: { method: "echo", params: { n: 1 } },
+    });
+    const early = client.firstAnswer!.then(() => null, (e) => e);
+    const refused = await client.handshake.then(() => null, (error) => error);
+    assert.ok(refused instanceof HandshakeError, String(refused));
+    assert.equal(refused.answered, true);
+    assert.match(refused.message, /the upgrade was answered 401/);
+    assert.ok(await early instanceof Error);
+    assert.deepEqual(seen, []);
+  } finally {
+    await server.shutdown();
   }
-  // RFC 6455 §1.3: the key "dGhlIHNhbXBsZSBub25jZQ==" is answered "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=".
-  assert.equal(acceptFor("dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=");
+});
+
+Deno.test("LeanGatewayClient.open(): no answer by the deadline is a handshake error that may have been read", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) held.push(conn);
+  })();
+  try {
+    const client = await LeanGatewayClient.open({
+      host: "127.0.0.1",
+      port: (listener.addr as Deno.NetAddr).port,
+      token: TOKEN,
+      timeoutMs: 100,
+      first: { method: "echo", params: {} },
+    });
+    const early = client.firstAnswer!.then(() => null, (e) => e);
+    const error = await client.handshake.then(() => null, (e) => e);
+    assert.ok(error instanceof HandshakeError, String(error));
+    assert.equal(error.answered, false);
+    assert.match(String(await early), /no WebSocket upgrade within 100 ms/);
+  } finally {
+    listener.close();
+    await accepting.catch(() => undefined);
+    for (const conn of held) conn.close();
+  }
 });

@@ -9,6 +9,7 @@
  */
 
 import type { RootSource } from "./gateway_paths.ts";
+import { sha256Hex } from "./sha256_hex.ts";
 
 /** The root and data dir of an invocation, as the full resolver would find them. */
 export interface LeanPaths {
@@ -46,16 +47,12 @@ function isDir(path: string): boolean {
 }
 
 /** Mirrors `rootKey`: the project's name as a slug, then 8 hex digits of SHA-256 of the path. */
-async function leanRootKey(dir: string): Promise<string> {
+function leanRootKey(dir: string): string {
   const parent = nameOf(dir) === ".gateway" || nameOf(dir) === ".lootbox";
   const named = parent ? nameOf(parentOf(dir)) : nameOf(dir);
   const slug = named.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") ||
     "root";
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(dir)),
-  );
-  const hash = Array.from(digest.subarray(0, 4), (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${slug.slice(0, 40)}-${hash}`;
+  return `${slug.slice(0, 40)}-${sha256Hex(dir).slice(0, 8)}`;
 }
 
 function leanRoot(
@@ -90,9 +87,9 @@ function leanRoot(
  * The root and data dir for `--root` (`flag`), the environment and `cwd`, or null when only
  * the full resolver in `gateway_paths.ts` can answer.
  */
-export async function leanGatewayPaths(
+export function leanGatewayPaths(
   options: { flag: string | null; env: Record<string, string | undefined>; cwd: string },
-): Promise<LeanPaths | null> {
+): LeanPaths | null {
   if (Deno.build.os === "windows" || !options.cwd.startsWith("/")) return null;
   const root = leanRoot(options);
   if (root === null) return null;
@@ -111,7 +108,7 @@ export async function leanGatewayPaths(
     }
     // A relative $XDG_DATA_HOME stays relative in the full resolver: leave it to it.
     if (!userDir.startsWith("/")) return null;
-    dataDir = resolvePath("/", `${userDir}/roots/${await leanRootKey(root.dir)}`);
+    dataDir = resolvePath("/", `${userDir}/roots/${leanRootKey(root.dir)}`);
   }
   return { rootDir: root.dir, rootSource: root.source, dataDir };
 }

@@ -39,7 +39,7 @@ Deno.test("leanGatewayPaths() finds what resolveRoot() and resolveDataDir() find
     ];
     for (const options of cases) {
       assert.deepEqual(
-        await leanGatewayPaths(options),
+        leanGatewayPaths(options),
         await full(options),
         JSON.stringify(options),
       );
@@ -49,6 +49,6 @@ Deno.test("leanGatewayPaths() finds what resolveRoot() and resolveDataDir() find
   }
 });
 
-Deno.test("leanGatewayPaths() leaves a root that is not a directory to the full resolver", async () => {
-  assert.deepEqual(await leanGatewayPaths({ flag: "/nonexistent/x", env: {}, cwd: "/" }), null);
+Deno.test("leanGatewayPaths() leaves a root that is not a directory to the full resolver", () => {
+  assert.deepEqual(leanGatewayPaths({ flag: "/nonexistent/x", env: {}, cwd: "/" }), null);
 });

@@ -132,11 +132,16 @@ export async function superviseRun(
   });
   for (const warning of options.warnings) returns.addWarning(warning);
 
+  // The wait's timer is cleared as soon as the race is decided: left to run, it kept the whole
+  // run (runner, pipes, buffers, broker: ≈ 90 KB) alive for its 15 s, so the server's memory
+  // grew with the rate of runs (issue 12).
+  let connectTimer: ReturnType<typeof setTimeout> | undefined;
   const connected = await Promise.race([
     runner.connection,
     runner.child.status.then(() => null),
-    new Promise<null>((r) => setTimeout(() => r(null), 15_000)),
+    new Promise<null>((r) => (connectTimer = setTimeout(() => r(null), CONNECT_LIMIT_MS))),
   ]);
+  clearTimeout(connectTimer);
   if (connected) {
     broker = new CallBroker({
       runId,
@@ -251,6 +256,8 @@ async function reap(
   await settlesWithin(drained, DRAIN_LIMIT_MS);
 }
 
+/** Longest wait for a started runner to connect and present its token. */
+const CONNECT_LIMIT_MS = 15_000;
 /** Longest wait for a runner that wrote its end markers to exit before it is stopped. */
 const REAP_WAIT_MS = 1_000;
 /** Longest wait for a dead runner's stdout and stderr to be read to the end. */

@@ -49,9 +49,12 @@ function entryReadFlag(url: URL, permissions: string[]): string[] {
  * private after warm-up): a 1 MB young generation (V8's default grows it to 16 MB per
  * semi-space), two malloc arenas instead of one per thread, and big allocations (the parse of
  * TypeScript's own 9 MB source at import) on `mmap`, so freeing them gives the pages back.
+ * `--optimize-for-size` keeps V8 from letting the old generation grow with the garbage of
+ * each check: without it the checker went from 87 to 234 MB private over 600 new scripts,
+ * with it it stays near 100 MB, and a new script's typed exec was no slower (≈ 21 vs 26 ms).
  */
 export const LEAN_PROCESS: Pick<ChildProcessWorkerOptions, "v8Flags" | "env"> = {
-  v8Flags: ["--max-semi-space-size=1"],
+  v8Flags: ["--max-semi-space-size=1", "--optimize-for-size"],
   env: { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "131072" },
 };
 

@@ -180,15 +180,15 @@ async function startLocked(
   let resolveFinished!: () => void;
   const finished = new Promise<void>((r) => (resolveFinished = r));
   const onSignal = () => {
+    // A terminal's Ctrl-C reaches the installed command and the server it runs, and the
+    // command passes its own on (src/cli/fast_main.ts): a second signal is the same request.
+    // The listeners stay until the stop is done, so it never kills the server half-way.
+    if (stopping) return;
     log.info("signal received; stopping");
     stop();
   };
   const stop = () => {
     stopping ??= (async () => {
-      if (options.handleSignals) {
-        Deno.removeSignalListener("SIGTERM", onSignal);
-        Deno.removeSignalListener("SIGINT", onSignal);
-      }
       await removeServerState(paths.dataDir, Deno.pid);
       // Stop taking work, give runs in flight a grace period, then cancel what is left
       // (RELIABILITY SVC-03).
@@ -208,7 +208,12 @@ async function startLocked(
       await settlesWithin(shutdown, 2000);
       lock.close();
       resolveFinished();
-    })();
+    })().finally(() => {
+      if (options.handleSignals) {
+        Deno.removeSignalListener("SIGTERM", onSignal);
+        Deno.removeSignalListener("SIGINT", onSignal);
+      }
+    });
     return stopping;
   };
   if (options.handleSignals) {

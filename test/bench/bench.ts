@@ -170,8 +170,9 @@ try {
     `${(burst / bare).toFixed(2)}× bare ${target("≤ 0.8×", burst / bare <= 0.8)}`,
   );
 
-  // How an agent's shell runs it: the installed `gateway` is `deno run … src/main.ts` (what the
-  // harness spawns); `deno task gateway` adds the task runner.
+  // How an agent's shell runs it: the installed `gateway` is `deno run … --no-config
+  // src/cli/fast_main.bundle.js` (what the harness spawns); `deno task gateway` adds the task
+  // runner.
   const cli = await timeMs(() => gw.cli(["exec", "--no-check", "console.log(1 + 1)"]));
   row(
     "`gateway exec` CLI process, server warm, check off",
@@ -271,6 +272,21 @@ try {
     `${peak.processes.length} processes ${target("unique ≤ 300 MB", peak.uniqueMb <= 300)}`,
   );
   console.log(describeTree(peak));
+
+  // The peak above comes after a handful of checks; a gateway left running checks new scripts
+  // all day, so the same tree after many more (the checker's heap and the server's run
+  // bookkeeping must not grow with the count).
+  const many = QUICK ? 150 : 500;
+  for (let i = 0; i < many; i++) {
+    await exec(`const s${i % 7}: string = "s${i}";\ns${i % 7}.length + ${i}`, true);
+  }
+  const steady = processTreeMemory(serverPid, notUpstream);
+  valueRow(
+    `  … after ${many} more new scripts checked and run`,
+    describeTotal(steady),
+    `${steady.processes.length} processes ${target("unique ≤ 300 MB", steady.uniqueMb <= 300)}`,
+  );
+  console.log(describeTree(steady));
 
   const calls = 2000;
   const perCall = await client.request<RunDocument>("exec", {

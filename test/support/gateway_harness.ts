@@ -8,8 +8,24 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GatewayClient } from "../../src/client/gateway_client.ts";
 
-/** The CLI entry point under test. */
+/** The full CLI's entry point (what the installed command hands every non-fast invocation). */
 export const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
+/** The installed command's entry: the bundled fast path, run without deno.json or its lock. */
+export const CLI_ENTRY = fileURLToPath(
+  new URL("../../src/cli/fast_main.bundle.js", import.meta.url),
+);
+/**
+ * `deno` arguments that start the CLI as `deno task install` installs it (its shim adds only an
+ * empty config of its own); the arguments of the invocation follow.
+ */
+export const CLI_RUN_ARGS: readonly string[] = [
+  "run",
+  "--allow-all",
+  "--no-prompt",
+  "--quiet",
+  "--no-config",
+  CLI_ENTRY,
+];
 /** The repository root (the bundled default root). */
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -39,7 +55,14 @@ export interface GatewayHarness {
    * Starts the CLI with `--root ROOT` and this harness's environment as a live child, for tests
    * that read its output or drive it while it runs. stdout and stderr are piped.
    */
-  spawnCli(args: string[], options?: { stdin?: "null" | "piped" }): Deno.ChildProcess;
+  /**
+   * Spawns the CLI without waiting. `detached` makes it lead a process group of its own, so a
+   * test can signal the whole group as a terminal's Ctrl-C does.
+   */
+  spawnCli(
+    args: string[],
+    options?: { stdin?: "null" | "piped"; detached?: boolean },
+  ): Deno.ChildProcess;
   /** Connects a WebSocket JSON-RPC client (server must be running). */
   client(): Promise<GatewayClient>;
   /** Port and token of the running server (starts it when needed). */
@@ -54,7 +77,7 @@ export async function runCli(
   options: { env: Record<string, string>; cwd: string; stdin?: string },
 ): Promise<CliResult> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--no-prompt", "--quiet", MAIN, ...args],
+    args: [...CLI_RUN_ARGS, ...args],
     cwd: options.cwd,
     // Only what the test sets: `deno task test` puts INIT_CWD (the caller's directory, which
     // the CLI honours) in our environment, and it must not leak into the CLI under test.
@@ -133,13 +156,14 @@ export async function createHarness(
       }),
     spawnCli: (args, o = {}) =>
       new Deno.Command(Deno.execPath(), {
-        args: ["run", "--allow-all", "--no-prompt", "--quiet", MAIN, "--root", root, ...args],
+        args: [...CLI_RUN_ARGS, "--root", root, ...args],
         cwd,
         clearEnv: true,
         env,
         stdin: o.stdin ?? "null",
         stdout: "piped",
         stderr: "piped",
+        detached: o.detached ?? false,
       }).spawn(),
     server: async () => {
       let state = await readState();

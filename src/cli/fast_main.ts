@@ -1,0 +1,88 @@
+/**
+ * The installed command's entry (`deno task install`, `deno task gateway`, the tests' harness),
+ * run from its bundle (`fast_main.bundle.js`, built by `deno task bundle:cli`) with
+ * `--no-config`: `gateway exec CODE` against a running server is what an agent pays for on
+ * every run (issue 12), and reading deno.json and parsing deno.lock cost that process ≈ 3 ms
+ * of CPU it never needs (the fast path loads no package). Every other invocation goes to the
+ * full CLI (`src/main.ts`) in a child `deno run` given the project's deno.json, so the full
+ * CLI's npm packages stay pinned and checked against deno.lock as before.
+ * @module
+ */
+
+import { fastExec, readStdinText, stdinIsEmpty } from "./fast_exec.ts";
+import { stdioOutput } from "./stdio_output.ts";
+
+/**
+ * Signals a user or a supervisor sends the command, passed on to the full CLI's process
+ * (Windows delivers only Ctrl-C and Ctrl-Break to a listener).
+ */
+const FORWARDED_SIGNALS: readonly Deno.Signal[] = Deno.build.os === "windows"
+  ? ["SIGINT", "SIGBREAK"]
+  : ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/**
+ * The `deno` arguments that run the full CLI with `argv`: the same permissions as the
+ * installed command, and the project's deno.json (its import map and lock) named explicitly.
+ */
+export function fullCliArgs(argv: readonly string[]): string[] {
+  return [
+    "run",
+    "--allow-all",
+    "--no-prompt",
+    "--config",
+    pathOf(new URL("../../deno.json", import.meta.url)),
+    pathOf(new URL("../main.ts", import.meta.url)),
+    ...argv,
+  ];
+}
+
+/** A `file:` URL's path (`node:url`'s `fileURLToPath` would load the Node compatibility layer). */
+function pathOf(url: URL): string {
+  const path = decodeURIComponent(url.pathname);
+  return Deno.build.os === "windows" ? path.slice(1).replaceAll("/", "\\") : path;
+}
+
+/**
+ * Runs the full CLI in a child with this process's stdio, environment and directory, passes
+ * the signals above on to it, and answers its exit code (128 + the signal's number when a
+ * signal ended it, as a shell reports it).
+ */
+export async function runFullCli(argv: readonly string[]): Promise<number> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: fullCliArgs(argv),
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  const forwarders = FORWARDED_SIGNALS.map((signal) => {
+    const forward = () => {
+      try {
+        child.kill(signal);
+      } catch {
+        // the child has exited already
+      }
+    };
+    Deno.addSignalListener(signal, forward);
+    return () => Deno.removeSignalListener(signal, forward);
+  });
+  try {
+    return (await child.status).code;
+  } finally {
+    for (const remove of forwarders) remove();
+  }
+}
+
+if (import.meta.main) {
+  const env = Deno.env.toObject();
+  // The reader went away (`gateway history | head`): stop quietly, as Unix tools do.
+  const output = stdioOutput(() => Deno.exit(0));
+  const fast = await fastExec({
+    argv: Deno.args,
+    env,
+    cwd: env.INIT_CWD ?? Deno.cwd(),
+    output,
+    readStdin: readStdinText,
+    stdinIsEmpty,
+  });
+  Deno.exit(fast ?? await runFullCli(Deno.args));
+}

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { fullCliArgs } from "./fast_main.ts";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+const BUNDLE = fileURLToPath(new URL("./fast_main.bundle.js", import.meta.url));
+
+Deno.test("the installed command's bundle is built from the CLI's current sources", async () => {
+  const out = await Deno.makeTempFile({ suffix: ".js" });
+  try {
+    // The same command as `deno task bundle:cli`, into a scratch file.
+    const built = await new Deno.Command(Deno.execPath(), {
+      args: ["bundle", "--no-config", "--quiet", "-o", out, "src/cli/fast_main.ts"],
+      cwd: REPO,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+    const fresh = await Deno.readTextFile(out);
+    const committed = await Deno.readTextFile(BUNDLE);
+    assert.ok(
+      fresh === committed,
+      `${BUNDLE} is out of date with src/cli/fast_main.ts and its imports: ` +
+        "run `deno task bundle:cli` and commit the result",
+    );
+  } finally {
+    await Deno.remove(out);
+  }
+});
+
+Deno.test("the installed command's bundle loads nothing but itself", async () => {
+  // Run with --no-config, the bundle can resolve no import map entry and check no lock: any
+  // static import left in it would be a module loaded on every `gateway exec`.
+  const text = await Deno.readTextFile(BUNDLE);
+  assert.doesNotMatch(text, /^\s*import\s[^(]/m);
+  assert.doesNotMatch(text, /\bimport\(\s*["']/);
+});
+
+Deno.test("fullCliArgs() runs src/main.ts with the project's deno.json and the same argv", async () => {
+  const args = fullCliArgs(["--root", "/r", "tools", "a b"]);
+  const config = args[args.indexOf("--config") + 1]!;
+  assert.equal(config, fileURLToPath(new URL("deno.json", `file://${REPO}`)));
+  assert.ok((await Deno.stat(config)).isFile);
+  assert.ok((await Deno.stat(args.at(-5)!)).isFile);
+  assert.ok(args.at(-5)!.endsWith("/src/main.ts"));
+  assert.deepEqual(args.slice(-4), ["--root", "/r", "tools", "a b"]);
+  assert.deepEqual(args.slice(0, 3), ["run", "--allow-all", "--no-prompt"]);
+});
