@@ -181,7 +181,24 @@ export async function superviseRun(
       out !== null && out === err ? { status: endedStatus(out), ended: true } : exited
     )
     : exited;
-  const over = await Promise.race([exited, ended]);
+  let over = await Promise.race([exited, ended]);
+  let teardown: Promise<void> | null = null;
+  if (!over.ended) {
+    // The process is gone. A runner exits right after writing its end markers (runner_main's
+    // unload listener), so its exit is often seen before they are read, though they are in
+    // the pipes already: the ending they give still wins when it comes before the teardown
+    // (its group KILLed, its pipes and channel read to their end) is done, and the run is
+    // answered without waiting for that (issue 12: it cost every run ≈ 3 ms).
+    teardown = (async () => {
+      await runner.kill(0);
+      // Bounded only against a reader that never finishes; a loaded machine can take a
+      // while, and output read after the answer would reach the caller after its result.
+      await settlesWithin(drained, DRAIN_LIMIT_MS);
+      if (connected) await settlesWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
+    })();
+    const late = await Promise.race([ended, teardown.then(() => null)]);
+    if (late?.ended) over = late;
+  }
   const status = over.status;
   // Read before the broker stops: aborting the calls empties the pending set.
   const waiting = broker?.waitingCall();
@@ -194,18 +211,13 @@ export async function superviseRun(
     connected?.close();
     // Answered without waiting for the process to be torn down: it is reaped (its group
     // KILLed, SBX-06), its pipes read to their end and its files removed after the answer.
-    reaped = reap(runner, drained, REAP_WAIT_MS);
+    reaped = teardown ?? reap(runner, drained, REAP_WAIT_MS);
   } else {
-    // The group is gone, so what it wrote is all in the pipes and the socket: read it to the
-    // end (bounded only against a reader that never finishes; a loaded machine can take a
-    // while, and output read after the answer would reach the caller after its result).
-    await runner.kill(0);
-    await settlesWithin(drained, DRAIN_LIMIT_MS);
-    if (connected) {
-      await settlesWithin(connected.closed, CHANNEL_CLOSE_LIMIT_MS);
-      connected.close();
-    }
-    reaped = Promise.resolve(); // the kill removed its files
+    // No end markers: what it wrote is all in the pipes and the socket once the teardown has
+    // read them to the end (the kill removed its files).
+    await teardown;
+    connected?.close();
+    reaped = Promise.resolve();
   }
 
   const output = {

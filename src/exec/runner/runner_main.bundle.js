@@ -293,12 +293,8 @@ var conn = await Deno.connect({
 });
 var writeStdout = Deno.stdout.writeSync.bind(Deno.stdout);
 var writeStderr = Deno.stderr.writeSync.bind(Deno.stderr);
-var exitNow = Deno.exit.bind(Deno);
 var channelClosedByUs = false;
-var unloading = false;
 globalThis.addEventListener("unload", () => {
-  if (unloading) return;
-  unloading = true;
   channelClosedByUs = true;
   try {
     conn.close();
@@ -317,7 +313,6 @@ globalThis.addEventListener("unload", () => {
       }
     }
   }
-  exitNow(Deno.exitCode);
 });
 var backlog = null;
 var writing = Promise.resolve();

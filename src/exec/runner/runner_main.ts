@@ -56,23 +56,18 @@ const conn = await Deno.connect({ transport: "unix", path: socketPath });
 // module's scope.
 const writeStdout = Deno.stdout.writeSync.bind(Deno.stdout);
 const writeStderr = Deno.stderr.writeSync.bind(Deno.stderr);
-const exitNow = Deno.exit.bind(Deno);
 let channelClosedByUs = false;
-let unloading = false;
 
 /**
  * The process is exiting (its event loop ran empty, the script called `Deno.exit`, or the run
  * failed): every channel message has been written (a pending write keeps the loop alive), so
  * the channel is closed and the end marker follows everything the run wrote on each stream.
  * The gateway answers once it has both markers and the channel's end; what an `unload` listener
- * of the script writes after them is not part of the run. Then the process exits at once: the
- * runtime's teardown after an event loop ran empty (the isolate and its heap) cost every run
- * ≈ 1 ms of CPU for nothing (issue 12: runs in flight).
+ * of the script writes after them is not part of the run. The process is not ended here with
+ * `Deno.exit`: that saved the runtime's teardown (≈ 1 ms of CPU) but made the gateway see the
+ * run's end ≈ 2 ms later (measured, issue 12).
  */
 globalThis.addEventListener("unload", () => {
-  // `Deno.exit` below may dispatch `unload` again (when the loop ran empty): once is enough.
-  if (unloading) return;
-  unloading = true;
   channelClosedByUs = true;
   try {
     conn.close();
@@ -89,7 +84,6 @@ globalThis.addEventListener("unload", () => {
       }
     }
   }
-  exitNow(Deno.exitCode);
 });
 
 /** Lines waiting for the write in progress; null when the socket is idle. */
