@@ -25,6 +25,8 @@ const JOIN_TIMEOUT_MS = 10_000;
 const MAX_UNIDENTIFIED = 64;
 /** Characters accepted from a connection before its first `join`. */
 const MAX_JOIN_LENGTH = 4096;
+/** Forgotten modules' tokens still recognised (see `WorkerLinks.forget`). */
+const MAX_RETIRED = 256;
 
 /** What the links need from a module of the shared host (`SharedModule`). */
 export interface LinkedModule {
@@ -89,6 +91,8 @@ export class WorkerLinks {
   readonly #logger: LogMethods;
   readonly #modules = new Map<number, LinkedModule>();
   readonly #links = new Set<WorkerLink>();
+  /** Tokens of modules forgotten lately, by Worker number (see `forget`). */
+  readonly #retired = new Map<number, string>();
   #unidentified = 0;
   #listening = true;
   #closed = false;
@@ -113,9 +117,20 @@ export class WorkerLinks {
     this.#modules.set(module.worker, module);
   }
 
-  /** The module is gone: its token no longer joins. */
+  /**
+   * The module is gone: its token no longer joins. It is remembered as retired, so a Worker
+   * that proves itself with it (it was loading the module when the gateway dropped it, e.g. a
+   * module that failed at import beside others in the same Worker) is identified without a
+   * module, instead of refused: refusing closed the connection its other modules' joins were
+   * on, and their calls were never answered.
+   */
   forget(module: LinkedModule): void {
-    if (this.#modules.get(module.worker) === module) this.#modules.delete(module.worker);
+    if (this.#modules.get(module.worker) !== module) return;
+    this.#modules.delete(module.worker);
+    this.#retired.set(module.worker, module.token);
+    if (this.#retired.size > MAX_RETIRED) {
+      this.#retired.delete(this.#retired.keys().next().value!);
+    }
   }
 
   /**
@@ -199,12 +214,16 @@ export class WorkerLinks {
           return;
         }
         if (message.type === "join") {
-          if (!this.#join(link, message)) {
+          const joined = this.#join(link, message);
+          if (joined === "refused") {
             if (!identified) return refuse("an unknown or used module token");
-            // A Worker that proved itself joining for a module the gateway has dropped since
-            // (unloaded while it was placed): its other modules keep their link.
-            this.#logger.info("tool Worker links: ignored a join for a module that is gone");
+            this.#logger.info("tool Worker links: ignored a join with an unknown token");
             return;
+          }
+          if (joined === "retired") {
+            // A Worker joining for a module the gateway has dropped since (unloaded while it
+            // was placed): the token proves it, and its other modules keep their link.
+            this.#logger.info("tool Worker links: ignored a join for a module that is gone");
           }
           if (!identified) {
             identified = true;
@@ -234,14 +253,21 @@ export class WorkerLinks {
     }
   }
 
-  #join(link: WorkerLink, message: Record<string, unknown>): boolean {
+  #join(
+    link: WorkerLink,
+    message: Record<string, unknown>,
+  ): "joined" | "retired" | "refused" {
     const { worker, token, placement } = message;
-    if (typeof worker !== "number" || typeof token !== "string") return false;
-    if (typeof placement !== "number") return false;
+    if (typeof worker !== "number" || typeof token !== "string") return "refused";
+    if (typeof placement !== "number") return "refused";
     const module = this.#modules.get(worker);
-    if (module === undefined || !timingSafeEqualText(module.token, token)) return false;
-    if (!module.joined(link, placement)) return false;
+    if (module === undefined) {
+      const retired = this.#retired.get(worker);
+      return retired !== undefined && timingSafeEqualText(retired, token) ? "retired" : "refused";
+    }
+    if (!timingSafeEqualText(module.token, token)) return "refused";
+    if (!module.joined(link, placement)) return "refused";
     link.modules.set(worker, module);
-    return true;
+    return "joined";
   }
 }

@@ -38,16 +38,63 @@ Deno.test("WorkerLinks routes a joined module's messages; a later join for a gon
   const logger = captureLogger();
   const links = new WorkerLinks(logger);
   const module = fakeModule(1);
+  const gone = fakeModule(2);
   links.expect(module);
+  links.expect(gone);
+  links.forget(gone);
   const { conn, send } = await connect(links);
   try {
     await send({ type: "join", worker: 1, token: module.token, placement: 1 });
-    await send({ type: "join", worker: 2, token: "gone", placement: 1 });
+    await send({ type: "join", worker: 2, token: gone.token, placement: 1 });
     await send({ worker: 1, type: "result", id: 7, ok: true, value: 3 });
     await pollUntil("the result routed", () => module.received.length === 1, { timeoutMs: 5_000 });
     assert.deepEqual(module.received, [{ worker: 1, type: "result", id: 7, ok: true, value: 3 }]);
     assert.equal(module.link?.closed, false);
     assert.ok(logger.lines.some((l) => /ignored a join for a module that is gone/.test(l)));
+  } finally {
+    conn.close();
+    links.close();
+  }
+});
+
+Deno.test("WorkerLinks: a Worker's first join for a module dropped meanwhile does not cut off its other modules", async () => {
+  // A module that fails at import is dropped by the gateway while its Worker, which hosts
+  // other modules too, is joining for it: the join must prove the connection, not close it.
+  const logger = captureLogger();
+  const links = new WorkerLinks(logger);
+  const broken = fakeModule(1);
+  const good = fakeModule(2);
+  links.expect(broken);
+  links.expect(good);
+  links.forget(broken);
+  const { conn, send } = await connect(links);
+  try {
+    await send({ type: "join", worker: 1, token: broken.token, placement: 1 });
+    await send({ type: "join", worker: 2, token: good.token, placement: 1 });
+    await send({ worker: 2, type: "result", id: 1, ok: true, value: "pong" });
+    await pollUntil("the good module's result routed", () => good.received.length === 1, {
+      timeoutMs: 5_000,
+    });
+    assert.equal(good.link?.closed, false);
+    assert.deepEqual(broken.received, []);
+  } finally {
+    conn.close();
+    links.close();
+  }
+});
+
+Deno.test("WorkerLinks refuses a first join with a token it never handed out", async () => {
+  const logger = captureLogger();
+  const links = new WorkerLinks(logger);
+  const module = fakeModule(1);
+  links.expect(module);
+  const { conn, send } = await connect(links);
+  try {
+    await send({ type: "join", worker: 1, token: "forged", placement: 1 });
+    assert.equal(await conn.read(new Uint8Array(8)), null);
+    assert.ok(
+      logger.lines.some((l) => /refused a connection: an unknown or used module token/.test(l)),
+    );
   } finally {
     conn.close();
     links.close();
