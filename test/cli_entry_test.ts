@@ -1,10 +1,32 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { REPO, withHarness } from "./support/gateway_harness.ts";
+import { type GatewayHarness, REPO, withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
 
 // The installed command (src/cli/fast_main.bundle.js, what the harness spawns) serves a simple
 // `exec` itself and hands everything else to the full CLI in a child process.
+
+/** Runs `gateway server` in the foreground; resolves once its server.json names its pid. */
+async function foregroundServer(gw: GatewayHarness, options: { detached?: boolean } = {}) {
+  const child = gw.spawnCli(["server"], options);
+  const output = Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  try {
+    const state = await pollUntil("the foreground server's server.json", async () => {
+      const text = await Deno.readTextFile(join(gw.dataDir, "server.json"));
+      return JSON.parse(text) as { pid: number };
+    }, { timeoutMs: 30_000 });
+    return { child, output, state };
+  } catch (error) {
+    // Never up: end what was started (its whole group when it leads one) before failing.
+    Deno.kill(options.detached ? -child.pid : child.pid, "SIGKILL");
+    await child.status;
+    await output.catch(() => undefined);
+    throw error;
+  }
+}
 
 Deno.test("the installed command hands a verb it does not serve to the full CLI, exit code and all", async () => {
   await withHarness({}, async (gw) => {
@@ -28,15 +50,7 @@ Deno.test("the installed command passes piped stdin to the full CLI", async () =
 
 Deno.test("SIGTERM to the installed command stops the full CLI it runs (gateway server)", async () => {
   await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
-    const child = gw.spawnCli(["server"]);
-    const output = Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-    ]);
-    const state = await pollUntil("the foreground server's server.json", async () => {
-      const text = await Deno.readTextFile(join(gw.dataDir, "server.json"));
-      return JSON.parse(text) as { pid: number };
-    }, { timeoutMs: 30_000 });
+    const { child, output, state } = await foregroundServer(gw);
     assert.notEqual(state.pid, child.pid, "the server runs in the full CLI's own process");
     // A run answered: the server is up and handles SIGTERM (server.json is written before).
     const client = await gw.client();
@@ -62,16 +76,8 @@ Deno.test("Ctrl-C at a terminal (SIGINT to the command's whole group) stops gate
     // A terminal signals its foreground process group: the installed command and the full CLI
     // it runs both receive the SIGINT, and the command passes its own on — the server must
     // take the second as the same request to stop, not die of it half-way.
-    const child = gw.spawnCli(["server"], { detached: true });
-    const output = Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-    ]);
+    const { child, output, state } = await foregroundServer(gw, { detached: true });
     try {
-      const state = await pollUntil("the foreground server's server.json", async () => {
-        const text = await Deno.readTextFile(join(gw.dataDir, "server.json"));
-        return JSON.parse(text) as { pid: number };
-      }, { timeoutMs: 30_000 });
       const client = await gw.client();
       try {
         const run = await client.request<{ ok: boolean }>("exec", { source: "1", check: false });
@@ -100,15 +106,7 @@ Deno.test("Ctrl-C at a terminal (SIGINT to the command's whole group) stops gate
 
 Deno.test("a second SIGINT while gateway server stops does not cut the stop short", async () => {
   await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
-    const child = gw.spawnCli(["server"]);
-    const output = Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-    ]);
-    const state = await pollUntil("the foreground server's server.json", async () => {
-      const text = await Deno.readTextFile(join(gw.dataDir, "server.json"));
-      return JSON.parse(text) as { pid: number };
-    }, { timeoutMs: 30_000 });
+    const { child, output, state } = await foregroundServer(gw);
     const client = await gw.client();
     try {
       // A run in flight holds the stop in its grace period.

@@ -1,31 +1,13 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { fullCliArgs } from "./fast_main.ts";
+import { assertBundleFresh } from "../../test/support/bundle_freshness.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const BUNDLE = fileURLToPath(new URL("./fast_main.bundle.js", import.meta.url));
 
 Deno.test("the installed command's bundle is built from the CLI's current sources", async () => {
-  const out = await Deno.makeTempFile({ suffix: ".js" });
-  try {
-    // The same command as `deno task bundle:cli`, into a scratch file.
-    const built = await new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "--no-config", "--quiet", "-o", out, "src/cli/fast_main.ts"],
-      cwd: REPO,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
-    const fresh = await Deno.readTextFile(out);
-    const committed = await Deno.readTextFile(BUNDLE);
-    assert.ok(
-      fresh === committed,
-      `${BUNDLE} is out of date with src/cli/fast_main.ts and its imports: ` +
-        "run `deno task bundle:cli` and commit the result",
-    );
-  } finally {
-    await Deno.remove(out);
-  }
+  await assertBundleFresh("src/cli/fast_main.ts", BUNDLE, "bundle:cli");
 });
 
 Deno.test("the installed command's bundle loads nothing but itself", async () => {

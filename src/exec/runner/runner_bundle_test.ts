@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { RUNNER_DISCOVERY, RUNNER_MAIN } from "../runner_process.ts";
+import { assertBundleFresh } from "../../../test/support/bundle_freshness.ts";
 
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 
 for (
   const [entry, bundle] of [
@@ -11,26 +10,7 @@ for (
   ] as const
 ) {
   Deno.test(`the runner's bundle of ${entry} is built from its current sources`, async () => {
-    const out = await Deno.makeTempFile({ suffix: ".js" });
-    try {
-      // The same command as `deno task bundle:runner`, into a scratch file.
-      const built = await new Deno.Command(Deno.execPath(), {
-        args: ["bundle", "--no-config", "--quiet", "-o", out, entry],
-        cwd: REPO,
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
-      const fresh = await Deno.readTextFile(out);
-      const committed = await Deno.readTextFile(bundle);
-      assert.ok(
-        fresh === committed,
-        `${bundle} is out of date with ${entry} and its imports: ` +
-          "run `deno task bundle:runner` and commit the result",
-      );
-    } finally {
-      await Deno.remove(out);
-    }
+    await assertBundleFresh(entry, bundle, "bundle:runner");
   });
 }
 
