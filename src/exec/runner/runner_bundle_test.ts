@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { RUNNER_DISCOVERY, RUNNER_MAIN } from "../runner_process.ts";
 import { assertBundleFresh } from "../../../test/support/bundle_freshness.ts";
 
-
 for (
   const [entry, bundle] of [
     ["src/exec/runner/runner_main.ts", RUNNER_MAIN],
