@@ -163,9 +163,13 @@ try {
   // pays for starting the next runner on the same two cores.
   const rpc = await timeMs(() => exec("console.log(1 + 1)", false), RUNS, { pauseMs: 150 });
   row("gateway exec over RPC, server warm, check off", rpc, `${(rpc / bare).toFixed(2)}× bare`);
-  const burst = await timeMs(() => exec("console.log(1 + 1)", false));
+  // Back to back is a steady state: the first few runs of a burst wait for the pool to catch up
+  // (a runner takes longer to start than a trivial run takes), so five samples measured the
+  // ramp as much as the rate; a longer burst's median is the rate an agent's loop sees.
+  const burstRuns = Math.max(RUNS, 30);
+  const burst = await timeMs(() => exec("console.log(1 + 1)", false), burstRuns);
   row(
-    "  … back to back (no pause: the pool refills during runs)",
+    `  … back to back (${burstRuns} runs, no pause: the pool refills during runs)`,
     burst,
     `${(burst / bare).toFixed(2)}× bare ${target("≤ 0.8×", burst / bare <= 0.8)}`,
   );
