@@ -1,3 +1,18 @@
+// src/config/hash_padding.ts
+function paddedBlocks(message) {
+  const blocks = Math.ceil((message.length + 9) / 64);
+  const padded = new Uint8Array(blocks * 64);
+  padded.set(message);
+  padded[message.length] = 128;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(message.length / 536870912));
+  view.setUint32(padded.length - 4, message.length * 8 >>> 0);
+  return {
+    view,
+    blocks
+  };
+}
+
 // src/config/sha256_hex.ts
 var K = new Uint32Array([
   1116352408,
@@ -67,13 +82,7 @@ var K = new Uint32Array([
 ]);
 function sha256Hex(text) {
   const message = new TextEncoder().encode(text);
-  const blocks = Math.ceil((message.length + 9) / 64);
-  const padded = new Uint8Array(blocks * 64);
-  padded.set(message);
-  padded[message.length] = 128;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(message.length / 536870912));
-  view.setUint32(padded.length - 4, message.length * 8 >>> 0);
+  const { view, blocks } = paddedBlocks(message);
   const h = new Uint32Array([
     1779033703,
     3144134277,
@@ -313,13 +322,7 @@ function acceptFor(key) {
   return base64(sha1(new TextEncoder().encode(key + WEBSOCKET_GUID)));
 }
 function sha1(message) {
-  const blocks = Math.ceil((message.length + 9) / 64);
-  const padded = new Uint8Array(blocks * 64);
-  padded.set(message);
-  padded[message.length] = 128;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(message.length / 536870912));
-  view.setUint32(padded.length - 4, message.length * 8 >>> 0);
+  const { view, blocks } = paddedBlocks(message);
   const h = [
     1732584193,
     4023233417,

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { paddedBlocks } from "../config/hash_padding.ts";
+
 const WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
 
 /**
@@ -18,13 +20,7 @@ export function acceptFor(key: string): string {
 
 /** SHA-1 (FIPS 180-4) of a short message; only for the handshake check, never for security. */
 export function sha1(message: Uint8Array): Uint8Array {
-  const blocks = Math.ceil((message.length + 9) / 64);
-  const padded = new Uint8Array(blocks * 64);
-  padded.set(message);
-  padded[message.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(message.length / 0x20000000));
-  view.setUint32(padded.length - 4, (message.length * 8) >>> 0);
+  const { view, blocks } = paddedBlocks(message);
   const h = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0];
   const w = new Uint32Array(80);
   for (let block = 0; block < blocks; block++) {

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { paddedBlocks } from "./hash_padding.ts";
+
 const K = new Uint32Array([
   0x428a2f98,
   0x71374491,
@@ -76,13 +78,7 @@ const K = new Uint32Array([
 /** The SHA-256 digest of `text` (encoded as UTF-8) as 64 lowercase hex digits. */
 export function sha256Hex(text: string): string {
   const message = new TextEncoder().encode(text);
-  const blocks = Math.ceil((message.length + 9) / 64);
-  const padded = new Uint8Array(blocks * 64);
-  padded.set(message);
-  padded[message.length] = 0x80;
-  const view = new DataView(padded.buffer);
-  view.setUint32(padded.length - 8, Math.floor(message.length / 0x20000000));
-  view.setUint32(padded.length - 4, (message.length * 8) >>> 0);
+  const { view, blocks } = paddedBlocks(message);
   const h = new Uint32Array([
     0x6a09e667,
     0xbb67ae85,
