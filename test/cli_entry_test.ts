@@ -28,6 +28,33 @@ async function foregroundServer(gw: GatewayHarness, options: { detached?: boolea
   }
 }
 
+/** A run answers: the server is up and handles signals (server.json is written before). */
+async function assertRunsOne(gw: GatewayHarness): Promise<void> {
+  const client = await gw.client();
+  try {
+    const run = await client.request<{ ok: boolean }>("exec", { source: "1", check: false });
+    assert.equal(run.ok, true);
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * The command exited 0 by itself (no signal ended it), and the server it ran is gone too:
+ * it stopped and removed its server.json.
+ */
+async function assertStoppedCleanly(
+  gw: GatewayHarness,
+  server: Awaited<ReturnType<typeof foregroundServer>>,
+): Promise<void> {
+  const status = await server.child.status;
+  const [, stderr] = await server.output;
+  assert.equal(status.signal, null, stderr);
+  assert.equal(status.code, 0, stderr);
+  await assert.rejects(Deno.stat(join(gw.dataDir, "server.json")), Deno.errors.NotFound);
+  assert.throws(() => Deno.kill(server.state.pid, "SIGCONT"), Deno.errors.NotFound);
+}
+
 Deno.test("the installed command hands a verb it does not serve to the full CLI, exit code and all", async () => {
   await withHarness({}, async (gw) => {
     const unknown = await gw.cli(["frobnicate"]);
@@ -53,21 +80,9 @@ Deno.test("SIGTERM to the installed command stops the full CLI it runs (gateway 
     const { child, output, state } = await foregroundServer(gw);
     assert.notEqual(state.pid, child.pid, "the server runs in the full CLI's own process");
     // A run answered: the server is up and handles SIGTERM (server.json is written before).
-    const client = await gw.client();
-    try {
-      const run = await client.request<{ ok: boolean }>("exec", { source: "1", check: false });
-      assert.equal(run.ok, true);
-    } finally {
-      client.close();
-    }
+    await assertRunsOne(gw);
     child.kill("SIGTERM");
-    const status = await child.status;
-    const [, stderr] = await output;
-    assert.equal(status.signal, null, stderr);
-    assert.equal(status.code, 0, stderr);
-    // The child is gone too: the server stopped and removed its server.json.
-    await assert.rejects(Deno.stat(join(gw.dataDir, "server.json")), Deno.errors.NotFound);
-    assert.throws(() => Deno.kill(state.pid, "SIGCONT"), Deno.errors.NotFound);
+    await assertStoppedCleanly(gw, { child, output, state });
   });
 });
 
@@ -78,20 +93,9 @@ Deno.test("Ctrl-C at a terminal (SIGINT to the command's whole group) stops gate
     // take the second as the same request to stop, not die of it half-way.
     const { child, output, state } = await foregroundServer(gw, { detached: true });
     try {
-      const client = await gw.client();
-      try {
-        const run = await client.request<{ ok: boolean }>("exec", { source: "1", check: false });
-        assert.equal(run.ok, true);
-      } finally {
-        client.close();
-      }
+      await assertRunsOne(gw);
       Deno.kill(-child.pid, "SIGINT");
-      const status = await child.status;
-      const [, stderr] = await output;
-      assert.equal(status.signal, null, stderr);
-      assert.equal(status.code, 0, stderr);
-      await assert.rejects(Deno.stat(join(gw.dataDir, "server.json")), Deno.errors.NotFound);
-      assert.throws(() => Deno.kill(state.pid, "SIGCONT"), Deno.errors.NotFound);
+      await assertStoppedCleanly(gw, { child, output, state });
     } finally {
       try {
         Deno.kill(-child.pid, "SIGKILL");

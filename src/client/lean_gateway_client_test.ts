@@ -81,27 +81,34 @@ Deno.test("LeanGatewayClient: a refused upgrade rejects with the HTTP status, an
   }
 });
 
-Deno.test("LeanGatewayClient: a listener that never answers the upgrade is given up at the deadline", async () => {
+/** Runs `fn` against a TCP listener that accepts connections and never answers them. */
+async function withSilentListener(fn: (port: number) => Promise<void>): Promise<void> {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const held: Deno.Conn[] = [];
   const accepting = (async () => {
     for await (const conn of listener) held.push(conn);
   })();
   try {
-    await assert.rejects(
-      LeanGatewayClient.connect({
-        host: "127.0.0.1",
-        port: (listener.addr as Deno.NetAddr).port,
-        token: TOKEN,
-        timeoutMs: 200,
-      }),
-      /no WebSocket upgrade within 200 ms/,
-    );
+    await fn((listener.addr as Deno.NetAddr).port);
   } finally {
     listener.close();
     await accepting.catch(() => undefined);
     for (const conn of held) conn.close();
   }
+}
+
+Deno.test("LeanGatewayClient: a listener that never answers the upgrade is given up at the deadline", async () => {
+  await withSilentListener(async (port) => {
+    await assert.rejects(
+      LeanGatewayClient.connect({
+        host: "127.0.0.1",
+        port,
+        token: TOKEN,
+        timeoutMs: 200,
+      }),
+      /no WebSocket upgrade within 200 ms/,
+    );
+  });
 });
 
 Deno.test("LeanGatewayClient.open(): the first request and those sent before the upgrade's answer are answered in order", async () => {
@@ -152,15 +159,10 @@ Deno.test("LeanGatewayClient.open(): a refused upgrade rejects the request sent 
 });
 
 Deno.test("LeanGatewayClient.open(): no answer by the deadline is a handshake error that may have been read", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held: Deno.Conn[] = [];
-  const accepting = (async () => {
-    for await (const conn of listener) held.push(conn);
-  })();
-  try {
+  await withSilentListener(async (port) => {
     const client = await LeanGatewayClient.open({
       host: "127.0.0.1",
-      port: (listener.addr as Deno.NetAddr).port,
+      port,
       token: TOKEN,
       timeoutMs: 100,
       first: { method: "echo", params: {} },
@@ -170,9 +172,5 @@ Deno.test("LeanGatewayClient.open(): no answer by the deadline is a handshake er
     assert.ok(error instanceof HandshakeError, String(error));
     assert.equal(error.answered, false);
     assert.match(String(await early), /no WebSocket upgrade within 100 ms/);
-  } finally {
-    listener.close();
-    await accepting.catch(() => undefined);
-    for (const conn of held) conn.close();
-  }
+  });
 });
