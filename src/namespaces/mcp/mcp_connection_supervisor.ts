@@ -149,6 +149,14 @@ export class McpConnectionSupervisor implements McpCallHost {
   }
 
   /**
+   * The live connection when the namespace is ready now, else undefined: lets a call on a
+   * ready namespace be sent without waiting a turn ({@linkcode readyConnection} otherwise).
+   */
+  get liveConnection(): UpstreamConnection | undefined {
+    return this.#status.state === "ready" ? this.#connection : undefined;
+  }
+
+  /**
    * The live connection, waiting for a first start in progress (unless `signal` aborts:
    * `Cancelled`). Rejects with `NamespaceUnavailable` and the reason when there is none.
    */

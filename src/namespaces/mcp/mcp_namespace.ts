@@ -19,6 +19,7 @@ import type {
 } from "../namespace.ts";
 import { checkedToolInput } from "./tool_input_check.ts";
 import { McpConnectionSupervisor } from "./mcp_connection_supervisor.ts";
+import type { UpstreamConnection } from "./connect_upstream.ts";
 import { type LogMethods, SILENT_LOGGER } from "../../logger.ts";
 import {
   forwardUpstreamRequest,
@@ -146,17 +147,39 @@ export class McpNamespace implements Namespace {
    * Rejects with a {@linkcode ToolCallError} of kind `NamespaceUnavailable`, `UnknownTool`,
    * `InvalidToolInput`, `ToolTimeout`, `Cancelled` or `ToolError`.
    */
-  async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
+  callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
+    // A ready namespace writes the request in this turn (no promise layer before it, issue 12);
+    // one still starting waits for its first start.
+    const live = this.#supervisor.liveConnection;
+    if (live === undefined) return this.#callWhenReady(tool, args, options);
+    try {
+      return this.#send(live, tool, args, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #callWhenReady(
+    tool: string,
+    args: unknown,
+    options: ToolCallOptions,
+  ): Promise<ToolCallResult> {
     const connection = await this.#supervisor.readyConnection(options.signal);
+    return await this.#send(connection, tool, args, options);
+  }
+
+  /** Checks `tool` and `args` (throws `UnknownTool`, `InvalidToolInput`), then sends the call. */
+  #send(
+    connection: UpstreamConnection,
+    tool: string,
+    args: unknown,
+    options: ToolCallOptions,
+  ): Promise<ToolCallResult> {
     const tools = this.#supervisor.tools;
     const entry = tools.get(tool);
     if (entry === undefined) throw unknownToolError(this.name, tool, [...tools.keys()]);
     const input = checkedToolInput(args, () => entry.check, `${this.name}.${tool}`);
-    return await sendMcpToolCall(
-      this.#supervisor,
-      { connection, entry, input },
-      options,
-    );
+    return sendMcpToolCall(this.#supervisor, { connection, entry, input }, options);
   }
 
   /** Resources and resource templates; empty when the server has no `resources` capability. */

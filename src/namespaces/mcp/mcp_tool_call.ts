@@ -45,7 +45,7 @@ export interface McpCallHost {
  * a {@linkcode ToolCallError} of kind `Cancelled`, `ToolTimeout`, `ToolError` or
  * `NamespaceUnavailable`; the last also tells `host` the connection is gone.
  */
-export async function sendMcpToolCall(
+export function sendMcpToolCall(
   host: McpCallHost,
   call: { connection: UpstreamConnection; entry: McpToolEntry; input: Record<string, unknown> },
   options: ToolCallOptions,
@@ -53,7 +53,9 @@ export async function sendMcpToolCall(
   const { connection, entry, input } = call;
   const tool = entry.listing.name;
   if (options.signal.aborted) {
-    throw new ToolCallError("Cancelled", `Call to "${host.name}.${tool}" was cancelled`);
+    return Promise.reject(
+      new ToolCallError("Cancelled", `Call to "${host.name}.${tool}" was cancelled`),
+    );
   }
   let lastProgress = 0;
   const onprogress = (
@@ -83,15 +85,13 @@ export async function sendMcpToolCall(
   // schema needs the SDK's validator of its structured content.
   const direct = entry.listing.outputSchema === undefined ? connection.process : undefined;
   if (direct !== undefined) {
-    let result: Record<string, unknown>;
-    try {
-      result = await direct.toolCalls.call(tool, input, {
-        signal: options.signal,
-        timeout: options.callTimeoutMs,
-        maxTotalTimeout: options.callMaxMs,
-        onprogress,
-      });
-    } catch (error) {
+    // One promise layer between the answer and the caller (issue 12: a call's every turn counts).
+    return direct.toolCalls.call(tool, input, {
+      signal: options.signal,
+      timeout: options.callTimeoutMs,
+      maxTotalTimeout: options.callMaxMs,
+      onprogress,
+    }).then(unwrap, (error) => {
       // A timed-out or aborted direct call has told the upstream to stop already.
       throw callFailure(host, error, {
         tool,
@@ -100,9 +100,25 @@ export async function sendMcpToolCall(
         cancelUpstream: () => {},
         connection,
       });
-    }
-    return unwrap(result);
+    });
   }
+  return callViaSdk(host, { connection, tool, input }, options, { onprogress, unwrap });
+}
+
+/** A call through the SDK's `Client.callTool` (HTTP upstreams; tools with an output schema). */
+async function callViaSdk(
+  host: McpCallHost,
+  call: { connection: UpstreamConnection; tool: string; input: Record<string, unknown> },
+  options: ToolCallOptions,
+  handlers: {
+    onprogress: (
+      progress: { progress: number; total?: number | undefined; message?: string | undefined },
+    ) => void;
+    unwrap: (result: Record<string, unknown>) => ToolCallResult;
+  },
+): Promise<ToolCallResult> {
+  const { connection, tool, input } = call;
+  const { onprogress, unwrap } = handlers;
   // A call-scoped controller: the SDK never removes its abort listener, so linking the run's
   // signal directly would send a stray notifications/cancelled for every finished call.
   const controller = new AbortController();

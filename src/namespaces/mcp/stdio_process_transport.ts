@@ -131,12 +131,23 @@ export class StdioProcessTransport implements Transport {
     return Promise.resolve();
   }
 
-  /** Writes one message as a line; rejects when the child's stdin is gone. */
-  async send(message: JSONRPCMessage): Promise<void> {
+  /**
+   * Writes one message as a line; rejects when the child's stdin is gone. Not `async`: the
+   * write starts in the caller's turn, with no promise layer around it (issue 12).
+   */
+  send(message: JSONRPCMessage): Promise<void> {
     if (this.#writer === undefined || this.#status !== undefined || this.#closing !== undefined) {
-      throw new Error(`Cannot send to "${this.#options.command}": the process is not running`);
+      return Promise.reject(
+        new Error(`Cannot send to "${this.#options.command}": the process is not running`),
+      );
     }
-    await this.#writer.write(this.#encoder.encode(`${JSON.stringify(message)}\n`));
+    let line: Uint8Array;
+    try {
+      line = this.#encoder.encode(`${JSON.stringify(message)}\n`);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#writer.write(line);
   }
 
   /**
