@@ -150,6 +150,27 @@ Deno.test("`StdioProcessTransport` reports a child that exits by itself and refu
   await transport.close();
 });
 
+Deno.test("`StdioProcessTransport` gives the child exactly its env: nothing of the gateway's own", async () => {
+  Deno.env.set("GATEWAY_TEST_PARENT_ONLY", "not for the child");
+  try {
+    const { transport } = shell(`env >&2; echo done >&2; cat >/dev/null`);
+    await transport.start();
+    try {
+      await pollUntil("the child's env", () => transport.stderr.text().includes("done\n"));
+      const names = transport.stderr.text().split("\n").filter((line) => line.includes("="))
+        .map((line) => line.slice(0, line.indexOf("="))).sort();
+      // sh sets PWD itself (and some shells SHLVL, _); everything else comes from `env`.
+      const unexpected = names.filter((name) => !["PATH", "PWD", "SHLVL", "_"].includes(name));
+      assert.deepStrictEqual(unexpected, []);
+      assert.ok(names.includes("PATH"));
+    } finally {
+      await transport.close();
+    }
+  } finally {
+    Deno.env.delete("GATEWAY_TEST_PARENT_ONLY");
+  }
+});
+
 Deno.test("`StdioProcessTransport.start()` rejects naming a command that does not exist", async () => {
   const transport = new StdioProcessTransport({
     command: "no-such-command-xyz",
