@@ -1,8 +1,9 @@
 /**
  * Measures the cost of one MCP tool call: 300 sequential calls of server-everything's `echo`
- * over stdio, through the SDK client directly and through `McpNamespace`. Rounds alternate the
- * paths; prints a JSON line per path (median, p95, mean in ms, and this process's CPU time per
- * call, server and client side both in it). Run:
+ * over stdio, through the SDK client directly, through the SDK client sending a progress token
+ * (as the gateway must: progress resets a call's timeout) and through `McpNamespace`. Rounds
+ * alternate the paths; prints a JSON line per path (median, p95, mean in ms, this process's CPU
+ * time per call and the upstream process's). Run:
  * `deno run -A test/bench/mcp_call_bench.ts [calls per round] [rounds]`.
  * @module
  */
@@ -44,49 +45,73 @@ async function time(call: () => Promise<unknown>): Promise<number[]> {
   return samples;
 }
 
-/** CPU time (user + system) this process has used, in ms. */
-function cpuMs(): number {
-  const stat = Deno.readTextFileSync("/proc/self/stat");
+/** CPU time (user + system) process `pid` has used, in ms. */
+function cpuMs(pid: number | "self" = "self"): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-const sdk = new Client({ name: "mcp-call-bench", version: "1.0.0" });
-await sdk.connect(
-  new StdioClientTransport({
+/** An SDK client over its own server-everything, and the server's pid. */
+async function sdkClient(): Promise<{ client: Client; pid: number }> {
+  const client = new Client({ name: "mcp-call-bench", version: "1.0.0" });
+  const transport = new StdioClientTransport({
     command: "node",
     args: [realServerBin("everything")],
     stderr: "pipe",
-  }),
-);
+  });
+  await client.connect(transport);
+  return { client, pid: transport.pid! };
+}
+
+const sdk = await sdkClient();
+const sdkProgress = await sdkClient();
 const namespace = new McpNamespace("everything", realServerConfig("everything"));
 await namespace.start();
 const options = { signal: new AbortController().signal, callTimeoutMs: 60_000, callMaxMs: 600_000 };
-const paths: Record<string, () => Promise<unknown>> = {
-  "sdk-client": () => sdk.callTool({ name: "echo", arguments: { message: "bench" } }),
-  "mcp-namespace": () => namespace.callTool("echo", { message: "bench" }, options),
+const echo = { name: "echo", arguments: { message: "bench" } };
+const paths: Record<string, { call: () => Promise<unknown>; upstream: number }> = {
+  "sdk-client": { call: () => sdk.client.callTool(echo), upstream: sdk.pid },
+  "sdk-client-progress": {
+    call: () =>
+      sdkProgress.client.callTool(echo, undefined, {
+        onprogress: () => {},
+        resetTimeoutOnProgress: true,
+        timeout: options.callTimeoutMs,
+        maxTotalTimeout: options.callMaxMs,
+      }),
+    upstream: sdkProgress.pid,
+  },
+  "mcp-namespace": {
+    call: () => namespace.callTool("echo", { message: "bench" }, options),
+    upstream: namespace.pid!,
+  },
 };
-// Rounds alternate the two paths, so a busy machine slows both alike.
-const samples: Record<string, number[]> = { "sdk-client": [], "mcp-namespace": [] };
-const cpu: Record<string, number> = { "sdk-client": 0, "mcp-namespace": 0 };
+// Rounds alternate the paths, so a busy machine slows them alike.
+const samples: Record<string, number[]> = {};
+const cpu: Record<string, { self: number; upstream: number }> = {};
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [via, call] of Object.entries(paths)) {
-      const before = cpuMs();
-      samples[via]!.push(...await time(call));
-      cpu[via]! += cpuMs() - before;
+    for (const [via, { call, upstream }] of Object.entries(paths)) {
+      const before = { self: cpuMs(), upstream: cpuMs(upstream) };
+      (samples[via] ??= []).push(...await time(call));
+      const used = (cpu[via] ??= { self: 0, upstream: 0 });
+      used.self += cpuMs() - before.self;
+      used.upstream += cpuMs(upstream) - before.upstream;
     }
   }
 } finally {
   await namespace.stop();
-  await sdk.close();
+  await sdk.client.close();
+  await sdkProgress.client.close();
 }
+const perCall = (ms: number) => Math.round(ms / (ROUNDS * (CALLS + WARM_UP)) * 1000) / 1000;
 for (const via of Object.keys(paths)) {
-  const perCall = cpu[via]! / (ROUNDS * (CALLS + WARM_UP));
   console.log(
     JSON.stringify({
       ...summarize(via, samples[via]!),
-      cpuMsPerCall: Math.round(perCall * 1000) / 1000,
+      cpuMsPerCall: perCall(cpu[via]!.self),
+      upstreamCpuMsPerCall: perCall(cpu[via]!.upstream),
     }),
   );
 }
