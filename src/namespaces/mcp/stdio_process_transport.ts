@@ -104,10 +104,13 @@ export class StdioProcessTransport implements Transport {
     if (this.#child !== undefined) {
       return Promise.reject(new Error(`Cannot start "${this.#options.command}": already started`));
     }
+    const cwd = this.#options.cwd;
     const cannotStart = (error: unknown) => {
       const code = (error as { code?: unknown } | null)?.code;
       const detail = error instanceof Deno.errors.NotFound || code === "ENOENT"
-        ? "command not found"
+        ? (cwd !== undefined && !isDirectory(cwd)
+          ? `its working directory "${cwd}" does not exist (fix "cwd")`
+          : "command not found")
         : error instanceof Error
         ? error.message
         : String(error);
@@ -118,7 +121,7 @@ export class StdioProcessTransport implements Transport {
       child = spawn(this.#options.command, this.#options.args, {
         // The whole environment: nothing of the gateway's own is inherited.
         env: this.#options.env,
-        ...(this.#options.cwd === undefined ? {} : { cwd: this.#options.cwd }),
+        ...(cwd === undefined ? {} : { cwd }),
         stdio: ["pipe", "pipe", "pipe"],
         // setsid(): the child leads a new process group, so stop() can signal every descendant.
         detached: true,
@@ -322,6 +325,15 @@ export class StdioProcessTransport implements Transport {
         resolve();
       });
     });
+  }
+}
+
+/** Whether `path` is a directory (false when it is missing or unreadable). */
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
   }
 }
 

@@ -182,3 +182,16 @@ Deno.test("`StdioProcessTransport.start()` rejects naming a command that does no
   });
   await transport.close();
 });
+
+Deno.test("`StdioProcessTransport.start()` rejects naming a working directory that does not exist", async () => {
+  const transport = new StdioProcessTransport({
+    command: "sh",
+    args: ["-c", "true"],
+    env: ENV,
+    cwd: "/no/such/dir-xyz",
+  });
+  await assert.rejects(() => transport.start(), {
+    message:
+      'Cannot start "sh": its working directory "/no/such/dir-xyz" does not exist (fix "cwd")',
+  });
+});
