@@ -77,10 +77,22 @@ export class StdioProcessTransport implements Transport {
   constructor(options: StdioProcessOptions) {
     this.#options = options;
     this.#stderr = options.stderr ?? new TailBuffer();
+    // Lines are handled in event callbacks: a handler's throw would be an uncaught error of the
+    // whole gateway, so it is reported and the next line read as usual.
+    const guarded = (handle: () => boolean) => {
+      try {
+        return handle();
+      } catch (error) {
+        this.onerror?.(
+          new Error(`Cannot handle a line on stdout of "${options.command}"`, { cause: error }),
+        );
+        return false;
+      }
+    };
     this.#stdout = new StdoutLines(
       options.maxMessageBytes ?? 16 * 1024 * 1024,
-      (line) => this.#handleLine(line),
-      (line, max) => this.#rejectOversized(line, max),
+      (line) => guarded(() => this.#handleLine(line)),
+      (line, max) => guarded(() => this.#rejectOversized(line, max)),
     );
   }
 

@@ -195,3 +195,20 @@ Deno.test("`StdioProcessTransport.start()` rejects naming a working directory th
       'Cannot start "sh": its working directory "/no/such/dir-xyz" does not exist (fix "cwd")',
   });
 });
+
+Deno.test("`StdioProcessTransport` reports a message handler that throws and goes on reading", async () => {
+  const { transport, errors, messages } = shell(
+    `echo '{"jsonrpc":"2.0","method":"one"}'; echo '{"jsonrpc":"2.0","method":"two"}'; cat >/dev/null`,
+  );
+  transport.onmessage = (message) => {
+    messages.push(message);
+    if (messages.length === 1) throw new Error("handler bug");
+  };
+  await transport.start();
+  try {
+    await pollUntil("both messages", () => messages.length === 2);
+    assert.deepStrictEqual(errors, ['Cannot handle a line on stdout of "sh"']);
+  } finally {
+    await transport.close();
+  }
+});
