@@ -16,6 +16,12 @@ export interface McpToolEntry {
   listing: McpToolListing;
   /** Undefined when the schema could not be compiled: arguments go through unchecked. */
   check: ArgumentCheck | undefined;
+  /**
+   * For a tool with an `outputSchema`: the check of its structured content, compiled at the
+   * first call (not at load: most tools are never called). Gives undefined when the schema
+   * cannot be compiled here; the SDK's client then calls and validates it.
+   */
+  outputCheck?: () => ArgumentCheck | undefined;
 }
 
 /** What one load produced: the catalogue scripts see and the entries calls use. */
@@ -87,7 +93,22 @@ export async function loadMcpTools(
         `Arguments of tool "${name}.${tool.name}" are not validated: ${messageOf(error)}`,
       );
     }
-    tools.set(tool.name, { listing, check });
+    const outputSchema = tool.outputSchema;
+    let outputCheck: (() => ArgumentCheck | undefined) | undefined;
+    if (outputSchema !== undefined) {
+      let compiled: { check: ArgumentCheck | undefined } | undefined;
+      outputCheck = () => {
+        if (compiled === undefined) {
+          try {
+            compiled = { check: options.validator.compile(outputSchema) };
+          } catch {
+            compiled = { check: undefined };
+          }
+        }
+        return compiled.check;
+      };
+    }
+    tools.set(tool.name, { listing, check, ...(outputCheck ? { outputCheck } : {}) });
     listingsForCatalogue.push(listing);
   }
   const catalogue = await buildCatalogue(name, {

@@ -480,3 +480,45 @@ Deno.test("`McpNamespace` sends configured headers and reports both reasons when
     await server.shutdown();
   }
 });
+
+Deno.test("`McpNamespace` checks a tool's structured content against its output schema", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-mcp-output-" });
+  const input = { tree: { label: "a", children: [{ label: "b" }] }, point: [1, 2] };
+  try {
+    for (
+      const [output, message] of [
+        [
+          "wrong",
+          'Tool "fixture.nested" failed: its structured content does not match its output schema: ' +
+          '"/labels" must be integer (type)',
+        ],
+        [
+          "missing",
+          'Tool "fixture.nested" failed: it has an output schema but returned no structured content',
+        ],
+      ] as const
+    ) {
+      await t.step(`structured content ${output}: ToolError naming what does not fit`, async () => {
+        const record = `${dir}/${output}.jsonl`;
+        const ns = new McpNamespace(
+          "fixture",
+          fixtureConfig("fault_server.ts", {
+            env: { FAULT_RECORD: record, FAULT_NESTED_OUTPUT: output },
+          }),
+        );
+        try {
+          await ns.start();
+          const error = await callError(ns.callTool("nested", input, callOptions()));
+          assert.equal(error.kind, "ToolError");
+          assert.equal(error.message, message);
+          // Checked on the direct path (the gateway's own ids), not by the SDK's client.
+          assert.match(String(await requestIdOf(record, "nested")), /^gw-\d+$/);
+        } finally {
+          await ns.stop();
+        }
+      });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -13,6 +13,7 @@ import {
 } from "../namespace.ts";
 import type { UpstreamConnection } from "./connect_upstream.ts";
 import type { McpToolEntry } from "./load_mcp_tools.ts";
+import type { ArgumentCheck } from "./tool_input_check.ts";
 import { ErrorCode, McpError } from "./mcp_sdk.ts";
 import type { LoginRequiredError } from "./upstream_oauth_provider.ts";
 import { unwrapToolResult } from "./unwrap_tool_result.ts";
@@ -80,10 +81,13 @@ export function sendMcpToolCall(
       hasOutputSchema: entry.listing.outputSchema !== undefined,
     });
   };
-  // Over stdio, a tool without an output schema is called past the SDK's zod checks, with the
-  // same timeouts (the maximum included), cancellation and result validation; a tool with a
-  // schema needs the SDK's validator of its structured content.
-  const direct = entry.listing.outputSchema === undefined ? connection.process : undefined;
+  // Over stdio, a tool is called past the SDK's zod checks, with the same timeouts (the maximum
+  // included), cancellation and result validation, its structured content checked against its
+  // output schema as the SDK does; one whose output schema ajv cannot compile goes the SDK's way.
+  const outputCheck = entry.listing.outputSchema === undefined
+    ? undefined
+    : entry.outputCheck?.() ?? null;
+  const direct = outputCheck === null ? undefined : connection.process;
   if (direct !== undefined) {
     // One promise layer between the answer and the caller (issue 12: a call's every turn counts).
     return direct.toolCalls.call(tool, input, {
@@ -91,7 +95,12 @@ export function sendMcpToolCall(
       timeout: options.callTimeoutMs,
       maxTotalTimeout: options.callMaxMs,
       onprogress,
-    }).then(unwrap, (error) => {
+    }).then((result) =>
+      unwrap(
+        outputCheck === undefined || outputCheck === null
+          ? result
+          : checkedStructuredContent(result, outputCheck, `"${host.name}.${tool}"`),
+      ), (error) => {
       // A timed-out or aborted direct call has told the upstream to stop already.
       throw callFailure(host, error, {
         tool,
@@ -103,6 +112,36 @@ export function sendMcpToolCall(
     });
   }
   return callViaSdk(host, { connection, tool, input }, options, { onprogress, unwrap });
+}
+
+/**
+ * `result` when its structured content fits the tool's output schema, as `Client.callTool`
+ * requires: an answer that is not an error must carry structured content, and it must pass the
+ * schema. Throws `ToolError` naming the tool and what does not fit.
+ */
+function checkedStructuredContent(
+  result: Record<string, unknown>,
+  check: ArgumentCheck,
+  what: string,
+): Record<string, unknown> {
+  if (result.isError === true) return result;
+  const structured = result.structuredContent;
+  if (structured === undefined || structured === null) {
+    throw new ToolCallError(
+      "ToolError",
+      `Tool ${what} failed: it has an output schema but returned no structured content`,
+    );
+  }
+  const problems = check(structured);
+  if (problems.length > 0) {
+    throw new ToolCallError(
+      "ToolError",
+      `Tool ${what} failed: its structured content does not match its output schema: ${
+        problems.join("; ")
+      }`,
+    );
+  }
+  return result;
 }
 
 /** A call through the SDK's `Client.callTool` (HTTP upstreams; tools with an output schema). */
