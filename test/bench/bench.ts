@@ -56,8 +56,8 @@ const files = {
 };
 /**
  * everything.echo through `McpNamespace` in this process against `direct` (the SDK client):
- * rounds alternate the two, each warmed up with 20 calls, so a busy machine slows both alike
- * and neither side's upstream is measured cold. Medians over all calls, per path.
+ * `calls × rounds` calls each, the two in turn after 20 to warm up, so a busy machine slows both
+ * alike and neither side's upstream is measured cold. Medians over all calls, per path.
  */
 async function mcpNamespaceEchoMs(
   calls: number,
@@ -80,13 +80,14 @@ async function mcpNamespaceEchoMs(
     };
     const viaNamespace = () => namespace.callTool("echo", { message: "hi" }, options);
     const times = { namespace: [] as number[], direct: [] as number[] };
-    for (let round = 0; round < rounds; round++) {
-      for (const [path, call] of [["namespace", viaNamespace], ["direct", direct]] as const) {
-        for (let i = 0; i < 20 + calls; i++) {
-          const t = performance.now();
-          await call();
-          if (i >= 20) times[path].push(performance.now() - t);
-        }
+    const paths = [["namespace", viaNamespace], ["direct", direct]] as const;
+    // Call by call, in turn (who goes first alternates): a load that comes and goes on a shared
+    // machine falls on both paths alike.
+    for (let i = 0; i < 20 + calls * rounds; i++) {
+      for (const [path, call] of i % 2 === 0 ? paths : [...paths].reverse()) {
+        const t = performance.now();
+        await call();
+        if (i >= 20) times[path].push(performance.now() - t);
       }
     }
     return { namespace: median(times.namespace), direct: median(times.direct) };
