@@ -9,6 +9,8 @@
 import { descriptorsExhausted, retryWhileDescriptorsExhausted } from "../descriptor_wait.ts";
 import { openGatewayDatabase } from "../../store/gateway_database.ts";
 
+const path = Deno.args[0];
+if (path === undefined) throw new Error("give the database path as the argument");
 const held: Deno.FsFile[] = [];
 try {
   for (;;) held.push(Deno.openSync("/dev/null"));
@@ -18,7 +20,7 @@ try {
 const sawShortage = descriptorsExhausted();
 let retries = 0;
 const database = await retryWhileDescriptorsExhausted(
-  () => openGatewayDatabase(Deno.args[0]),
+  () => openGatewayDatabase(path),
   {
     what: "the history database",
     log: () => {
