@@ -60,7 +60,9 @@ export class StdioProcessTransport implements Transport {
    * `tools/call` requests that bypass the SDK's per-message validation; their answers are
    * taken off stdout before the SDK sees a line.
    */
-  readonly toolCalls: StdioToolCalls = new StdioToolCalls((message) => this.send(message));
+  readonly toolCalls: StdioToolCalls = new StdioToolCalls((message, onFailed) =>
+    this.sendLine(message, onFailed)
+  );
 
   readonly #options: StdioProcessOptions;
   readonly #stderr: TailBuffer;
@@ -70,7 +72,6 @@ export class StdioProcessTransport implements Transport {
   #status: Deno.CommandStatus | undefined;
   #finished: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
-  readonly #encoder = new TextEncoder();
   readonly #decoder = new TextDecoder();
   readonly #stdout: StdoutLines;
 
@@ -193,31 +194,42 @@ export class StdioProcessTransport implements Transport {
    * write starts in the caller's turn, with no promise layer around it (issue 12).
    */
   send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve, reject) => this.sendLine(message, reject, resolve));
+  }
+
+  /**
+   * {@linkcode send} without a promise, for the tool-call path: `onFailed` hears why the message
+   * could not be written, `onWritten` that it was.
+   */
+  sendLine(
+    message: JSONRPCMessage,
+    onFailed: (error: Error) => void,
+    onWritten?: () => void,
+  ): void {
     const stdin = this.#child?.stdin;
     if (
       stdin == null || this.#pid === undefined || this.#status !== undefined ||
       this.#closing !== undefined
     ) {
-      return Promise.reject(
-        new Error(`Cannot send to "${this.#options.command}": the process is not running`),
-      );
+      onFailed(new Error(`Cannot send to "${this.#options.command}": the process is not running`));
+      return;
     }
-    let line: Uint8Array;
+    let line: string;
     try {
-      line = this.#encoder.encode(`${JSON.stringify(message)}\n`);
+      line = `${JSON.stringify(message)}\n`;
     } catch (error) {
-      return Promise.reject(error);
+      onFailed(error instanceof Error ? error : new Error(String(error)));
+      return;
     }
-    return new Promise((resolve, reject) => {
-      stdin.write(line, (error) => {
-        if (error) {
-          reject(
-            new Error(`Cannot send to "${this.#options.command}": ${error.message}`, {
-              cause: error,
-            }),
-          );
-        } else resolve();
-      });
+    // A string: the stream encodes it as UTF-8 itself, in one step with the write.
+    stdin.write(line, (error) => {
+      if (error) {
+        onFailed(
+          new Error(`Cannot send to "${this.#options.command}": ${error.message}`, {
+            cause: error,
+          }),
+        );
+      } else onWritten?.();
     });
   }
 

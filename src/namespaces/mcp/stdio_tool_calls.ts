@@ -41,7 +41,7 @@ interface PendingCall {
 
 /** The `tools/call` requests of one stdio connection; see the module doc. */
 export class StdioToolCalls {
-  readonly #send: (message: JSONRPCMessage) => Promise<void>;
+  readonly #send: (message: JSONRPCMessage, onFailed: (error: unknown) => void) => void;
   readonly #pending = new Map<string, PendingCall>();
   #next = 1;
   #closed = false;
@@ -50,8 +50,11 @@ export class StdioToolCalls {
   #sweepAt = Infinity;
   readonly #bySignal = new WeakMap<AbortSignal, Set<string>>();
 
-  /** `send` writes one message to the upstream (the transport's `send`). */
-  constructor(send: (message: JSONRPCMessage) => Promise<void>) {
+  /**
+   * `send` writes one message to the upstream (the transport's `sendLine`) and tells
+   * `onFailed` when it cannot.
+   */
+  constructor(send: (message: JSONRPCMessage, onFailed: (error: unknown) => void) => void) {
     this.#send = send;
   }
 
@@ -87,7 +90,7 @@ export class StdioToolCalls {
       const params = options.onprogress === undefined
         ? { name, arguments: args }
         : { name, arguments: args, _meta: { progressToken: id } };
-      this.#send({ jsonrpc: "2.0", id, method: "tools/call", params }).catch((error) => {
+      this.#send({ jsonrpc: "2.0", id, method: "tools/call", params }, (error) => {
         if (this.#settle(id) !== undefined) reject(error);
       });
     });
@@ -150,7 +153,7 @@ export class StdioToolCalls {
       jsonrpc: "2.0",
       method: "notifications/cancelled",
       params: { requestId: id, reason: String(reason) },
-    }).catch(() => undefined);
+    }, () => undefined);
     pending.reject(
       reason instanceof McpError
         ? reason

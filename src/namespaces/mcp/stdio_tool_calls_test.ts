@@ -7,7 +7,6 @@ function setup() {
   const sent: Record<string, unknown>[] = [];
   const calls = new StdioToolCalls((message: JSONRPCMessage) => {
     sent.push(message as Record<string, unknown>);
-    return Promise.resolve();
   });
   const options = (overrides: Record<string, unknown> = {}) => ({
     signal: new AbortController().signal,
@@ -181,7 +180,7 @@ Deno.test("`StdioToolCalls.close()` fails the calls in flight and later calls wi
 });
 
 Deno.test("`StdioToolCalls.call()` rejects with the transport's error when the request cannot be sent", async () => {
-  const calls = new StdioToolCalls(() => Promise.reject(new Error("stdin closed")));
+  const calls = new StdioToolCalls((_message, onFailed) => onFailed(new Error("stdin closed")));
   const error = await calls.call("echo", {}, {
     signal: new AbortController().signal,
     timeout: 60_000,
