@@ -72,6 +72,8 @@ export class StdioProcessTransport implements Transport {
   #status: Deno.CommandStatus | undefined;
   #finished: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
+  /** Settles once the child is spawned or could not be. */
+  #starting: Promise<void> | undefined;
   readonly #decoder = new TextDecoder();
   readonly #stdout: StdoutLines;
 
@@ -143,7 +145,7 @@ export class StdioProcessTransport implements Transport {
       return Promise.reject(cannotStart(error));
     }
     this.#child = child;
-    return new Promise((resolve, reject) => {
+    this.#starting = new Promise((resolve, reject) => {
       // A command that cannot be run is an "error" event before any "spawn".
       const failed = (error: Error) => reject(cannotStart(error));
       child.once("error", failed);
@@ -153,6 +155,7 @@ export class StdioProcessTransport implements Transport {
         resolve();
       });
     });
+    return this.#starting;
   }
 
   /** Wires the spawned child's pipes and exit. */
@@ -243,6 +246,8 @@ export class StdioProcessTransport implements Transport {
   }
 
   async #close(): Promise<void> {
+    // A close while the spawn is under way ends the child it brings, not nothing.
+    await this.#starting?.catch(() => {});
     const child = this.#child;
     const pid = this.#pid;
     if (

@@ -212,3 +212,19 @@ Deno.test("`StdioProcessTransport` reports a message handler that throws and goe
     await transport.close();
   }
 });
+
+Deno.test("`StdioProcessTransport.close()` right after `start()` ends the child being spawned", async () => {
+  let pid = 0;
+  const transport = new StdioProcessTransport({
+    command: "sh",
+    args: ["-c", "cat >/dev/null"],
+    env: ENV,
+    onSpawn: (spawned) => (pid = spawned),
+  });
+  const started = transport.start();
+  await transport.close();
+  await started;
+  assert.ok(pid > 0);
+  assert.ok(transport.exitStatus !== undefined, "the child was reaped");
+  assert.ok(isProcessGone(pid));
+});
