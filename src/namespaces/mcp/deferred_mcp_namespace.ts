@@ -29,13 +29,15 @@ const EMPTY: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
 
 /**
  * The namespace code in steps, with the event loop running between them: each step blocks the
- * thread while it evaluates (ajv ≈ 45 ms, the SDK's zod schemas, its client), and the server
- * answers requests meanwhile (as staged_import.ts).
+ * thread while it evaluates (ajv ≈ 45 ms, the SDK's zod schemas, its client, the node compat
+ * code of child processes), and the server answers requests meanwhile (as staged_import.ts).
  */
 const STEPS: (() => Promise<unknown>)[] = [
   () => import("ajv"),
   () => import("@modelcontextprotocol/sdk/types.js"),
   () => import("@modelcontextprotocol/sdk/client/index.js"),
+  // The stdio transport's child processes and pipes (≈ 10–15 ms of node compat code).
+  () => import("node:child_process"),
   () => import("./mcp_namespace.ts"),
 ];
 
