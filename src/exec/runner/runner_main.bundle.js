@@ -271,11 +271,11 @@ var revokeDiscoveryGrant = Deno.args.includes("revoke-discovery");
 var discoveryCode = new URL("./runner_discovery.bundle.js", import.meta.url);
 var encoder = new TextEncoder();
 var decoder = new TextDecoder();
-async function readSecrets() {
+function readSecrets() {
   const chunks = [];
   const buf = new Uint8Array(256);
   for (; ; ) {
-    const n = await Deno.stdin.read(buf);
+    const n = Deno.stdin.readSync(buf);
     if (n === null) break;
     chunks.push(buf.slice(0, n));
     if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
@@ -286,7 +286,7 @@ async function readSecrets() {
     endNonce: endNonce2.trim()
   };
 }
-var { token, endNonce } = await readSecrets();
+var { token, endNonce } = readSecrets();
 var conn = await Deno.connect({
   transport: "unix",
   path: socketPath

@@ -33,13 +33,17 @@ const decoder = new TextDecoder();
 
 /**
  * Reads the two lines the gateway writes on stdin before closing it: the run token, then the
- * nonce of the run's end marker.
+ * nonce of the run's end marker. Synchronously: the runner has nothing to do before it has
+ * them, and the gateway writes them as it spawns the process, so they are there by the time
+ * Deno has started. An async read of stdin is handed to a thread of the runtime's blocking
+ * pool and back: it cost each runner ≈ 1 ms of CPU and 1.4 MB more memory touched
+ * (alternated A/B of the runner process, issue 12).
  */
-async function readSecrets(): Promise<{ token: string; endNonce: string }> {
+function readSecrets(): { token: string; endNonce: string } {
   const chunks: Uint8Array[] = [];
   const buf = new Uint8Array(256);
   for (;;) {
-    const n = await Deno.stdin.read(buf);
+    const n = Deno.stdin.readSync(buf);
     if (n === null) break;
     chunks.push(buf.slice(0, n));
     if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
@@ -48,7 +52,7 @@ async function readSecrets(): Promise<{ token: string; endNonce: string }> {
   return { token: token.trim(), endNonce: endNonce.trim() };
 }
 
-const { token, endNonce } = await readSecrets();
+const { token, endNonce } = readSecrets();
 const conn = await Deno.connect({ transport: "unix", path: socketPath });
 
 // The writers of the end marker, taken before any script code runs: a script that replaces
