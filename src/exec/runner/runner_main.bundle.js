@@ -268,7 +268,10 @@ var socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
 var revokeSocketGrants = Deno.args[1] === "revoke";
 var revokeDiscoveryGrant = Deno.args.includes("revoke-discovery");
-var discoveryCode = new URL("./runner_discovery.bundle.js", import.meta.url);
+var discoveryPath = `${import.meta.dirname}/runner_discovery.bundle.js`;
+function fileUrl(path) {
+  return `file://${encodeURI(path).replaceAll("?", "%3F").replaceAll("#", "%23")}`;
+}
 var encoder = new TextEncoder();
 var decoder = new TextDecoder();
 function readSecrets() {
@@ -444,11 +447,11 @@ function request(message, locate2) {
     }).catch(reject);
   });
 }
-var discovery = run.discovery ? await import(discoveryCode.href) : null;
+var discovery = run.discovery ? await import(fileUrl(discoveryPath)) : null;
 if (revokeDiscoveryGrant) {
   Deno.permissions.revokeSync({
     name: "read",
-    path: discoveryCode.pathname
+    path: discoveryPath
   });
 }
 var globals = installScriptGlobals(run, {
@@ -535,7 +538,7 @@ globalThis.addEventListener("unhandledrejection", (event) => {
   }).catch(() => void 0);
 });
 try {
-  await import(new URL(`file://${run.scriptPath}`).href);
+  await import(fileUrl(run.scriptPath));
 } catch (error) {
   await fail(error);
 }
