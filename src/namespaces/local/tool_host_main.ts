@@ -50,6 +50,8 @@ const MAX_LINK_LENGTH = 64 * 1024;
 /** Everything one call needs from the host (a process or a Worker of the shared host). */
 export interface HostContext {
   loaded: Promise<Record<string, unknown>>;
+  /** The module's exports once `loaded` resolved: a call then needs no await to reach them. */
+  module?: Record<string, unknown>;
   controllers: Map<number, AbortController>;
   calls: AsyncLocalStorage<AbortSignal>;
   /** Delivers one message to the gateway, whole. */
@@ -88,21 +90,26 @@ export function survivesStrayErrors(): void {
   });
 }
 
-/** Runs one call and sends its result (or why it failed) through `context.send`. */
+/**
+ * Runs one call and sends its result (or why it failed) through `context.send`. A tool that
+ * answers synchronously is answered within the turn that read its call: no await stands between
+ * reading the call and writing its result (issue 12).
+ */
 export async function handleCall(context: HostContext, message: CallMessage): Promise<void> {
   const controller = new AbortController();
   context.controllers.set(message.id, controller);
   let result: ResultMessage;
   try {
-    const module = await context.loaded;
+    const module = context.module ?? await context.loaded;
     const fn = module[message.tool];
     if (typeof fn !== "function") {
       throw new TypeError(`Cannot call "${message.tool}": the module exports no such function`);
     }
-    const value: unknown = await context.calls.run(
+    let value: unknown = context.calls.run(
       controller.signal,
       () => "args" in message ? fn(message.args) : fn(),
     );
+    if (isThenable(value)) value = await value;
     result = value === undefined
       ? { type: "result", id: message.id, ok: true }
       : { type: "result", id: message.id, ok: true, value };
@@ -122,6 +129,12 @@ export async function handleCall(context: HostContext, message: CallMessage): Pr
       error: { message: `The result of "${message.tool}" cannot be sent as JSON: ${reason}` },
     });
   }
+}
+
+/** Whether `value` is awaited as a promise (`await` adopts any object with a `then` method). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
 }
 
 /** Defines `globalThis.gatewaySignal`: the signal of the call in progress. */
@@ -202,6 +215,7 @@ async function main(): Promise<void> {
     calls,
     send: (response) => writer.write(`{"worker":0,${JSON.stringify(response).slice(1)}\n`),
   };
+  loaded.then((exports) => (context.module = exports), () => {});
   readLinesFrom(conn, (line) => {
     const request = parseRequest(line);
     if (request === undefined) return;

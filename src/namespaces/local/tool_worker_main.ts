@@ -238,6 +238,7 @@ async function load(message: WorkerLoadMessage): Promise<void> {
   );
   loaded.then(
     (exports) => {
+      context.module = exports;
       const functions = Object.keys(exports).filter((key) => typeof exports[key] === "function");
       post({
         type: "line",
