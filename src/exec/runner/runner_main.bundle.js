@@ -24,18 +24,16 @@ function isChannelRejection(value) {
 }
 function installScriptGlobals(run2, port, options = {}) {
   function call(namespace, tool, args, raw) {
-    let site;
     const answer = port.request({
       t: "call",
       namespace,
       tool,
       args,
       raw
-    }, () => scriptLine(site?.stack));
-    const taken = new Error();
-    site = taken;
+    }, () => scriptLine(site.stack));
+    const site = new Error();
     return answer.catch((error) => {
-      throw withCallSite(error, taken);
+      throw withCallSite(error, site);
     });
   }
   function withCallSite(error, site) {

@@ -106,8 +106,6 @@ export class LocalNamespace implements Namespace {
   #signaturesClosed = false;
   #status: NamespaceStatus = { state: "starting" };
   #catalogue: NamespaceCatalogue = EMPTY_CATALOGUE;
-  /** The catalogue's tool names, for the check every call makes (a module may export many). */
-  #toolNames = new Set<string>();
   #passEmptyObject = new Set<string>();
   #host: ToolHost | undefined;
   /** Every host not yet stopped: the current one, one still loading, old ones draining. */
@@ -189,7 +187,7 @@ export class LocalNamespace implements Namespace {
     if (host === undefined || status.state === "disabled") {
       throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
     }
-    if (!this.#toolNames.has(tool)) {
+    if (!this.#catalogue.tools.some((t) => t.originalName === tool)) {
       // A failed module's catalogue may be empty: the namespace, not the name, is the problem.
       if (status.state !== "ready") {
         throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
@@ -239,7 +237,7 @@ export class LocalNamespace implements Namespace {
     if (generation !== this.#generation) return;
     if (text === undefined) {
       this.#replaceHost(undefined, previous);
-      this.#setCatalogue(EMPTY_CATALOGUE);
+      this.#catalogue = EMPTY_CATALOGUE;
       this.#loaded = undefined;
       this.#setStatus({
         state: "failed",
@@ -260,7 +258,7 @@ export class LocalNamespace implements Namespace {
     if (signatures.status === "rejected") {
       await this.#stopHost(host);
       this.#replaceHost(undefined, previous);
-      this.#setCatalogue(EMPTY_CATALOGUE);
+      this.#catalogue = EMPTY_CATALOGUE;
       this.#passEmptyObject = new Set();
       this.#loaded = undefined;
       this.#setStatus({ state: "failed", reason: messageOf(signatures.reason) });
@@ -270,11 +268,11 @@ export class LocalNamespace implements Namespace {
     this.#passEmptyObject = new Set(
       signatures.value.tools.filter((t) => t.passEmptyObject).map((t) => t.descriptor.originalName),
     );
-    this.#setCatalogue({
+    this.#catalogue = {
       tools: signatures.value.tools.map((t): ToolDescriptor => t.descriptor),
       declarations: signatures.value.declarations,
       warnings: signatures.value.warnings,
-    });
+    };
     this.#replaceHost(host, previous);
     this.#setStatus(
       started.status === "fulfilled"
@@ -369,11 +367,6 @@ export class LocalNamespace implements Namespace {
   #label(): string {
     return this.#options.label ??
       `${basename(dirname(this.#options.file))}/${basename(this.#options.file)}`;
-  }
-
-  #setCatalogue(catalogue: NamespaceCatalogue): void {
-    this.#catalogue = catalogue;
-    this.#toolNames = new Set(catalogue.tools.map((t) => t.originalName));
   }
 
   #setStatus(status: NamespaceStatus): void {
