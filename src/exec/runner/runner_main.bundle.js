@@ -23,19 +23,18 @@ function isChannelRejection(value) {
   return typeof value === "object" && value !== null && "channelError" in value;
 }
 function installScriptGlobals(run2, port, options = {}) {
-  async function call(namespace, tool, args, raw) {
+  function call(namespace, tool, args, raw) {
+    const answer = port.request({
+      t: "call",
+      namespace,
+      tool,
+      args,
+      raw
+    }, () => scriptLine(site.stack));
     const site = new Error();
-    try {
-      return await port.request({
-        t: "call",
-        namespace,
-        tool,
-        args,
-        raw
-      }, () => scriptLine(site.stack));
-    } catch (error) {
+    return answer.catch((error) => {
       throw withCallSite(error, site);
-    }
+    });
   }
   function withCallSite(error, site) {
     if (!isChannelRejection(error)) return error;
@@ -268,14 +267,17 @@ var socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
 var revokeSocketGrants = Deno.args[1] === "revoke";
 var revokeDiscoveryGrant = Deno.args.includes("revoke-discovery");
-var discoveryCode = new URL("./runner_discovery.bundle.js", import.meta.url);
+var discoveryPath = `${import.meta.dirname}/runner_discovery.bundle.js`;
+function fileUrl(path) {
+  return `file://${encodeURI(path).replaceAll("?", "%3F").replaceAll("#", "%23")}`;
+}
 var encoder = new TextEncoder();
 var decoder = new TextDecoder();
-async function readSecrets() {
+function readSecrets() {
   const chunks = [];
   const buf = new Uint8Array(256);
   for (; ; ) {
-    const n = await Deno.stdin.read(buf);
+    const n = Deno.stdin.readSync(buf);
     if (n === null) break;
     chunks.push(buf.slice(0, n));
     if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
@@ -286,7 +288,7 @@ async function readSecrets() {
     endNonce: endNonce2.trim()
   };
 }
-var { token, endNonce } = await readSecrets();
+var { token, endNonce } = readSecrets();
 var conn = await Deno.connect({
   transport: "unix",
   path: socketPath
@@ -325,8 +327,15 @@ function send(message) {
     backlog.push(bytes);
     return writing;
   }
-  backlog = [];
-  writing = flush(bytes, backlog);
+  const queue = [];
+  backlog = queue;
+  writing = conn.write(bytes).then((written) => {
+    if (written === bytes.length && queue.length === 0) backlog = null;
+    else return flush(bytes.subarray(written), queue);
+  }, (error) => {
+    backlog = null;
+    throw error;
+  });
   return writing;
 }
 async function flush(first, queue) {
@@ -350,7 +359,7 @@ function updateRef() {
   else conn.unref();
 }
 async function readMessages(onMessage) {
-  let buffered = "";
+  let partial = "";
   const buf = new Uint8Array(64 * 1024);
   for (; ; ) {
     let n;
@@ -360,16 +369,20 @@ async function readMessages(onMessage) {
       n = null;
     }
     if (n === null) break;
-    buffered += decoder.decode(buf.subarray(0, n), {
+    let text = decoder.decode(buf.subarray(0, n), {
       stream: true
     });
-    let newline = buffered.indexOf("\n");
-    while (newline >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      if (line.trim() !== "") onMessage(JSON.parse(line));
-      newline = buffered.indexOf("\n");
+    if (partial !== "") {
+      text = partial + text;
+      partial = "";
     }
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
+      const line = text.slice(start, newline);
+      start = newline + 1;
+      if (line.trim() !== "") onMessage(JSON.parse(line));
+    }
+    if (start < text.length) partial = text.slice(start);
   }
   if (channelClosedByUs) return;
   for (const entry of pending.values()) {
@@ -444,11 +457,11 @@ function request(message, locate2) {
     }).catch(reject);
   });
 }
-var discovery = run.discovery ? await import(discoveryCode.href) : null;
+var discovery = run.discovery ? await import(fileUrl(discoveryPath)) : null;
 if (revokeDiscoveryGrant) {
   Deno.permissions.revokeSync({
     name: "read",
-    path: discoveryCode.pathname
+    path: discoveryPath
   });
 }
 var globals = installScriptGlobals(run, {
@@ -535,7 +548,7 @@ globalThis.addEventListener("unhandledrejection", (event) => {
   }).catch(() => void 0);
 });
 try {
-  await import(new URL(`file://${run.scriptPath}`).href);
+  await import(fileUrl(run.scriptPath));
 } catch (error) {
   await fail(error);
 }
