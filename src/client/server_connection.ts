@@ -39,12 +39,17 @@ export { NoServerError } from "./no_server_error.ts";
 /**
  * How the server answers `/health`: "up", "starting" (listening, its parts still loading: they
  * may yet fail, and then the process exits with the reason in its log), or null (not answering).
+ * `waitUp` asks a starting server to hold the answer until its parts are up (up to 1 s), so the
+ * caller learns it in the same turn instead of on a later poll.
  */
-async function health(state: ServerState): Promise<"up" | "starting" | null> {
+async function health(state: ServerState, waitUp: boolean): Promise<"up" | "starting" | null> {
   try {
-    const response = await fetch(`http://127.0.0.1:${state.port}/health`, {
-      signal: AbortSignal.timeout(2000),
-    });
+    const response = await fetch(
+      `http://127.0.0.1:${state.port}/health${waitUp ? "?wait=up" : ""}`,
+      {
+        signal: AbortSignal.timeout(2000),
+      },
+    );
     if (!response.ok) {
       await response.body?.cancel();
       return null;
@@ -68,7 +73,7 @@ export async function findServer(
 ): Promise<ServerState | null> {
   const found = await readServerState(dataDir);
   if (!found || found.stale) return null;
-  const answer = await health(found.state);
+  const answer = await health(found.state, options.up === true);
   if (answer === null || (options.up === true && answer === "starting")) return null;
   return found.state;
 }
