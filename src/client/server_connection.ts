@@ -32,7 +32,7 @@ export interface ServerConnection {
 }
 
 export { NoServerError } from "./no_server_error.ts";
-export { findServer, spawnBackgroundServer } from "./background_server.ts";
+export { findServer } from "./background_server.ts";
 
 /** Connects to the server, starting one first when allowed and needed. */
 export async function connectToServer(options: ConnectOptions): Promise<ServerConnection> {
