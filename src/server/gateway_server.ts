@@ -133,6 +133,23 @@ async function startLocked(
     }
     return await ready.fetch(request, info);
   };
+  // Signal listeners are taken before the port is published: Deno needs a descriptor to add
+  // one and panics when there is none left (a flood of connections during the start,
+  // hostile_client_test). Until the parts are up, a signal ends the start.
+  let onSignal = (): void => {
+    log.info("signal received while starting; exiting");
+    removeServerState(paths.dataDir, Deno.pid).finally(() => Deno.exit(0));
+  };
+  const signalled = () => onSignal();
+  const dropSignals = () => {
+    if (!options.handleSignals) return;
+    Deno.removeSignalListener("SIGTERM", signalled);
+    Deno.removeSignalListener("SIGINT", signalled);
+  };
+  if (options.handleSignals) {
+    Deno.addSignalListener("SIGTERM", signalled);
+    Deno.addSignalListener("SIGINT", signalled);
+  }
   const config = loaded.config;
   let server: SupervisedServer;
   const listen = (port: number) =>
@@ -153,6 +170,7 @@ async function startLocked(
       server = listen(0);
     }
   } catch (error) {
+    dropSignals();
     if (error instanceof Deno.errors.AddrInUse) {
       throw new ServerStartError(
         `Port ${config.port} on ${config.host} is in use by another program: set "port" in ${
@@ -184,6 +202,7 @@ async function startLocked(
     parts = await startServerParts({ paths, loaded, log, token, port: () => port });
     booted.resolve(parts);
   } catch (error) {
+    dropSignals();
     booted.reject(error);
     await removeServerState(paths.dataDir, Deno.pid);
     await settlesWithin(server.shutdown(), 2000);
@@ -195,7 +214,7 @@ async function startLocked(
   let stopping: Promise<void> | null = null;
   let resolveFinished!: () => void;
   const finished = new Promise<void>((r) => (resolveFinished = r));
-  const onSignal = () => {
+  onSignal = () => {
     // A terminal's Ctrl-C reaches the installed command and the server it runs, and the
     // command passes its own on (src/cli/fast_main.ts): a second signal is the same request.
     // The listeners stay until the stop is done, so it never kills the server half-way.
@@ -224,17 +243,8 @@ async function startLocked(
       await settlesWithin(shutdown, 2000);
       lock.close();
       resolveFinished();
-    })().finally(() => {
-      if (options.handleSignals) {
-        Deno.removeSignalListener("SIGTERM", onSignal);
-        Deno.removeSignalListener("SIGINT", onSignal);
-      }
-    });
+    })().finally(dropSignals);
     return stopping;
   };
-  if (options.handleSignals) {
-    Deno.addSignalListener("SIGTERM", onSignal);
-    Deno.addSignalListener("SIGINT", onSignal);
-  }
   return { port, core, finished, stop };
 }

@@ -18,6 +18,7 @@ import type { GatewayStore } from "../store/gateway_store.ts";
 import { SqliteStore } from "../store/sqlite_store.ts";
 import type { Approvals } from "./approvals.ts";
 import { SharedRunState } from "./shared_run_state.ts";
+import { retryWhileDescriptorsExhausted } from "./descriptor_wait.ts";
 
 /**
  * Removes run directories and channel sockets left by gateways that died without stopping
@@ -52,17 +53,20 @@ export async function openGatewayState(
 ): Promise<OpenedState> {
   const { log } = options;
   const stateDir = join(paths.dataDir, "state");
-  await Deno.mkdir(stateDir, { recursive: true, mode: 0o700 });
-  await Deno.chmod(stateDir, 0o700);
   const warn = (m: string) => log.warn(m);
-  // The server lock is held (gateway_server.ts): every ledger but ours is a dead server's.
-  ProcessLedger.reapStale(stateDir, { log: warn });
-  const ledger = new ProcessLedger(stateDir, { log: warn });
   const runtimeDir = runtimeDirFor(paths.dataDir);
-  await removeStaleState(stateDir, log);
-  await removeStaleState(runtimeDir, log);
   const runsDir = join(runtimeDir, `runs-${Deno.pid}`);
-  await Deno.mkdir(runsDir, { recursive: true, mode: 0o700 });
+  // The listener is up already: a flood of connections may hold every descriptor meanwhile.
+  await retryWhileDescriptorsExhausted(async () => {
+    await Deno.mkdir(stateDir, { recursive: true, mode: 0o700 });
+    await Deno.chmod(stateDir, 0o700);
+    // The server lock is held (gateway_server.ts): every ledger but ours is a dead server's.
+    ProcessLedger.reapStale(stateDir, { log: warn });
+    await removeStaleState(stateDir, log);
+    await removeStaleState(runtimeDir, log);
+    await Deno.mkdir(runsDir, { recursive: true, mode: 0o700 });
+  }, { what: "the state dir", log: (m, f) => log.warn(m, f) });
+  const ledger = new ProcessLedger(stateDir, { log: warn });
   const opened = await openGatewayStore(paths.dataDir, loaded.config, {
     // The history masks the config's secrets and the gateway's own token.
     secrets: [
@@ -93,7 +97,14 @@ export async function openGatewayStore(
   config: GatewayConfig,
   options: { secrets: string[]; approvals: Approvals; log: Logger },
 ): Promise<OpenedStore> {
-  const database = openGatewayDatabase(join(dataDir, "gateway.db"));
+  const database = await retryWhileDescriptorsExhausted(
+    () => openGatewayDatabase(join(dataDir, "gateway.db")),
+    {
+      what: "the history database",
+      // The listener is up already: a flood of connections may hold every descriptor meanwhile.
+      log: (m, f) => options.log.warn(m, f),
+    },
+  );
   const historyOptions = {
     secrets: options.secrets,
     maxOutputBytes: config.history.maxOutputBytes,

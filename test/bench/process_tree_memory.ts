@@ -113,6 +113,9 @@ export function processTreeMemory(
   const children = parents();
   const walk = (at: number, excluded: boolean) => {
     const command = commandOf(at);
+    // An empty command line is a process that ended while we looked (a zombie not yet reaped,
+    // as a runner is for a moment after its run): it holds no memory and is not counted.
+    if (command === "") return;
     const out = excluded || (options.exclude?.(command) ?? false);
     const memory = memoryOf(at, command);
     if (out) result.excludedMb += memory.mb;
