@@ -41,8 +41,9 @@ Deno.test("fastStart() starts the root's server and prints what the full CLI pri
     assert.ok(found && !found.stale);
     pid = found.state.pid;
     assert.deepEqual(output.text, [
-      `started: pid ${pid}, port ${found.state.port}, root ${await Deno.realPath(root)}\n`,
+      `started: pid ${pid}, port ${found.state.port}, root ${found.state.root}\n`,
     ]);
+    assert.equal(await Deno.realPath(found.state.root), await Deno.realPath(root));
     // Its parts are up: the plain /health says so.
     const health = await (await fetch(`http://127.0.0.1:${found.state.port}/health`)).json();
     assert.deepEqual(health, { ok: true });
