@@ -259,15 +259,16 @@ export class CallBroker {
           ? { onProgress: (p: ToolProgress) => onProgress({ ...p, namespace, tool }) }
           : {}),
       })).then(
+        // The reply is written first and the call's bookkeeping done while it travels: the
+        // script waits for nothing but its answer (issue 12). Both happen in this turn, so the
+        // run's end always finds the record.
         (value) => {
+          this.#send({ t: "reply", id: message.id, ok: true, value });
           callTrace.end({ ok: true });
           record(true, null, { value });
-          this.#send({ t: "reply", id: message.id, ok: true, value });
         },
         (error) => {
           const channelError = toChannelError(error, namespace, tool);
-          callTrace.end({ ok: false, kind: channelError.kind });
-          record(false, channelError.kind, { text: channelError.message });
           this.#send({
             t: "reply",
             id: message.id,
@@ -275,6 +276,8 @@ export class CallBroker {
             error: channelError,
             ...(error instanceof ToolCallError && error.raw ? { raw: error.raw } : {}),
           });
+          callTrace.end({ ok: false, kind: channelError.kind });
+          record(false, channelError.kind, { text: channelError.message });
         },
       );
   }

@@ -213,6 +213,30 @@ class LineReader {
       this.#buffered += this.#decoder.decode(this.#buf.subarray(0, n), { stream: true });
     }
   }
+
+  /**
+   * Hands every further line to `onLine` until the stream ends (a rejection when a line is
+   * longer than the limit). A chunk is split where it stands, with no promise per line: an
+   * identified runner's calls arrive here (issue 12).
+   */
+  async each(onLine: (line: string) => void): Promise<void> {
+    let text = this.#buffered;
+    this.#buffered = "";
+    for (;;) {
+      let start = 0;
+      for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
+        const line = text.slice(start, newline);
+        start = newline + 1;
+        if (line.trim() !== "") onLine(line);
+      }
+      const partial = start === 0 ? text : text.slice(start);
+      if (partial.length > this.limit) throw new LineTooLong();
+      const n = await this.#conn.read(this.#buf);
+      if (n === null) return;
+      const chunk = this.#decoder.decode(this.#buf.subarray(0, n), { stream: true });
+      text = partial === "" ? chunk : partial + chunk;
+    }
+  }
 }
 
 function identifiedConnection(
@@ -274,17 +298,16 @@ function identifiedConnection(
   };
   (async () => {
     try {
-      for (;;) {
-        const line = await reader.nextLine();
-        if (line === null || !open) break;
+      await reader.each((line) => {
+        if (!open) return;
         const message = parseMessage(line);
         if (message === null) {
           log("runner channel: dropped a line that is not a JSON message");
-          continue;
+          return;
         }
         if (state.handler) state.handler(message);
         else queue.push(message);
-      }
+      });
     } catch (error) {
       if (error instanceof LineTooLong) {
         log("runner channel: a message exceeded the size limit; closing");

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { RunChannelServer } from "./run_channel_server.ts";
+import { pollUntil } from "../../test/support/poll_until.ts";
 
 async function connect(path: string): Promise<Deno.UnixConn> {
   return await Deno.connect({ transport: "unix", path });
@@ -120,6 +121,58 @@ Deno.test("RunChannelServer connection writes lines whole and in order, a large 
     assert.equal(lines[0]?.value, "first");
     assert.equal(lines[1]?.value, big);
     connection.close();
+    runner.close();
+  } finally {
+    expectation.cancel();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("RunChannelServer connection hands on every line of a chunk and lines split across writes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
+  const path = `${dir}/c.sock`;
+  const expectation = new RunChannelServer().listen(path, "token");
+  try {
+    const runner = await connect(path);
+    const encoder = new TextEncoder();
+    // The hello and the first messages in one write; a message split over two writes after.
+    await runner.write(
+      encoder.encode(
+        '{"t":"hello","token":"token"}\n{"t":"warning","message":"a"}\n\n{"t":"warning","message":"b"}\n{"t":"warn',
+      ),
+    );
+    const connection = await expectation.connection;
+    const seen: string[] = [];
+    connection.onMessage((m) => seen.push(m.t === "warning" ? m.message : m.t));
+    await runner.write(encoder.encode('ing","message":"c"}\n'));
+    await pollUntil("three warnings", () => seen.length === 3 ? true : undefined);
+    assert.deepEqual(seen, ["a", "b", "c"]);
+    runner.close();
+    await connection.closed;
+  } finally {
+    expectation.cancel();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("RunChannelServer connection closes on a message over the limit", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
+  const path = `${dir}/c.sock`;
+  const logged: string[] = [];
+  const expectation = new RunChannelServer({
+    log: (m) => logged.push(m),
+    limits: { maxMessageBytes: 1000 },
+  }).listen(path, "token");
+  try {
+    const runner = await connect(path);
+    await runner.write(new TextEncoder().encode('{"t":"hello","token":"token"}\n'));
+    const connection = await expectation.connection;
+    const seen: unknown[] = [];
+    connection.onMessage((m) => seen.push(m));
+    await runner.write(new TextEncoder().encode(`{"t":"warning","message":"${"x".repeat(5000)}`));
+    await connection.closed;
+    assert.deepEqual(seen, []);
+    assert.ok(logged.some((m) => m.includes("exceeded the size limit")), logged.join("\n"));
     runner.close();
   } finally {
     expectation.cancel();

@@ -47,9 +47,14 @@ export class CallPolicy {
       aliases?: readonly string[];
     },
   ): Promise<void> {
+    const configured = this.#options.rules();
+    const fallback = defaultRule(namespace, context.annotations);
+    // No rule at all (the usual gateway.json): every call is allowed without building the
+    // rule list and the call's paths (issue 12: this runs on every call).
+    if (configured.length === 0 && fallback.length === 0) return;
     const rules: Array<GatewayConfig["policy"][number] & { reason?: string }> = [
-      ...this.#options.rules(),
-      ...defaultRule(namespace, context.annotations),
+      ...configured,
+      ...fallback,
     ];
     const paths = [`${namespace}.${tool}`, ...context.aliases ?? []];
     for (const rule of rules) {
@@ -120,9 +125,9 @@ function seconds(ms: number | undefined): string {
 function defaultRule(
   namespace: string,
   annotations: Record<string, unknown> | undefined,
-): Array<{ match: string; action: "ask" | "deny"; reason: string }> {
+): ReadonlyArray<{ match: string; action: "ask" | "deny"; reason: string }> {
   const action = annotations?.[DEFAULT_ACTION_ANNOTATION];
-  if (action !== "ask" && action !== "deny") return [];
+  if (action !== "ask" && action !== "deny") return NO_RULES;
   return [{
     match: "*",
     action,
@@ -130,6 +135,8 @@ function defaultRule(
       `default for calls that change something in API "${namespace}"; set "apis.${namespace}.writes" or a policy rule to change it`,
   }];
 }
+
+const NO_RULES: ReadonlyArray<never> = [];
 
 /** Compiled globs by pattern: policy rules are few and checked on every call. */
 const GLOB_CACHE = new Map<string, RegExp>();

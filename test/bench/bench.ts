@@ -19,7 +19,7 @@ import { syntheticSnapshot } from "../../src/discovery/synthetic_snapshot.ts";
 import { median, QUICK, row, RUNS, target, timeMs, valueRow } from "./bench_support.ts";
 import { describeTotal, describeTree, processTreeMemory } from "./process_tree_memory.ts";
 import { pollUntil } from "../support/poll_until.ts";
-import { unixRoundTripMs } from "./call_breakdown.ts";
+import { relayedRoundTripMs, unixRoundTripMs } from "./call_breakdown.ts";
 import { toolHostHopMs } from "./tool_host_hop.ts";
 import { serverCallPathUs } from "./server_call_path.ts";
 import { measureExecBreakdown } from "./exec_breakdown.ts";
@@ -322,6 +322,14 @@ for (let i = 0; i < ${calls}; i++) await tools.echo.echo({ v: i });
     "  the floor: one JSON line over a unix socket and back",
     unixRoundTrip,
     "two Deno processes, median",
+  );
+  // A local call is two hops through three processes; on a machine with few cores their
+  // wake-ups cost more than twice one hop (issue 12), so the floor of its shape is shown too.
+  const relayedRoundTrip = await relayedRoundTripMs(QUICK ? 500 : 2000);
+  row(
+    "  the floor of a call's shape: the line through a relay process",
+    relayedRoundTrip,
+    `three Deno processes, median (${(relayedRoundTrip / unixRoundTrip).toFixed(1)}× one hop)`,
   );
   const glueUs = await serverCallPathUs(QUICK ? 20_000 : 100_000);
   row(

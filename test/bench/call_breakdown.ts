@@ -1,9 +1,13 @@
 /**
- * The floor of a local tool call (issue 12 item 3: one hop should cost what a unix-socket round
+ * The floors of a local tool call (issue 12 item 3: one hop should cost what a unix-socket round
  * trip costs): a JSON line over a unix socket and back between this process and a child Deno
- * process, the way the runner talks to the gateway.
+ * process, the way the runner talks to the gateway; and the same line relayed through a middle
+ * process that does nothing but parse and re-frame it, the shape of a local call (runner →
+ * gateway → tool host and back) with none of the gateway's work.
  * @module
  */
+
+import { pollUntil } from "../support/poll_until.ts";
 
 /** The child side of the round trip: sends `n` JSON lines, awaits each echo, prints the median. */
 const ROUND_TRIP_CLIENT = `
@@ -25,8 +29,54 @@ console.log(times[Math.floor(times.length / 2)]);
 conn.close();
 `;
 
+/**
+ * The middle of a relayed round trip: listens at its first argument, connects to its second,
+ * and passes each line on after parsing it and framing it anew (both ways).
+ */
+const RELAY = `
+const [listenPath, onwardPath] = Deno.args;
+const enc = new TextEncoder(), dec = new TextDecoder();
+const listener = Deno.listen({ transport: "unix", path: listenPath });
+const onward = await Deno.connect({ transport: "unix", path: onwardPath });
+const caller = await listener.accept();
+listener.close();
+async function relay(from, to, frame) {
+  const buf = new Uint8Array(65536);
+  let pending = "";
+  for (;;) {
+    const n = await from.read(buf).catch(() => null);
+    if (n === null) break;
+    pending += dec.decode(buf.subarray(0, n), { stream: true });
+    let at = pending.indexOf("\\n");
+    while (at >= 0) {
+      const message = JSON.parse(pending.slice(0, at));
+      pending = pending.slice(at + 1);
+      await to.write(enc.encode(JSON.stringify(frame(message)) + "\\n"));
+      at = pending.indexOf("\\n");
+    }
+  }
+  to.close();
+}
+await Promise.race([
+  relay(caller, onward, (m) => ({ type: "call", id: m.id, tool: m.tool, args: m.args })),
+  relay(onward, caller, (m) => ({ t: "reply", id: m.id, ok: true, value: m.value })),
+]);
+`;
+
 /** Median round trip of a JSON line over a unix socket between this process and a child. */
-export async function unixRoundTripMs(count: number): Promise<number> {
+export function unixRoundTripMs(count: number): Promise<number> {
+  return roundTripMs(count, { relayed: false });
+}
+
+/**
+ * Median round trip of a JSON line from a child through a second child that relays it to this
+ * process and back: three processes and four socket writes per call, like a local tool call.
+ */
+export function relayedRoundTripMs(count: number): Promise<number> {
+  return roundTripMs(count, { relayed: true });
+}
+
+async function roundTripMs(count: number, options: { relayed: boolean }): Promise<number> {
   const dir = await Deno.makeTempDir({ prefix: "gateway-bench-uds-" });
   const path = `${dir}/s.sock`;
   const listener = Deno.listen({ transport: "unix", path });
@@ -54,16 +104,38 @@ export async function unixRoundTripMs(count: number): Promise<number> {
     }
     conn.close();
   })();
+  let relay: Deno.ChildProcess | undefined;
   try {
+    let target = path;
+    if (options.relayed) {
+      target = `${dir}/relay.sock`;
+      relay = new Deno.Command(Deno.execPath(), {
+        args: ["eval", "--no-config", RELAY, target, path],
+        stdout: "null",
+        stderr: "inherit",
+      }).spawn();
+      await waitForSocket(target, relay);
+    }
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["eval", "--no-config", ROUND_TRIP_CLIENT, path, String(count)],
+      args: ["eval", "--no-config", ROUND_TRIP_CLIENT, target, String(count)],
       stdout: "piped",
       stderr: "inherit",
     }).output();
     return Number(new TextDecoder().decode(out.stdout).trim());
   } finally {
+    await relay?.status;
     await serve;
     listener.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** Resolves once the relay listens at `path`; fails at once if it exits first. */
+async function waitForSocket(path: string, child: Deno.ChildProcess): Promise<void> {
+  let exited = false;
+  child.status.then(() => (exited = true));
+  await pollUntil("the relay process to listen", () => {
+    if (exited) throw new Error("the relay process exited before it listened");
+    return Deno.lstatSync(path).isSocket;
+  }, { timeoutMs: 10_000 });
 }

@@ -23,19 +23,18 @@ function isChannelRejection(value) {
   return typeof value === "object" && value !== null && "channelError" in value;
 }
 function installScriptGlobals(run2, port, options = {}) {
-  async function call(namespace, tool, args, raw) {
+  function call(namespace, tool, args, raw) {
+    const answer = port.request({
+      t: "call",
+      namespace,
+      tool,
+      args,
+      raw
+    }, () => scriptLine(site.stack));
     const site = new Error();
-    try {
-      return await port.request({
-        t: "call",
-        namespace,
-        tool,
-        args,
-        raw
-      }, () => scriptLine(site.stack));
-    } catch (error) {
+    return answer.catch((error) => {
       throw withCallSite(error, site);
-    }
+    });
   }
   function withCallSite(error, site) {
     if (!isChannelRejection(error)) return error;
@@ -325,8 +324,15 @@ function send(message) {
     backlog.push(bytes);
     return writing;
   }
-  backlog = [];
-  writing = flush(bytes, backlog);
+  const queue = [];
+  backlog = queue;
+  writing = conn.write(bytes).then((written) => {
+    if (written === bytes.length && queue.length === 0) backlog = null;
+    else return flush(bytes.subarray(written), queue);
+  }, (error) => {
+    backlog = null;
+    throw error;
+  });
   return writing;
 }
 async function flush(first, queue) {
@@ -350,7 +356,7 @@ function updateRef() {
   else conn.unref();
 }
 async function readMessages(onMessage) {
-  let buffered = "";
+  let partial = "";
   const buf = new Uint8Array(64 * 1024);
   for (; ; ) {
     let n;
@@ -360,16 +366,20 @@ async function readMessages(onMessage) {
       n = null;
     }
     if (n === null) break;
-    buffered += decoder.decode(buf.subarray(0, n), {
+    let text = decoder.decode(buf.subarray(0, n), {
       stream: true
     });
-    let newline = buffered.indexOf("\n");
-    while (newline >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      if (line.trim() !== "") onMessage(JSON.parse(line));
-      newline = buffered.indexOf("\n");
+    if (partial !== "") {
+      text = partial + text;
+      partial = "";
     }
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
+      const line = text.slice(start, newline);
+      start = newline + 1;
+      if (line.trim() !== "") onMessage(JSON.parse(line));
+    }
+    if (start < text.length) partial = text.slice(start);
   }
   if (channelClosedByUs) return;
   for (const entry of pending.values()) {

@@ -93,7 +93,9 @@ let writing: Promise<void> = Promise.resolve();
 
 /**
  * Sends one message; lines are written in order and never interleave. A line sent while the
- * socket is idle is written at once: a call costs one write and no extra turn (issue 12).
+ * socket is idle is written at once by the write op itself (Deno polls it eagerly): a call
+ * costs one write, no extra turn and no loop of promises unless the socket took part of the
+ * line or more lines queued up meanwhile (issue 12).
  */
 function send(message: RunnerToGateway): Promise<void> {
   const bytes = encoder.encode(JSON.stringify(message) + "\n");
@@ -109,8 +111,18 @@ function send(message: RunnerToGateway): Promise<void> {
     backlog.push(bytes);
     return writing;
   }
-  backlog = [];
-  writing = flush(bytes, backlog);
+  const queue: Uint8Array[] = [];
+  backlog = queue;
+  writing = conn.write(bytes).then(
+    (written) => {
+      if (written === bytes.length && queue.length === 0) backlog = null;
+      else return flush(bytes.subarray(written), queue);
+    },
+    (error: unknown) => {
+      backlog = null;
+      throw error;
+    },
+  );
   return writing;
 }
 
@@ -147,8 +159,13 @@ function updateRef(): void {
   else conn.unref();
 }
 
+/**
+ * Reads the gateway's lines and hands each message to `onMessage`. A chunk is split where it
+ * stands: only a partial last line is kept (and joined to the next chunk), so a reply costs one
+ * decode, one slice and one parse (issue 12).
+ */
 async function readMessages(onMessage: (message: GatewayToRunner) => void): Promise<void> {
-  let buffered = "";
+  let partial = "";
   const buf = new Uint8Array(64 * 1024);
   for (;;) {
     let n: number | null;
@@ -158,14 +175,18 @@ async function readMessages(onMessage: (message: GatewayToRunner) => void): Prom
       n = null;
     }
     if (n === null) break;
-    buffered += decoder.decode(buf.subarray(0, n), { stream: true });
-    let newline = buffered.indexOf("\n");
-    while (newline >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
-      if (line.trim() !== "") onMessage(JSON.parse(line) as GatewayToRunner);
-      newline = buffered.indexOf("\n");
+    let text = decoder.decode(buf.subarray(0, n), { stream: true });
+    if (partial !== "") {
+      text = partial + text;
+      partial = "";
     }
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
+      const line = text.slice(start, newline);
+      start = newline + 1;
+      if (line.trim() !== "") onMessage(JSON.parse(line) as GatewayToRunner);
+    }
+    if (start < text.length) partial = text.slice(start);
   }
   if (channelClosedByUs) return;
   for (const entry of pending.values()) {

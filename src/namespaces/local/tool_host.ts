@@ -18,6 +18,7 @@ import type { SharedToolHosts } from "./shared_tool_host.ts";
 import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolHostProcess } from "./tool_host_process.ts";
 import { CallDeadlines } from "./call_deadlines.ts";
+import { AbortFanout } from "./abort_fanout.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { withSocketGrant } from "./socket_grant.ts";
 import { WorkerLinks } from "./worker_links.ts";
@@ -124,6 +125,7 @@ export class ToolHost {
   #started: Promise<void> | undefined;
   #nextCallId = 1;
   #deadlines = new CallDeadlines();
+  #aborts = new AbortFanout();
 
   constructor(options: ToolHostOptions) {
     this.#options = options;
@@ -199,7 +201,7 @@ export class ToolHost {
         if (done) return;
         done = true;
         removeDeadline();
-        options.signal?.removeEventListener("abort", onAbort);
+        removeAbort();
         settle();
       };
       const giveUp = (error: ToolCallError) =>
@@ -217,9 +219,11 @@ export class ToolHost {
             `tool "${name}.${tool}" did not answer within ${options.timeoutMs} ms`,
           ),
         ));
-      const onAbort = () =>
-        giveUp(new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`));
-      options.signal?.addEventListener("abort", onAbort, { once: true });
+      // One listener per signal for all its calls (see AbortFanout): a run's calls share one.
+      const removeAbort = options.signal === undefined
+        ? () => {}
+        : this.#aborts.add(options.signal, () =>
+          giveUp(new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`)));
       answer.then(
         (result) =>
           finish(() => {

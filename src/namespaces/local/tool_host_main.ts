@@ -47,11 +47,25 @@ const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
 /** Longest link line accepted on stdin. */
 const MAX_LINK_LENGTH = 64 * 1024;
 
+/**
+ * What the code running now belongs to, carried through `await` by one `AsyncLocalStorage`: the
+ * signal of the call in progress, and in a Worker of the shared host the module whose code runs
+ * (its console lines and its exit name it). One store, not one per purpose: each nested
+ * `AsyncLocalStorage.run` costs a call microseconds (issue 12).
+ */
+export interface CallScope {
+  signal?: AbortSignal;
+  /** The module's id in the shared host. */
+  module?: number;
+}
+
 /** Everything one call needs from the host (a process or a Worker of the shared host). */
 export interface HostContext {
   loaded: Promise<Record<string, unknown>>;
+  /** The module's id in the shared host, put in each call's scope (absent in a host process). */
+  id?: number;
   controllers: Map<number, AbortController>;
-  calls: AsyncLocalStorage<AbortSignal>;
+  calls: AsyncLocalStorage<CallScope>;
   /** Delivers one message to the gateway, whole. */
   send: (message: HostResponse) => void;
 }
@@ -88,21 +102,32 @@ export function survivesStrayErrors(): void {
   });
 }
 
-/** Runs one call and sends its result (or why it failed) through `context.send`. */
+/**
+ * Runs one call and sends its result (or why it failed) through `context.send`. A tool's value
+ * is awaited only when it is a promise (or thenable): a synchronous tool's result is written
+ * without another turn of promises (issue 12).
+ */
 export async function handleCall(context: HostContext, message: CallMessage): Promise<void> {
   const controller = new AbortController();
   context.controllers.set(message.id, controller);
   let result: ResultMessage;
   try {
-    const module = await context.loaded;
-    const fn = module[message.tool];
+    // Awaited even once loaded: a tool then runs from a microtask, on a short stack. Run from
+    // the read loop, each error of a burst of failing calls carried the loop's frames too, and
+    // the host's memory during the burst grew by half again (tool_host_test).
+    const exports = await context.loaded;
+    const fn = exports[message.tool];
     if (typeof fn !== "function") {
       throw new TypeError(`Cannot call "${message.tool}": the module exports no such function`);
     }
-    const value: unknown = await context.calls.run(
-      controller.signal,
+    const scope: CallScope = context.id === undefined
+      ? { signal: controller.signal }
+      : { signal: controller.signal, module: context.id };
+    let value: unknown = context.calls.run(
+      scope,
       () => "args" in message ? fn(message.args) : fn(),
     );
+    if (isThenable(value)) value = await value;
     result = value === undefined
       ? { type: "result", id: message.id, ok: true }
       : { type: "result", id: message.id, ok: true, value };
@@ -124,10 +149,16 @@ export async function handleCall(context: HostContext, message: CallMessage): Pr
   }
 }
 
+/** Whether `value` is awaited as a promise (`await` adopts any object with a `then` method). */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === "object" || typeof value === "function") && value !== null &&
+    typeof (value as { then?: unknown }).then === "function";
+}
+
 /** Defines `globalThis.gatewaySignal`: the signal of the call in progress. */
-export function exposeSignal(calls: AsyncLocalStorage<AbortSignal>): void {
+export function exposeSignal(calls: AsyncLocalStorage<CallScope>): void {
   Object.defineProperty(globalThis, "gatewaySignal", {
-    get: () => calls.getStore(),
+    get: () => calls.getStore()?.signal,
     configurable: true,
   });
 }
@@ -160,7 +191,7 @@ async function main(): Promise<void> {
   }
   redirectConsole();
   survivesStrayErrors();
-  const calls = new AsyncLocalStorage<AbortSignal>();
+  const calls = new AsyncLocalStorage<CallScope>();
   exposeSignal(calls);
   const controllers = new Map<number, AbortController>();
 

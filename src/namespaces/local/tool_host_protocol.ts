@@ -122,14 +122,27 @@ export class SerialWriter {
     this.#onError = onError;
   }
 
-  /** Queues `text` for writing after everything written before it. */
+  /**
+   * Queues `text` for writing after everything written before it. On an idle connection the
+   * write op itself writes it (Deno polls the op at once): the usual call or result costs one
+   * write and one promise, and the loop below runs only when the socket took part of it or
+   * lines queued up meanwhile (issue 12).
+   */
   write(text: string): void {
     if (this.#writing) {
       this.#queued.push(text);
       return;
     }
     this.#writing = true;
-    this.#drain(text).catch(this.#onError);
+    const bytes = this.#encoder.encode(text);
+    this.#conn.write(bytes).then((written) => {
+      if (written === bytes.length && this.#queued.length === 0) this.#writing = false;
+      else this.#drain(bytes.subarray(written)).catch(this.#onError);
+    }, (error: unknown) => {
+      this.#writing = false;
+      this.#queued = [];
+      this.#onError(error);
+    });
   }
 
   /** Lines written meanwhile, joined up to a batch's worth (a burst is not copied whole). */
@@ -144,13 +157,14 @@ export class SerialWriter {
     return this.#queued.splice(0, count).join("");
   }
 
-  async #drain(first: string): Promise<void> {
+  /** Writes the rest of a line the socket took part of, then the lines queued meanwhile. */
+  async #drain(rest: Uint8Array): Promise<void> {
     try {
-      let text: string | undefined = first;
-      while (text !== undefined) {
-        const bytes = this.#encoder.encode(text);
+      let bytes: Uint8Array | undefined = rest;
+      while (bytes !== undefined) {
         for (let at = 0; at < bytes.length;) at += await this.#conn.write(bytes.subarray(at));
-        text = this.#next();
+        const text = this.#next();
+        bytes = text === undefined ? undefined : this.#encoder.encode(text);
       }
     } finally {
       this.#writing = false;

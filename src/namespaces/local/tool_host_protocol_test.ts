@@ -5,8 +5,10 @@ import {
   parseResponse,
   readLines,
   readLinesFrom,
+  SerialWriter,
   toWireError,
 } from "./tool_host_protocol.ts";
+import { pollUntil } from "../../../test/support/poll_until.ts";
 
 function streamOf(...chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -107,4 +109,60 @@ Deno.test("readLinesFrom() reads lines straight from a reader, across reads", as
   });
   assert.deepEqual(lines, ["a", "bc", "last"]);
   assert.deepEqual(dropped, [50]);
+});
+
+/** A connection that takes at most `take` bytes per write, after a turn. */
+function slowConnection(take: number) {
+  const written: Uint8Array[] = [];
+  let fail: Error | null = null;
+  return {
+    written,
+    text: () => new TextDecoder().decode(concat(written)),
+    failNext: (error: Error) => (fail = error),
+    write: async (bytes: Uint8Array): Promise<number> => {
+      await Promise.resolve();
+      if (fail !== null) throw fail;
+      const part = bytes.slice(0, take);
+      written.push(part);
+      return part.length;
+    },
+  };
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+Deno.test("SerialWriter.write() writes lines whole and in order when the socket takes parts", async () => {
+  const conn = slowConnection(5);
+  const errors: unknown[] = [];
+  const writer = new SerialWriter(conn, (error) => errors.push(error));
+  const lines = Array.from({ length: 20 }, (_, i) => `{"id":${i},"v":"${"x".repeat(i)}"}\n`);
+  for (const line of lines) writer.write(line);
+  await pollUntil(
+    "every line to be written",
+    () => conn.text().length === lines.join("").length ? true : undefined,
+  );
+  assert.equal(conn.text(), lines.join(""));
+  assert.deepEqual(errors, []);
+});
+
+Deno.test("SerialWriter.write() writes an idle line with one write and tells a failure", async () => {
+  const conn = slowConnection(1024);
+  const errors: unknown[] = [];
+  const writer = new SerialWriter(conn, (error) => errors.push(error));
+  writer.write("one\n");
+  await pollUntil("the line to be written", () => conn.written.length === 1 ? true : undefined);
+  assert.equal(conn.text(), "one\n");
+  const broken = new Error("peer gone");
+  conn.failNext(broken);
+  writer.write("two\n");
+  await pollUntil("the failure to be told", () => errors.length === 1 ? true : undefined);
+  assert.equal(errors[0], broken);
 });

@@ -14,6 +14,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Writable } from "node:stream";
 import {
+  type CallScope,
   exposeSignal,
   handleCall,
   type HostContext,
@@ -73,8 +74,8 @@ const scope = globalThis as unknown as {
   onmessage: ((event: MessageEvent<WorkerLoadMessage | WorkerRequest>) => void) | null;
 };
 
-/** Which module's code runs now: set around each import and each call. */
-const running = new AsyncLocalStorage<number>();
+/** Which module's code runs now and the signal of its call: set around each import and call. */
+const callScope = new AsyncLocalStorage<CallScope>();
 
 function post(message: WorkerPost): void {
   scope.postMessage(message);
@@ -82,7 +83,7 @@ function post(message: WorkerPost): void {
 
 /** The module whose code runs now, as an optional field. */
 function current(): { module?: number } {
-  const module = running.getStore();
+  const module = callScope.getStore()?.module;
   return module === undefined ? {} : { module };
 }
 
@@ -146,7 +147,6 @@ function logStream(): Writable {
   });
 }
 
-const calls = new AsyncLocalStorage<AbortSignal>();
 const contexts = new Map<number, HostContext>();
 
 /** Sets up the Worker once, with the environment of its first module. */
@@ -155,7 +155,7 @@ function setUp(env: Record<string, string>): void {
   overlayEnv(env);
   redirectConsole(logStream());
   survivesStrayErrors();
-  exposeSignal(calls);
+  exposeSignal(callScope);
 }
 
 /** The Worker's connection to the gateway, once made (on its first module). */
@@ -184,7 +184,7 @@ async function connect(message: WorkerLoadMessage): Promise<SerialWriter> {
         new DOMException("The gateway cancelled the call", "AbortError"),
       );
     } else if (request.type === "call") {
-      void running.run(request.worker, () => handleCall(context, request as CallMessage));
+      void handleCall(context, request as CallMessage);
     }
   }, { maxLineLength: MAX_REQUEST_LENGTH, bufferBytes: 4096 }).catch(() => {}).finally(() => {
     // The gateway closed the link (it stopped, or dropped this Worker): nothing can reach the
@@ -212,15 +212,16 @@ async function load(message: WorkerLoadMessage): Promise<void> {
     }
   }
   const writer = link;
-  const loaded = running.run(
-    module,
+  const loaded = callScope.run(
+    { module },
     () => import(message.moduleUrl) as Promise<Record<string, unknown>>,
   );
   loaded.catch(() => {}); // reported below; calls wait for it
   const context: HostContext = {
     loaded,
+    id: module,
     controllers: new Map(),
-    calls,
+    calls: callScope,
     // A call's result goes to the gateway from here, on the Worker's own connection: no hop
     // through the host's thread (issue 12). `{"type":…}` → `{"worker":N,"type":…}`.
     send: (response) => writer.write(`{"worker":${module},${JSON.stringify(response).slice(1)}\n`),
