@@ -118,7 +118,8 @@ Deno.test(
 
         await t.step("the run's web storage is gone soon after (swept in batches)", async () => {
           const doc = await execRpc(client, {
-            source: `localStorage.setItem("k", "v");\nlocation.origin`,
+            // Deno keys a run's web storage by its main module's URL (runner_process.ts).
+            source: `localStorage.setItem("k", "v");\nDeno.mainModule`,
           });
           assert.equal(doc.ok, true, JSON.stringify(doc.error));
           const denoDir = Deno.env.get("DENO_DIR") ??

@@ -80,3 +80,36 @@ Deno.test("RunStorageSweep.flush() resolves when no run ever created storage", a
     await Deno.remove(denoDir, { recursive: true });
   }
 });
+
+Deno.test("RunStorageSweep hands a storage slot out again only once its storage is gone", async () => {
+  const name = (slot: number) => `file:///runner.js?storage=${slot}`;
+  const denoDir = await denoDirWith([name(0)]);
+  try {
+    const sweep = new RunStorageSweep(denoDir, { delayMs: 60_000 });
+    assert.equal(sweep.takeSlot(), 0);
+    assert.equal(sweep.takeSlot(), 1);
+    sweep.release(0, name(0));
+    assert.equal(sweep.takeSlot(), 2, "slot 0's storage is not swept yet");
+    await sweep.flush();
+    for (const path of storagePaths(denoDir, name(0))) assert.equal(await exists(path), false);
+    assert.equal(sweep.takeSlot(), 0, "swept: slot 0 is free again");
+    assert.equal(sweep.slotCount, 3);
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
+  }
+});
+
+Deno.test("RunStorageSweep never hands out again a slot whose storage it cannot check", async () => {
+  const denoDir = await Deno.makeTempDir({ prefix: "gateway-sweep-test-" });
+  try {
+    // A storage directory that cannot be listed (a file in its place): what it holds is unknown.
+    await Deno.writeTextFile(storageDirs(denoDir)[0]!, "not a directory");
+    const sweep = new RunStorageSweep(denoDir);
+    assert.equal(sweep.takeSlot(), 0);
+    sweep.release(0, "file:///runner.js?storage=0");
+    await sweep.flush();
+    assert.equal(sweep.takeSlot(), 1, "slot 0 may still have storage: it is not reused");
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
+  }
+});

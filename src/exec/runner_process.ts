@@ -118,16 +118,26 @@ function grantCoversPath(grant: boolean | string[] | undefined, path: string): b
 }
 
 /**
- * The origin that keys the run's web storage: unique per runner, so `localStorage` and the
- * Cache API start empty and no run reads what another stored (issue 9, item 8).
+ * The URL a runner is started from: the runner's file with `storage` as its query. Without
+ * `--location`, Deno keys a process's web storage by its main module's URL, so a storage name
+ * no other live runner holds gives the run `localStorage` and a Cache API of its own that
+ * start empty (issue 9, item 8). `--location` did the same, but setting it up cost every
+ * runner ≈ 3.4 M instructions (≈ 0.9 ms of CPU; callgrind, issue 12). The names are reused
+ * slots (`RunStorageSweep`), since Deno also keeps its analysis of a module under its URL.
  */
-export function storageOrigin(runnerId: string): string {
-  return `http://run-${runnerId}.gateway.invalid`;
+export function runnerMainUrl(storage: string): string {
+  const url = new URL("file:///");
+  url.pathname = RUNNER_MAIN;
+  url.search = `storage=${encodeURIComponent(storage)}`;
+  return url.href;
 }
 
-/** Where Deno keeps the web storage of `origin` under `denoDir` (to remove it after the run). */
-export function storagePaths(denoDir: string, origin: string): string[] {
-  const key = storageKey(origin);
+/**
+ * Where Deno keeps the web storage named `name` (a runner's main module URL, or a
+ * `--location` origin) under `denoDir`, to remove it after the run.
+ */
+export function storagePaths(denoDir: string, name: string): string[] {
+  const key = storageKey(name);
   return storageDirs(denoDir).map((dir) => join(dir, key));
 }
 
@@ -153,8 +163,11 @@ export function runnerFlags(
     maxMemoryMb: number;
     /** Denied whatever the grant says (the data dir). @default {[]} */
     deniedPaths?: readonly string[];
-    /** Keys the run's private web storage. */
-    location?: string;
+    /**
+     * Names the run's private web storage (see {@linkcode runnerMainUrl}).
+     * @default {"0"}
+     */
+    storage?: string;
   },
 ): string[] {
   const { permissions, scriptPath, socketPath } = options;
@@ -191,14 +204,13 @@ export function runnerFlags(
     "--no-code-cache",
     "--quiet",
     ...importFlags,
-    ...(options.location ? [`--location=${options.location}`] : []),
     // `--single-threaded`: no V8 platform threads (concurrent GC and compilers) to start and
     // stop; a run is short and its heap small, so the start costs less CPU than they save
     // (issue 12: throughput of runs in flight).
     `--v8-flags=--max-old-space-size=${options.maxMemoryMb},--single-threaded`,
     ...permissionFlags(grants),
     ...denyFlags,
-    RUNNER_MAIN,
+    runnerMainUrl(options.storage ?? "0"),
     socketPath,
     revoke ? "revoke" : "keep",
     ...(grantCoversPath(permissions.read, RUNNER_DISCOVERY) ? [] : ["revoke-discovery"]),
@@ -215,7 +227,11 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   const token = randomHex(32);
   const endNonce = randomHex(16);
   const expectation = options.channel.listen(socketPath, token);
-  const location = storageOrigin(runnerId);
+  // Storage named by a slot the sweep hands out again only once the storage is gone; without a
+  // sweep, by this runner's random id.
+  const storageSlot = options.storageSweep?.takeSlot();
+  const storage = storageSlot === undefined ? runnerId : `${storageSlot}`;
+  const storageName = runnerMainUrl(storage);
   let child: Deno.ChildProcess;
   try {
     child = spawnProcess(options, {
@@ -225,12 +241,13 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
         socketPath,
         maxMemoryMb: options.maxMemoryMb,
         ...(options.deniedPaths ? { deniedPaths: options.deniedPaths } : {}),
-        location,
+        storage,
       }),
     });
   } catch (error) {
     expectation.cancel();
     if (slot !== undefined) options.slots?.give(slot);
+    if (storageSlot !== undefined) options.storageSweep?.release(storageSlot, storageName);
     throw error;
   }
   // The token and the end marker's nonce go over stdin, never argv or env, so
@@ -268,11 +285,11 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     }
     // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
     await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
-    if (options.storageSweep) {
-      options.storageSweep.add(location);
+    if (options.storageSweep && storageSlot !== undefined) {
+      options.storageSweep.release(storageSlot, storageName);
       return;
     }
-    for (const path of storagePaths(options.denoDir, location)) {
+    for (const path of storagePaths(options.denoDir, storageName)) {
       await Deno.remove(path, { recursive: true }).catch(() => undefined);
     }
   };

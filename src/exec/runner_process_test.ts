@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { RUNNER_DISCOVERY, RUNNER_MAIN, runnerFlags, spawnRunner } from "./runner_process.ts";
+import {
+  RUNNER_DISCOVERY,
+  RUNNER_MAIN,
+  runnerFlags,
+  runnerMainUrl,
+  spawnRunner,
+} from "./runner_process.ts";
 import { RunChannelServer } from "./run_channel_server.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 
@@ -36,21 +42,28 @@ Deno.test("runnerFlags() leaves imports to Deno's defaults with unrestricted net
   assert.ok(!flags.some((f) => f.startsWith("--allow-import")));
 });
 
-Deno.test("runnerFlags() always denies the data dir and gives the run its own storage origin", () => {
+Deno.test("runnerFlags() always denies the data dir and names the run's own storage", () => {
   const flags = runnerFlags({
     ...paths,
     permissions: { read: true },
     deniedPaths: ["/home/u/.local/share/gateway"],
-    location: "http://run-ab.gateway.invalid",
+    storage: "7",
   });
   assert.ok(flags.includes("--deny-read=/home/u/.local/share/gateway"));
   assert.ok(flags.includes("--deny-write=/home/u/.local/share/gateway"));
-  assert.ok(flags.includes("--location=http://run-ab.gateway.invalid"));
+  // Storage is keyed by the main module's URL, which carries the name; no --location.
+  assert.ok(flags.includes(`file://${RUNNER_MAIN}?storage=7`), flags.join(" "));
+  assert.ok(!flags.some((f) => f.startsWith("--location")));
+});
+
+Deno.test("runnerMainUrl() is the URL Deno keys the storage by, for any storage name", () => {
+  assert.equal(runnerMainUrl("3"), `file://${RUNNER_MAIN}?storage=3`);
+  assert.equal(new URL(runnerMainUrl("a b&c")).searchParams.get("storage"), "a b&c");
 });
 
 /** The runner's arguments after its entry file: socket path, then the revocations asked for. */
 function runnerArgs(flags: string[]): string[] {
-  return flags.slice(flags.indexOf(RUNNER_MAIN) + 1);
+  return flags.slice(flags.findIndex((f) => f.startsWith(`file://${RUNNER_MAIN}?`)) + 1);
 }
 
 Deno.test("runnerFlags() asks the runner to drop its socket grants unless the caller's grant covers them", () => {

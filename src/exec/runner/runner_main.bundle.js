@@ -267,14 +267,17 @@ var socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
 var revokeSocketGrants = Deno.args[1] === "revoke";
 var revokeDiscoveryGrant = Deno.args.includes("revoke-discovery");
-var discoveryCode = new URL("./runner_discovery.bundle.js", import.meta.url);
+var discoveryPath = `${import.meta.dirname}/runner_discovery.bundle.js`;
+function fileUrl(path) {
+  return `file://${encodeURI(path).replaceAll("?", "%3F").replaceAll("#", "%23")}`;
+}
 var encoder = new TextEncoder();
 var decoder = new TextDecoder();
-async function readSecrets() {
+function readSecrets() {
   const chunks = [];
   const buf = new Uint8Array(256);
   for (; ; ) {
-    const n = await Deno.stdin.read(buf);
+    const n = Deno.stdin.readSync(buf);
     if (n === null) break;
     chunks.push(buf.slice(0, n));
     if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
@@ -285,7 +288,7 @@ async function readSecrets() {
     endNonce: endNonce2.trim()
   };
 }
-var { token, endNonce } = await readSecrets();
+var { token, endNonce } = readSecrets();
 var conn = await Deno.connect({
   transport: "unix",
   path: socketPath
@@ -454,11 +457,11 @@ function request(message, locate2) {
     }).catch(reject);
   });
 }
-var discovery = run.discovery ? await import(discoveryCode.href) : null;
+var discovery = run.discovery ? await import(fileUrl(discoveryPath)) : null;
 if (revokeDiscoveryGrant) {
   Deno.permissions.revokeSync({
     name: "read",
-    path: discoveryCode.pathname
+    path: discoveryPath
   });
 }
 var globals = installScriptGlobals(run, {
@@ -545,7 +548,7 @@ globalThis.addEventListener("unhandledrejection", (event) => {
   }).catch(() => void 0);
 });
 try {
-  await import(new URL(`file://${run.scriptPath}`).href);
+  await import(fileUrl(run.scriptPath));
 } catch (error) {
   await fail(error);
 }
