@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseConfigText } from "../src/config/config_loader.ts";
+import { parseConfigText } from "../src/config/config_text.ts";
 import type { GatewayHarness } from "./support/gateway_harness.ts";
 import { parseRun, withRunHarness } from "./support/run_test_support.ts";
 

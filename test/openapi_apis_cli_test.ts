@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse as parseJsonc } from "jsonc-parser";
-import { parseConfigText } from "../src/config/config_loader.ts";
+import { parseConfigText } from "../src/config/config_text.ts";
 import type { RunDocument, RunningDocument } from "../src/protocol/run_document.ts";
 import { REPO, withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";

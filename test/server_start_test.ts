@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { withHarness } from "./support/gateway_harness.ts";
 import { boundedCli, minimalEnv } from "./support/bounded_cli.ts";
 import { pidAlive as alive } from "../src/config/server_state.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 /** A pid that belonged to a process which has exited (and been reaped). */
 async function deadPid(): Promise<number> {
@@ -141,4 +142,33 @@ Deno.test({
       await other.status;
     }
   },
+});
+
+Deno.test("/health?wait=up is answered once the parts are up, not with an early starting", async () => {
+  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
+    const server = gw.spawnCli(["server"], { stdin: "null" });
+    try {
+      // server.json appears as the listener opens, before the parts load (≈ 100–300 ms).
+      const { port } = await pollUntil(
+        "server.json written by the listening server",
+        () => serverJson(gw.dataDir).catch(() => null),
+      );
+      const askedAt = performance.now();
+      const response = await fetch(`http://127.0.0.1:${port}/health?wait=up`);
+      const heldMs = performance.now() - askedAt;
+      const body = await response.json() as { ok: boolean; starting?: boolean };
+      assert.equal(body.ok, true);
+      // Held until the parts are up; only parts slower than the 1 s bound answer "starting".
+      if (body.starting === true) assert.ok(heldMs >= 900, `starting after only ${heldMs} ms`);
+      else {
+        const plain = await (await fetch(`http://127.0.0.1:${port}/health`)).json();
+        assert.deepEqual(plain, { ok: true }, "the parts answer plain /health too");
+      }
+    } finally {
+      server.kill("SIGTERM");
+      await server.status;
+      await server.stdout.cancel();
+      await server.stderr.cancel();
+    }
+  });
 });

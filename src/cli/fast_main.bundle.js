@@ -228,6 +228,52 @@ function leanGatewayPaths(options) {
 function serverStatePath(dataDir) {
   return `${dataDir.replace(/[\\/]+$/, "")}/server.json`;
 }
+function pidAlive(pid) {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    if (Deno.build.os === "linux") {
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+        const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+        if (state === "Z" || state === "X") return false;
+      } catch {
+      }
+    }
+    return true;
+  } catch (error) {
+    return !(error instanceof Deno.errors.NotFound) && !(error instanceof Error && /ESRCH|No such process/.test(error.message));
+  }
+}
+async function readServerState(dataDir) {
+  let text;
+  try {
+    text = await Deno.readTextFile(serverStatePath(dataDir));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+  let state;
+  try {
+    state = JSON.parse(text);
+  } catch {
+    return {
+      state: {
+        pid: 0,
+        host: "",
+        port: 0,
+        root: "",
+        dataDir,
+        version: "",
+        startedAt: ""
+      },
+      stale: true
+    };
+  }
+  return {
+    state,
+    stale: typeof state.pid !== "number" || !pidAlive(state.pid)
+  };
+}
 
 // src/config/token_file.ts
 function tokenPath(dataDir) {
@@ -906,6 +952,174 @@ async function readStdinText() {
   return new TextDecoder().decode(bytes);
 }
 
+// src/config/config_error.ts
+var ConfigError = class extends Error {
+  constructor(message, options) {
+    super(message, options);
+    this.name = "ConfigError";
+  }
+};
+
+// src/config/server_v8_flags.ts
+var SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4";
+
+// src/client/no_server_error.ts
+var NoServerError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "NoServerError";
+  }
+};
+
+// src/client/background_server.ts
+function pathOf(url) {
+  const path = decodeURIComponent(url.pathname);
+  return Deno.build.os === "windows" ? path.slice(1).replaceAll("/", "\\") : path;
+}
+function serverLogPath(dataDir) {
+  const separator = Deno.build.os === "windows" ? "\\" : "/";
+  return `${dataDir.replace(/[\\/]+$/, "")}${separator}server.log`;
+}
+function spawnBackgroundServer(options) {
+  const args = [
+    "run",
+    "--allow-all",
+    "--no-prompt",
+    "--quiet",
+    SERVER_V8_FLAGS,
+    pathOf(new URL("../main.ts", import.meta.url)),
+    "server",
+    "--log-file",
+    serverLogPath(options.dataDir),
+    ...options.rootFlag ? [
+      "--root",
+      options.rootFlag
+    ] : []
+  ];
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env: {
+      GATEWAY_DATA_DIR: options.dataDir
+    },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true
+  }).spawn();
+  child.unref();
+  return child.pid;
+}
+async function serverHealth(state, waitUp) {
+  try {
+    const response = await fetch(`http://127.0.0.1:${state.port}/health${waitUp ? "?wait=up" : ""}`, {
+      signal: AbortSignal.timeout(2e3)
+    });
+    if (!response.ok) {
+      await response.body?.cancel();
+      return null;
+    }
+    const body = await response.json();
+    const starting = typeof body === "object" && body !== null && "starting" in body && body.starting === true;
+    return starting ? "starting" : "up";
+  } catch {
+    return null;
+  }
+}
+async function findServer(dataDir, options = {}) {
+  const found = await readServerState(dataDir);
+  if (!found || found.stale) return null;
+  const answer = await serverHealth(found.state, options.up === true);
+  if (answer === null || options.up === true && answer === "starting") return null;
+  return found.state;
+}
+async function logTail(dataDir) {
+  try {
+    const lines = (await Deno.readTextFile(serverLogPath(dataDir))).trim().split("\n");
+    for (const line of lines.reverse()) {
+      const entry = JSON.parse(line);
+      if (entry.level === "error" && entry.message) return `: ${entry.message}`;
+    }
+  } catch {
+  }
+  return "";
+}
+async function startBackgroundServer(options) {
+  await Deno.mkdir(options.dataDir, {
+    recursive: true,
+    mode: 448
+  });
+  const pid = spawnBackgroundServer({
+    rootFlag: options.rootFlag,
+    dataDir: options.dataDir
+  });
+  const timeoutMs = options.startTimeoutMs ?? 3e4;
+  const deadline = Date.now() + timeoutMs;
+  for (; ; ) {
+    if (!pidAlive(pid)) {
+      const reason = await logTail(options.dataDir);
+      if (/: start-up failed: (Invalid config|Invalid JSON in|Cannot read config)/.test(reason)) {
+        throw new ConfigError(reason.replace(/^: start-up failed: /, ""));
+      }
+      throw new NoServerError(`The gateway server could not start${reason} (log: ${serverLogPath(options.dataDir)})`);
+    }
+    if (Date.now() > deadline) {
+      throw new NoServerError(`The gateway server (pid ${pid}) did not answer within ${timeoutMs / 1e3} s: see ${serverLogPath(options.dataDir)}`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+    const state = await findServer(options.dataDir, {
+      up: true
+    });
+    if (state !== null) return state;
+  }
+}
+
+// src/cli/fast_start.ts
+function parseSimpleStart(argv) {
+  if (argv.length === 1 && argv[0] === "start") return "";
+  if (argv.length === 2 && argv[1] === "start" && argv[0].startsWith("--root=")) {
+    return argv[0].slice("--root=".length) || null;
+  }
+  if (argv.length === 3 && argv[0] === "--root" && argv[2] === "start") return argv[1] || null;
+  return null;
+}
+async function fastStart(input) {
+  const { output } = input;
+  if (output.isTty) return null;
+  const rootFlag = parseSimpleStart(input.argv);
+  if (rootFlag === null) return null;
+  const paths = leanGatewayPaths({
+    flag: rootFlag || null,
+    env: input.env,
+    cwd: input.cwd
+  });
+  if (paths === null) return null;
+  try {
+    Deno.statSync(serverStatePath(paths.dataDir));
+    return null;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) return null;
+  }
+  try {
+    const state = await startBackgroundServer({
+      rootFlag: paths.rootDir,
+      dataDir: paths.dataDir
+    });
+    output.out(`started: pid ${state.pid}, port ${state.port}, root ${state.root}
+`);
+    return 0;
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      printError(output, "Config", error.message);
+      return 2;
+    }
+    if (error instanceof NoServerError) {
+      printError(output, "Server", error.message);
+      return 1;
+    }
+    throw error;
+  }
+}
+
 // src/cli/stdio_output.ts
 function stdioOutput(onBrokenPipe) {
   const encoder = new TextEncoder();
@@ -940,12 +1154,12 @@ function fullCliArgs(argv) {
     "--allow-all",
     "--no-prompt",
     "--config",
-    pathOf(new URL("../../deno.json", import.meta.url)),
-    pathOf(new URL("../main.ts", import.meta.url)),
+    pathOf2(new URL("../../deno.json", import.meta.url)),
+    pathOf2(new URL("../main.ts", import.meta.url)),
     ...argv
   ];
 }
-function pathOf(url) {
+function pathOf2(url) {
   const path = decodeURIComponent(url.pathname);
   return Deno.build.os === "windows" ? path.slice(1).replaceAll("/", "\\") : path;
 }
@@ -975,13 +1189,19 @@ async function runFullCli(argv) {
 if (import.meta.main) {
   const env = Deno.env.toObject();
   const output = stdioOutput(() => Deno.exit(0));
+  const cwd = env.INIT_CWD ?? Deno.cwd();
   const fast = await fastExec({
     argv: Deno.args,
     env,
-    cwd: env.INIT_CWD ?? Deno.cwd(),
+    cwd,
     output,
     readStdin: readStdinText,
     stdinIsEmpty
+  }) ?? await fastStart({
+    argv: Deno.args,
+    env,
+    cwd,
+    output
   });
   Deno.exit(fast ?? await runFullCli(Deno.args));
 }

@@ -3,13 +3,15 @@
  * run from its bundle (`fast_main.bundle.js`, built by `deno task bundle:cli`) with
  * `--no-config`: `gateway exec CODE` against a running server is what an agent pays for on
  * every run (issue 12), and reading deno.json and parsing deno.lock cost that process ≈ 3 ms
- * of CPU it never needs (the fast path loads no package). Every other invocation goes to the
+ * of CPU it never needs (the fast path loads no package); `gateway start` on a root with no
+ * server starts it here too (`fast_start.ts`). Every other invocation goes to the
  * full CLI (`src/main.ts`) in a child `deno run` given the project's deno.json, so the full
  * CLI's npm packages stay pinned and checked against deno.lock as before.
  * @module
  */
 
 import { fastExec, readStdinText, stdinIsEmpty } from "./fast_exec.ts";
+import { fastStart } from "./fast_start.ts";
 import { stdioOutput } from "./stdio_output.ts";
 
 /**
@@ -76,13 +78,14 @@ if (import.meta.main) {
   const env = Deno.env.toObject();
   // The reader went away (`gateway history | head`): stop quietly, as Unix tools do.
   const output = stdioOutput(() => Deno.exit(0));
+  const cwd = env.INIT_CWD ?? Deno.cwd();
   const fast = await fastExec({
     argv: Deno.args,
     env,
-    cwd: env.INIT_CWD ?? Deno.cwd(),
+    cwd,
     output,
     readStdin: readStdinText,
     stdinIsEmpty,
-  });
+  }) ?? await fastStart({ argv: Deno.args, env, cwd, output });
   Deno.exit(fast ?? await runFullCli(Deno.args));
 }

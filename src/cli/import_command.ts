@@ -8,7 +8,7 @@
 import { join, resolve } from "node:path";
 import { applyEdits, modify, parse } from "jsonc-parser";
 import { ConfigError } from "../config/config_error.ts";
-import { parseConfigText } from "../config/config_loader.ts";
+import { parseConfigText } from "../config/config_text.ts";
 import { parseForeignServers } from "../config/mcp_json.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";

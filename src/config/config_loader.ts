@@ -4,13 +4,6 @@
  * @module
  */
 
-import {
-  findNodeAtLocation,
-  getNodeValue,
-  type ParseError,
-  parseTree,
-  printParseErrorCode,
-} from "jsonc-parser";
 import { type GatewayConfig, gatewayConfigSchema, mcpServerSchema } from "./gateway_config.ts";
 import { ConfigError } from "./config_error.ts";
 import { ENV_FILE_NAME, readEnvFile } from "./env_file.ts";
@@ -28,12 +21,6 @@ export interface LoadedConfig {
   warnings: string[];
   /** The `.mcp.json` whose servers are in use (the root's config has no `mcpServers`). */
   mcpJsonFile?: string;
-}
-
-function lineOf(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
 }
 
 function pathText(path: readonly PropertyKey[]): string {
@@ -143,22 +130,18 @@ function expandServers(
   return { servers: out, warnings };
 }
 
-/** Parses and validates config text; `file` is only used in messages. */
-export function parseConfigText(
-  text: string,
-  options: { file: string; env: Record<string, string | undefined> },
+/**
+ * Validates a parsed config value (expanding `${env:…}`); `file` is only used in messages, and
+ * `lineAt` finds the line of a key path for them (none when the text was read as plain JSON).
+ */
+export function configFromValue(
+  raw: unknown,
+  options: {
+    file: string;
+    env: Record<string, string | undefined>;
+    lineAt?: (path: (string | number)[]) => number | undefined;
+  },
 ): LoadedConfig {
-  const errors: ParseError[] = [];
-  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
-  const first = errors[0];
-  if (first) {
-    throw new ConfigError(
-      `Invalid JSON in "${options.file}" at line ${lineOf(text, first.offset)}: ${
-        printParseErrorCode(first.error)
-      }`,
-    );
-  }
-  const raw = tree === undefined ? {} : getNodeValue(tree);
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     throw new ConfigError(`Invalid config "${options.file}": the top level must be an object`);
   }
@@ -204,14 +187,13 @@ export function parseConfigText(
     const lines = parsed.error.issues.map((issue) => {
       const keys = issue.code === "unrecognized_keys" ? issue.keys : [];
       const at = keys.length > 0 ? [...issue.path, keys[0] as string] : issue.path;
-      const node = tree && findNodeAtLocation(
-        tree,
+      const line = options.lineAt?.(
         at.filter((p) => typeof p !== "symbol") as (
           | string
           | number
         )[],
       );
-      const where = node ? ` (line ${lineOf(text, node.offset)})` : "";
+      const where = line !== undefined ? ` (line ${line})` : "";
       const key = pathText(issue.path);
       if (issue.code === "unrecognized_keys") {
         return `unknown key ${
@@ -241,7 +223,32 @@ export async function loadConfig(
       cause: error,
     });
   }
+  // Plain JSON that validates needs no JSONC parser: jsonc-parser is a CommonJS package, and
+  // its first import loads Deno's Node module loader (≈ 50 ms on the server's start path,
+  // issue 12). Comments, trailing commas and every error take the JSONC path, whose messages
+  // name the line.
+  const plain = plainConfig(text, { file, env });
+  if (plain !== null) return plain;
+  const { parseConfigText } = await import("./config_text.ts");
   return parseConfigText(text, { file, env });
+}
+
+/** The config of `text` when it is plain JSON that validates; null otherwise. */
+function plainConfig(
+  text: string,
+  options: { file: string; env: Record<string, string | undefined> },
+): LoadedConfig | null {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  try {
+    return configFromValue(raw, options);
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { ConfigError, parseConfigText } from "./config_loader.ts";
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "./config_loader.ts";
+import { parseConfigText } from "./config_text.ts";
 
 Deno.test("parseConfigText() fills defaults for an empty object", () => {
   const loaded = parseConfigText("{}", { file: "gateway.json", env: {} });
@@ -90,4 +92,31 @@ Deno.test("parseConfigText() keeps ${NAME} literal outside mcpServers", () => {
   const text = `{"tools": {"kv": {"settings": {"template": "\${name}"}}}}`;
   const loaded = parseConfigText(text, { file: "g.json", env: {} });
   assert.equal(loaded.config.tools.kv?.settings.template, "${name}");
+});
+
+Deno.test("loadConfig() reads plain JSON as the JSONC path does, and falls back to it for comments and for errors, which name their line", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "config-loader-" });
+  const file = join(dir, "gateway.json");
+  const env = { TOKEN: "s3cret" };
+  try {
+    const plain = JSON.stringify(
+      {
+        port: 0,
+        exec: { poolSize: 1 },
+        mcpServers: { up: { command: "node", args: ["x.js"], env: { T: "${env:TOKEN}" } } },
+      },
+      null,
+      2,
+    );
+    await Deno.writeTextFile(file, plain);
+    assert.deepEqual(await loadConfig(file, env), parseConfigText(plain, { file, env }));
+
+    await Deno.writeTextFile(file, '{\n  // any port\n  "port": 0,\n}');
+    assert.equal((await loadConfig(file, env)).config.port, 0);
+
+    await Deno.writeTextFile(file, '{\n  "port": 0,\n  "bogus": 1\n}');
+    await assert.rejects(loadConfig(file, env), /unknown key "bogus" \(line 3\)/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

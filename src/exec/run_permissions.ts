@@ -78,11 +78,14 @@ export function decidePermissions(
 
 /** Grants that name a protected directory or a path inside it. */
 function protectedPathProblems(set: PermissionSet, protectedPaths: readonly string[]): string[] {
-  const guarded = protectedPaths.flatMap((p) => [p, canonicalPath(p)]);
+  // Resolved only for a run that names paths: most runs grant none (a realpath per protected
+  // path per run was measurable on the server's per-run CPU, issue 12).
+  let guarded: string[] | null = null;
   const problems: string[] = [];
   for (const name of PERMISSION_NAMES) {
     const grant = set[name];
     if (!Array.isArray(grant) || (name !== "read" && name !== "write" && name !== "ffi")) continue;
+    guarded ??= protectedPaths.flatMap((p) => [p, canonicalPath(p)]);
     for (const value of grant) {
       const hit = guarded.find((dir) => pathWithin(value, dir));
       if (hit !== undefined) {

@@ -41,6 +41,8 @@ export class RunnerPool {
   readonly #idleMs: () => number;
   readonly #spawn: () => Promise<RunnerProcess>;
   readonly #ready: RunnerProcess[] = [];
+  /** Ready runners that have connected: booted, so a run taking one waits for nothing. */
+  readonly #connected = new WeakSet<RunnerProcess>();
   #starting = 0;
   /** Runs waiting for a runner already starting, first come first served (null: spawn one). */
   readonly #waiters: ((runner: RunnerProcess | null) => void)[] = [];
@@ -104,6 +106,7 @@ export class RunnerPool {
           return;
         }
         this.#ready.push(runner);
+        runner.connection.then(() => this.#connected.add(runner), () => {});
         // A pooled runner that dies while idle is dropped, not handed to a run.
         runner.child.status.then(() => {
           const at = this.#ready.indexOf(runner);
@@ -165,7 +168,11 @@ export class RunnerPool {
     this.#takes++;
     this.#inUse++;
     runner.child.status.then(() => this.#inUse--);
-    if (ready !== undefined) this.#grow(this.#inUse);
+    // A ready runner still booting (spawned, not yet connected) makes the run wait as much as
+    // none ready would: the pool grows as it does then, so the next run finds one booted.
+    if (ready !== undefined) {
+      this.#grow(this.#connected.has(ready) ? this.#inUse : this.#inUse + this.#waiters.length + 1);
+    }
     return runner;
   }
 

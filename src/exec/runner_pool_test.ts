@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { RunnerPool } from "./runner_pool.ts";
 import type { RunnerProcess } from "./runner_process.ts";
+import type { RunnerConnection } from "./run_channel_server.ts";
 import { pollUntil } from "../../test/support/poll_until.ts";
 
 /** A runner whose process has already exited, as one killed by a hostile neighbour would. */
@@ -35,15 +36,21 @@ Deno.test("RunnerPool backs off, doubling its wait, while fresh runners keep dyi
   assert.ok(spawns <= 4, `${spawns} spawns: the pool did not back off`);
 });
 
-/** A runner alive until killed, as a fresh pooled runner is. */
-function liveRunner(killed: RunnerProcess[]): RunnerProcess {
+/**
+ * A runner alive until killed, as a fresh pooled runner is; connected at once unless
+ * `connection` says when.
+ */
+function liveRunner(
+  killed: RunnerProcess[],
+  connection: Promise<RunnerConnection> = Promise.resolve({} as RunnerConnection),
+): RunnerProcess {
   let exit!: (status: Deno.CommandStatus) => void;
   const status = new Promise<Deno.CommandStatus>((resolve) => (exit = resolve));
   const runner: RunnerProcess = {
     scriptPath: "/nowhere/script.ts",
     dir: "/nowhere",
     child: { status } as unknown as Deno.ChildProcess,
-    connection: new Promise(() => {}),
+    connection,
     endMarker: "\u0000gateway-run-end:0:",
     cachedPaths: [],
     permissions: {},
@@ -126,6 +133,33 @@ Deno.test("RunnerPool: a run that finds none ready takes the runner already star
     starts[1]!(liveRunner(killed));
     await pollUntil("the second runner ready", () => pool.readyCount === 1 || undefined);
     await first.kill();
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("RunnerPool: a run that takes a runner still booting grows the pool as one that found none ready", async () => {
+  const killed: RunnerProcess[] = [];
+  const connect = Promise.withResolvers<RunnerConnection>();
+  let spawns = 0;
+  const pool = new RunnerPool(3, () => {
+    spawns++;
+    // The first runner is slow to boot; the later ones connect at once.
+    return Promise.resolve(liveRunner(killed, spawns === 1 ? connect.promise : undefined));
+  }, { idleMs: 60_000 });
+  try {
+    pool.fill();
+    await pollUntil("one runner spawned", () => pool.readyCount === 1 || undefined);
+    const booting = await pool.take();
+    assert.equal(pool.target, 2, "the run waits for its runner to boot: the pool grows");
+    connect.resolve({} as RunnerConnection);
+    await booting.kill();
+    pool.fill();
+    await pollUntil("two warm runners", () => pool.readyCount === 2 || undefined);
+    // A booted runner taken: no growth.
+    const booted = await pool.take();
+    assert.equal(pool.target, 2);
+    await booted.kill();
   } finally {
     await pool.close();
   }

@@ -89,12 +89,11 @@ export interface ScriptRunnerDeps {
 
 /** A new run id: time-ordered (base-36 ms) then random, so ids sort by start. */
 export function newRunId(): string {
-  const time = Date.now().toString(36).padStart(9, "0");
-  const random = Array.from(
-    crypto.getRandomValues(new Uint8Array(6)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
-  return `${time}${random}`;
+  let id = Date.now().toString(36).padStart(9, "0");
+  for (const byte of crypto.getRandomValues(new Uint8Array(6))) {
+    id += (byte < 16 ? "0" : "") + byte.toString(16);
+  }
+  return id;
 }
 
 /** Scripts longer than this are prepared every time (one would push out many small ones). */
@@ -285,7 +284,9 @@ export class ScriptRunner {
       return end.failEarly({ kind: "Crashed", message }, warnings);
     }
     try {
-      await Deno.writeTextFile(runner.scriptPath, prepared.code, { mode: 0o600 });
+      // At most exec.maxSourceBytes: written in place, not through the blocking pool (two
+      // thread hops on every run's path, issue 12).
+      Deno.writeTextFileSync(runner.scriptPath, prepared.code, { mode: 0o600 });
     } catch (error) {
       await runner.kill(0); // removes what was written of the script too
       const message = `Cannot write the script for the runner: ${(error as Error).message}`;

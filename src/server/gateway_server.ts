@@ -26,6 +26,12 @@ import { settlesWithin } from "../process/terminate_process_group.ts";
 /** The port a gateway takes when its config names none and it is free. */
 const DEFAULT_PORT = 9420;
 
+/**
+ * How long `/health?wait=up` is held while the parts load before it answers "starting" (the
+ * client asks again); under the CLI's 2 s probe timeout.
+ */
+const HEALTH_WAIT_MS = 1000;
+
 /** How long runs in flight may finish after SIGTERM before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -98,7 +104,17 @@ async function startLocked(
   booted.promise.catch(() => undefined); // the start-up failure is thrown below
   const handler: Deno.ServeHandler = async (request, info) => {
     if (parts !== null) return await parts.fetch(request, info);
-    if (new URL(request.url).pathname === "/health") {
+    const url = new URL(request.url);
+    if (url.pathname === "/health" && url.searchParams.get("wait") === "up") {
+      // The CLI that started this server waits for its parts: answered in the same turn as they
+      // come up, before the pool and the MCP code start loading (a 10 ms poll landed behind
+      // them, ≈ 60–100 ms later; issue 12).
+      if (await settlesWithin(booted.promise, HEALTH_WAIT_MS)) {
+        const up = await booted.promise.catch(() => null);
+        if (up !== null) return await up.fetch(request, info);
+      }
+    }
+    if (url.pathname === "/health") {
       return bootHealth(request, {
         token,
         port: () => port,
