@@ -9,6 +9,7 @@ import {
   toWireError,
 } from "./tool_host_protocol.ts";
 import { pollUntil } from "../../../test/support/poll_until.ts";
+import { concatBytes } from "../../protocol/bytes.ts";
 
 function streamOf(...chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -117,7 +118,7 @@ function slowConnection(take: number) {
   let fail: Error | null = null;
   return {
     written,
-    text: () => new TextDecoder().decode(concat(written)),
+    text: () => new TextDecoder().decode(concatBytes(written)),
     failNext: (error: Error) => (fail = error),
     write: async (bytes: Uint8Array): Promise<number> => {
       await Promise.resolve();
@@ -127,16 +128,6 @@ function slowConnection(take: number) {
       return part.length;
     },
   };
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 Deno.test("SerialWriter.write() writes lines whole and in order when the socket takes parts", async () => {
