@@ -153,6 +153,23 @@ function isDir(path) {
     return false;
   }
 }
+function hasDir(listings, dir, name) {
+  let entries = listings.get(dir);
+  if (entries === void 0) {
+    try {
+      entries = [
+        ...Deno.readDirSync(dir)
+      ];
+    } catch {
+      entries = null;
+    }
+    listings.set(dir, entries);
+  }
+  if (entries === null) return isDir(resolvePath(dir, name));
+  const entry = entries.find((e) => e.name === name);
+  if (entry === void 0) return false;
+  return entry.isDirectory || entry.isSymlink && isDir(resolvePath(dir, name));
+}
 function leanRootKey(dir) {
   const parent = nameOf(dir) === ".gateway" || nameOf(dir) === ".lootbox";
   const named = parent ? nameOf(parentOf(dir)) : nameOf(dir);
@@ -178,20 +195,25 @@ function leanRoot(options) {
   const home = env.HOME ?? env.USERPROFILE;
   if (home && !home.startsWith("/")) return null;
   const homeRoot = home ? resolvePath("/", `${home}/.gateway`) : null;
+  const listings = /* @__PURE__ */ new Map();
   for (let dir = resolvePath(cwd, "."); ; dir = parentOf(dir)) {
     const candidate = resolvePath(dir, ".gateway");
-    if (candidate !== homeRoot && isDir(candidate)) return {
-      dir: candidate,
-      source: "project"
-    };
+    if (candidate !== homeRoot && hasDir(listings, dir, ".gateway")) {
+      return {
+        dir: candidate,
+        source: "project"
+      };
+    }
     if (dir === "/") break;
   }
-  if (homeRoot && isDir(homeRoot)) return {
-    dir: homeRoot,
-    source: "home"
-  };
+  if (homeRoot && hasDir(listings, parentOf(homeRoot), ".gateway")) {
+    return {
+      dir: homeRoot,
+      source: "home"
+    };
+  }
   for (let dir = resolvePath(cwd, "."); ; dir = parentOf(dir)) {
-    if (isDir(resolvePath(dir, ".lootbox"))) return null;
+    if (hasDir(listings, dir, ".lootbox")) return null;
     if (dir === "/") break;
   }
   return {
@@ -595,14 +617,21 @@ Sec-WebSocket-Version: 13\r
     ])).catch(() => void 0);
     this.#end();
   }
-  #end(reason = new Error("The gateway closed the connection")) {
+  /**
+   * Closes the connection and fails what still waits with `reason`. The default error is made
+   * only when a request waits: the fast path's process would pay its first error's stack
+   * (≈ 1.5 ms, see `lean_gateway_paths.ts`) on every clean close.
+   */
+  #end(reason) {
     if (this.#closed) return;
     this.#closed = true;
     try {
       this.#conn.close();
     } catch {
     }
-    for (const p of this.#pending.values()) p.reject(reason);
+    if (this.#pending.size === 0) return;
+    const error = reason ?? new Error("The gateway closed the connection");
+    for (const p of this.#pending.values()) p.reject(error);
     this.#pending.clear();
   }
   /** Writes one masked frame (a client's frames are always masked, RFC 6455 §5.3). */

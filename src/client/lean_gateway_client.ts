@@ -216,7 +216,12 @@ export class LeanGatewayClient {
     this.#end();
   }
 
-  #end(reason: Error = new Error("The gateway closed the connection")): void {
+  /**
+   * Closes the connection and fails what still waits with `reason`. The default error is made
+   * only when a request waits: the fast path's process would pay its first error's stack
+   * (≈ 1.5 ms, see `lean_gateway_paths.ts`) on every clean close.
+   */
+  #end(reason?: Error): void {
     if (this.#closed) return;
     this.#closed = true;
     try {
@@ -224,7 +229,9 @@ export class LeanGatewayClient {
     } catch {
       // closed already
     }
-    for (const p of this.#pending.values()) p.reject(reason);
+    if (this.#pending.size === 0) return;
+    const error = reason ?? new Error("The gateway closed the connection");
+    for (const p of this.#pending.values()) p.reject(error);
     this.#pending.clear();
   }
 

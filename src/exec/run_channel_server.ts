@@ -20,7 +20,10 @@ export interface RunnerConnection {
   send(message: GatewayToRunner): void;
   /** Installs the message handler; messages that arrived before are delivered first. */
   onMessage(handler: (message: RunnerToGateway) => void): void;
-  /** Resolves when the runner's side closes. */
+  /**
+   * Resolves once every message of the run is in: the runner's `end` line came (lines after it
+   * are dropped) or its side closed.
+   */
   closed: Promise<void>;
   close(): void;
 }
@@ -250,6 +253,8 @@ function identifiedConnection(
   /** Lines waiting for the write in progress; null when no write is in progress. */
   let backlog: Uint8Array[] | null = null;
   let open = true;
+  /** The runner's `end` line came: later lines are not part of the run. */
+  let ended = false;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
   const close = () => {
@@ -299,10 +304,15 @@ function identifiedConnection(
   (async () => {
     try {
       await reader.each((line) => {
-        if (!open) return;
+        if (!open || ended) return;
         const message = parseMessage(line);
         if (message === null) {
           log("runner channel: dropped a line that is not a JSON message");
+          return;
+        }
+        if (message.t === "end") {
+          ended = true;
+          resolveClosed();
           return;
         }
         if (state.handler) state.handler(message);

@@ -155,6 +155,35 @@ Deno.test("RunChannelServer connection hands on every line of a chunk and lines 
   }
 });
 
+Deno.test("RunChannelServer connection is complete at the runner's end line, before the socket closes, and drops what follows", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
+  const path = `${dir}/c.sock`;
+  const expectation = new RunChannelServer().listen(path, "token");
+  try {
+    const runner = await connect(path);
+    const encoder = new TextEncoder();
+    await runner.write(encoder.encode('{"t":"hello","token":"token"}\n'));
+    const connection = await expectation.connection;
+    const seen: string[] = [];
+    connection.onMessage((m) => seen.push(m.t === "warning" ? m.message : m.t));
+    let complete = false;
+    connection.closed.then(() => (complete = true));
+    await runner.write(
+      encoder.encode(
+        '{"t":"warning","message":"in"}\n{"t":"end"}\n{"t":"warning","message":"late"}\n',
+      ),
+    );
+    // The runner's socket is still open: only its end line can have completed the run.
+    await connection.closed;
+    assert.equal(complete, true);
+    assert.deepEqual(seen, ["in"]);
+    runner.close();
+  } finally {
+    expectation.cancel();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("RunChannelServer connection closes on a message over the limit", async () => {
   const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
   const path = `${dir}/c.sock`;

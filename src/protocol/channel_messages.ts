@@ -79,7 +79,12 @@ export type RunnerToGateway =
   | { t: "result"; value: unknown }
   | { t: "attach"; block: unknown }
   | { t: "warning"; message: string }
-  | { t: "failed"; error: ScriptFailure };
+  | { t: "failed"; error: ScriptFailure }
+  /**
+   * The runner's last line, written as its process exits: every message of the run is before
+   * it, so the gateway need not wait for the socket's end (issue 12).
+   */
+  | { t: "end" };
 
 /**
  * Longest line either side accepts; longer ones close the channel (guards memory). What a run

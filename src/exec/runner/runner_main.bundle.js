@@ -298,6 +298,9 @@ var writeStderr = Deno.stderr.writeSync.bind(Deno.stderr);
 var channelClosedByUs = false;
 globalThis.addEventListener("unload", () => {
   channelClosedByUs = true;
+  send({
+    t: "end"
+  }).catch(() => void 0);
   try {
     conn.close();
   } catch {
@@ -316,6 +319,13 @@ globalThis.addEventListener("unload", () => {
     }
   }
 });
+function warmEventDispatch() {
+  const noop = () => {
+  };
+  globalThis.addEventListener("gateway-warm", noop);
+  globalThis.dispatchEvent(new Event("gateway-warm"));
+  globalThis.removeEventListener("gateway-warm", noop);
+}
 var backlog = null;
 var writing = Promise.resolve();
 function send(message) {
@@ -413,6 +423,7 @@ await send({
   t: "hello",
   token
 });
+warmEventDispatch();
 if (revokeSocketGrants) {
   Deno.permissions.revokeSync({
     name: "read",
