@@ -130,6 +130,7 @@ export class OutputCapture {
   async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
     const reader = stream.getReader({ mode: "byob" });
     let buffer = new Uint8Array(FIRST_READ_BYTES);
+    let ended = false;
     try {
       for (;;) {
         const { value, done } = await reader.read(buffer);
@@ -139,8 +140,12 @@ export class OutputCapture {
           ? new Uint8Array(READ_BYTES)
           : new Uint8Array(value.buffer);
       }
+      ended = true;
     } finally {
-      reader.releaseLock();
+      // A stream read to its end has nothing left to hand on: releasing its lock would only
+      // build the TypeError its spec rejects the reader's `closed` with (a stack capture per
+      // stream, two per run; issue 12). A failed read releases it.
+      if (!ended) reader.releaseLock();
       // Held bytes that never became a marker were output after all.
       if (this.#held !== null && this.#endCode === null) this.#keep(this.#held);
       this.#held = null;

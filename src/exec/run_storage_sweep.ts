@@ -52,6 +52,8 @@ export class RunStorageSweep {
   #pendingSlots: number[] = [];
   readonly #slots = new RunnerSlots();
   #timer: ReturnType<typeof setTimeout> | null = null;
+  /** The storage keys of the slots' names, by name (as many as slots ever handed out). */
+  readonly #slotKeys = new Map<string, string>();
   #sweeping: Promise<void> = Promise.resolve();
 
   constructor(denoDir: string, options: RunStorageSweepOptions = {}) {
@@ -76,7 +78,10 @@ export class RunStorageSweep {
    */
   release(slot: number, name: string): void {
     this.#pendingSlots.push(slot);
-    this.add(name);
+    // A slot's storage name is the same every time it is used: its hash is taken once.
+    let key = this.#slotKeys.get(name);
+    if (key === undefined) this.#slotKeys.set(name, key = storageKey(name));
+    this.#mark(key);
   }
 
   /** Storage slots ever handed out (the most runs alive within one sweep's delay). */
@@ -86,7 +91,11 @@ export class RunStorageSweep {
 
   /** Marks the storage keyed by `name` for removal (see the options for when). */
   add(name: string): void {
-    this.#pending.add(storageKey(name));
+    this.#mark(storageKey(name));
+  }
+
+  #mark(key: string): void {
+    this.#pending.add(key);
     if (this.#pending.size >= this.#batch) {
       this.flush();
       return;

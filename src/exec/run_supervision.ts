@@ -136,7 +136,7 @@ export async function superviseRun(
   // run (runner, pipes, buffers, broker: ≈ 90 KB) alive for its 15 s, so the server's memory
   // grew with the rate of runs (issue 12).
   let connectTimer: ReturnType<typeof setTimeout> | undefined;
-  const connected = await Promise.race([
+  const connected = runner.ready ?? await Promise.race([
     runner.connection,
     runner.child.status.then(() => null),
     new Promise<null>((r) => (connectTimer = setTimeout(() => r(null), CONNECT_LIMIT_MS))),

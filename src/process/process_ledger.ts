@@ -39,6 +39,20 @@ function parseEntries(text: string): Entry[] {
   });
 }
 
+/** The pids of every process now, from /proc; null where there is none to list. */
+function runningPids(): Set<number> | null {
+  try {
+    const pids = new Set<number>();
+    for (const entry of Deno.readDirSync("/proc")) {
+      const pid = Number(entry.name);
+      if (Number.isInteger(pid)) pids.add(pid);
+    }
+    return pids;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the entry still names the process it was written for. */
 function stillSame(entry: Entry): boolean {
   const now = processStartTime(entry.pid);
@@ -70,7 +84,13 @@ export class ProcessLedger {
   }
 
   #compact(): void {
-    const live = parseEntries(Deno.readTextFileSync(this.#file)).filter(stillSame);
+    // Most entries name runners long gone: one listing of /proc tells which pids exist, so only
+    // those have their start time read (a read of a gone pid's stat fails with an Error built
+    // per entry; issue 12: CPU per run).
+    const running = runningPids();
+    const live = parseEntries(Deno.readTextFileSync(this.#file)).filter((entry) =>
+      (running === null || running.has(entry.pid)) && stillSame(entry)
+    );
     Deno.writeTextFileSync(this.#file, live.map((e) => `${e.pid} ${e.start}\n`).join(""), {
       mode: 0o600,
     });

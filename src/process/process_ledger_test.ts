@@ -59,3 +59,25 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "ProcessLedger compacts its file to the live entries every 256 records",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const stateDir = await Deno.makeTempDir({ prefix: "gateway-ledger-" });
+    const live = new Deno.Command("sleep", { args: ["300"], detached: true, stdin: "null" })
+      .spawn();
+    try {
+      const ledger = new ProcessLedger(stateDir);
+      ledger.record(live.pid);
+      // Pids above the largest Linux allows (PID_MAX_LIMIT, 4,194,304): no process has them.
+      for (let i = 0; i < 255; i++) ledger.record(4_194_400 + i);
+      const text = await Deno.readTextFile(`${stateDir}/children-${Deno.pid}.log`);
+      assert.equal(text, `${live.pid} ${processStartTime(live.pid)}\n`);
+    } finally {
+      Deno.kill(-live.pid, "SIGKILL");
+      await live.status;
+      await Deno.remove(stateDir, { recursive: true });
+    }
+  },
+});

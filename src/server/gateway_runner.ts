@@ -11,6 +11,7 @@ import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { type FinishedRun, RESULT_HOOK, ScriptRunner } from "../exec/script_runner.ts";
 import { rememberRecentAnswers } from "../exec/recent_answers.ts";
 import type { PreparedScript } from "../exec/script_transform.ts";
+import type { ToolMap } from "../protocol/channel_messages.ts";
 import type { ProcessLedger } from "../process/process_ledger.ts";
 import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import type { GatewayCore } from "./gateway_core.ts";
@@ -57,16 +58,25 @@ async function recordRun(core: GatewayCore, run: FinishedRun): Promise<boolean> 
 
 /** Builds the gateway's script runner. */
 export function createScriptRunner(core: GatewayCore, parts: RunnerParts): ScriptRunner {
+  /** The catalogue the tool map was last built from, and that map (see `toolMap` below). */
+  let toolMapOf: readonly unknown[] | null = null;
+  let toolMap: ToolMap = {};
+  /** The last tool map's masked JSON, with the secret forms it was masked with. */
+  let toolMapJson: { map: ToolMap; forms: readonly string[]; json: string } | null = null;
   const channel = new RunChannelServer({
     log: (m) => core.log.warn(m, { component: "channel" }),
     stringify: (message) => {
       if (message.t !== "run") return core.outgoingMask.stringify(message);
       // The caller's own arguments and stdin reach the script as given; everything the
-      // gateway adds (catalogue, discovery data) is masked.
-      const { args, stdin, ...rest } = message;
-      return `${core.outgoingMask.stringify(rest).slice(0, -1)},"args":${
-        JSON.stringify(args)
-      },"stdin":${JSON.stringify(stdin)}}`;
+      // gateway adds (catalogue, discovery data) is masked. The tool map is the same object
+      // from run to run until the catalogue changes: its masked JSON is kept with it.
+      const { args, stdin, toolMap: map, ...rest } = message;
+      const forms = core.outgoingMask.forms();
+      if (toolMapJson?.map !== map || toolMapJson.forms !== forms) {
+        toolMapJson = { map, forms, json: core.outgoingMask.stringify(map) };
+      }
+      return `${core.outgoingMask.stringify(rest).slice(0, -1)},"toolMap":${toolMapJson.json},` +
+        `"args":${JSON.stringify(args)},"stdin":${JSON.stringify(stdin)}}`;
     },
   });
   const { checker } = parts;
@@ -125,7 +135,16 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
     },
     resources: (request) => core.resources(request),
     catalogueReady: (_source, usage) => core.catalogueReady(usage),
-    toolMap: () => core.registry.toolMap(),
+    toolMap: () => {
+      // Built once per catalogue (`typed()` is cached until a change), not once per run: the run
+      // message and a failure's hints read it, neither changes it (issue 12: CPU per run).
+      const typed = core.registry.typed();
+      if (typed !== toolMapOf) {
+        toolMapOf = typed;
+        toolMap = core.registry.toolMap();
+      }
+      return toolMap;
+    },
     discovery: () => core.discoveryData(),
     prepare: (source, inline) => checker.prepare(source, { inline, resultFunction: RESULT_HOOK }),
     check: async (prepared) => {
