@@ -84,7 +84,7 @@ Deno.test("runnerFlags() grants the runner its discovery code, to be dropped unl
   assert.ok(!runnerArgs(covered).includes("revoke-discovery"));
 });
 
-Deno.test("spawnRunner(): the runner leads its own process group, and kill() leaves none of it", async () => {
+Deno.test("spawnRunner(): the runner leads its own process group, tells when it is connected, and kill() leaves none of it", async () => {
   const runsDir = await Deno.makeTempDir({ prefix: "gateway-runner-test-" });
   const denoDir = await Deno.makeTempDir({ prefix: "gateway-runner-deno-" });
   try {
@@ -97,7 +97,9 @@ Deno.test("spawnRunner(): the runner leads its own process group, and kill() lea
       env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
       denoDir,
     });
+    assert.equal(runner.ready, null, "not connected yet: a run must wait for it");
     const connection = await runner.connection;
+    assert.equal(runner.ready, connection, "connected: a run takes it at once");
     assert.ok(runner.endMarker.startsWith(END_MARKER_PREFIX));
     assert.match(runner.endMarker.slice(END_MARKER_PREFIX.length), /^[0-9a-f]{32}:$/);
     if (Deno.build.os === "linux") {
