@@ -25,7 +25,12 @@ Deno.test(
     sanitizeResources: false,
   },
   async (t) => {
-    const files = await runTestRoot({ probe: false });
+    // A directory a run may be granted writes to, to see what its unload listener did.
+    const outside = await Deno.makeTempDir({ prefix: "gateway-run-end-" });
+    const files = await runTestRoot({
+      probe: false,
+      config: { exec: { maxPermissions: { write: [outside] } } },
+    });
     await withRunHarness({ files }, async (gw) => {
       const client = await gw.client();
       try {
@@ -70,6 +75,27 @@ Deno.test(
             });
             assert.equal(doc.ok, true, JSON.stringify(doc.error));
             assert.equal(doc.stdout, "in the run\n");
+          },
+        );
+
+        await t.step(
+          "an unload listener of the script still runs, and Deno.exitCode is the exit code",
+          async () => {
+            const file = join(outside, "unload.txt");
+            const doc = await execRpc(client, {
+              source: `addEventListener("unload", () => {\n` +
+                `  Deno.writeTextFileSync(${JSON.stringify(file)}, String(Deno.exitCode));\n` +
+                `});\nDeno.exitCode = 3;\nconsole.log("in the run");`,
+              permissions: { write: [file] },
+            });
+            assert.equal(doc.exitCode, 3);
+            assert.equal(doc.stdout, "in the run\n");
+            // The listener runs after the end markers, so possibly after the answer.
+            await pollUntil(
+              "the unload listener's file",
+              () => Deno.readTextFile(file).then((text) => text === "3", () => false),
+              { timeoutMs: 5_000, intervalMs: 20 },
+            );
           },
         );
 
@@ -136,6 +162,6 @@ Deno.test(
       } finally {
         await client.close();
       }
-    });
+    }).finally(() => Deno.remove(outside, { recursive: true }));
   },
 );

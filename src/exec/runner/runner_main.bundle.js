@@ -319,6 +319,12 @@ globalThis.addEventListener("unload", () => {
     }
   }
 });
+var exitsAfterUnload = false;
+globalThis.addEventListener("beforeunload", () => {
+  if (exitsAfterUnload) return;
+  exitsAfterUnload = true;
+  globalThis.addEventListener("unload", () => Deno.exit(Deno.exitCode));
+});
 function warmEventDispatch() {
   const noop = () => {
   };
