@@ -100,6 +100,26 @@ Deno.test(
         );
 
         await t.step(
+          "a script that hooks Node's process exit event still has it at its end",
+          async () => {
+            const file = join(outside, "node-exit.txt");
+            const doc = await execRpc(client, {
+              source: `process.on("exit", (code) => {\n` +
+                `  Deno.writeTextFileSync(${JSON.stringify(file)}, \`exit \${code}\`);\n` +
+                `});\nconsole.log("in the run");`,
+              permissions: { write: [file] },
+            });
+            assert.equal(doc.ok, true, JSON.stringify(doc.error));
+            assert.equal(doc.stdout, "in the run\n");
+            await pollUntil(
+              "the exit handler's file",
+              () => Deno.readTextFile(file).then((text) => text === "exit 0", () => false),
+              { timeoutMs: 5_000, intervalMs: 20 },
+            );
+          },
+        );
+
+        await t.step(
           "the runner's group, its script and its compiled script are gone soon after",
           async () => {
             const doc = await execRpc(client, {

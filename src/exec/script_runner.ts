@@ -32,7 +32,7 @@ import { RunFinish } from "./run_finish.ts";
 import type { FinishedRun, RunRequest } from "./run_request.ts";
 import { type ScriptUsage, USES_EVERYTHING } from "./script_analysis.ts";
 import { Semaphore } from "./semaphore.ts";
-import { RESULT_HOOK, type RunControl, superviseRun } from "./run_supervision.ts";
+import { mayExitAtEnd, RESULT_HOOK, type RunControl, superviseRun } from "./run_supervision.ts";
 
 export { RESULT_HOOK };
 export type { FinishedRun, RunRequest, ScriptToolCall };
@@ -298,7 +298,11 @@ export class ScriptRunner {
       request,
       exec,
       control,
-      code: { scriptPath: runner.scriptPath, usage: prepared.usage ?? USES_EVERYTHING },
+      code: {
+        scriptPath: runner.scriptPath,
+        usage: prepared.usage ?? USES_EVERYTHING,
+        exitAtEnd: mayExitAtEnd(prepared.code),
+      },
       typeChecked: cleared.typeChecked,
       maxMemoryMb,
       warnings,

@@ -27,6 +27,12 @@ export interface RunMessage {
   resultHook: string;
   /** Catalogue snapshot for synchronous `search()`/`describe()`, when the script uses them. */
   discovery?: DiscoveryData;
+  /**
+   * The runner may end the process with `Deno.exit` after the last `unload` listener, skipping
+   * the runtime's teardown: set only for a script that cannot have hooked Node's `process`
+   * `exit` event, which `Deno.exit` does not emit (see `run_supervision.ts`).
+   */
+  exitAtEnd?: boolean;
 }
 
 /** A failure reported by the gateway for a call, as the script's `ToolError` sees it. */

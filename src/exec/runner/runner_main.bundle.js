@@ -319,12 +319,6 @@ globalThis.addEventListener("unload", () => {
     }
   }
 });
-var exitsAfterUnload = false;
-globalThis.addEventListener("beforeunload", () => {
-  if (exitsAfterUnload) return;
-  exitsAfterUnload = true;
-  globalThis.addEventListener("unload", () => Deno.exit(Deno.exitCode));
-});
 function warmEventDispatch() {
   const noop = () => {
   };
@@ -445,6 +439,14 @@ if (revokeSocketGrants) {
   });
 }
 var run = await runMessage;
+if (run.exitAtEnd === true) {
+  let exitListenerAdded = false;
+  globalThis.addEventListener("beforeunload", () => {
+    if (exitListenerAdded) return;
+    exitListenerAdded = true;
+    globalThis.addEventListener("unload", () => Deno.exit(Deno.exitCode));
+  });
+}
 function locateCall(id) {
   const entry = pending.get(id);
   if (entry?.locate === void 0) return;
