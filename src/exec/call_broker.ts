@@ -209,17 +209,15 @@ export class CallBroker {
       });
       return;
     }
-    // Calls past the per-run concurrency cap wait their turn; they do not fail.
-    this.#turns.acquire().then((release) =>
-      this.#answer(message).finally(() => {
-        this.#pending.delete(message.id);
-        this.#waited.delete(message.id);
-        release();
-      })
-    );
+    // Calls past the per-run concurrency cap wait their turn; they do not fail. A call that
+    // finds a turn free is sent on in this turn, without a promise in between (issue 12).
+    const release = this.#turns.tryAcquire();
+    if (release !== null) this.#answer(message, release);
+    else this.#turns.acquire().then((later) => this.#answer(message, later));
   }
 
-  #answer(message: CallMessage): Promise<void> {
+  /** Calls the tool, writes the reply, records the call, then gives back its turn. */
+  #answer(message: CallMessage, release: () => void): void {
     const options = this.#options;
     const { namespace, tool } = message;
     this.#pending.set(message.id, message);
@@ -243,31 +241,47 @@ export class CallBroker {
         ...(approval ? { approval } : {}),
         ...callResultOf(answer),
       });
-    return GatewayTelemetry.within(callTrace.context, () =>
-      options.callTool({
-        runId: options.runId,
-        deadline: options.deadline,
-        onApproval: (decision) => (approval = decision),
-        namespace,
-        tool,
-        args: message.args,
-        raw: message.raw,
-        argsChecked: options.argsChecked,
-        signal: this.#calls.signal,
-        callTimeoutMs: options.callTimeoutMs,
-        ...(onProgress
-          ? { onProgress: (p: ToolProgress) => onProgress({ ...p, namespace, tool }) }
-          : {}),
-      })).then(
-        // The reply is written first and the call's bookkeeping done while it travels: the
-        // script waits for nothing but its answer (issue 12). Both happen in this turn, so the
-        // run's end always finds the record.
-        (value) => {
+    const settled = () => {
+      this.#pending.delete(message.id);
+      this.#waited.delete(message.id);
+      release();
+    };
+    let answered: Promise<unknown>;
+    try {
+      answered = GatewayTelemetry.within(callTrace.context, () =>
+        options.callTool({
+          runId: options.runId,
+          deadline: options.deadline,
+          onApproval: (decision) => (approval = decision),
+          namespace,
+          tool,
+          args: message.args,
+          raw: message.raw,
+          argsChecked: options.argsChecked,
+          signal: this.#calls.signal,
+          callTimeoutMs: options.callTimeoutMs,
+          ...(onProgress
+            ? { onProgress: (p: ToolProgress) => onProgress({ ...p, namespace, tool }) }
+            : {}),
+        }));
+    } catch (error) {
+      answered = Promise.reject(error);
+    }
+    answered.then(
+      // The reply is written first and the call's bookkeeping done while it travels: the
+      // script waits for nothing but its answer (issue 12). Both happen in this turn, so the
+      // run's end always finds the record.
+      (value) => {
+        try {
           this.#send({ t: "reply", id: message.id, ok: true, value });
           callTrace.end({ ok: true });
           record(true, null, { value });
-        },
-        (error) => {
+        } finally {
+          settled();
+        }
+      },
+      (error) => {
+        try {
           const channelError = toChannelError(error, namespace, tool);
           this.#send({
             t: "reply",
@@ -278,8 +292,11 @@ export class CallBroker {
           });
           callTrace.end({ ok: false, kind: channelError.kind });
           record(false, channelError.kind, { text: channelError.message });
-        },
-      );
+        } finally {
+          settled();
+        }
+      },
+    );
   }
 }
 

@@ -30,11 +30,9 @@ function installScriptGlobals(run2, port, options = {}) {
       tool,
       args,
       raw
-    }, () => scriptLine(site.stack));
+    }, () => scriptLine(site.stack), (error) => withCallSite(error, site));
     const site = new Error();
-    return answer.catch((error) => {
-      throw withCallSite(error, site);
-    });
+    return answer;
   }
   function withCallSite(error, site) {
     if (!isChannelRejection(error)) return error;
@@ -450,9 +448,10 @@ function locateCall(id) {
     line
   }).catch(() => void 0);
 }
-function request(message, locate2) {
+function request(message, locate2, failure) {
   const id = nextId++;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, settleFailed) => {
+    const reject = failure === void 0 ? settleFailed : (error) => settleFailed(failure(error));
     pending.set(id, locate2 === void 0 ? {
       resolve,
       reject

@@ -277,9 +277,13 @@ function request(
     uri?: string;
   },
   locate?: () => number | undefined,
+  failure?: (error: unknown) => unknown,
 ): Promise<unknown> {
   const id = nextId++;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, settleFailed) => {
+    const reject = failure === undefined
+      ? settleFailed
+      : (error: unknown) => settleFailed(failure(error));
     pending.set(id, locate === undefined ? { resolve, reject } : { resolve, reject, locate });
     updateRef();
     send({ ...message, id } as RunnerToGateway).catch(reject);

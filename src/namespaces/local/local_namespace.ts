@@ -179,28 +179,9 @@ export class LocalNamespace implements Namespace {
     }
   }
 
-  async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
-    const status = this.#status;
-    const host = this.#host;
-    // A host that is restarting (status failed) still gets the call: it waits for the restart
-    // or answers NamespaceUnavailable with the reason.
-    if (host === undefined || status.state === "disabled") {
-      throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
-    }
-    if (!this.#catalogue.tools.some((t) => t.originalName === tool)) {
-      // A failed module's catalogue may be empty: the namespace, not the name, is the problem.
-      if (status.state !== "ready") {
-        throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
-      }
-      const known = this.#catalogue.tools.map((t) => t.originalName);
-      throw unknownToolError(this.name, tool, known);
-    }
-    const argument = args === undefined && this.#passEmptyObject.has(tool) ? {} : args;
-    const value = await host.call(tool, argument, {
-      timeoutMs: Math.min(options.callTimeoutMs, options.callMaxMs),
-      signal: options.signal,
-    });
-    return {
+  /** Calls a tool on the module's host (a promise layer less than an async function: issue 12). */
+  callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
+    return this.callValue(tool, args, options).then((value) => ({
       value,
       // Built only when asked for (`.raw()`, the MCP server): most calls never need it.
       get raw(): RawToolResult {
@@ -208,7 +189,35 @@ export class LocalNamespace implements Namespace {
           ? { content: [] }
           : { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
       },
-    };
+    }));
+  }
+
+  /** The tool's return value as the host answered it (see {@linkcode Namespace.callValue}). */
+  callValue(tool: string, args: unknown, options: ToolCallOptions): Promise<unknown> {
+    const status = this.#status;
+    const host = this.#host;
+    // A host that is restarting (status failed) still gets the call: it waits for the restart
+    // or answers NamespaceUnavailable with the reason.
+    if (host === undefined || status.state === "disabled") {
+      return Promise.reject(
+        new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status)),
+      );
+    }
+    if (!this.#catalogue.tools.some((t) => t.originalName === tool)) {
+      // A failed module's catalogue may be empty: the namespace, not the name, is the problem.
+      if (status.state !== "ready") {
+        return Promise.reject(
+          new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status)),
+        );
+      }
+      const known = this.#catalogue.tools.map((t) => t.originalName);
+      return Promise.reject(unknownToolError(this.name, tool, known));
+    }
+    const argument = args === undefined && this.#passEmptyObject.has(tool) ? {} : args;
+    return host.call(tool, argument, {
+      timeoutMs: Math.min(options.callTimeoutMs, options.callMaxMs),
+      signal: options.signal,
+    });
   }
 
   onChange(listener: () => void): () => void {

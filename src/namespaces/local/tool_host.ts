@@ -180,22 +180,37 @@ export class ToolHost {
    * rejects with `ToolCallError`: `ToolError` (the tool threw, or the host died during the
    * call), `ToolTimeout`, `Cancelled`, `NamespaceUnavailable` (host not running or restarted).
    */
-  async call(tool: string, args: unknown, options: ToolHostCallOptions): Promise<unknown> {
-    const name = this.#options.name;
+  call(tool: string, args: unknown, options: ToolHostCallOptions): Promise<unknown> {
     const started = Date.now();
     if (options.signal?.aborted) {
-      throw new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`);
+      return Promise.reject(
+        new ToolCallError("Cancelled", `call to "${this.#options.name}.${tool}" was cancelled`),
+      );
     }
-    if (this.#state.state === "starting") {
-      await this.#waitWhileStarting(tool, options);
-    }
+    // A ready host is called in this turn, with no promise layer before the write (issue 12).
+    if (this.#state.state !== "starting") return this.#send(tool, args, options, started);
+    return this.#waitWhileStarting(tool, options).then(() =>
+      this.#send(tool, args, options, started)
+    );
+  }
+
+  /** Writes the call to the current process and waits for its answer, deadline or abort. */
+  #send(
+    tool: string,
+    args: unknown,
+    options: ToolHostCallOptions,
+    started: number,
+  ): Promise<unknown> {
+    const name = this.#options.name;
     const process = this.#process;
     if (this.#state.state !== "ready" || process === undefined) {
-      throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage());
+      return Promise.reject(
+        new ToolCallError("NamespaceUnavailable", this.#unavailableMessage()),
+      );
     }
     const id = this.#nextCallId++;
     const answer = process.call(id, tool, args);
-    return await new Promise<unknown>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       let done = false;
       const finish = (settle: () => void) => {
         if (done) return;
