@@ -230,17 +230,19 @@ export class CallBroker {
       options.upstreamOf?.(namespace) ?? "unknown",
     );
     const onProgress = options.onProgress;
-    const record = (ok: boolean, errorKind: string | null, answer: CallAnswer) =>
-      this.toolCalls.push({
+    const record = (ok: boolean, errorKind: string | null, answer: CallAnswer) => {
+      const call: ToolCallRecord = {
         namespace,
         tool,
         startedAt: started,
         durationMs: Date.now() - started,
         ok,
         errorKind,
-        ...(approval ? { approval } : {}),
-        ...callResultOf(answer),
-      });
+      };
+      if (approval) call.approval = approval;
+      setCallResult(call, answer);
+      this.toolCalls.push(call);
+    };
     const settled = () => {
       this.#pending.delete(message.id);
       this.#waited.delete(message.id);
@@ -248,22 +250,20 @@ export class CallBroker {
     };
     let answered: Promise<unknown>;
     try {
-      answered = GatewayTelemetry.within(callTrace.context, () =>
-        options.callTool({
-          runId: options.runId,
-          deadline: options.deadline,
-          onApproval: (decision) => (approval = decision),
-          namespace,
-          tool,
-          args: message.args,
-          raw: message.raw,
-          argsChecked: options.argsChecked,
-          signal: this.#calls.signal,
-          callTimeoutMs: options.callTimeoutMs,
-          ...(onProgress
-            ? { onProgress: (p: ToolProgress) => onProgress({ ...p, namespace, tool }) }
-            : {}),
-        }));
+      const call: ScriptToolCall = {
+        runId: options.runId,
+        deadline: options.deadline,
+        onApproval: (decision) => (approval = decision),
+        namespace,
+        tool,
+        args: message.args,
+        raw: message.raw,
+        argsChecked: options.argsChecked,
+        signal: this.#calls.signal,
+        callTimeoutMs: options.callTimeoutMs,
+      };
+      if (onProgress) call.onProgress = (p) => onProgress({ ...p, namespace, tool });
+      answered = GatewayTelemetry.within(callTrace.context, () => options.callTool(call));
     } catch (error) {
       answered = Promise.reject(error);
     }
@@ -309,11 +309,11 @@ const CALL_RESULT_HEAD_CHARS = 16_384;
 type CallAnswer = { value: unknown } | { text: string };
 
 /**
- * A call's result for its history record: the JSON text of what it answered (`value`), or the
- * message of its error as written (`text`). Only a head is held until the run ends, with the
+ * Sets a call's result on its history record: the JSON text of what it answered (`value`), or
+ * the message of its error as written (`text`). Only a head is held until the run ends, with the
  * whole size when cut, so a call answering megabytes costs the run no megabytes more.
  */
-function callResultOf(answer: CallAnswer): Pick<ToolCallRecord, "result" | "resultTotalBytes"> {
+function setCallResult(call: ToolCallRecord, answer: CallAnswer): void {
   let text: string | undefined;
   if ("text" in answer) text = answer.text;
   else {
@@ -323,12 +323,13 @@ function callResultOf(answer: CallAnswer): Pick<ToolCallRecord, "result" | "resu
       text = `[result not JSON: ${messageOf(error)}]`;
     }
   }
-  if (text === undefined) return {};
-  if (text.length <= CALL_RESULT_HEAD_CHARS) return { result: text };
-  return {
-    result: text.slice(0, CALL_RESULT_HEAD_CHARS),
-    resultTotalBytes: new TextEncoder().encode(text).length,
-  };
+  if (text === undefined) return;
+  if (text.length <= CALL_RESULT_HEAD_CHARS) {
+    call.result = text;
+    return;
+  }
+  call.result = text.slice(0, CALL_RESULT_HEAD_CHARS);
+  call.resultTotalBytes = new TextEncoder().encode(text).length;
 }
 
 function toChannelError(error: unknown, namespace: string, tool: string): ChannelError {

@@ -101,14 +101,16 @@ export class ToolDispatcher {
     if (state.state !== "ready") {
       return Promise.reject(namespaceUnavailable(namespace.name, state, tool.originalName));
     }
-    const held = policy.check(namespace.name, tool.originalName, args, {
-      aliases: [`${typed.identifier}.${identifier}`],
-      annotations: tool.annotations,
-      runId: options.runId,
-      signal: options.signal,
-      onApproval: options.onApproval,
-      deadline: options.deadline,
-    });
+    const held = policy.appliesTo(namespace.name, tool.annotations)
+      ? policy.check(namespace.name, tool.originalName, args, {
+        aliases: [`${typed.identifier}.${identifier}`],
+        annotations: tool.annotations,
+        runId: options.runId,
+        signal: options.signal,
+        onApproval: options.onApproval,
+        deadline: options.deadline,
+      })
+      : undefined;
     const path = { namespace: typed.identifier, tool: identifier };
     const checked = namespace.kind !== "local" || options.argsChecked === true;
     if (held === undefined && (checked || this.#fits(path, args))) {

@@ -209,9 +209,10 @@ export class ToolHost {
       );
     }
     const id = this.#nextCallId++;
-    const answer = process.call(id, tool, args);
     return new Promise<unknown>((resolve, reject) => {
       let done = false;
+      /** Told when the answer comes after the call gave up (see #watchAbortGrace). */
+      let late: (() => void) | undefined;
       const finish = (settle: () => void) => {
         if (done) return;
         done = true;
@@ -219,10 +220,32 @@ export class ToolHost {
         removeAbort();
         settle();
       };
+      // The call is written first: what follows overlaps its round trip (issue 12). Its answer
+      // never comes in this turn, so the deadline and abort below are set up before it.
+      process.call(id, tool, args, {
+        resolve: (result) => {
+          if (done) return late?.();
+          finish(() => {
+            if (result.ok) {
+              resolve(result.value);
+            } else {
+              reject(
+                new ToolCallError("ToolError", result.error.message, {
+                  cause: remoteError(result.error),
+                }),
+              );
+            }
+          });
+        },
+        reject: (error) => {
+          if (done) return late?.();
+          finish(() => reject(error));
+        },
+      });
       const giveUp = (error: ToolCallError) =>
         finish(() => {
           process.cancel(id);
-          this.#watchAbortGrace(process, id, tool, answer);
+          late = this.#watchAbortGrace(process, id, tool);
           reject(error);
         });
       // One timer for every call's deadline (see CallDeadlines): calls end far more often
@@ -239,28 +262,6 @@ export class ToolHost {
         ? () => {}
         : this.#aborts.add(options.signal, () =>
           giveUp(new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`)));
-      answer.then(
-        (result) =>
-          finish(() => {
-            if (result.ok) {
-              resolve(result.value);
-            } else {
-              reject(
-                new ToolCallError("ToolError", result.error.message, {
-                  cause: remoteError(result.error),
-                }),
-              );
-            }
-          }),
-        (error: unknown) =>
-          finish(() =>
-            reject(
-              error instanceof ToolCallError
-                ? error
-                : new ToolCallError("ToolError", String(error), { cause: error }),
-            )
-          ),
-      );
     });
   }
 
@@ -414,12 +415,11 @@ export class ToolHost {
   }
 
   /** Kills a host whose call ignored its abort, failing its other calls, and starts a new one. */
-  #watchAbortGrace(
-    process: ToolHostConnection,
-    id: number,
-    tool: string,
-    answer: Promise<unknown>,
-  ): void {
+  /**
+   * Restarts the host when call `id`, given up on, still runs after the abort grace. Returns
+   * what to call when its answer comes after all (the grace ends then).
+   */
+  #watchAbortGrace(process: ToolHostConnection, id: number, tool: string): () => void {
     const graceMs = this.#options.abortGraceMs ?? 2_000;
     const timer = setTimeout(() => {
       if (!process.isPending(id) || this.#process !== process || this.#stopping) return;
@@ -433,7 +433,7 @@ export class ToolHost {
         .then(() => this.#launch(reason))
         .catch(() => {});
     }, graceMs);
-    answer.then(() => clearTimeout(timer), () => clearTimeout(timer));
+    return () => clearTimeout(timer);
   }
 
   async #waitWhileStarting(tool: string, options: ToolHostCallOptions): Promise<void> {
