@@ -260,6 +260,34 @@ async function writeAll(writer, bytes) {
   for (let at = 0; at < bytes.length; ) at += await writer.write(bytes.subarray(at));
 }
 
+// src/protocol/chunk_decoder.ts
+var NEWLINE = 10;
+var ChunkDecoder = class {
+  #whole = new TextDecoder("utf-8", {
+    ignoreBOM: true
+  });
+  #streaming = new TextDecoder("utf-8", {
+    ignoreBOM: true
+  });
+  /** True while the streaming decoder may hold the start of a split character. */
+  #split = false;
+  /** The text of `chunk`, with any character begun in the chunks before it. */
+  decode(chunk) {
+    const endsLine = chunk.length > 0 && chunk[chunk.length - 1] === NEWLINE;
+    if (!this.#split && endsLine) return this.#whole.decode(chunk);
+    const text = this.#streaming.decode(chunk, {
+      stream: true
+    });
+    this.#split = !endsLine;
+    return text;
+  }
+  /** What is left at the end of the stream: an incomplete character as U+FFFD, else "". */
+  end() {
+    this.#split = false;
+    return this.#streaming.decode();
+  }
+};
+
 // src/exec/runner/runner_main.ts
 var socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
@@ -367,6 +395,7 @@ function updateRef() {
   else conn.unref();
 }
 async function readMessages(onMessage) {
+  const replies = new ChunkDecoder();
   let partial = "";
   const buf = new Uint8Array(64 * 1024);
   for (; ; ) {
@@ -377,9 +406,7 @@ async function readMessages(onMessage) {
       n = null;
     }
     if (n === null) break;
-    let text = decoder.decode(buf.subarray(0, n), {
-      stream: true
-    });
+    let text = replies.decode(buf.subarray(0, n));
     if (partial !== "") {
       text = partial + text;
       partial = "";

@@ -198,18 +198,12 @@ export class LocalNamespace implements Namespace {
     const host = this.#host;
     // A host that is restarting (status failed) still gets the call: it waits for the restart
     // or answers NamespaceUnavailable with the reason.
-    if (host === undefined || status.state === "disabled") {
-      return Promise.reject(
-        new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status)),
-      );
-    }
+    const unavailable = () =>
+      new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
+    if (host === undefined || status.state === "disabled") return Promise.reject(unavailable());
     if (!this.#catalogue.tools.some((t) => t.originalName === tool)) {
       // A failed module's catalogue may be empty: the namespace, not the name, is the problem.
-      if (status.state !== "ready") {
-        return Promise.reject(
-          new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status)),
-        );
-      }
+      if (status.state !== "ready") return Promise.reject(unavailable());
       const known = this.#catalogue.tools.map((t) => t.originalName);
       return Promise.reject(unknownToolError(this.name, tool, known));
     }
