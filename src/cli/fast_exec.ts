@@ -169,11 +169,19 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
 }
 
 /**
- * Whether stdin is a terminal or `/dev/null`: nothing to read either way (one `stat` each,
- * where reading would take the input away from the full CLI should the fast path give up).
+ * Whether stdin is a terminal or `/dev/null`: nothing to read either way (reading would take
+ * the input away from the full CLI should the fast path give up). On Linux one `readlink` of
+ * `/proc/self/fd/0` tells; two `stat`s cost the fast path ≈ 0.4 ms more (issue 12).
  */
 export function stdinIsEmpty(): boolean {
   if (Deno.stdin.isTerminal()) return true;
+  if (Deno.build.os === "linux") {
+    try {
+      return Deno.readLinkSync("/proc/self/fd/0") === "/dev/null";
+    } catch {
+      return false; // stdin closed, or no /proc: read it as before
+    }
+  }
   try {
     const stdin = Deno.statSync("/dev/stdin");
     const nothing = Deno.statSync("/dev/null");

@@ -955,6 +955,13 @@ async function fastExec(input) {
 }
 function stdinIsEmpty() {
   if (Deno.stdin.isTerminal()) return true;
+  if (Deno.build.os === "linux") {
+    try {
+      return Deno.readLinkSync("/proc/self/fd/0") === "/dev/null";
+    } catch {
+      return false;
+    }
+  }
   try {
     const stdin = Deno.statSync("/dev/stdin");
     const nothing = Deno.statSync("/dev/null");

@@ -33,6 +33,49 @@ export async function timeMs(
   return median(times);
 }
 
+/** A candidate timed against its baseline in alternation (see {@linkcode timePaired}). */
+export interface Paired {
+  /** Median wall time of the baseline, ms. */
+  baseline: number;
+  /** Median wall time of the candidate, ms. */
+  candidate: number;
+  /** Median of the pairs' candidate / baseline ratios. */
+  ratio: number;
+}
+
+/**
+ * Times `candidate` against `baseline` in alternation: one warm-up each, then `runs` pairs,
+ * with an optional pause before each pair. A ratio of two medians taken minutes apart on a
+ * shared 2-core machine moved with the load between them (1.6× to 1.9× for one build); each
+ * pair here sees the same load, so the median of the pairs' ratios is what the candidate
+ * costs over its baseline.
+ */
+export async function timePaired(
+  baseline: () => Promise<unknown>,
+  candidate: () => Promise<unknown>,
+  runs = RUNS,
+  options: { pauseMs?: number } = {},
+): Promise<Paired> {
+  await baseline();
+  await candidate();
+  const base: number[] = [];
+  const cand: number[] = [];
+  const ratios: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
+    let start = performance.now();
+    await baseline();
+    const b = performance.now() - start;
+    start = performance.now();
+    await candidate();
+    const c = performance.now() - start;
+    base.push(b);
+    cand.push(c);
+    ratios.push(c / b);
+  }
+  return { baseline: median(base), candidate: median(cand), ratio: median(ratios) };
+}
+
 /** Prints a timing row: label, milliseconds, a note. */
 export function row(label: string, ms: number, note = ""): void {
   console.log(`${label.padEnd(58)} ${ms.toFixed(2).padStart(9)} ms${note ? `  ${note}` : ""}`);
