@@ -179,11 +179,10 @@ export class LocalNamespace implements Namespace {
     }
   }
 
-  /** Calls a tool on the module's host (a promise layer less than an async function: issue 12). */
+  /** Calls a tool; its envelope is built only when asked for (`.raw()`, the MCP server). */
   callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
     return this.callValue(tool, args, options).then((value) => ({
       value,
-      // Built only when asked for (`.raw()`, the MCP server): most calls never need it.
       get raw(): RawToolResult {
         return value === undefined
           ? { content: [] }
@@ -198,12 +197,10 @@ export class LocalNamespace implements Namespace {
     const host = this.#host;
     // A host that is restarting (status failed) still gets the call: it waits for the restart
     // or answers NamespaceUnavailable with the reason.
-    const unavailable = () =>
-      new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
-    if (host === undefined || status.state === "disabled") return Promise.reject(unavailable());
+    if (host === undefined || status.state === "disabled") return this.#unavailable(status);
     if (!this.#catalogue.tools.some((t) => t.originalName === tool)) {
       // A failed module's catalogue may be empty: the namespace, not the name, is the problem.
-      if (status.state !== "ready") return Promise.reject(unavailable());
+      if (status.state !== "ready") return this.#unavailable(status);
       const known = this.#catalogue.tools.map((t) => t.originalName);
       return Promise.reject(unknownToolError(this.name, tool, known));
     }
@@ -348,15 +345,14 @@ export class LocalNamespace implements Namespace {
     }
   }
 
-  #unavailableMessage(status: NamespaceStatus): string {
-    switch (status.state) {
-      case "failed":
-        return `namespace "${this.name}" is unavailable: ${status.reason}`;
-      case "disabled":
-        return `namespace "${this.name}" is disabled in gateway.json`;
-      default:
-        return `namespace "${this.name}" is still starting`;
-    }
+  /** A call's failure while the namespace cannot take calls, with the reason. */
+  #unavailable(status: NamespaceStatus): Promise<never> {
+    const message = status.state === "failed"
+      ? `namespace "${this.name}" is unavailable: ${status.reason}`
+      : status.state === "disabled"
+      ? `namespace "${this.name}" is disabled in gateway.json`
+      : `namespace "${this.name}" is still starting`;
+    return Promise.reject(new ToolCallError("NamespaceUnavailable", message));
   }
 
   async #readText(): Promise<string | undefined> {
