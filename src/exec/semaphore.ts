@@ -23,6 +23,18 @@
  * await waiting;
  * assert.equal(third, true);
  * ```
+ *
+ * @example A turn taken at once, when one is free
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Semaphore } from "./semaphore.ts";
+ * const turns = new Semaphore(() => 1);
+ * const release = turns.tryAcquire();
+ * assert.ok(release !== null);
+ * assert.equal(turns.tryAcquire(), null);
+ * release();
+ * assert.equal(turns.held, 0);
+ * ```
  */
 export class Semaphore {
   readonly #limit: () => number;
