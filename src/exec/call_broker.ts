@@ -214,17 +214,15 @@ export class CallBroker {
       });
       return;
     }
-    // Calls past the per-run concurrency cap wait their turn; they do not fail.
-    this.#turns.acquire().then((release) =>
-      this.#answer(message).finally(() => {
-        this.#pending.delete(message.id);
-        this.#waited.delete(message.id);
-        release();
-      })
-    );
+    // Calls past the per-run concurrency cap wait their turn; they do not fail. A call that
+    // finds a turn free is sent on in this turn, without a promise in between (issue 12).
+    const release = this.#turns.tryAcquire();
+    if (release !== null) this.#answer(message, release);
+    else this.#turns.acquire().then((later) => this.#answer(message, later));
   }
 
-  #answer(message: CallMessage): Promise<void> {
+  /** Calls the tool, writes the reply, records the call, then gives back its turn. */
+  #answer(message: CallMessage, release: () => void): void {
     const options = this.#options;
     const { namespace, tool } = message;
     this.#pending.set(message.id, message);
@@ -237,19 +235,27 @@ export class CallBroker {
       options.upstreamOf?.(namespace) ?? "unknown",
     );
     const onProgress = options.onProgress;
-    const record = (ok: boolean, errorKind: string | null, answer: CallAnswer) =>
-      this.toolCalls.push({
+    const record = (ok: boolean, errorKind: string | null, answer: CallAnswer) => {
+      const call: ToolCallRecord = {
         namespace,
         tool,
         startedAt: started,
         durationMs: Date.now() - started,
         ok,
         errorKind,
-        ...(approval ? { approval } : {}),
-        ...callResultOf(answer),
-      });
-    return GatewayTelemetry.within(callTrace.context, () =>
-      options.callTool({
+      };
+      if (approval) call.approval = approval;
+      setCallResult(call, answer);
+      this.toolCalls.push(call);
+    };
+    const settled = () => {
+      this.#pending.delete(message.id);
+      this.#waited.delete(message.id);
+      release();
+    };
+    let answered: Promise<unknown>;
+    try {
+      const call: ScriptToolCall = {
         runId: options.runId,
         deadline: options.deadline,
         onApproval: (decision) => (approval = decision),
@@ -260,19 +266,27 @@ export class CallBroker {
         argsChecked: options.argsChecked,
         signal: this.#calls.signal,
         callTimeoutMs: options.callTimeoutMs,
-        ...(onProgress
-          ? { onProgress: (p: ToolProgress) => onProgress({ ...p, namespace, tool }) }
-          : {}),
-      })).then(
-        // The reply is written first and the call's bookkeeping done while it travels: the
-        // script waits for nothing but its answer (issue 12). Both happen in this turn, so the
-        // run's end always finds the record.
-        (value) => {
+      };
+      if (onProgress) call.onProgress = (p) => onProgress({ ...p, namespace, tool });
+      answered = GatewayTelemetry.within(callTrace.context, () => options.callTool(call));
+    } catch (error) {
+      answered = Promise.reject(error);
+    }
+    answered.then(
+      // The reply is written first and the call's bookkeeping done while it travels: the
+      // script waits for nothing but its answer (issue 12). Both happen in this turn, so the
+      // run's end always finds the record.
+      (value) => {
+        try {
           this.#send({ t: "reply", id: message.id, ok: true, value });
           callTrace.end({ ok: true });
           record(true, null, { value });
-        },
-        (error) => {
+        } finally {
+          settled();
+        }
+      },
+      (error) => {
+        try {
           const channelError = toChannelError(error, namespace, tool);
           this.#send({
             t: "reply",
@@ -283,8 +297,11 @@ export class CallBroker {
           });
           callTrace.end({ ok: false, kind: channelError.kind });
           record(false, channelError.kind, { text: channelError.message });
-        },
-      );
+        } finally {
+          settled();
+        }
+      },
+    );
   }
 }
 
@@ -297,11 +314,11 @@ const CALL_RESULT_HEAD_CHARS = 16_384;
 type CallAnswer = { value: unknown } | { text: string };
 
 /**
- * A call's result for its history record: the JSON text of what it answered (`value`), or the
- * message of its error as written (`text`). Only a head is held until the run ends, with the
+ * Sets a call's result on its history record: the JSON text of what it answered (`value`), or
+ * the message of its error as written (`text`). Only a head is held until the run ends, with the
  * whole size when cut, so a call answering megabytes costs the run no megabytes more.
  */
-function callResultOf(answer: CallAnswer): Pick<ToolCallRecord, "result" | "resultTotalBytes"> {
+function setCallResult(call: ToolCallRecord, answer: CallAnswer): void {
   let text: string | undefined;
   if ("text" in answer) text = answer.text;
   else {
@@ -311,12 +328,13 @@ function callResultOf(answer: CallAnswer): Pick<ToolCallRecord, "result" | "resu
       text = `[result not JSON: ${messageOf(error)}]`;
     }
   }
-  if (text === undefined) return {};
-  if (text.length <= CALL_RESULT_HEAD_CHARS) return { result: text };
-  return {
-    result: text.slice(0, CALL_RESULT_HEAD_CHARS),
-    resultTotalBytes: new TextEncoder().encode(text).length,
-  };
+  if (text === undefined) return;
+  if (text.length <= CALL_RESULT_HEAD_CHARS) {
+    call.result = text;
+    return;
+  }
+  call.result = text.slice(0, CALL_RESULT_HEAD_CHARS);
+  call.resultTotalBytes = new TextEncoder().encode(text).length;
 }
 
 function toChannelError(error: unknown, namespace: string, tool: string): ChannelError {

@@ -308,3 +308,24 @@ Deno.test("CallBroker asks the runner where a waiting call is and keeps the line
   assert.ok(reply.ok && reply.value === "done");
   b.stop();
 });
+
+Deno.test("CallBroker hands a call that finds a turn free to callTool in the turn its line came", async () => {
+  const seen: number[] = [];
+  const { connection, broker: b } = broker((c) => {
+    seen.push((c.args as { key: number }).key);
+    return c.tool === "boom" ? Promise.reject(new Error("no")) : Promise.resolve("ok");
+  });
+  connection.script(call(1));
+  assert.deepEqual(seen, [1], "no await between the line and the call");
+  // A callTool that throws at once fails the call alone, and its turn is given back.
+  const { connection: throwing } = broker(() => {
+    throw new Error("thrown before any promise");
+  }, { maxConcurrentCalls: 1 });
+  throwing.script(call(7));
+  const failed = await throwing.reply(7);
+  assert.ok(!failed.ok && /thrown before any promise/.test(failed.error.message));
+  throwing.script(call(8));
+  assert.equal((await throwing.reply(8)).ok, false, "the turn came back: the next call ran");
+  assert.equal((await connection.reply(1)).ok, true);
+  assert.equal(b.toolCalls.length, 1);
+});

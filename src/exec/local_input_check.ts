@@ -132,29 +132,47 @@ function plainShape(value: unknown, depth: number): string | undefined {
     case "object": {
       if (value === null) return "null";
       if (depth >= PLAIN_SHAPE_DEPTH) return undefined;
+      // Built by concatenation, with each key's JSON text remembered: a script's calls pass
+      // the same few keys again and again (issue 12: every unchecked local call is shaped).
       if (Array.isArray(value)) {
-        const items: string[] = [];
-        for (const item of value) {
-          const shape = plainShape(item, depth + 1);
+        let text = "[";
+        for (let i = 0; i < value.length; i++) {
+          const shape = plainShape(value[i], depth + 1);
           if (shape === undefined) return undefined;
-          items.push(shape);
+          text += i === 0 ? shape : `,${shape}`;
         }
-        return `[${items.join(",")}]`;
+        return `${text}]`;
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) return undefined;
       if ("toJSON" in value) return undefined;
-      const members: string[] = [];
-      for (const key of Object.keys(value)) {
+      let text = "{";
+      let first = true;
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
         const shape = plainShape((value as Record<string, unknown>)[key], depth + 1);
         if (shape === undefined) return undefined;
-        members.push(`${JSON.stringify(key)}:${shape}`);
+        text += `${first ? "" : ","}${quotedKey(key)}:${shape}`;
+        first = false;
       }
-      return `{${members.join(",")}}`;
+      return `${text}}`;
     }
     default:
       return undefined;
   }
+}
+
+/** JSON texts of object keys seen in arguments (a bounded cache). */
+const QUOTED_KEYS = new Map<string, string>();
+
+function quotedKey(key: string): string {
+  let quoted = QUOTED_KEYS.get(key);
+  if (quoted === undefined) {
+    if (QUOTED_KEYS.size >= MAX_REMEMBERED_SHAPES) QUOTED_KEYS.clear();
+    quoted = JSON.stringify(key);
+    QUOTED_KEYS.set(key, quoted);
+  }
+  return quoted;
 }
 
 /** Most remembered shapes; past this the memory starts over (it is only a cache). */

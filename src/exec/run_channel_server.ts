@@ -14,6 +14,7 @@ import {
 } from "../protocol/channel_messages.ts";
 import { timingSafeEqualText } from "../protocol/timing_safe_equal.ts";
 import { writeAll } from "../protocol/bytes.ts";
+import { ChunkDecoder } from "../protocol/chunk_decoder.ts";
 
 /** An identified runner connection, handed to the run that owns its token. */
 export interface RunnerConnection {
@@ -190,7 +191,7 @@ class LineTooLong extends Error {}
 /** Newline-delimited reading with a cap on the bytes one line may hold. */
 class LineReader {
   readonly #conn: Deno.Conn;
-  readonly #decoder = new TextDecoder();
+  readonly #decoder = new ChunkDecoder();
   readonly #buf = new Uint8Array(64 * 1024);
   #buffered = "";
   limit: number;
@@ -213,7 +214,7 @@ class LineReader {
       if (this.#buffered.length > this.limit) throw new LineTooLong();
       const n = await this.#conn.read(this.#buf);
       if (n === null) return null;
-      this.#buffered += this.#decoder.decode(this.#buf.subarray(0, n), { stream: true });
+      this.#buffered += this.#decoder.decode(this.#buf.subarray(0, n));
     }
   }
 
@@ -236,7 +237,7 @@ class LineReader {
       if (partial.length > this.limit) throw new LineTooLong();
       const n = await this.#conn.read(this.#buf);
       if (n === null) return;
-      const chunk = this.#decoder.decode(this.#buf.subarray(0, n), { stream: true });
+      const chunk = this.#decoder.decode(this.#buf.subarray(0, n));
       text = partial === "" ? chunk : partial + chunk;
     }
   }

@@ -23,6 +23,18 @@
  * await waiting;
  * assert.equal(third, true);
  * ```
+ *
+ * @example A turn taken at once, when one is free
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Semaphore } from "./semaphore.ts";
+ * const turns = new Semaphore(() => 1);
+ * const release = turns.tryAcquire();
+ * assert.ok(release !== null);
+ * assert.equal(turns.tryAcquire(), null);
+ * release();
+ * assert.equal(turns.held, 0);
+ * ```
  */
 export class Semaphore {
   readonly #limit: () => number;
@@ -48,6 +60,15 @@ export class Semaphore {
    * turn). An aborted `signal` takes a turn at once, past the limit, so a cancelled run leaves
    * the queue without waiting and can still answer (and be recorded) as cancelled.
    */
+  /**
+   * Takes a turn at once when one is free and returns the function that gives it back, or
+   * returns null (the caller then waits with {@linkcode acquire}). A call that finds a turn
+   * free costs no promise and no microtask (issue 12: every tool call of a run takes one).
+   */
+  tryAcquire(): (() => void) | null {
+    return this.#held < this.#limit() ? this.#take() : null;
+  }
+
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (this.#held < this.#limit() || signal?.aborted) return Promise.resolve(this.#take());
     return new Promise((resolve) => {

@@ -69,6 +69,12 @@ export interface Namespace {
   stop(): Promise<void>;
   /** Calls a tool by its original name. Rejects with {@linkcode ToolCallError}. */
   callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult>;
+  /**
+   * As {@linkcode callTool}, resolving with the value alone (no envelope), for a script's call
+   * that does not ask for `.raw()`: a namespace that has it saves every such call a promise
+   * layer on its way back to the script (issue 12).
+   */
+  callValue?(tool: string, args: unknown, options: ToolCallOptions): Promise<unknown>;
   /** Registers a listener for status or catalogue changes; returns an unsubscribe function. */
   onChange(listener: () => void): () => void;
   listResources?(): Promise<ResourceListing>;

@@ -21,12 +21,18 @@ export interface ResolvedTool {
   identifier: string;
 }
 
+/** Most names (namespaces, and tools per namespace) {@linkcode NamespaceRegistry.resolve} keeps. */
+const MAX_REMEMBERED_RESOLUTIONS = 4096;
+
 /** Holds namespaces by configured name; owns starting and stopping them. */
 export class NamespaceRegistry {
   readonly #namespaces = new Map<string, Namespace>();
   readonly #unsubscribe = new Map<string, () => void>();
   readonly #listeners = new Set<() => void>();
   #typed: CatalogueNamespace[] | null = null;
+  /** Resolutions by namespace and tool name, as of the `typed` list they were made from. */
+  readonly #resolved = new Map<string, Map<string, ResolvedTool>>();
+  #resolvedFor: CatalogueNamespace[] | null = null;
   #warnings: string[] = [];
   #changeTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #starting = new Map<string, Promise<void>>();
@@ -156,6 +162,28 @@ export class NamespaceRegistry {
    */
   resolve(namespaceName: string, toolName: string): ResolvedTool {
     const typed = this.typed();
+    // Every call of every run resolves its names: a resolution is remembered until the
+    // catalogue changes (a new `typed` list), so a call pays one lookup, not a scan over the
+    // namespaces and their tools (issue 12; 2,000 tools in one namespace at scale).
+    if (this.#resolvedFor !== typed) {
+      this.#resolved.clear();
+      this.#resolvedFor = typed;
+    }
+    let byTool = this.#resolved.get(namespaceName);
+    const known = byTool?.get(toolName);
+    if (known !== undefined) return known;
+    const found = this.#lookUp(typed, namespaceName, toolName);
+    if (byTool === undefined) {
+      if (this.#resolved.size >= MAX_REMEMBERED_RESOLUTIONS) this.#resolved.clear();
+      byTool = new Map();
+      this.#resolved.set(namespaceName, byTool);
+    }
+    if (byTool.size >= MAX_REMEMBERED_RESOLUTIONS) byTool.clear();
+    byTool.set(toolName, found);
+    return found;
+  }
+
+  #lookUp(typed: CatalogueNamespace[], namespaceName: string, toolName: string): ResolvedTool {
     const ns = typed.find((n) => n.name === namespaceName) ??
       typed.find((n) => n.identifier === namespaceName);
     if (!ns) {
@@ -213,6 +241,7 @@ export class NamespaceRegistry {
     for (const unsubscribe of this.#unsubscribe.values()) unsubscribe();
     this.#unsubscribe.clear();
     this.#namespaces.clear();
+    this.#resolvedFor = null;
     await Promise.allSettled(all.map((n) => n.stop()));
   }
 }

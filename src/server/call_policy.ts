@@ -25,11 +25,21 @@ export class CallPolicy {
   }
 
   /**
+   * Whether any rule may apply to a call of `namespace` (a configured one, or the namespace's
+   * default for the tool): when none can, a caller skips {@linkcode check} and what it would
+   * build for it (issue 12: every call asks).
+   */
+  appliesTo(namespace: string, annotations: Record<string, unknown> | undefined): boolean {
+    return this.#options.rules().length > 0 || defaultRule(namespace, annotations).length > 0;
+  }
+
+  /**
    * Applies the first matching policy rule (SPEC §13): `deny` fails the call before anything is
    * sent; `ask` holds it until someone answers or the run ends (denied). Only a run can wait
-   * for an answer; a direct call under `ask` is denied with the reason.
+   * for an answer; a direct call under `ask` is denied with the reason. Returns undefined when
+   * no rule applies (the usual gateway.json), so the call goes on in the same turn (issue 12).
    */
-  async check(
+  check(
     namespace: string,
     tool: string,
     args: unknown,
@@ -46,16 +56,22 @@ export class CallPolicy {
        */
       aliases?: readonly string[];
     },
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const configured = this.#options.rules();
     const fallback = defaultRule(namespace, context.annotations);
     // No rule at all (the usual gateway.json): every call is allowed without building the
     // rule list and the call's paths (issue 12: this runs on every call).
-    if (configured.length === 0 && fallback.length === 0) return;
-    const rules: Array<GatewayConfig["policy"][number] & { reason?: string }> = [
-      ...configured,
-      ...fallback,
-    ];
+    if (configured.length === 0 && fallback.length === 0) return undefined;
+    return this.#apply(namespace, tool, args, context, [...configured, ...fallback]);
+  }
+
+  async #apply(
+    namespace: string,
+    tool: string,
+    args: unknown,
+    context: Parameters<CallPolicy["check"]>[3],
+    rules: Array<GatewayConfig["policy"][number] & { reason?: string }>,
+  ): Promise<void> {
     const paths = [`${namespace}.${tool}`, ...context.aliases ?? []];
     for (const rule of rules) {
       if (!paths.some((path) => globMatch(rule.match, path))) continue;

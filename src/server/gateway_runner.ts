@@ -111,16 +111,8 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
       const watcher = parts.toolCallWatcher(call.runId);
       const started = Date.now();
       watcher?.({ namespace: call.namespace, tool: call.tool, phase: "called" });
-      const done = core.callTool(call.namespace, call.tool, call.args, {
-        raw: call.raw,
-        signal: call.signal,
-        callTimeoutMs: call.callTimeoutMs,
-        runId: call.runId,
-        ...(call.deadline !== undefined ? { deadline: call.deadline } : {}),
-        argsChecked: call.argsChecked === true,
-        ...(call.onProgress ? { onProgress: call.onProgress } : {}),
-        ...(call.onApproval ? { onApproval: call.onApproval } : {}),
-      });
+      // The call's own fields are the call options (no copy per call: issue 12).
+      const done = core.callTool(call.namespace, call.tool, call.args, call);
       if (watcher) {
         const end = (ok: boolean) =>
           watcher({

@@ -8,7 +8,12 @@
 
 import type { GatewayConfig } from "../config/gateway_config.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
-import { type NamespaceStatus, ToolCallError, type ToolProgress } from "../namespaces/namespace.ts";
+import {
+  type Namespace,
+  type NamespaceStatus,
+  ToolCallError,
+  type ToolProgress,
+} from "../namespaces/namespace.ts";
 import { FittingShapes, localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { describeStatus } from "../protocol/catalogue.ts";
@@ -74,48 +79,89 @@ export class ToolDispatcher {
 
   /**
    * Calls one tool: resolves names, applies policy, and hands the namespace the per-call
-   * limits. Rejects with `ToolCallError`.
+   * limits. Rejects with `ToolCallError`. A call that no policy rule holds and whose argument
+   * needs no check (or fits a shape already checked) reaches the namespace in this turn, with
+   * no promise of its own in between (issue 12: every call of every run passes here).
    */
-  async callTool(
+  callTool(
     namespaceName: string,
     toolName: string,
     args: unknown,
     options: CallOptions,
   ): Promise<unknown> {
     const { registry, policy } = this.#options;
-    const config = this.#options.config();
-    const { namespace, tool, typed, identifier } = registry.resolve(namespaceName, toolName);
+    let resolved;
+    try {
+      resolved = registry.resolve(namespaceName, toolName);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const { namespace, tool, typed, identifier } = resolved;
     const state = namespace.status();
     if (state.state !== "ready") {
-      throw namespaceUnavailable(namespace.name, state, tool.originalName);
+      return Promise.reject(namespaceUnavailable(namespace.name, state, tool.originalName));
     }
-    await policy.check(namespace.name, tool.originalName, args, {
-      aliases: [`${typed.identifier}.${identifier}`],
-      annotations: tool.annotations,
-      runId: options.runId,
-      signal: options.signal,
-      onApproval: options.onApproval,
-      deadline: options.deadline,
-    });
-    if (namespace.kind === "local" && options.argsChecked !== true) {
-      await this.#validateLocalInput({ namespace: typed.identifier, tool: identifier }, args);
-    }
-    let result;
-    try {
-      result = await namespace.callTool(tool.originalName, args ?? {}, {
+    const held = policy.appliesTo(namespace.name, tool.annotations)
+      ? policy.check(namespace.name, tool.originalName, args, {
+        aliases: [`${typed.identifier}.${identifier}`],
+        annotations: tool.annotations,
+        runId: options.runId,
         signal: options.signal,
-        callTimeoutMs: options.callTimeoutMs ?? config.exec.callTimeoutMs,
-        callMaxMs: config.exec.callMaxMs,
-        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      });
-    } catch (error) {
-      // `.raw()` hands back the envelope as the tool sent it, `isError` included (SPEC §4).
-      if (options.raw && error instanceof ToolCallError && error.raw !== undefined) {
-        return error.raw;
-      }
-      throw error;
+        onApproval: options.onApproval,
+        deadline: options.deadline,
+      })
+      : undefined;
+    const path = { namespace: typed.identifier, tool: identifier };
+    const checked = namespace.kind !== "local" || options.argsChecked === true;
+    if (held === undefined && (checked || this.#fits(path, args))) {
+      return this.#send(namespace, tool.originalName, args, options);
     }
-    return options.raw ? result.raw : result.value;
+    return (async () => {
+      await held;
+      if (!checked) await this.#validateLocalInput(path, args);
+      return await this.#send(namespace, tool.originalName, args, options);
+    })();
+  }
+
+  /** Hands the call to its namespace with the per-call limits; `.raw()` gets the envelope. */
+  #send(
+    namespace: Namespace,
+    tool: string,
+    args: unknown,
+    options: CallOptions,
+  ): Promise<unknown> {
+    const config = this.#options.config();
+    const limits = {
+      signal: options.signal,
+      callTimeoutMs: options.callTimeoutMs ?? config.exec.callTimeoutMs,
+      callMaxMs: config.exec.callMaxMs,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    };
+    let sent;
+    try {
+      if (!options.raw && namespace.callValue !== undefined) {
+        return namespace.callValue(tool, args ?? {}, limits);
+      }
+      sent = namespace.callTool(tool, args ?? {}, limits);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!options.raw) return sent.then((result) => result.value);
+    return sent.then(
+      (result) => result.raw,
+      (error: unknown) => {
+        // `.raw()` hands back the envelope as the tool sent it, `isError` included (SPEC §4).
+        if (error instanceof ToolCallError && error.raw !== undefined) return error.raw;
+        throw error;
+      },
+    );
+  }
+
+  /** Whether a local tool's argument has a shape already checked and fitting. */
+  #fits(path: LocalToolPath, args: unknown): boolean {
+    if (this.#options.check() === null) return true;
+    const key = this.#fittingShapes.key(path, args);
+    return key !== null && this.#fittingShapes.has(key);
   }
 
   /**

@@ -30,11 +30,9 @@ function installScriptGlobals(run2, port, options = {}) {
       tool,
       args,
       raw
-    }, () => scriptLine(site.stack));
+    }, () => scriptLine(site.stack), (error) => withCallSite(error, site));
     const site = new Error();
-    return answer.catch((error) => {
-      throw withCallSite(error, site);
-    });
+    return answer;
   }
   function withCallSite(error, site) {
     if (!isChannelRejection(error)) return error;
@@ -262,6 +260,34 @@ async function writeAll(writer, bytes) {
   for (let at = 0; at < bytes.length; ) at += await writer.write(bytes.subarray(at));
 }
 
+// src/protocol/chunk_decoder.ts
+var NEWLINE = 10;
+var ChunkDecoder = class {
+  #whole = new TextDecoder("utf-8", {
+    ignoreBOM: true
+  });
+  #streaming = new TextDecoder("utf-8", {
+    ignoreBOM: true
+  });
+  /** True while the streaming decoder may hold the start of a split character. */
+  #split = false;
+  /** The text of `chunk`, with any character begun in the chunks before it. */
+  decode(chunk) {
+    const endsLine = chunk.length > 0 && chunk[chunk.length - 1] === NEWLINE;
+    if (!this.#split && endsLine) return this.#whole.decode(chunk);
+    const text = this.#streaming.decode(chunk, {
+      stream: true
+    });
+    this.#split = !endsLine;
+    return text;
+  }
+  /** What is left at the end of the stream: an incomplete character as U+FFFD, else "". */
+  end() {
+    this.#split = false;
+    return this.#streaming.decode();
+  }
+};
+
 // src/exec/runner/runner_main.ts
 var socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
@@ -369,6 +395,7 @@ function updateRef() {
   else conn.unref();
 }
 async function readMessages(onMessage) {
+  const replies = new ChunkDecoder();
   let partial = "";
   const buf = new Uint8Array(64 * 1024);
   for (; ; ) {
@@ -379,9 +406,7 @@ async function readMessages(onMessage) {
       n = null;
     }
     if (n === null) break;
-    let text = decoder.decode(buf.subarray(0, n), {
-      stream: true
-    });
+    let text = replies.decode(buf.subarray(0, n));
     if (partial !== "") {
       text = partial + text;
       partial = "";
@@ -458,9 +483,10 @@ function locateCall(id) {
     line
   }).catch(() => void 0);
 }
-function request(message, locate2) {
+function request(message, locate2, failure) {
   const id = nextId++;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, settleFailed) => {
+    const reject = failure === void 0 ? settleFailed : (error) => settleFailed(failure(error));
     pending.set(id, locate2 === void 0 ? {
       resolve,
       reject

@@ -18,6 +18,7 @@ import {
 import { END_MARKER_PREFIX } from "../../protocol/run_end_marker.ts";
 import { installScriptGlobals } from "./script_globals.ts";
 import { concatBytes, writeAll } from "../../protocol/bytes.ts";
+import { ChunkDecoder } from "../../protocol/chunk_decoder.ts";
 
 const socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
@@ -194,6 +195,7 @@ function updateRef(): void {
  * decode, one slice and one parse (issue 12).
  */
 async function readMessages(onMessage: (message: GatewayToRunner) => void): Promise<void> {
+  const replies = new ChunkDecoder();
   let partial = "";
   const buf = new Uint8Array(64 * 1024);
   for (;;) {
@@ -204,7 +206,7 @@ async function readMessages(onMessage: (message: GatewayToRunner) => void): Prom
       n = null;
     }
     if (n === null) break;
-    let text = decoder.decode(buf.subarray(0, n), { stream: true });
+    let text = replies.decode(buf.subarray(0, n));
     if (partial !== "") {
       text = partial + text;
       partial = "";
@@ -295,9 +297,13 @@ function request(
     uri?: string;
   },
   locate?: () => number | undefined,
+  failure?: (error: unknown) => unknown,
 ): Promise<unknown> {
   const id = nextId++;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolve, settleFailed) => {
+    const reject = failure === undefined
+      ? settleFailed
+      : (error: unknown) => settleFailed(failure(error));
     pending.set(id, locate === undefined ? { resolve, reject } : { resolve, reject, locate });
     updateRef();
     send({ ...message, id } as RunnerToGateway).catch(reject);

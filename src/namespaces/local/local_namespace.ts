@@ -179,36 +179,36 @@ export class LocalNamespace implements Namespace {
     }
   }
 
-  async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
-    const status = this.#status;
-    const host = this.#host;
-    // A host that is restarting (status failed) still gets the call: it waits for the restart
-    // or answers NamespaceUnavailable with the reason.
-    if (host === undefined || status.state === "disabled") {
-      throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
-    }
-    if (!this.#catalogue.tools.some((t) => t.originalName === tool)) {
-      // A failed module's catalogue may be empty: the namespace, not the name, is the problem.
-      if (status.state !== "ready") {
-        throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage(status));
-      }
-      const known = this.#catalogue.tools.map((t) => t.originalName);
-      throw unknownToolError(this.name, tool, known);
-    }
-    const argument = args === undefined && this.#passEmptyObject.has(tool) ? {} : args;
-    const value = await host.call(tool, argument, {
-      timeoutMs: Math.min(options.callTimeoutMs, options.callMaxMs),
-      signal: options.signal,
-    });
-    return {
+  /** Calls a tool; its envelope is built only when asked for (`.raw()`, the MCP server). */
+  callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
+    return this.callValue(tool, args, options).then((value) => ({
       value,
-      // Built only when asked for (`.raw()`, the MCP server): most calls never need it.
       get raw(): RawToolResult {
         return value === undefined
           ? { content: [] }
           : { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
       },
-    };
+    }));
+  }
+
+  /** The tool's return value as the host answered it (see {@linkcode Namespace.callValue}). */
+  callValue(tool: string, args: unknown, options: ToolCallOptions): Promise<unknown> {
+    const status = this.#status;
+    const host = this.#host;
+    // A host that is restarting (status failed) still gets the call: it waits for the restart
+    // or answers NamespaceUnavailable with the reason.
+    if (host === undefined || status.state === "disabled") return this.#unavailable(status);
+    if (!this.#catalogue.tools.some((t) => t.originalName === tool)) {
+      // A failed module's catalogue may be empty: the namespace, not the name, is the problem.
+      if (status.state !== "ready") return this.#unavailable(status);
+      const known = this.#catalogue.tools.map((t) => t.originalName);
+      return Promise.reject(unknownToolError(this.name, tool, known));
+    }
+    const argument = args === undefined && this.#passEmptyObject.has(tool) ? {} : args;
+    return host.call(tool, argument, {
+      timeoutMs: Math.min(options.callTimeoutMs, options.callMaxMs),
+      signal: options.signal,
+    });
   }
 
   onChange(listener: () => void): () => void {
@@ -345,15 +345,14 @@ export class LocalNamespace implements Namespace {
     }
   }
 
-  #unavailableMessage(status: NamespaceStatus): string {
-    switch (status.state) {
-      case "failed":
-        return `namespace "${this.name}" is unavailable: ${status.reason}`;
-      case "disabled":
-        return `namespace "${this.name}" is disabled in gateway.json`;
-      default:
-        return `namespace "${this.name}" is still starting`;
-    }
+  /** A call's failure while the namespace cannot take calls, with the reason. */
+  #unavailable(status: NamespaceStatus): Promise<never> {
+    const message = status.state === "failed"
+      ? `namespace "${this.name}" is unavailable: ${status.reason}`
+      : status.state === "disabled"
+      ? `namespace "${this.name}" is disabled in gateway.json`
+      : `namespace "${this.name}" is still starting`;
+    return Promise.reject(new ToolCallError("NamespaceUnavailable", message));
   }
 
   async #readText(): Promise<string | undefined> {

@@ -8,7 +8,8 @@
 import { ToolCallError } from "../namespace.ts";
 import type { ResultMessage } from "./tool_host_protocol.ts";
 
-interface PendingCall {
+/** Where a call's answer goes: `resolve` gets the result message, `reject` the error failing it. */
+export interface PendingCall {
   resolve(result: ResultMessage): void;
   reject(error: ToolCallError): void;
 }
@@ -38,11 +39,13 @@ export class PendingCalls {
     return this.#pending.has(id);
   }
 
-  /** Waits for call `id`'s answer (or the error that fails it). */
-  add(id: number): Promise<ResultMessage> {
-    return new Promise<ResultMessage>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-    });
+  /**
+   * Waits for call `id`'s answer (or the error that fails it), told to `call`'s callbacks
+   * straight from the line that carries it: no promise between the answer and the caller
+   * (issue 12).
+   */
+  add(id: number, call: PendingCall): void {
+    this.#pending.set(id, call);
   }
 
   /** Delivers an answer; one for a call no longer waiting (timed out, cancelled) is dropped. */

@@ -27,7 +27,7 @@ import {
   type WireError,
 } from "./tool_host_protocol.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
-import { PendingCalls } from "./pending_calls.ts";
+import { type PendingCall, PendingCalls } from "./pending_calls.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { type LinkedModule, type WorkerLink, WorkerLinks } from "./worker_links.ts";
 
@@ -323,21 +323,22 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     return this.#pending.has(id);
   }
 
-  call(id: number, tool: string, args: unknown): Promise<ResultMessage> {
+  call(id: number, tool: string, args: unknown, answer: PendingCall): void {
     const gone = this.#pending.retiredWith ??
       (this.#ended === undefined ? undefined : this.#endError());
-    if (gone !== undefined) return Promise.reject(gone);
+    if (gone !== undefined) return queueMicrotask(() => answer.reject(gone));
     // Framed by hand: one stringify of the arguments, none of the envelope (issue 12).
     let argsText: string | undefined;
     try {
       argsText = args === undefined ? undefined : JSON.stringify(args);
     } catch (error) {
-      return Promise.reject(this.#unsendable(tool, error));
+      const unsendable = this.#unsendable(tool, error);
+      return queueMicrotask(() => answer.reject(unsendable));
     }
     const line = `{"worker":${this.#worker},"type":"call","id":${id},"tool":${
       JSON.stringify(tool)
     }${argsText === undefined ? "" : `,"args":${argsText}`}}\n`;
-    const answer = this.#pending.add(id);
+    this.#pending.add(id, answer);
     const link = this.#link;
     if (link === undefined) {
       this.#held.set(id, line);
@@ -346,7 +347,6 @@ class SharedModule implements ToolHostConnection, LinkedModule {
       this.#sentTo.set(id, this.#placement);
       link.send(line);
     }
-    return answer;
   }
 
   cancel(id: number): void {

@@ -180,23 +180,39 @@ export class ToolHost {
    * rejects with `ToolCallError`: `ToolError` (the tool threw, or the host died during the
    * call), `ToolTimeout`, `Cancelled`, `NamespaceUnavailable` (host not running or restarted).
    */
-  async call(tool: string, args: unknown, options: ToolHostCallOptions): Promise<unknown> {
-    const name = this.#options.name;
+  call(tool: string, args: unknown, options: ToolHostCallOptions): Promise<unknown> {
     const started = Date.now();
     if (options.signal?.aborted) {
-      throw new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`);
+      return Promise.reject(
+        new ToolCallError("Cancelled", `call to "${this.#options.name}.${tool}" was cancelled`),
+      );
     }
-    if (this.#state.state === "starting") {
-      await this.#waitWhileStarting(tool, options);
-    }
+    // A ready host is called in this turn, with no promise layer before the write (issue 12).
+    if (this.#state.state !== "starting") return this.#send(tool, args, options, started);
+    return this.#waitWhileStarting(tool, options).then(() =>
+      this.#send(tool, args, options, started)
+    );
+  }
+
+  /** Writes the call to the current process and waits for its answer, deadline or abort. */
+  #send(
+    tool: string,
+    args: unknown,
+    options: ToolHostCallOptions,
+    started: number,
+  ): Promise<unknown> {
+    const name = this.#options.name;
     const process = this.#process;
     if (this.#state.state !== "ready" || process === undefined) {
-      throw new ToolCallError("NamespaceUnavailable", this.#unavailableMessage());
+      return Promise.reject(
+        new ToolCallError("NamespaceUnavailable", this.#unavailableMessage()),
+      );
     }
     const id = this.#nextCallId++;
-    const answer = process.call(id, tool, args);
-    return await new Promise<unknown>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       let done = false;
+      /** Told when the answer comes after the call gave up (see #watchAbortGrace). */
+      let late: (() => void) | undefined;
       const finish = (settle: () => void) => {
         if (done) return;
         done = true;
@@ -204,10 +220,32 @@ export class ToolHost {
         removeAbort();
         settle();
       };
+      // The call is written first: what follows overlaps its round trip (issue 12). Its answer
+      // never comes in this turn, so the deadline and abort below are set up before it.
+      process.call(id, tool, args, {
+        resolve: (result) => {
+          if (done) return late?.();
+          finish(() => {
+            if (result.ok) {
+              resolve(result.value);
+            } else {
+              reject(
+                new ToolCallError("ToolError", result.error.message, {
+                  cause: remoteError(result.error),
+                }),
+              );
+            }
+          });
+        },
+        reject: (error) => {
+          if (done) return late?.();
+          finish(() => reject(error));
+        },
+      });
       const giveUp = (error: ToolCallError) =>
         finish(() => {
           process.cancel(id);
-          this.#watchAbortGrace(process, id, tool, answer);
+          late = this.#watchAbortGrace(process, id, tool);
           reject(error);
         });
       // One timer for every call's deadline (see CallDeadlines): calls end far more often
@@ -224,28 +262,6 @@ export class ToolHost {
         ? () => {}
         : this.#aborts.add(options.signal, () =>
           giveUp(new ToolCallError("Cancelled", `call to "${name}.${tool}" was cancelled`)));
-      answer.then(
-        (result) =>
-          finish(() => {
-            if (result.ok) {
-              resolve(result.value);
-            } else {
-              reject(
-                new ToolCallError("ToolError", result.error.message, {
-                  cause: remoteError(result.error),
-                }),
-              );
-            }
-          }),
-        (error: unknown) =>
-          finish(() =>
-            reject(
-              error instanceof ToolCallError
-                ? error
-                : new ToolCallError("ToolError", String(error), { cause: error }),
-            )
-          ),
-      );
     });
   }
 
@@ -399,12 +415,11 @@ export class ToolHost {
   }
 
   /** Kills a host whose call ignored its abort, failing its other calls, and starts a new one. */
-  #watchAbortGrace(
-    process: ToolHostConnection,
-    id: number,
-    tool: string,
-    answer: Promise<unknown>,
-  ): void {
+  /**
+   * Restarts the host when call `id`, given up on, still runs after the abort grace. Returns
+   * what to call when its answer comes after all (the grace ends then).
+   */
+  #watchAbortGrace(process: ToolHostConnection, id: number, tool: string): () => void {
     const graceMs = this.#options.abortGraceMs ?? 2_000;
     const timer = setTimeout(() => {
       if (!process.isPending(id) || this.#process !== process || this.#stopping) return;
@@ -418,7 +433,7 @@ export class ToolHost {
         .then(() => this.#launch(reason))
         .catch(() => {});
     }, graceMs);
-    answer.then(() => clearTimeout(timer), () => clearTimeout(timer));
+    return () => clearTimeout(timer);
   }
 
   async #waitWhileStarting(tool: string, options: ToolHostCallOptions): Promise<void> {

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ResultMessage } from "./tool_host_protocol.ts";
+import type { PendingCall } from "./pending_calls.ts";
 
 /** One loaded module, in a process of its own or in a Worker; never outlives what runs it. */
 export interface ToolHostConnection {
@@ -20,8 +20,11 @@ export interface ToolHostConnection {
   readonly isolated: boolean;
   /** Whether call `id` still waits for its answer. */
   isPending(id: number): boolean;
-  /** Sends a call; rejects with `ToolCallError` when the runtime dies or is retired first. */
-  call(id: number, tool: string, args: unknown): Promise<ResultMessage>;
+  /**
+   * Sends a call; `answer` gets its result message, or a `ToolCallError` when the runtime dies
+   * or is retired first (never in the same turn as the call: a caller may set up after it).
+   */
+  call(id: number, tool: string, args: unknown, answer: PendingCall): void;
   /** Asks the module to abort call `id`'s signal. */
   cancel(id: number): void;
   /** Fails every pending and later call with `NamespaceUnavailable` and `message`. */

@@ -16,7 +16,7 @@ import {
 import { ToolCallError } from "../namespace.ts";
 import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
-import { PendingCalls } from "./pending_calls.ts";
+import { type PendingCall, PendingCalls } from "./pending_calls.ts";
 import {
   isWireError,
   parseResponse,
@@ -169,10 +169,10 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
    * Sends a call. Resolves with the child's answer (success or the tool's error); rejects with
    * {@linkcode ToolCallError} when the process dies or is retired first.
    */
-  call(id: number, tool: string, args: unknown): Promise<ResultMessage> {
+  call(id: number, tool: string, args: unknown, answer: PendingCall): void {
     const gone = this.#pending.retiredWith ??
       (this.#status === undefined ? undefined : this.#exitError());
-    if (gone !== undefined) return Promise.reject(gone);
+    if (gone !== undefined) return queueMicrotask(() => answer.reject(gone));
     let line: string;
     try {
       line = `${
@@ -181,18 +181,15 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
         )
       }\n`;
     } catch (thrown) {
-      const reason = messageOf(thrown);
-      return Promise.reject(
-        new ToolCallError(
-          "InvalidToolInput",
-          `Cannot send arguments to "${this.#options.name}.${tool}": not JSON: ${reason}`,
-        ),
+      const unsendable = new ToolCallError(
+        "InvalidToolInput",
+        `Cannot send arguments to "${this.#options.name}.${tool}": not JSON: ${messageOf(thrown)}`,
       );
+      return queueMicrotask(() => answer.reject(unsendable));
     }
-    const answer = this.#pending.add(id);
+    this.#pending.add(id, answer);
     if (this.#link === undefined) this.#held.push(line);
     else this.#link.send(line);
-    return answer;
   }
 
   /** Asks the child to abort call `id`'s signal; its answer, if any, is still delivered. */

@@ -1,9 +1,11 @@
 /**
  * The newline-delimited JSON spoken between the gateway and a tool host over the host's
  * stdin/stdout (and, for the shared host's Workers, over their own socket: `worker_links.ts`).
- * Shared by both sides; imports nothing, so the child loads no dependencies.
+ * Shared by both sides; imports only the chunk decoder, so the child loads nothing more.
  * @module
  */
+
+import { ChunkDecoder } from "../../protocol/chunk_decoder.ts";
 
 /** Parent → child: call an export with one argument (absent = call it with none). */
 export interface CallMessage {
@@ -251,7 +253,7 @@ export async function readLinesFrom(
 
 /** Splits UTF-8 chunks into lines, dropping (and reporting) lines over the limit. */
 class LineSplitter {
-  readonly #decoder = new TextDecoder();
+  readonly #decoder = new ChunkDecoder();
   readonly #onLine: (line: string) => void;
   readonly #options: ReadLinesOptions;
   #buffer = "";
@@ -264,7 +266,7 @@ class LineSplitter {
   }
 
   push(chunk: Uint8Array): void {
-    const text = this.#decoder.decode(chunk, { stream: true });
+    const text = this.#decoder.decode(chunk);
     let start = 0;
     for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
       this.#take(text.slice(start, newline), true);
@@ -274,7 +276,7 @@ class LineSplitter {
   }
 
   end(): void {
-    this.#take(this.#decoder.decode(), true);
+    this.#take(this.#decoder.end(), true);
   }
 
   #take(piece: string, ended: boolean): void {
