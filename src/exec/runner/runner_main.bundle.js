@@ -260,6 +260,30 @@ async function writeAll(writer, bytes) {
   for (let at = 0; at < bytes.length; ) at += await writer.write(bytes.subarray(at));
 }
 
+// src/exec/runner/runner_startup.ts
+function readSecrets() {
+  const chunks = [];
+  const buf = new Uint8Array(256);
+  for (; ; ) {
+    const n = Deno.stdin.readSync(buf);
+    if (n === null) break;
+    chunks.push(buf.slice(0, n));
+    if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
+  }
+  const [token2 = "", endNonce2 = ""] = new TextDecoder().decode(concatBytes(chunks)).split("\n");
+  return {
+    token: token2.trim(),
+    endNonce: endNonce2.trim()
+  };
+}
+function warmEventDispatch() {
+  const noop = () => {
+  };
+  globalThis.addEventListener("gateway-warm", noop);
+  globalThis.dispatchEvent(new Event("gateway-warm"));
+  globalThis.removeEventListener("gateway-warm", noop);
+}
+
 // src/protocol/chunk_decoder.ts
 var NEWLINE = 10;
 var ChunkDecoder = class {
@@ -298,22 +322,6 @@ function fileUrl(path) {
   return `file://${encodeURI(path).replaceAll("?", "%3F").replaceAll("#", "%23")}`;
 }
 var encoder = new TextEncoder();
-var decoder = new TextDecoder();
-function readSecrets() {
-  const chunks = [];
-  const buf = new Uint8Array(256);
-  for (; ; ) {
-    const n = Deno.stdin.readSync(buf);
-    if (n === null) break;
-    chunks.push(buf.slice(0, n));
-    if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
-  }
-  const [token2 = "", endNonce2 = ""] = decoder.decode(concatBytes(chunks)).split("\n");
-  return {
-    token: token2.trim(),
-    endNonce: endNonce2.trim()
-  };
-}
 var { token, endNonce } = readSecrets();
 var conn = await Deno.connect({
   transport: "unix",
@@ -345,13 +353,6 @@ globalThis.addEventListener("unload", () => {
     }
   }
 });
-function warmEventDispatch() {
-  const noop = () => {
-  };
-  globalThis.addEventListener("gateway-warm", noop);
-  globalThis.dispatchEvent(new Event("gateway-warm"));
-  globalThis.removeEventListener("gateway-warm", noop);
-}
 var backlog = null;
 var writing = Promise.resolve();
 function send(message) {

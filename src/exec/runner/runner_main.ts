@@ -17,7 +17,8 @@ import {
 } from "../../protocol/channel_messages.ts";
 import { END_MARKER_PREFIX } from "../../protocol/run_end_marker.ts";
 import { installScriptGlobals } from "./script_globals.ts";
-import { concatBytes, writeAll } from "../../protocol/bytes.ts";
+import { writeAll } from "../../protocol/bytes.ts";
+import { readSecrets, warmEventDispatch } from "./runner_startup.ts";
 import { ChunkDecoder } from "../../protocol/chunk_decoder.ts";
 
 const socketPath = Deno.args[0];
@@ -39,28 +40,6 @@ function fileUrl(path: string): string {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/**
- * Reads the two lines the gateway writes on stdin before closing it: the run token, then the
- * nonce of the run's end marker. Synchronously: the runner has nothing to do before it has
- * them, and the gateway writes them as it spawns the process, so they are there by the time
- * Deno has started. An async read of stdin is handed to a thread of the runtime's blocking
- * pool and back: it cost each runner ≈ 1 ms of CPU and 1.4 MB more memory touched
- * (alternated A/B of the runner process, issue 12).
- */
-function readSecrets(): { token: string; endNonce: string } {
-  const chunks: Uint8Array[] = [];
-  const buf = new Uint8Array(256);
-  for (;;) {
-    const n = Deno.stdin.readSync(buf);
-    if (n === null) break;
-    chunks.push(buf.slice(0, n));
-    if (chunks.reduce((lines, c) => lines + c.filter((b) => b === 10).length, 0) >= 2) break;
-  }
-  const [token = "", endNonce = ""] = decoder.decode(concatBytes(chunks)).split("\n");
-  return { token: token.trim(), endNonce: endNonce.trim() };
-}
 
 const { token, endNonce } = readSecrets();
 const conn = await Deno.connect({ transport: "unix", path: socketPath });
@@ -77,9 +56,8 @@ let channelClosedByUs = false;
  * failed): every channel message has been written (a pending write keeps the loop alive), so
  * the channel is closed and the end marker follows everything the run wrote on each stream.
  * The gateway answers once it has both markers and the channel's end; what an `unload` listener
- * of the script writes after them is not part of the run. The process is not ended here with
- * `Deno.exit`: that saved the runtime's teardown (≈ 1 ms of CPU) but made the gateway see the
- * run's end ≈ 2 ms later (measured, issue 12).
+ * of the script writes after them is not part of the run. The process is ended later, by the
+ * last unload listener, only where the run message says so (`exitAtEnd`, below).
  */
 globalThis.addEventListener("unload", () => {
   channelClosedByUs = true;
@@ -103,18 +81,6 @@ globalThis.addEventListener("unload", () => {
     }
   }
 });
-
-/**
- * Compiles the runtime's event dispatch while the runner waits for its run. Deno compiles it
- * lazily, when it dispatches `load` after the script, ≈ 0.7 ms on every run's path (issue 12).
- * The listener is needed: with none, dispatch returns before reaching that code.
- */
-function warmEventDispatch(): void {
-  const noop = () => {};
-  globalThis.addEventListener("gateway-warm", noop);
-  globalThis.dispatchEvent(new Event("gateway-warm"));
-  globalThis.removeEventListener("gateway-warm", noop);
-}
 
 /** Lines waiting for the write in progress; null when the socket is idle. */
 let backlog: Uint8Array[] | null = null;
