@@ -40,3 +40,16 @@ export async function throughput(
   const ms = performance.now() - start;
   return { ok, lost: total - ok, ms, perSecond: ok / (ms / 1000), firstError };
 }
+
+/** Segments of one measure taken apart, as one: runs and time summed, the first failure kept. */
+export function sumThroughput(parts: readonly Throughput[]): Throughput {
+  const ok = parts.reduce((sum, p) => sum + p.ok, 0);
+  const ms = parts.reduce((sum, p) => sum + p.ms, 0);
+  return {
+    ok,
+    lost: parts.reduce((sum, p) => sum + p.lost, 0),
+    ms,
+    perSecond: ok / (ms / 1000),
+    firstError: parts.find((p) => p.firstError !== null)?.firstError ?? null,
+  };
+}
