@@ -6,7 +6,10 @@
  * of CPU it never needs (the fast path loads no package); `gateway start` on a root with no
  * server starts it here too (`fast_start.ts`). Every other invocation goes to the
  * full CLI (`src/main.ts`) in a child `deno run` given the project's deno.json, so the full
- * CLI's npm packages stay pinned and checked against deno.lock as before.
+ * CLI's npm packages stay pinned and checked against deno.lock as before. It runs with
+ * `--v8-flags=--single-threaded` (deno.json's `gateway` and `install` tasks): V8's platform
+ * threads cost a process this short more to start than they save it, ≈ 1.3–2.9 ms of a warm
+ * `gateway exec` (alternated A/B over 40 rounds, issue 12).
  * @module
  */
 

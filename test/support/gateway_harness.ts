@@ -24,6 +24,7 @@ export const CLI_RUN_ARGS: readonly string[] = [
   "--no-prompt",
   "--quiet",
   "--no-config",
+  "--v8-flags=--single-threaded",
   CLI_ENTRY,
 ];
 /** The repository root (the bundled default root). */
