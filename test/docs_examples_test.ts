@@ -237,7 +237,6 @@ const CHECKS: Record<string, Check> = {
   },
 };
 
-/** Examples a test cannot run, with the test or gate that does. */
 /** The "Running several instances" walkthrough: run as written, with PostgreSQL and nginx. */
 const SEVERAL_INSTANCES = [
   "export DATABASE_URL=postgres://gateway:secret@db.internal:5432/gateway",
@@ -261,6 +260,7 @@ const SEVERAL_INSTANCES = [
   'for port in $PORTS; do GATEWAY_DATA_DIR="$STATE/$port" gateway stop; done',
 ];
 
+/** Examples a test cannot run, with the test or gate that does. */
 const COVERED_ELSEWHERE: Record<string, string> = {
   ...Object.fromEntries(
     SEVERAL_INSTANCES.map((key) => [

@@ -56,11 +56,6 @@ export class Semaphore {
   }
 
   /**
-   * Resolves with the function that gives the turn back (calling it twice gives back one
-   * turn). An aborted `signal` takes a turn at once, past the limit, so a cancelled run leaves
-   * the queue without waiting and can still answer (and be recorded) as cancelled.
-   */
-  /**
    * Takes a turn at once when one is free and returns the function that gives it back, or
    * returns null (the caller then waits with {@linkcode acquire}). A call that finds a turn
    * free costs no promise and no microtask (issue 12: every tool call of a run takes one).
@@ -69,6 +64,11 @@ export class Semaphore {
     return this.#held < this.#limit() ? this.#take() : null;
   }
 
+  /**
+   * Resolves with the function that gives the turn back (calling it twice gives back one
+   * turn). An aborted `signal` takes a turn at once, past the limit, so a cancelled run leaves
+   * the queue without waiting and can still answer (and be recorded) as cancelled.
+   */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (this.#held < this.#limit() || signal?.aborted) return Promise.resolve(this.#take());
     return new Promise((resolve) => {

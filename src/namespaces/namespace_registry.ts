@@ -33,6 +33,8 @@ export class NamespaceRegistry {
   /** Resolutions by namespace and tool name, as of the `typed` list they were made from. */
   readonly #resolved = new Map<string, Map<string, ResolvedTool>>();
   #resolvedFor: CatalogueNamespace[] | null = null;
+  /** The tool map, and the `typed` list it was built from. */
+  #toolMap: { of: CatalogueNamespace[]; map: ToolMap } | null = null;
   #warnings: string[] = [];
   #changeTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #starting = new Map<string, Promise<void>>();
@@ -145,14 +147,19 @@ export class NamespaceRegistry {
 
   /** Identifier maps the runner builds `tools` from. */
   toolMap(): ToolMap {
+    // Every run's message carries it: built once per catalogue (`typed()` is kept until a
+    // change), the same object until then; callers read it and never change it (issue 12).
+    const typed = this.typed();
+    if (this.#toolMap?.of === typed) return this.#toolMap.map;
     const map: ToolMap = {};
-    for (const ns of this.typed()) {
+    for (const ns of typed) {
       const tools: Record<string, string> = {};
       for (const [original, identifier] of Object.entries(ns.toolIdentifiers)) {
         tools[identifier] = original;
       }
       map[ns.identifier] = { name: ns.name, tools };
     }
+    this.#toolMap = { of: typed, map };
     return map;
   }
 
@@ -242,6 +249,7 @@ export class NamespaceRegistry {
     this.#unsubscribe.clear();
     this.#namespaces.clear();
     this.#resolvedFor = null;
+    this.#toolMap = null;
     await Promise.allSettled(all.map((n) => n.stop()));
   }
 }

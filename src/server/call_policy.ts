@@ -25,15 +25,6 @@ export class CallPolicy {
   }
 
   /**
-   * Whether any rule may apply to a call of `namespace` (a configured one, or the namespace's
-   * default for the tool): when none can, a caller skips {@linkcode check} and what it would
-   * build for it (issue 12: every call asks).
-   */
-  appliesTo(namespace: string, annotations: Record<string, unknown> | undefined): boolean {
-    return this.#options.rules().length > 0 || defaultRule(namespace, annotations).length > 0;
-  }
-
-  /**
    * Applies the first matching policy rule (SPEC §13): `deny` fails the call before anything is
    * sent; `ask` holds it until someone answers or the run ends (denied). Only a run can wait
    * for an answer; a direct call under `ask` is denied with the reason. Returns undefined when

@@ -58,9 +58,6 @@ async function recordRun(core: GatewayCore, run: FinishedRun): Promise<boolean> 
 
 /** Builds the gateway's script runner. */
 export function createScriptRunner(core: GatewayCore, parts: RunnerParts): ScriptRunner {
-  /** The catalogue the tool map was last built from, and that map (see `toolMap` below). */
-  let toolMapOf: readonly unknown[] | null = null;
-  let toolMap: ToolMap = {};
   /** The last tool map's masked JSON, with the secret forms it was masked with. */
   let toolMapJson: { map: ToolMap; forms: readonly string[]; json: string } | null = null;
   const channel = new RunChannelServer({
@@ -127,16 +124,7 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
     },
     resources: (request) => core.resources(request),
     catalogueReady: (_source, usage) => core.catalogueReady(usage),
-    toolMap: () => {
-      // Built once per catalogue (`typed()` is cached until a change), not once per run: the run
-      // message and a failure's hints read it, neither changes it (issue 12: CPU per run).
-      const typed = core.registry.typed();
-      if (typed !== toolMapOf) {
-        toolMapOf = typed;
-        toolMap = core.registry.toolMap();
-      }
-      return toolMap;
-    },
+    toolMap: () => core.registry.toolMap(),
     discovery: () => core.discoveryData(),
     prepare: (source, inline) => checker.prepare(source, { inline, resultFunction: RESULT_HOOK }),
     check: async (prepared) => {

@@ -7,7 +7,7 @@
  */
 
 import type { GatewayConfig } from "../config/gateway_config.ts";
-import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
+import type { NamespaceRegistry, ResolvedTool } from "../namespaces/namespace_registry.ts";
 import {
   type Namespace,
   type NamespaceStatus,
@@ -90,7 +90,7 @@ export class ToolDispatcher {
     options: CallOptions,
   ): Promise<unknown> {
     const { registry, policy } = this.#options;
-    let resolved;
+    let resolved: ResolvedTool;
     try {
       resolved = registry.resolve(namespaceName, toolName);
     } catch (error) {
@@ -101,16 +101,15 @@ export class ToolDispatcher {
     if (state.state !== "ready") {
       return Promise.reject(namespaceUnavailable(namespace.name, state, tool.originalName));
     }
-    const held = policy.appliesTo(namespace.name, tool.annotations)
-      ? policy.check(namespace.name, tool.originalName, args, {
-        aliases: [`${typed.identifier}.${identifier}`],
-        annotations: tool.annotations,
-        runId: options.runId,
-        signal: options.signal,
-        onApproval: options.onApproval,
-        deadline: options.deadline,
-      })
-      : undefined;
+    // Undefined when no rule applies (the usual gateway.json): nothing holds the call.
+    const held = policy.check(namespace.name, tool.originalName, args, {
+      aliases: [`${typed.identifier}.${identifier}`],
+      annotations: tool.annotations,
+      runId: options.runId,
+      signal: options.signal,
+      onApproval: options.onApproval,
+      deadline: options.deadline,
+    });
     const path = { namespace: typed.identifier, tool: identifier };
     const checked = namespace.kind !== "local" || options.argsChecked === true;
     if (held === undefined && (checked || this.#fits(path, args))) {

@@ -125,12 +125,13 @@ try {
     }, deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} cores)\n`,
   );
 
-  const bare = await timeMs(async () => {
-    await new Deno.Command(Deno.execPath(), {
+  /** The baseline of the ratio rows: a bare `deno run` of a one-line file. */
+  const bareRun = () =>
+    new Deno.Command(Deno.execPath(), {
       args: ["run", "--no-config", "--quiet", oneLine],
       stdout: "null",
     }).output();
-  });
+  const bare = await timeMs(bareRun);
   row("bare `deno run` of a one-line file", bare, "(baseline)");
 
   const startedAt = performance.now();
@@ -201,10 +202,7 @@ try {
   const timeBare = async () => {
     for (let i = 0; i < RUNS; i++) {
       const start = performance.now();
-      await new Deno.Command(Deno.execPath(), {
-        args: ["run", "--no-config", "--quiet", oneLine],
-        stdout: "null",
-      }).output();
+      await bareRun();
       bareAround.push(performance.now() - start);
     }
   };
@@ -227,11 +225,6 @@ try {
   // an agent's commands come seconds apart: the pool refills in the pause. Run back to back, a
   // CLI process also pays for the previous run's replacement runner starting on the same two
   // cores — the back-to-back row above measures that steady state.
-  const bareRun = () =>
-    new Deno.Command(Deno.execPath(), {
-      args: ["run", "--no-config", "--quiet", oneLine],
-      stdout: "null",
-    }).output();
   const cliPairs = Math.max(RUNS * 2, 10);
   const pairedNote = (p: Paired) =>
     `${p.ratio.toFixed(2)}× bare (median of ${cliPairs} runs each paired with a bare run of ` +

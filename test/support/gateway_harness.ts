@@ -53,12 +53,10 @@ export interface GatewayHarness {
     options?: { stdin?: string; env?: Record<string, string>; cwd?: string },
   ): Promise<CliResult>;
   /**
-   * Starts the CLI with `--root ROOT` and this harness's environment as a live child, for tests
-   * that read its output or drive it while it runs. stdout and stderr are piped.
-   */
-  /**
-   * Spawns the CLI without waiting. `detached` makes it lead a process group of its own, so a
-   * test can signal the whole group as a terminal's Ctrl-C does.
+   * Starts the CLI with `--root ROOT` and this harness's environment as a live child, without
+   * waiting, for tests that read its output or drive it while it runs. stdout and stderr are
+   * piped. `detached` makes it lead a process group of its own, so a test can signal the whole
+   * group as a terminal's Ctrl-C does.
    */
   spawnCli(
     args: string[],

@@ -414,9 +414,9 @@ export class ToolHost {
     }, delay);
   }
 
-  /** Kills a host whose call ignored its abort, failing its other calls, and starts a new one. */
   /**
-   * Restarts the host when call `id`, given up on, still runs after the abort grace. Returns
+   * Restarts the host (failing its other calls) when call `id`, given up on, still runs after
+   * the abort grace. Returns
    * what to call when its answer comes after all (the grace ends then).
    */
   #watchAbortGrace(process: ToolHostConnection, id: number, tool: string): () => void {
