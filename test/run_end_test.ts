@@ -14,6 +14,7 @@ import { storagePaths } from "../src/exec/runner_process.ts";
 import {
   execRpc,
   liveGroupMembers,
+  processAlive,
   runTestRoot,
   withRunHarness,
 } from "./support/run_test_support.ts";
@@ -29,7 +30,7 @@ Deno.test(
     const outside = await Deno.makeTempDir({ prefix: "gateway-run-end-" });
     const files = await runTestRoot({
       probe: false,
-      config: { exec: { maxPermissions: { write: [outside] } } },
+      config: { exec: { maxPermissions: { write: [outside], run: ["true"] } } },
     });
     await withRunHarness({ files }, async (gw) => {
       const client = await gw.client();
@@ -120,10 +121,13 @@ Deno.test(
         );
 
         await t.step(
-          "the runner's group, its script and its compiled script are gone soon after",
+          "the runner, its group, its script and its compiled script are gone soon after",
           async () => {
+            // TypeScript (a JavaScript script has no compiled copy), run by a runner that may
+            // start processes (it leads a group of its own) and by one that may not.
             const doc = await execRpc(client, {
-              source: `const file = import.meta.filename;\nconsole.log(Deno.pid, file);\n"x"`,
+              source: `const file: string = import.meta.filename!;\n` +
+                `console.log(Deno.pid, file);\n"x"`,
             });
             assert.equal(doc.ok, true, JSON.stringify(doc.error));
             const [pid, file] = doc.stdout.trim().split(" ");
@@ -131,11 +135,22 @@ Deno.test(
               join(Deno.env.get("HOME") ?? "/tmp", ".cache", "deno");
             const compiled = join(denoDir, "gen", "file", `${file!.replace(/^\/+/, "")}.js`);
             const gone = (path: string) => Deno.stat(path).then(() => false, () => true);
+            assert.match(file!, /\.ts$/);
             await pollUntil(
-              "the runner's group, script and compiled script to be gone",
-              async () =>
-                liveGroupMembers(Number(pid)).length === 0 && await gone(file!) &&
-                await gone(compiled),
+              "the runner, its script and compiled script to be gone",
+              async () => !processAlive(Number(pid)) && await gone(file!) && await gone(compiled),
+              { timeoutMs: 5_000, intervalMs: 20 },
+            );
+            const grouped = await execRpc(client, {
+              source: `console.log(Deno.pid, import.meta.filename);\n"x"`,
+              permissions: { run: ["true"] },
+            });
+            assert.equal(grouped.ok, true, JSON.stringify(grouped.error));
+            const [leader, script] = grouped.stdout.trim().split(" ");
+            assert.match(script!, /\.js$/, "a script of plain JavaScript runs as JavaScript");
+            await pollUntil(
+              "the grouped runner's group and script to be gone",
+              async () => liveGroupMembers(Number(leader)).length === 0 && await gone(script!),
               { timeoutMs: 5_000, intervalMs: 20 },
             );
           },

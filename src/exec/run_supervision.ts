@@ -19,6 +19,7 @@ import type { RunOutput } from "./run_finish.ts";
 import type { RunRequest } from "./run_request.ts";
 import { RunReturns } from "./run_returns.ts";
 import type { RunnerProcess } from "./runner_process.ts";
+import type { RunnerConnection } from "./run_channel_server.ts";
 import type { ScriptUsage } from "./script_analysis.ts";
 
 /** Name of the global a snippet's last expression is handed to. */
@@ -90,7 +91,54 @@ export async function superviseRun(
   options: SupervisionOptions,
 ): Promise<SupervisedRun> {
   const { runId, request, exec, control, code, typeChecked, historyCap, trace, deps } = options;
-  let broker: CallBroker | null = null;
+  const timeoutMs = request.timeoutMs ?? exec.timeoutMs;
+  const deadline = Date.now() + timeoutMs;
+  const returns = new RunReturns({
+    maxResultBytes: request.maxOutputBytes ?? exec.maxOutputBytes,
+    maxAttachments: exec.maxAttachments,
+    maxAttachmentBytes: exec.maxAttachmentBytes,
+    maxWarnings: exec.maxWarnings,
+  });
+  for (const warning of options.warnings) returns.addWarning(warning);
+
+  // Set in `handOver`, which TypeScript's narrowing does not follow.
+  let broker = null as CallBroker | null;
+  /** Starts the broker and hands the runner its run. */
+  const handOver = (connection: RunnerConnection) => {
+    broker = new CallBroker({
+      runId,
+      connection,
+      returns,
+      maxToolCalls: request.maxToolCalls ?? exec.maxToolCalls,
+      maxConcurrentCalls: exec.maxConcurrentCalls,
+      callTimeoutMs: request.callTimeoutMs ?? exec.callTimeoutMs,
+      deadline,
+      argsChecked: typeChecked,
+      callTool: (call) => deps.callTool(call),
+      resources: (resources) => deps.resources(resources),
+      trace,
+      ...(deps.upstreamOf ? { upstreamOf: deps.upstreamOf } : {}),
+      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
+    });
+    options.onBroker(broker);
+    connection.send({
+      t: "run",
+      runId,
+      scriptPath: code.scriptPath,
+      args: request.args,
+      stdin: request.stdin,
+      toolMap: deps.toolMap(),
+      resultHook: RESULT_HOOK,
+      ...(code.usage.discovery ? { discovery: deps.discovery() } : {}),
+      ...(code.exitAtEnd ? { exitAtEnd: true } : {}),
+    });
+  };
+  // A pooled runner is connected already: it gets its run before the rest is set up, in the
+  // same turn (nothing it sends back is read before that is done), so its start overlaps this
+  // work (issue 12). Not when the run was cancelled while it waited for the runner.
+  const early = control.signal.aborted ? null : runner.ready ?? null;
+  if (early) handOver(early);
+
   const stdout = new OutputCapture(historyCap, {
     endMarker: runner.endMarker,
     ...(request.onOutput ? { onText: (t: string) => request.onOutput!("stdout", t) } : {}),
@@ -111,8 +159,6 @@ export async function superviseRun(
     ending = { kind, message };
     runner.kill(KILL_GRACE_MS);
   };
-  const timeoutMs = request.timeoutMs ?? exec.timeoutMs;
-  const deadline = Date.now() + timeoutMs;
   const timer = setTimeout(
     () => stop("Timeout", `Run exceeded its ${timeoutMs} ms timeout and was stopped`),
     timeoutMs,
@@ -127,52 +173,18 @@ export async function superviseRun(
       `Run exceeded its memory limit of ${options.maxMemoryMb} MB (resident) and was stopped`,
     ));
 
-  const returns = new RunReturns({
-    maxResultBytes: request.maxOutputBytes ?? exec.maxOutputBytes,
-    maxAttachments: exec.maxAttachments,
-    maxAttachmentBytes: exec.maxAttachmentBytes,
-    maxWarnings: exec.maxWarnings,
-  });
-  for (const warning of options.warnings) returns.addWarning(warning);
-
   // The wait's timer is cleared as soon as the race is decided: left to run, it kept the whole
   // run (runner, pipes, buffers, broker: ≈ 90 KB) alive for its 15 s, so the server's memory
   // grew with the rate of runs (issue 12).
   let connectTimer: ReturnType<typeof setTimeout> | undefined;
-  const connected = runner.ready ?? await Promise.race([
+  const connected = early ?? runner.ready ?? await Promise.race([
     runner.connection,
     runner.child.status.then(() => null),
     new Promise<null>((r) => (connectTimer = setTimeout(() => r(null), CONNECT_LIMIT_MS))),
   ]);
   clearTimeout(connectTimer);
   if (connected) {
-    broker = new CallBroker({
-      runId,
-      connection: connected,
-      returns,
-      maxToolCalls: request.maxToolCalls ?? exec.maxToolCalls,
-      maxConcurrentCalls: exec.maxConcurrentCalls,
-      callTimeoutMs: request.callTimeoutMs ?? exec.callTimeoutMs,
-      deadline,
-      argsChecked: typeChecked,
-      callTool: (call) => deps.callTool(call),
-      resources: (resources) => deps.resources(resources),
-      trace,
-      ...(deps.upstreamOf ? { upstreamOf: deps.upstreamOf } : {}),
-      ...(request.onProgress ? { onProgress: request.onProgress } : {}),
-    });
-    options.onBroker(broker);
-    connected.send({
-      t: "run",
-      runId,
-      scriptPath: code.scriptPath,
-      args: request.args,
-      stdin: request.stdin,
-      toolMap: deps.toolMap(),
-      resultHook: RESULT_HOOK,
-      ...(code.usage.discovery ? { discovery: deps.discovery() } : {}),
-      ...(code.exitAtEnd ? { exitAtEnd: true } : {}),
-    });
+    if (!early) handOver(connected);
   } else if (!ending) {
     stop("Crashed", "The runner did not connect to the gateway");
   }

@@ -8,6 +8,9 @@ import { pollUntil } from "../../test/support/poll_until.ts";
 function deadRunner(): RunnerProcess {
   return {
     scriptPath: "/nowhere/script.ts",
+    writeScript: () => {
+      throw new Error("this test runs no script");
+    },
     dir: "/nowhere",
     child: {
       status: Promise.resolve({ success: false, code: 1, signal: null }),
@@ -48,6 +51,9 @@ function liveRunner(
   const status = new Promise<Deno.CommandStatus>((resolve) => (exit = resolve));
   const runner: RunnerProcess = {
     scriptPath: "/nowhere/script.ts",
+    writeScript: () => {
+      throw new Error("this test runs no script");
+    },
     dir: "/nowhere",
     child: { status } as unknown as Deno.ChildProcess,
     connection,
@@ -160,6 +166,39 @@ Deno.test("RunnerPool: a run that takes a runner still booting grows the pool as
     const booted = await pool.take();
     assert.equal(pool.target, 2);
     await booted.kill();
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("RunnerPool.refillAfterRun waits while a booted runner is ready, and refills at once when none is", async () => {
+  const killed: RunnerProcess[] = [];
+  let spawns = 0;
+  const pool = new RunnerPool(2, () => {
+    spawns++;
+    return Promise.resolve(liveRunner(killed));
+  });
+  try {
+    // Grown to two by a run that found none ready; both booted.
+    await (await pool.take()).kill();
+    pool.fill();
+    await pollUntil("two booted runners", () => pool.readyCount === 2 || undefined);
+    const before = spawns;
+
+    // A run took one; one booted runner is still ready, so the refill waits.
+    const taken = await pool.take();
+    await taken.kill();
+    pool.refillAfterRun();
+    assert.equal(spawns, before, "no runner started while the caller has the machine");
+    await pollUntil("the refill after its wait", () => spawns === before + 1 || undefined);
+    await pollUntil("the pool full again", () => pool.readyCount === 2 || undefined);
+
+    // Both taken: a next run would wait for a boot, so the refill starts at once.
+    const both = [await pool.take(), await pool.take()];
+    for (const runner of both) await runner.kill();
+    const drained = spawns;
+    pool.refillAfterRun();
+    assert.equal(spawns, drained + 2, "both started in the same turn");
   } finally {
     await pool.close();
   }

@@ -11,7 +11,7 @@ import { basename, dirname, join } from "node:path";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionFlags } from "../config/permission_flags.ts";
 import { canonicalPath, pathWithin } from "../config/permission_values.ts";
-import { terminateProcessGroup } from "../process/terminate_process_group.ts";
+import { terminateProcess, terminateProcessGroup } from "../process/terminate_process_group.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
 import { type RunStorageSweep, storageDirs, storageKey } from "./run_storage_sweep.ts";
@@ -19,8 +19,18 @@ import type { RunnerSlots } from "./runner_slots.ts";
 
 /** A started runner waiting for (or running) its script. */
 export interface RunnerProcess {
-  /** The script file this runner may read; written when a run is assigned. */
+  /**
+   * The TypeScript file this runner may read its script from (it may also read its `.js`
+   * twin, {@linkcode javaScriptTwin}); see {@linkcode RunnerProcess.writeScript}.
+   */
   scriptPath: string;
+  /**
+   * Writes the run's script (0600, in place: at most exec.maxSourceBytes, and not through the
+   * runtime's blocking pool, two thread hops on every run's path, issue 12) as TypeScript, or
+   * as JavaScript when `javaScript` (Deno then compiles and caches nothing). Answers the path
+   * written, which the kill removes. Throws what the write threw.
+   */
+  writeScript(code: string, javaScript: boolean): string;
   /** The directory holding the script (and the other runners' files: `runsDir`). */
   dir: string;
   child: Deno.ChildProcess;
@@ -37,14 +47,15 @@ export interface RunnerProcess {
    */
   endMarker: string;
   /**
-   * What Deno caches of this runner's script (its compiled copy), removed after the run with
-   * the script.
+   * What Deno caches of this runner's TypeScript script (its compiled copy), removed after the
+   * run with the script.
    */
   cachedPaths: string[];
   permissions: PermissionSet;
   maxMemoryMb: number;
   /**
-   * Ends the whole process group: waits up to `exitWaitMs` for the runner to exit by itself,
+   * Ends the runner, with its whole process group when it leads one (a runner that may start
+   * processes, {@linkcode mayStartProcesses}): waits up to `exitWaitMs` for it to exit by itself,
    * else sends TERM; then KILL after `graceMs`; then removes the script, its compiled copy and
    * the run's web storage. Every call resolves when all of that is done (the first call's
    * timings apply); never rejects.
@@ -173,6 +184,11 @@ export function compiledCopyPath(denoDir: string, path: string): string {
   return `${compiledCopyDir(denoDir, dirname(path))}/${basename(path)}.js`;
 }
 
+/** The `.js` file beside a runner's TypeScript script, for a script that is JavaScript. */
+export function javaScriptTwin(scriptPath: string): string {
+  return scriptPath.replace(/\.ts$/, ".js");
+}
+
 /** Builds the `deno run` flags of a runner. Exported for tests of the sandbox flags. */
 export function runnerFlags(
   options: {
@@ -201,7 +217,12 @@ export function runnerFlags(
     : ["--no-remote", "--no-npm"];
   const grants: PermissionSet = {
     ...permissions,
-    read: merge(permissions.read, [scriptPath, socketPath, RUNNER_DISCOVERY]),
+    read: merge(permissions.read, [
+      scriptPath,
+      javaScriptTwin(scriptPath),
+      socketPath,
+      RUNNER_DISCOVERY,
+    ]),
     write: merge(permissions.write, [socketPath]),
     net: merge(permissions.net, [`unix:${socketPath}`]),
   };
@@ -251,9 +272,15 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   const storageSlot = options.storageSweep?.takeSlot();
   const storage = storageSlot === undefined ? runnerId : `${storageSlot}`;
   const storageName = runnerMainUrl(storage);
+  // A runner that may start processes leads a process group of its own, so its end takes
+  // whatever it started (SBX-06); one that cannot is ended alone, and spawned without
+  // setsid(1)'s exec (≈ 1 ms of CPU per run) and without a group signal that finds nothing
+  // (an Error built per signal; issue 12: CPU per run). Unless a terminal's Ctrl-C could
+  // reach the server's group: it would kill the runs a graceful stop lets finish.
+  const ownGroup = mayStartProcesses(options.permissions) || terminalSignalsReach();
   let child: Deno.ChildProcess;
   try {
-    child = spawnProcess(options, {
+    child = spawnProcess(options, ownGroup, {
       args: runnerFlags({
         permissions: options.permissions,
         scriptPath,
@@ -279,24 +306,49 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   let killing: Promise<void> | undefined;
   // A runner that connected is Deno running, so setsid(1) has made it a group leader already.
   let connected = false;
+  let exited = false;
   let ready: RunnerConnection | null = null;
+  child.status.then(() => (exited = true));
   expectation.connection.then((connection) => {
     ready = connection;
     connected = true;
     options.onSpawn?.(child.pid);
   });
   const cachedPaths = [compiledCopyPath(options.denoDir, scriptPath)];
+  /** The script file written, with Deno's copy of it if it is TypeScript; null before. */
+  let written: string[] | null = null;
+  const writeScript = (code: string, javaScript: boolean) => {
+    const path = javaScript ? javaScriptTwin(scriptPath) : scriptPath;
+    written = javaScript ? [path] : [path, ...cachedPaths];
+    Deno.writeTextFileSync(path, code, { mode: 0o600 });
+    return path;
+  };
   const kill = (graceMs = 500, exitWaitMs = 0) =>
     killing ??= end(graceMs, exitWaitMs).finally(() => {
       // The files go only once the group is dead, and the slot only once they are gone, so a
       // runner given the same name later never has its script removed by this one's end.
       // Unlinked in place: an async removal is two hops through the runtime's blocking pool,
-      // ≈ 3× the CPU of the unlink itself (issue 12: CPU per run).
-      for (const path of [scriptPath, ...cachedPaths]) removeFileQuietly(path);
+      // ≈ 3× the CPU of the unlink itself (issue 12: CPU per run). Only what was written: a
+      // failed unlink builds an error (a stack capture) for nothing.
+      for (const path of written ?? []) removeFileQuietly(path);
       if (slot !== undefined) options.slots?.give(slot);
     });
   const end = async (graceMs: number, exitWaitMs: number) => {
     expectation.cancel();
+    if (!ownGroup) {
+      await terminateProcess(child, () => exited, { graceMs, exitWaitMs });
+    } else {
+      await endGroup(graceMs, exitWaitMs);
+    }
+    if (options.storageSweep && storageSlot !== undefined) {
+      options.storageSweep.release(storageSlot, storageName);
+      return;
+    }
+    for (const path of storagePaths(options.denoDir, storageName)) {
+      await Deno.remove(path, { recursive: true }).catch(() => undefined);
+    }
+  };
+  const endGroup = async (graceMs: number, exitWaitMs: number) => {
     // Stopped before setsid(1) made it a group leader, it runs no script yet: KILL it alone
     // (a group signal would miss it).
     if (setsidPath && !connected && !leadsGroup(child.pid)) {
@@ -308,16 +360,10 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     }
     // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
     await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
-    if (options.storageSweep && storageSlot !== undefined) {
-      options.storageSweep.release(storageSlot, storageName);
-      return;
-    }
-    for (const path of storagePaths(options.denoDir, storageName)) {
-      await Deno.remove(path, { recursive: true }).catch(() => undefined);
-    }
   };
   return {
     scriptPath,
+    writeScript,
     dir,
     child,
     connection: expectation.connection,
@@ -330,6 +376,30 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     maxMemoryMb: options.maxMemoryMb,
     kill,
   };
+}
+
+/**
+ * Whether a run with `permissions` can start other processes: with a `run` grant, or with
+ * `ffi` (native code can fork). Without either Deno lets a script start none (nor signal any).
+ */
+export function mayStartProcesses(permissions: PermissionSet): boolean {
+  return [permissions.run, permissions.ffi].some((grant) =>
+    grant === true || (Array.isArray(grant) && grant.length > 0)
+  );
+}
+
+let terminal: boolean | undefined;
+/**
+ * Whether a terminal's signals (Ctrl-C, a hang-up) can reach this process's group: it has a
+ * controlling terminal (Linux: `tty_nr` in /proc/self/stat; elsewhere: a terminal on stdin),
+ * as a `gateway server` in a shell's foreground has; a background or service server has none.
+ * Read once.
+ */
+function terminalSignalsReach(): boolean {
+  if (terminal !== undefined) return terminal;
+  if (Deno.build.os !== "linux") return terminal = Deno.stdin.isTerminal();
+  const stat = Deno.readTextFileSync("/proc/self/stat");
+  return terminal = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[4]) !== 0;
 }
 
 /** Removes a file; one already gone (or never written) is what was wanted. */
@@ -364,18 +434,23 @@ let setsidPath: string | null | undefined;
 /** The Deno binary runners are started with (the server's own), looked up once. */
 let denoPath: string | undefined;
 
-function spawnProcess(options: RunnerSpawnOptions, command: { args: string[] }): Deno.ChildProcess {
+function spawnProcess(
+  options: RunnerSpawnOptions,
+  ownGroup: boolean,
+  command: { args: string[] },
+): Deno.ChildProcess {
   setsidPath ??= findSetsid();
   denoPath ??= Deno.execPath();
-  return new Deno.Command(setsidPath ?? denoPath, {
-    args: setsidPath ? [denoPath, ...command.args] : command.args,
+  const viaSetsid = ownGroup && setsidPath !== null;
+  return new Deno.Command(viaSetsid ? setsidPath! : denoPath, {
+    args: viaSetsid ? [denoPath, ...command.args] : command.args,
     cwd: options.cwd,
     clearEnv: true,
     env: { ...options.env, DENO_DIR: options.denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-    detached: setsidPath === null,
+    detached: ownGroup && setsidPath === null,
   }).spawn();
 }
 

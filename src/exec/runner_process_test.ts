@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  mayStartProcesses,
   RUNNER_DISCOVERY,
   RUNNER_MAIN,
   runnerFlags,
@@ -21,7 +22,9 @@ Deno.test("runnerFlags() turns remote and npm imports off without a network gran
   assert.ok(flags.includes("--no-npm"));
   assert.ok(flags.includes("--allow-net=unix:/state/channel.sock"));
   assert.ok(
-    flags.includes(`--allow-read=/runs/a/script.ts,/state/channel.sock,${RUNNER_DISCOVERY}`),
+    flags.includes(
+      `--allow-read=/runs/a/script.ts,/runs/a/script.js,/state/channel.sock,${RUNNER_DISCOVERY}`,
+    ),
   );
   assert.ok(flags.includes("--v8-flags=--max-old-space-size=128,--single-threaded"));
   assert.ok(!flags.some((f) => f.startsWith("--allow-import")));
@@ -84,36 +87,53 @@ Deno.test("runnerFlags() grants the runner its discovery code, to be dropped unl
   assert.ok(!runnerArgs(covered).includes("revoke-discovery"));
 });
 
-Deno.test("spawnRunner(): the runner leads its own process group, tells when it is connected, and kill() leaves none of it", async () => {
-  const runsDir = await Deno.makeTempDir({ prefix: "gateway-runner-test-" });
-  const denoDir = await Deno.makeTempDir({ prefix: "gateway-runner-deno-" });
-  try {
-    const runner = await spawnRunner({
-      channel: new RunChannelServer(),
-      runsDir,
-      permissions: {},
-      maxMemoryMb: 128,
-      cwd: runsDir,
-      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
-      denoDir,
-    });
-    assert.equal(runner.ready, null, "not connected yet: a run must wait for it");
-    const connection = await runner.connection;
-    assert.equal(runner.ready, connection, "connected: a run takes it at once");
-    assert.ok(runner.endMarker.startsWith(END_MARKER_PREFIX));
-    assert.match(runner.endMarker.slice(END_MARKER_PREFIX.length), /^[0-9a-f]{32}:$/);
-    if (Deno.build.os === "linux") {
-      const stat = Deno.readTextFileSync(`/proc/${runner.child.pid}/stat`);
-      const pgid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-      assert.equal(pgid, runner.child.pid, "the runner leads its process group");
-    }
-    connection.close();
-    await runner.kill(0);
-    assert.throws(() => Deno.kill(-runner.child.pid, "SIGCONT"), "the group is gone (ESRCH)");
-    await runner.child.stdout.cancel();
-    await runner.child.stderr.cancel();
-  } finally {
-    await Deno.remove(runsDir, { recursive: true });
-    await Deno.remove(denoDir, { recursive: true });
-  }
-});
+for (
+  const { permissions, group } of [
+    { permissions: { run: ["sleep"] }, group: true },
+    { permissions: {}, group: false },
+  ]
+) {
+  Deno.test(
+    `spawnRunner(): a runner ${
+      group
+        ? "that may start processes leads its own process group"
+        : "that cannot start processes is ended alone"
+    }, tells when it is connected, and kill() leaves none of it`,
+    async () => {
+      assert.equal(mayStartProcesses(permissions), group);
+      const runsDir = await Deno.makeTempDir({ prefix: "gateway-runner-test-" });
+      const denoDir = await Deno.makeTempDir({ prefix: "gateway-runner-deno-" });
+      try {
+        const runner = await spawnRunner({
+          channel: new RunChannelServer(),
+          runsDir,
+          permissions,
+          maxMemoryMb: 128,
+          cwd: runsDir,
+          env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+          denoDir,
+        });
+        assert.equal(runner.ready, null, "not connected yet: a run must wait for it");
+        const connection = await runner.connection;
+        assert.equal(runner.ready, connection, "connected: a run takes it at once");
+        assert.ok(runner.endMarker.startsWith(END_MARKER_PREFIX));
+        assert.match(runner.endMarker.slice(END_MARKER_PREFIX.length), /^[0-9a-f]{32}:$/);
+        if (Deno.build.os === "linux") {
+          const stat = Deno.readTextFileSync(`/proc/${runner.child.pid}/stat`);
+          const pgid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+          assert.equal(pgid === runner.child.pid, group, "leads its process group");
+        }
+        connection.close();
+        await runner.kill(0);
+        assert.equal((await runner.child.status).success, false, "ended by the kill");
+        assert.throws(() => Deno.kill(-runner.child.pid, "SIGCONT"), "no group is left (ESRCH)");
+        assert.throws(() => Deno.kill(runner.child.pid, "SIGCONT"), "the runner is gone (ESRCH)");
+        await runner.child.stdout.cancel();
+        await runner.child.stderr.cancel();
+      } finally {
+        await Deno.remove(runsDir, { recursive: true });
+        await Deno.remove(denoDir, { recursive: true });
+      }
+    },
+  );
+}

@@ -218,7 +218,7 @@ export class ScriptRunner {
     }).finally(() => {
       this.#active.delete(runId);
       // After the answer has gone out: spawning a runner must not sit on the run's path.
-      setTimeout(() => this.#pool.fill(), 0);
+      setTimeout(() => this.#pool.refillAfterRun(), 0);
     });
     return handle;
   }
@@ -283,10 +283,9 @@ export class ScriptRunner {
       const message = `Cannot start the runner in "${request.cwd}": ${(error as Error).message}`;
       return end.failEarly({ kind: "Crashed", message }, warnings);
     }
+    let scriptPath: string;
     try {
-      // At most exec.maxSourceBytes: written in place, not through the blocking pool (two
-      // thread hops on every run's path, issue 12).
-      Deno.writeTextFileSync(runner.scriptPath, prepared.code, { mode: 0o600 });
+      scriptPath = runner.writeScript(prepared.code, prepared.javaScript === true);
     } catch (error) {
       await runner.kill(0); // removes what was written of the script too
       const message = `Cannot write the script for the runner: ${(error as Error).message}`;
@@ -299,7 +298,7 @@ export class ScriptRunner {
       exec,
       control,
       code: {
-        scriptPath: runner.scriptPath,
+        scriptPath,
         usage: prepared.usage ?? USES_EVERYTHING,
         exitAtEnd: mayExitAtEnd(prepared.code),
       },
@@ -323,7 +322,8 @@ export class ScriptRunner {
     };
     const error = failure === null
       ? null
-      : end.explain(failure, (e) => toSource(asModuleSyntaxError(withoutRunPaths(e, runner))));
+      : end.explain(failure, (e) =>
+        toSource(asModuleSyntaxError(withoutRunPaths(e, { scriptPath, dir: runner.dir }))));
     if (error === null && request.inline && returns.fullResult !== undefined) {
       // Images and audio in the result travel as attachments, a placeholder in their place.
       const media: Attachment[] = [...returns.attachments];

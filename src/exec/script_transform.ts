@@ -9,6 +9,7 @@ import type Ts from "typescript";
 import { stripMarkdownFence } from "./markdown_fence.ts";
 import { describeSyntaxError, findGrammarMistake } from "./script_grammar.ts";
 import { analyzeSourceFile, type ScriptUsage } from "./script_analysis.ts";
+import { runsAsJavaScript } from "./script_language.ts";
 
 type TypeScript = typeof Ts;
 
@@ -52,6 +53,11 @@ export interface PreparedScript {
   warnings?: string[];
   /** What the script uses of `tools`, `search`/`describe` and `resources`, from its AST. */
   usage?: ScriptUsage;
+  /**
+   * True when the code holds no TypeScript (`script_language.ts`): it runs as a `.js` file,
+   * which Deno neither compiles nor caches a copy of. Absent means TypeScript.
+   */
+  javaScript?: boolean;
 }
 
 /** A script TypeScript cannot parse; becomes a run with `kind: "SyntaxError"` (SPEC §8). */
@@ -113,7 +119,14 @@ export async function prepareScript(
     inline: options.inline,
     resultFunction,
   });
-  if (prepared.kind === "Prepared") prepared.usage = analyzeSourceFile(ts, parsed.file);
+  if (prepared.kind === "Prepared") {
+    prepared.usage = analyzeSourceFile(ts, parsed.file);
+    // Read from the source's tree, so only where that parsed cleanly; what the capture
+    // inserts is plain JavaScript.
+    if (parsed.diagnostics.length === 0 && runsAsJavaScript(ts, parsed.file)) {
+      prepared.javaScript = true;
+    }
+  }
   if (fence.warning !== null && prepared.kind === "Prepared") {
     prepared.warnings = [...prepared.warnings ?? [], fence.warning];
   }

@@ -130,7 +130,14 @@ export class ProcessLedger {
             Deno.kill(-child.pid, "SIGKILL");
             reaped++;
           } catch {
-            // the group ended between the check and the signal
+            // No such group: a runner that could start no process leads none (runner_process.ts
+            // `mayStartProcesses`), so it is ended alone; or it ended since the check.
+            try {
+              Deno.kill(child.pid, "SIGKILL");
+              reaped++;
+            } catch {
+              // ended between the check and the signal
+            }
           }
         }
         Deno.removeSync(file);

@@ -42,6 +42,31 @@ Deno.test({
 });
 
 Deno.test({
+  name: "ProcessLedger.reapStale() ends a recorded child that leads no group of its own",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const stateDir = await Deno.makeTempDir({ prefix: "gateway-ledger-" });
+    // As a runner that cannot start processes is spawned: in its parent's group.
+    const orphan = new Deno.Command("sleep", { args: ["300"], stdin: "null" }).spawn();
+    try {
+      await Deno.writeTextFile(
+        `${stateDir}/children-999999999.log`,
+        `${orphan.pid} ${processStartTime(orphan.pid)}\n`,
+      );
+      assert.equal(ProcessLedger.reapStale(stateDir), 1);
+      assert.equal((await orphan.status).signal, "SIGKILL");
+    } finally {
+      try {
+        orphan.kill("SIGKILL");
+      } catch {
+        // reaped
+      }
+      await Deno.remove(stateDir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "ProcessLedger.reapStale() never signals a pid whose start time changed (reused)",
   ignore: Deno.build.os !== "linux",
   async fn() {

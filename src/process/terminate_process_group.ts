@@ -58,6 +58,33 @@ export async function terminateProcessGroup(
 }
 
 /**
+ * Ends one process that leads no group of its own (it cannot have started others): waits up
+ * to `exitWaitMs` for it to exit by itself, then TERM, then KILL after `graceMs`. Signals
+ * nothing once it has exited (`exited()`: its pid may be another process's by then). Resolves
+ * with its exit status.
+ */
+export async function terminateProcess(
+  child: Deno.ChildProcess,
+  exited: () => boolean,
+  options: TerminateOptions,
+): Promise<Deno.CommandStatus> {
+  const exitWaitMs = options.exitWaitMs ?? 0;
+  if (exited() || (exitWaitMs > 0 && await settlesWithin(child.status, exitWaitMs))) {
+    return await child.status;
+  }
+  const signal = (name: Deno.Signal) => {
+    try {
+      if (!exited()) child.kill(name);
+    } catch {
+      // it exited between the check and the signal
+    }
+  };
+  signal("SIGTERM");
+  if (!(await settlesWithin(child.status, options.graceMs))) signal("SIGKILL");
+  return await child.status;
+}
+
+/**
  * Whether `promise` settles within `ms` (the timer is cleared either way): the one bounded wait
  * for a process, a pipe or a socket to finish, so no caller leaves a timer behind.
  */

@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { describeExit } from "./describe_exit.ts";
-import { signalProcessGroup, terminateProcessGroup } from "./terminate_process_group.ts";
+import {
+  signalProcessGroup,
+  terminateProcess,
+  terminateProcessGroup,
+} from "./terminate_process_group.ts";
 
 /** Whether any process of group `pgid` is alive (not a zombie). */
 function groupAlive(pgid: number): boolean {
@@ -82,4 +86,21 @@ Deno.test("signalProcessGroup() accepts a group that is already gone", async () 
   await child.status;
   signalProcessGroup(child.pid, "SIGKILL");
   assert.equal(groupAlive(child.pid), false);
+});
+
+Deno.test("terminateProcess() TERMs a process still running, and leaves one that exited in time alone", async () => {
+  const running = new Deno.Command("sleep", { args: ["30"], stdin: "null" }).spawn();
+  let runningExited = false;
+  running.status.then(() => (runningExited = true));
+  const ended = await terminateProcess(running, () => runningExited, { graceMs: 2_000 });
+  assert.equal(ended.signal, "SIGTERM");
+
+  const quick = new Deno.Command("true", { stdin: "null" }).spawn();
+  let quickExited = false;
+  quick.status.then(() => (quickExited = true));
+  const status = await terminateProcess(quick, () => quickExited, {
+    graceMs: 0,
+    exitWaitMs: 5_000,
+  });
+  assert.deepEqual({ ...status }, { success: true, code: 0, signal: null }, "it exited by itself");
 });

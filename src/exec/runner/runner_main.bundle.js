@@ -450,6 +450,8 @@ await send({
   token
 });
 warmEventDispatch();
+conn.unref();
+conn.ref();
 if (revokeSocketGrants) {
   Deno.permissions.revokeSync({
     name: "read",
