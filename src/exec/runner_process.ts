@@ -13,6 +13,12 @@ import { permissionFlags } from "../config/permission_flags.ts";
 import { canonicalPath, pathWithin } from "../config/permission_values.ts";
 import { terminateProcess, terminateProcessGroup } from "../process/terminate_process_group.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
+import {
+  leadsGroup,
+  mayStartProcesses,
+  spawnRunnerProcess,
+  terminalSignalsReach,
+} from "./runner_spawn.ts";
 import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
 import { type RunStorageSweep, storageDirs, storageKey } from "./run_storage_sweep.ts";
 import type { RunnerSlots } from "./runner_slots.ts";
@@ -279,8 +285,9 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   // reach the server's group: it would kill the runs a graceful stop lets finish.
   const ownGroup = mayStartProcesses(options.permissions) || terminalSignalsReach();
   let child: Deno.ChildProcess;
+  let viaSetsid: boolean;
   try {
-    child = spawnProcess(options, ownGroup, {
+    ({ child, viaSetsid } = spawnRunnerProcess(options, ownGroup, {
       args: runnerFlags({
         permissions: options.permissions,
         scriptPath,
@@ -289,7 +296,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
         ...(options.deniedPaths ? { deniedPaths: options.deniedPaths } : {}),
         storage,
       }),
-    });
+    }));
   } catch (error) {
     expectation.cancel();
     if (slot !== undefined) options.slots?.give(slot);
@@ -351,7 +358,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   const endGroup = async (graceMs: number, exitWaitMs: number) => {
     // Stopped before setsid(1) made it a group leader, it runs no script yet: KILL it alone
     // (a group signal would miss it).
-    if (setsidPath && !connected && !leadsGroup(child.pid)) {
+    if (viaSetsid && !connected && !leadsGroup(child.pid)) {
       try {
         child.kill("SIGKILL");
       } catch {
@@ -378,91 +385,11 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   };
 }
 
-/**
- * Whether a run with `permissions` can start other processes: with a `run` grant, or with
- * `ffi` (native code can fork). Without either Deno lets a script start none (nor signal any).
- */
-export function mayStartProcesses(permissions: PermissionSet): boolean {
-  return [permissions.run, permissions.ffi].some((grant) =>
-    grant === true || (Array.isArray(grant) && grant.length > 0)
-  );
-}
-
-let terminal: boolean | undefined;
-/**
- * Whether a terminal's signals (Ctrl-C, a hang-up) can reach this process's group: it has a
- * controlling terminal (Linux: `tty_nr` in /proc/self/stat; elsewhere: a terminal on stdin),
- * as a `gateway server` in a shell's foreground has; a background or service server has none.
- * Read once.
- */
-function terminalSignalsReach(): boolean {
-  if (terminal !== undefined) return terminal;
-  if (Deno.build.os !== "linux") return terminal = Deno.stdin.isTerminal();
-  const stat = Deno.readTextFileSync("/proc/self/stat");
-  return terminal = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[4]) !== 0;
-}
-
 /** Removes a file; one already gone (or never written) is what was wanted. */
 function removeFileQuietly(path: string): void {
   try {
     Deno.removeSync(path);
   } catch {
     // not there
-  }
-}
-
-/**
- * `setsid(1)` where it exists (util-linux), else null. A `detached` spawn makes Deno fork the
- * whole server (its page tables: 20–60 ms with a few hundred MB resident, blocking the event
- * loop) to call setsid() before exec; a plain spawn is a cheap posix_spawn, and `setsid` then
- * execs Deno as the leader of a new session and process group, with the same pid (a freshly
- * spawned child never leads a group, so setsid(1) does not fork).
- */
-function findSetsid(): string | null {
-  if (Deno.build.os !== "linux") return null;
-  for (const path of ["/usr/bin/setsid", "/bin/setsid"]) {
-    try {
-      if (Deno.statSync(path).isFile) return path;
-    } catch {
-      // not here
-    }
-  }
-  return null;
-}
-
-let setsidPath: string | null | undefined;
-/** The Deno binary runners are started with (the server's own), looked up once. */
-let denoPath: string | undefined;
-
-function spawnProcess(
-  options: RunnerSpawnOptions,
-  ownGroup: boolean,
-  command: { args: string[] },
-): Deno.ChildProcess {
-  setsidPath ??= findSetsid();
-  denoPath ??= Deno.execPath();
-  const viaSetsid = ownGroup && setsidPath !== null;
-  return new Deno.Command(viaSetsid ? setsidPath! : denoPath, {
-    args: viaSetsid ? [denoPath, ...command.args] : command.args,
-    cwd: options.cwd,
-    clearEnv: true,
-    env: { ...options.env, DENO_DIR: options.denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    detached: ownGroup && setsidPath === null,
-  }).spawn();
-}
-
-/**
- * Whether `pid` leads its own process group yet: a runner started through `setsid(1)` does
- * from the moment setsid has run in it, a moment after the spawn (Linux: /proc).
- */
-function leadsGroup(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pid;
-  } catch {
-    return true; // gone, or no /proc: nothing to tell, the group signal is all there is
   }
 }

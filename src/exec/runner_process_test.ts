@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import {
-  mayStartProcesses,
   RUNNER_DISCOVERY,
   RUNNER_MAIN,
   runnerFlags,
@@ -8,6 +7,7 @@ import {
   spawnRunner,
 } from "./runner_process.ts";
 import { RunChannelServer } from "./run_channel_server.ts";
+import { mayStartProcesses } from "./runner_spawn.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 
 const paths = {
