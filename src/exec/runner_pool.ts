@@ -13,7 +13,9 @@ import type { RunnerProcess } from "./runner_process.ts";
 /** An idle runner that exits sooner than this after its start counts as a quick death. */
 const QUICK_DEATH_MS = 5_000;
 /** How long the refill after a run waits while a booted runner is ready (`refillAfterRun`). */
-export const REFILL_AFTER_RUN_MS = 20;
+const REFILL_AFTER_RUN_MS = 20;
+/** A run taken this soon after the last answer comes from a caller running back to back. */
+const BACK_TO_BACK_MS = 25;
 /** Longest wait between refills while runners keep dying. */
 const MAX_REFILL_DELAY_MS = 60_000;
 
@@ -34,6 +36,12 @@ export interface RunnerPoolOptions {
    * @default {60000}
    */
   idleMs?: number | (() => number);
+  /**
+   * How long the refill after a run waits while a booted runner is ready (see
+   * {@linkcode RunnerPool.refillAfterRun}).
+   * @default {20}
+   */
+  refillAfterRunMs?: number;
 }
 
 /** A pool of pre-started runners for one permission set, sized to demand. */
@@ -41,6 +49,7 @@ export class RunnerPool {
   readonly #size: number;
   readonly #min: number;
   readonly #idleMs: () => number;
+  readonly #refillAfterRunMs: number;
   readonly #spawn: () => Promise<RunnerProcess>;
   readonly #ready: RunnerProcess[] = [];
   /** Ready runners that have connected: booted, so a run taking one waits for nothing. */
@@ -61,6 +70,12 @@ export class RunnerPool {
   #refillTimer: ReturnType<typeof setTimeout> | null = null;
   /** The refill after a run, while it waits (see {@linkcode RunnerPool.refillAfterRun}). */
   #afterRunTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Whether that refill comes at once (not after `refillAfterRunMs`). */
+  #afterRunSoon = false;
+  /** When a run was last answered (`performance.now()`). */
+  #lastAnswer = -Infinity;
+  /** Whether the last run was taken right after an answer (a caller running back to back). */
+  #backToBack = false;
   readonly #log: (message: string) => void;
 
   /** `size` is the most runners kept ready (`exec.poolSize`); 0 keeps none. */
@@ -74,6 +89,7 @@ export class RunnerPool {
     this.#target = this.#min;
     const idleMs = options.idleMs ?? DEFAULT_POOL_IDLE_MS;
     this.#idleMs = typeof idleMs === "function" ? idleMs : () => idleMs;
+    this.#refillAfterRunMs = options.refillAfterRunMs ?? REFILL_AFTER_RUN_MS;
     this.#spawn = spawn;
     this.#log = options.log ?? (() => {});
   }
@@ -89,24 +105,32 @@ export class RunnerPool {
   }
 
   /**
-   * Refills once a run has been answered. While a booted runner is still ready, the next run
-   * waits for nothing, so the refill waits {@linkcode REFILL_AFTER_RUN_MS}: the caller that
-   * just got its answer (a `gateway exec` process printing it and exiting, an agent reading
-   * it) has the machine first, not shared with a Deno booting. On this 2-core machine that
-   * boot slowed a warm CLI exec's exit by ≈ 3.5 ms (issue 12). With none booted, at once.
+   * Refills once a run has been answered (called as the answer goes out; the refill itself
+   * comes after it, never on the run's path). While a booted runner is still ready, the next
+   * run waits for nothing, so the refill waits `refillAfterRunMs` (20 ms): the caller
+   * that just got its answer (a `gateway exec` process printing it and exiting, an agent
+   * reading it) has the machine first, not shared with a Deno booting. On this 2-core machine
+   * that boot slowed a warm CLI exec's exit by ≈ 3.5 ms (issue 12). At once when none is
+   * booted, or when runs come back to back (the last one was taken within
+   * {@linkcode BACK_TO_BACK_MS} of an answer): that caller needs the runner more.
    */
   refillAfterRun(): void {
-    if (this.#closed || this.#afterRunTimer !== null) return;
-    if (!this.#ready.some((runner) => this.#connected.has(runner))) {
-      this.fill();
-      return;
+    this.#lastAnswer = performance.now();
+    if (this.#closed) return;
+    const soon = this.#backToBack ||
+      !this.#ready.some((runner) => this.#connected.has(runner));
+    if (this.#afterRunTimer !== null) {
+      // One refill at a time; one that waits gives way to one wanted at once.
+      if (!soon || this.#afterRunSoon) return;
+      clearTimeout(this.#afterRunTimer);
     }
     const timer = setTimeout(() => {
       this.#afterRunTimer = null;
       this.fill();
-    }, REFILL_AFTER_RUN_MS);
-    Deno.unrefTimer(timer);
+    }, soon ? 0 : this.#refillAfterRunMs);
+    if (!soon) Deno.unrefTimer(timer);
     this.#afterRunTimer = timer;
+    this.#afterRunSoon = soon;
   }
 
   /**
@@ -172,10 +196,11 @@ export class RunnerPool {
    * one when none is starting for this run. A run that found none ready grows the pool and
    * starts the runners it now wants at once, since it waits anyway. Otherwise the pool is not
    * refilled here: starting Deno costs a core for ~25 ms, and on a small machine that would
-   * slow the run that just took a runner; the caller refills with {@linkcode fill} once its
-   * run is over.
+   * slow the run that just took a runner; the caller refills with
+   * {@linkcode RunnerPool.refillAfterRun} once its run is answered.
    */
   async take(): Promise<RunnerProcess> {
+    this.#backToBack = performance.now() - this.#lastAnswer < BACK_TO_BACK_MS;
     const ready = this.#ready.shift();
     let runner = ready;
     if (runner === undefined) {

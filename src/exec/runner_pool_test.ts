@@ -171,35 +171,53 @@ Deno.test("RunnerPool: a run that takes a runner still booting grows the pool as
   }
 });
 
-Deno.test("RunnerPool.refillAfterRun waits while a booted runner is ready, and refills at once when none is", async () => {
+Deno.test("RunnerPool.refillAfterRun waits while a booted runner is ready, and refills at once when none is or runs come back to back", async () => {
   const killed: RunnerProcess[] = [];
   let spawns = 0;
-  const pool = new RunnerPool(2, () => {
+  const spawn = () => {
     spawns++;
     return Promise.resolve(liveRunner(killed));
-  });
+  };
+  // A short wait, to see it end; a wait no test outlives, to see the refills that do not wait.
+  const short = new RunnerPool(2, spawn, { refillAfterRunMs: 50 });
+  const long = new RunnerPool(2, spawn, { refillAfterRunMs: 600_000 });
   try {
     // Grown to two by a run that found none ready; both booted.
-    await (await pool.take()).kill();
-    pool.fill();
-    await pollUntil("two booted runners", () => pool.readyCount === 2 || undefined);
+    await (await short.take()).kill();
+    short.fill();
+    await pollUntil("two booted runners", () => short.readyCount === 2 || undefined);
     const before = spawns;
-
     // A run took one; one booted runner is still ready, so the refill waits.
-    const taken = await pool.take();
-    await taken.kill();
-    pool.refillAfterRun();
-    assert.equal(spawns, before, "no runner started while the caller has the machine");
+    await (await short.take()).kill();
+    short.refillAfterRun();
+    assert.equal(spawns, before, "no runner started in the turn that answered the run");
     await pollUntil("the refill after its wait", () => spawns === before + 1 || undefined);
-    await pollUntil("the pool full again", () => pool.readyCount === 2 || undefined);
+    await short.close();
 
-    // Both taken: a next run would wait for a boot, so the refill starts at once.
-    const both = [await pool.take(), await pool.take()];
+    await (await long.take()).kill();
+    long.fill();
+    await pollUntil("two booted runners", () => long.readyCount === 2 || undefined);
+    // Both taken: a next run would wait for a boot, so the refill comes at once.
+    const both = [await long.take(), await long.take()];
     for (const runner of both) await runner.kill();
     const drained = spawns;
-    pool.refillAfterRun();
-    assert.equal(spawns, drained + 2, "both started in the same turn");
+    long.refillAfterRun();
+    await pollUntil("both started", () => spawns === drained + 2 || undefined, {
+      timeoutMs: 5_000,
+    });
+    await pollUntil("the pool full again", () => long.readyCount === 2 || undefined);
+    // A run taken right after an answer: its caller runs back to back, so its refill comes
+    // at once even with a booted runner still ready (and the waiting refill gives way).
+    long.refillAfterRun();
+    const next = await long.take();
+    await next.kill();
+    const looping = spawns;
+    long.refillAfterRun();
+    await pollUntil("the back-to-back refill", () => spawns === looping + 1 || undefined, {
+      timeoutMs: 5_000,
+    });
   } finally {
-    await pool.close();
+    await short.close();
+    await long.close();
   }
 });

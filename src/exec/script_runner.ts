@@ -217,8 +217,7 @@ export class ScriptRunner {
       });
     }).finally(() => {
       this.#active.delete(runId);
-      // After the answer has gone out: spawning a runner must not sit on the run's path.
-      setTimeout(() => this.#pool.refillAfterRun(), 0);
+      this.#pool.refillAfterRun();
     });
     return handle;
   }
