@@ -134,14 +134,26 @@ try {
   const bare = await timeMs(bareRun);
   row("bare `deno run` of a one-line file", bare, "(baseline)");
 
-  const startedAt = performance.now();
-  const started = await gw.cli(["start"]);
-  if (started.code !== 0) throw new Error(`gateway start failed: ${started.stderr}`);
-  const startMs = performance.now() - startedAt;
+  // A median like every other row, not one start: the machine's speed drifts, and one slow
+  // moment made the row. The first start (a new root: nothing cached yet) is shown too.
+  const starts: number[] = [];
+  for (let i = 0; i < (QUICK ? 3 : 5); i++) {
+    if (i > 0) {
+      const stopped = await gw.cli(["stop"]);
+      if (stopped.code !== 0) throw new Error(`gateway stop failed: ${stopped.stderr}`);
+    }
+    const startedAt = performance.now();
+    const started = await gw.cli(["start"]);
+    if (started.code !== 0) throw new Error(`gateway start failed: ${started.stderr}`);
+    starts.push(performance.now() - startedAt);
+  }
+  const startMs = median(starts);
   row(
     "`gateway start` → /health answers (5 modules + everything)",
     startMs,
-    `CLI included ${target("≤ 500 ms", startMs <= 500)}`,
+    `CLI included, median of ${starts.length} (the first, on a new root: ${
+      starts[0]!.toFixed(0)
+    } ms) ${target("≤ 500 ms", startMs <= 500)}`,
   );
   const client = await gw.client();
   const { pid: serverPid, port, token } = await gw.server();
