@@ -88,6 +88,38 @@ Deno.test("gateway status, start and stop manage the background server of a data
       },
     );
 
+    await t.step(
+      "a start right after a stop finds the data dir free, even while a run held the stop",
+      async () => {
+        const started = await gw.cli(["start"]);
+        assert.equal(started.code, 0, started.stderr);
+        // A run in flight keeps the stopping server (and its data dir's lock) for its grace
+        // period, after server.json is gone: the stop returns only once the lock is free.
+        const client = await gw.client();
+        const begun = new Promise<void>((resolve) => {
+          const off = client.onNotification((n) => {
+            if (n.method !== "run.output") return;
+            off();
+            resolve();
+          });
+        });
+        const run = client.request<{ ok: boolean }>("exec", {
+          source: 'console.log("begun");\nawait new Promise((r) => setTimeout(r, 1500));\n"done"',
+          check: false,
+          stream: true,
+        });
+        await begun;
+        const stopped = await gw.cli(["stop"]);
+        assert.equal(stopped.code, 0, stopped.stderr);
+        const again = await gw.cli(["start"]);
+        assert.equal(again.code, 0, again.stderr);
+        assert.equal((await run).ok, true, "the run finished in the grace period");
+        await client.close().catch(() => undefined);
+        const last = await gw.cli(["stop"]);
+        assert.equal(last.code, 0, last.stderr);
+      },
+    );
+
     await t.step("stop with no server says so", async () => {
       const result = await gw.cli(["stop"]);
       assert.equal(result.code, 0);

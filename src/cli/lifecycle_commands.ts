@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { findServer } from "../client/server_connection.ts";
 import { rootsDataDir, userDataDir } from "../config/gateway_paths.ts";
-import { readServerState, type ServerState } from "../config/server_state.ts";
+import { readServerState, serverLockFree, type ServerState } from "../config/server_state.ts";
 import { readToken } from "../config/token_file.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
@@ -63,7 +63,10 @@ async function stopServerIn(
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     const now = await readServerState(dataDir);
-    if (!now || now.stale || now.state.pid !== pid) {
+    // Gone once it has let go of the data dir too, so a `gateway start` may follow at once;
+    // or replaced already (a supervisor restarted it), when the lock is the new server's.
+    const replaced = now !== null && !now.stale && now.state.pid !== pid;
+    if (replaced || ((!now || now.stale) && await serverLockFree(dataDir))) {
       context.output.out(`stopped gateway server (pid ${pid}, root ${found.state.root})\n`);
       return "stopped";
     }

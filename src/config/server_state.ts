@@ -85,3 +85,27 @@ export async function removeServerState(dataDir: string, pid: number): Promise<v
     await Deno.remove(serverStatePath(dataDir)).catch(() => undefined);
   }
 }
+
+/**
+ * Whether no process holds the data dir's server lock (`server.lock`, which a server keeps for
+ * its whole life): what a new server needs to start. A server removes its `server.json` before
+ * its last steps, so a stop that waited only for that let a `gateway start` right after it find
+ * the data dir still taken. Probed by taking the lock and letting it go at once.
+ */
+export async function serverLockFree(dataDir: string): Promise<boolean> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(`${dataDir.replace(/[\\/]+$/, "")}/server.lock`, {
+      read: true,
+      write: true,
+    });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return true; // never started here
+    throw error;
+  }
+  try {
+    return await file.tryLock(true);
+  } finally {
+    file.close();
+  }
+}
