@@ -7,7 +7,6 @@ import { pollUntil } from "../../test/support/poll_until.ts";
 /** A runner whose process has already exited, as one killed by a hostile neighbour would. */
 function deadRunner(): RunnerProcess {
   return {
-    scriptPath: "/nowhere/script.ts",
     writeScript: () => {
       throw new Error("this test runs no script");
     },
@@ -17,7 +16,6 @@ function deadRunner(): RunnerProcess {
     } as unknown as Deno.ChildProcess,
     connection: new Promise(() => {}),
     endMarker: "\u0000gateway-run-end:0:",
-    cachedPaths: [],
     permissions: {},
     maxMemoryMb: 64,
     kill: () => Promise.resolve(),
@@ -50,7 +48,6 @@ function liveRunner(
   let exit!: (status: Deno.CommandStatus) => void;
   const status = new Promise<Deno.CommandStatus>((resolve) => (exit = resolve));
   const runner: RunnerProcess = {
-    scriptPath: "/nowhere/script.ts",
     writeScript: () => {
       throw new Error("this test runs no script");
     },
@@ -58,7 +55,6 @@ function liveRunner(
     child: { status } as unknown as Deno.ChildProcess,
     connection,
     endMarker: "\u0000gateway-run-end:0:",
-    cachedPaths: [],
     permissions: {},
     maxMemoryMb: 64,
     kill: () => {

@@ -26,11 +26,6 @@ import type { RunnerSlots } from "./runner_slots.ts";
 /** A started runner waiting for (or running) its script. */
 export interface RunnerProcess {
   /**
-   * The TypeScript file this runner may read its script from (it may also read its `.js`
-   * twin, {@linkcode javaScriptTwin}); see {@linkcode RunnerProcess.writeScript}.
-   */
-  scriptPath: string;
-  /**
    * Writes the run's script (0600, in place: at most exec.maxSourceBytes, and not through the
    * runtime's blocking pool, two thread hops on every run's path, issue 12) as TypeScript, or
    * as JavaScript when `javaScript` (Deno then compiles and caches nothing). Answers the path
@@ -52,11 +47,6 @@ export interface RunnerProcess {
    * (`protocol/run_end_marker.ts`): its nonce is this runner's alone.
    */
   endMarker: string;
-  /**
-   * What Deno caches of this runner's TypeScript script (its compiled copy), removed after the
-   * run with the script.
-   */
-  cachedPaths: string[];
   permissions: PermissionSet;
   maxMemoryMb: number;
   /**
@@ -191,7 +181,7 @@ export function compiledCopyPath(denoDir: string, path: string): string {
 }
 
 /** The `.js` file beside a runner's TypeScript script, for a script that is JavaScript. */
-export function javaScriptTwin(scriptPath: string): string {
+function javaScriptTwin(scriptPath: string): string {
   return scriptPath.replace(/\.ts$/, ".js");
 }
 
@@ -321,12 +311,11 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     connected = true;
     options.onSpawn?.(child.pid);
   });
-  const cachedPaths = [compiledCopyPath(options.denoDir, scriptPath)];
   /** The script file written, with Deno's copy of it if it is TypeScript; null before. */
   let written: string[] | null = null;
   const writeScript = (code: string, javaScript: boolean) => {
     const path = javaScript ? javaScriptTwin(scriptPath) : scriptPath;
-    written = javaScript ? [path] : [path, ...cachedPaths];
+    written = javaScript ? [path] : [path, compiledCopyPath(options.denoDir, path)];
     Deno.writeTextFileSync(path, code, { mode: 0o600 });
     return path;
   };
@@ -369,7 +358,6 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
   };
   return {
-    scriptPath,
     writeScript,
     dir,
     child,
@@ -378,7 +366,6 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
       return ready;
     },
     endMarker: `${END_MARKER_PREFIX}${endNonce}:`,
-    cachedPaths,
     permissions: options.permissions,
     maxMemoryMb: options.maxMemoryMb,
     kill,

@@ -6,6 +6,7 @@
  */
 
 import type { PermissionSet } from "../config/gateway_config.ts";
+import { procStatFields } from "../process/proc_stat.ts";
 
 /**
  * Whether a run with `permissions` can start other processes: with a `run` grant, or with
@@ -27,8 +28,7 @@ let terminal: boolean | undefined;
 export function terminalSignalsReach(): boolean {
   if (terminal !== undefined) return terminal;
   if (Deno.build.os !== "linux") return terminal = Deno.stdin.isTerminal();
-  const stat = Deno.readTextFileSync("/proc/self/stat");
-  return terminal = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[4]) !== 0;
+  return terminal = Number(procStatFields("self")?.[4] ?? 0) !== 0;
 }
 
 /**
@@ -86,10 +86,7 @@ export function spawnRunnerProcess(
  * from the moment setsid has run in it, a moment after the spawn (Linux: /proc).
  */
 export function leadsGroup(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === pid;
-  } catch {
-    return true; // gone, or no /proc: nothing to tell, the group signal is all there is
-  }
+  const fields = procStatFields(pid);
+  // Gone, or no /proc: nothing to tell, the group signal is all there is.
+  return fields === null || Number(fields[2]) === pid;
 }

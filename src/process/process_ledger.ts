@@ -7,21 +7,14 @@
  */
 
 import { join } from "node:path";
+import { procStatFields } from "./proc_stat.ts";
 
 /** Entries appended before the file is rewritten with only the live ones. */
 const COMPACT_EVERY = 256;
 
 /** The start time of `pid` in clock ticks since boot (Linux), or null when unknown. */
 export function processStartTime(pid: number): string | null {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    // Fields after the command name (which may hold spaces and parentheses): the 22nd field
-    // of the whole line is the 20th after the closing parenthesis.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
+  return procStatFields(pid)?.[19] ?? null;
 }
 
 interface Entry {
