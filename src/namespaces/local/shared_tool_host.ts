@@ -287,6 +287,12 @@ class SharedModule implements ToolHostConnection, LinkedModule {
   #busy = false;
   #ended: string | undefined;
   #settleReady: { resolve(exports: string[]): void; reject(error: Error): void } | undefined;
+  /**
+   * The exports of an import that finished before the Worker's `join` reached us: the `ready`
+   * notice (host stdout) can overtake the join (the Worker's socket). The module is ready once
+   * both arrived, so that a Worker ended for another module's sake also detaches this one.
+   */
+  #exportsBeforeJoin: string[] | undefined;
   #settleClosed!: () => void;
 
   constructor(worker: number, host: SharedHostProcess, options: SharedModuleOptions) {
@@ -365,7 +371,14 @@ class SharedModule implements ToolHostConnection, LinkedModule {
       link.send(line);
     }
     this.#held.clear();
+    if (this.#exportsBeforeJoin !== undefined) this.#announceReady(this.#exportsBeforeJoin);
+    this.#exportsBeforeJoin = undefined;
     return true;
+  }
+
+  #announceReady(exports: string[]): void {
+    this.#settleReady?.resolve(exports);
+    this.#settleReady = undefined;
   }
 
   /** The module's Worker is being ended: later calls wait for the next Worker to join. */
@@ -412,14 +425,14 @@ class SharedModule implements ToolHostConnection, LinkedModule {
   /** A lifecycle message about the module, from the host's stdout. */
   notice(message: Record<string, unknown>): void {
     switch (message.type) {
-      case "ready":
-        this.#settleReady?.resolve(
-          Array.isArray(message.exports)
-            ? message.exports.filter((e): e is string => typeof e === "string")
-            : [],
-        );
-        this.#settleReady = undefined;
+      case "ready": {
+        const exports = Array.isArray(message.exports)
+          ? message.exports.filter((e): e is string => typeof e === "string")
+          : [];
+        if (this.#link === undefined) this.#exportsBeforeJoin = exports;
+        else this.#announceReady(exports);
         break;
+      }
       case "load_error": {
         const error = message.error as WireError;
         const { reason, line } = describeLoadError(error, this.#options.moduleUrl);
