@@ -86,6 +86,17 @@ export function target(text: string, met: boolean): string {
   return `(target ${text}: ${met ? "met" : "NOT met"})`;
 }
 
+/**
+ * A ratio as the rows print it: two decimals, or three where two would round onto the target
+ * (0.796 printed as "0.80×" beside "NOT met" against ≥ 0.8× reads as a contradiction).
+ */
+export function ratioText(ratio: number, targetRatio?: number): string {
+  const two = ratio.toFixed(2);
+  return targetRatio !== undefined && Number(two) === targetRatio && ratio !== targetRatio
+    ? ratio.toFixed(3)
+    : two;
+}
+
 /** Prints a row of any unit: label, value, unit, a note. */
 export function valueRow(label: string, value: string, note = ""): void {
   console.log(`${label.padEnd(58)} ${value.padStart(12)}${note ? `  ${note}` : ""}`);
