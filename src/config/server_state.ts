@@ -21,6 +21,14 @@ export function serverStatePath(dataDir: string): string {
   return `${dataDir.replace(/[\\/]+$/, "")}/server.json`;
 }
 
+/**
+ * Path of `server.lock` in a data dir: the file whose lock a server holds for its whole life
+ * (`gateway_server.ts`), and that a stop waits to find free ({@linkcode serverLockFree}).
+ */
+export function serverLockPath(dataDir: string): string {
+  return `${dataDir.replace(/[\\/]+$/, "")}/server.lock`;
+}
+
 /** Writes `server.json` via a temp file and rename, so readers never see half a file. */
 export async function writeServerState(dataDir: string, state: ServerState): Promise<void> {
   const path = serverStatePath(dataDir);
@@ -95,7 +103,7 @@ export async function removeServerState(dataDir: string, pid: number): Promise<v
 export async function serverLockFree(dataDir: string): Promise<boolean> {
   let file: Deno.FsFile;
   try {
-    file = await Deno.open(`${dataDir.replace(/[\\/]+$/, "")}/server.lock`, {
+    file = await Deno.open(serverLockPath(dataDir), {
       read: true,
       write: true,
     });

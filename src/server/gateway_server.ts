@@ -7,7 +7,6 @@
  * @module
  */
 
-import { join } from "node:path";
 import type { LoadedConfig } from "../config/config_loader.ts";
 import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import { ServerStartError } from "./server_start_error.ts";
@@ -20,7 +19,12 @@ import type { ServerParts } from "./server_parts.ts";
 import { bootHealth } from "./boot_health.ts";
 import { serveSupervised, type SupervisedServer } from "./supervised_serve.ts";
 import { ensureToken } from "../config/token_file.ts";
-import { readServerState, removeServerState, writeServerState } from "../config/server_state.ts";
+import {
+  readServerState,
+  removeServerState,
+  serverLockPath,
+  writeServerState,
+} from "../config/server_state.ts";
 import { settlesWithin } from "../process/terminate_process_group.ts";
 
 /** The port a gateway takes when its config names none and it is free. */
@@ -65,7 +69,7 @@ export async function startGatewayServer(
  */
 async function acquireServerLock(dataDir: string): Promise<Deno.FsFile> {
   await Deno.mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const file = await Deno.open(join(dataDir, "server.lock"), {
+  const file = await Deno.open(serverLockPath(dataDir), {
     read: true,
     write: true,
     create: true,
