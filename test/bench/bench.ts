@@ -17,6 +17,7 @@ import { buildCatalog } from "../../src/discovery/catalog.ts";
 import { SearchIndex } from "../../src/discovery/search.ts";
 import { syntheticSnapshot } from "../../src/discovery/synthetic_snapshot.ts";
 import {
+  cpuMs,
   median,
   type Paired,
   QUICK,
@@ -30,7 +31,7 @@ import {
 } from "./bench_support.ts";
 import { describeTotal, describeTree, processTreeMemory } from "./process_tree_memory.ts";
 import { pollUntil } from "../support/poll_until.ts";
-import { relayedRoundTripMs, unixRoundTripMs } from "./call_breakdown.ts";
+import { answeredRoundTripMs, relayedRoundTripMs, unixRoundTripMs } from "./call_breakdown.ts";
 import { toolHostHopMs } from "./tool_host_hop.ts";
 import { serverCallPathUs } from "./server_call_path.ts";
 import { measureExecBreakdown } from "./exec_breakdown.ts";
@@ -76,21 +77,9 @@ async function mcpNamespaceEchoMs(
   rounds: number,
   direct: () => Promise<unknown>,
 ): Promise<{ namespace: number; direct: number }> {
-  const namespace = new McpNamespace("everything", {
-    command: "node",
-    args: [EVERYTHING, "stdio"],
-    env: {},
-    disabled: false,
-    startTimeoutMs: 30_000,
-  });
-  await namespace.start();
+  const namespace = await startedEchoNamespace();
   try {
-    const options = {
-      signal: new AbortController().signal,
-      callTimeoutMs: 60_000,
-      callMaxMs: 600_000,
-    };
-    const viaNamespace = () => namespace.callTool("echo", { message: "hi" }, options);
+    const viaNamespace = namespace.echo;
     const times = { namespace: [] as number[], direct: [] as number[] };
     // The direct client's upstream has answered the script rounds already: the namespace's
     // gets as many calls first, so both are measured equally warm (V8 tiers code up with use).
@@ -109,6 +98,29 @@ async function mcpNamespaceEchoMs(
   } finally {
     await namespace.stop();
   }
+}
+
+/** An `McpNamespace` over its own server-everything, started, with its echo call. */
+async function startedEchoNamespace(): Promise<
+  { echo: () => Promise<unknown>; stop: () => Promise<void> }
+> {
+  const namespace = new McpNamespace("everything", {
+    command: "node",
+    args: [EVERYTHING, "stdio"],
+    env: {},
+    disabled: false,
+    startTimeoutMs: 30_000,
+  });
+  await namespace.start();
+  const options = {
+    signal: new AbortController().signal,
+    callTimeoutMs: 60_000,
+    callMaxMs: 600_000,
+  };
+  return {
+    echo: () => namespace.callTool("echo", { message: "hi" }, options),
+    stop: () => namespace.stop(),
+  };
 }
 
 /** Leaves the upstream MCP server's own process out of the gateway's memory. */
@@ -398,13 +410,28 @@ times.sort();
     perCall.median,
     `per call, median (mean ${perCall.mean.toFixed(2)} ms), including the kv module's SQLite read`,
   );
+  // The CPU the server and the shared tool host spend on these calls, against the relay floor's
+  // middle process below: what the gateway's code costs beyond the hops themselves.
+  const hostPid = processTreeMemory(serverPid, notUpstream).processes
+    .find((p) => p.command === "shared tool host")?.pid;
+  const cpuBefore = { server: cpuMs(serverPid), host: hostPid ? cpuMs(hostPid) : NaN };
   const echoCost = await callTimes(timedCalls("tools.echo.echo({ v: 1 })"));
+  const localCalls = 3 * (calls + 20);
+  const cpuUsPerCall = (pid: number | undefined, before: number) =>
+    pid === undefined ? NaN : ((cpuMs(pid) - before) / localCalls) * 1000;
+  const serverCpuUs = cpuUsPerCall(serverPid, cpuBefore.server);
+  const hostCpuUs = cpuUsPerCall(hostPid, cpuBefore.host);
   row(
     `local tool call, gateway cost only (${calls} × a tool that returns its argument)`,
     echoCost.median,
     `per call, median (mean ${echoCost.mean.toFixed(2)} ms) ${
       target("≤ 0.2 ms", echoCost.median <= 0.2)
     }`,
+  );
+  valueRow(
+    "  its CPU per call: server, shared tool host",
+    `${serverCpuUs.toFixed(0)} µs, ${hostCpuUs.toFixed(0)} µs`,
+    `over ${localCalls} calls in 3 runs (their runs' history writes included)`,
   );
   const unixRoundTrip = await unixRoundTripMs(QUICK ? 500 : 2000);
   row(
@@ -414,11 +441,12 @@ times.sort();
   );
   // A local call is two hops through three processes; on a machine with few cores their
   // wake-ups cost more than twice one hop (issue 12), so the floor of its shape is shown too.
-  const relayedRoundTrip = await relayedRoundTripMs(QUICK ? 500 : 2000);
+  const relayed = await relayedRoundTripMs(QUICK ? 500 : 2000);
   row(
     "  the floor of a call's shape: the line through a relay process",
-    relayedRoundTrip,
-    `three Deno processes, median (${(relayedRoundTrip / unixRoundTrip).toFixed(1)}× one hop)`,
+    relayed.ms,
+    `three Deno processes, median (${(relayed.ms / unixRoundTrip).toFixed(1)}× one hop); ` +
+      `the relay's CPU per call ${relayed.relayCpuUsPerCall.toFixed(0)} µs`,
   );
   const glueUs = await serverCallPathUs(QUICK ? 20_000 : 100_000);
   row(
@@ -445,23 +473,35 @@ times.sort();
     const scriptMedians: number[] = [];
     const sdkMedians: number[] = [];
     const ratios: number[] = [];
-    for (let round = 0; round < (QUICK ? 3 : 5); round++) {
-      const inScript = await client.request<RunDocument>("exec", {
-        source: `const times: number[] = [];
+    // The floor of the row: the same calls through the same three kinds of process (a Deno
+    // child, this process, the upstream) with none of the gateway's code in the middle.
+    const relay = await startedEchoNamespace();
+    const floorMedians: number[] = [];
+    const floorRatios: number[] = [];
+    try {
+      for (let round = 0; round < (QUICK ? 3 : 5); round++) {
+        const inScript = await client.request<RunDocument>("exec", {
+          source: `const times: number[] = [];
 for (let i = 0; i < 20; i++) await tools.everything.echo({ message: "hi" });
 for (let i = 0; i < ${echoCalls}; i++) { const t = performance.now(); await tools.everything.echo({ message: "hi" }); times.push(performance.now() - t); }
 times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
-        check: false,
-      });
-      const direct: number[] = [];
-      for (let i = 0; i < 20 + echoCalls; i++) {
-        const t = performance.now();
-        await sdk.callTool({ name: "echo", arguments: { message: "hi" } });
-        if (i >= 20) direct.push(performance.now() - t);
+          check: false,
+        });
+        const direct: number[] = [];
+        for (let i = 0; i < 20 + echoCalls; i++) {
+          const t = performance.now();
+          await sdk.callTool({ name: "echo", arguments: { message: "hi" } });
+          if (i >= 20) direct.push(performance.now() - t);
+        }
+        const floor = await answeredRoundTripMs(echoCalls, 20, relay.echo);
+        scriptMedians.push(Number(inScript.result));
+        sdkMedians.push(median(direct));
+        ratios.push(Number(inScript.result) / median(direct));
+        floorMedians.push(floor);
+        floorRatios.push(floor / median(direct));
       }
-      scriptMedians.push(Number(inScript.result));
-      sdkMedians.push(median(direct));
-      ratios.push(Number(inScript.result) / median(direct));
+    } finally {
+      await relay.stop();
     }
     const sdkMedian = median(sdkMedians);
     row(`direct SDK client everything.echo (${echoCalls} calls)`, sdkMedian, "per call (baseline)");
@@ -472,6 +512,12 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
       `per call, ${ratioText(ratio, 1.3)}× direct (median of ${ratios.length} alternated rounds) ${
         target("≤ 1.3×", ratio <= 1.3)
       }`,
+    );
+    row(
+      "  the floor of its shape: the calls relayed with no gateway code",
+      median(floorMedians),
+      `per call, ${median(floorRatios).toFixed(2)}× direct (a Deno child → this process ` +
+        "→ McpNamespace → everything; in the same rounds)",
     );
     const alone = await mcpNamespaceEchoMs(
       echoCalls,

@@ -4,11 +4,23 @@
  * @module
  */
 
+import { procStatFields } from "../../src/process/proc_stat.ts";
+
 /** `--quick` (or `BENCH_QUICK=1`): fewer repetitions and runs, for a bench under a minute or two. */
 export const QUICK = Deno.args.includes("--quick") || Deno.env.get("BENCH_QUICK") === "1";
 
 /** Repetitions of a timed step (`BENCH_RUNS` overrides). */
 export const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? (QUICK ? 5 : 10));
+
+/**
+ * CPU time (user + system, every thread) process `pid` has used, in ms, from `/proc/PID/stat`
+ * (Linux; clock ticks of 10 ms, as Linux counts them on x86-64 and arm64). NaN when the
+ * process is gone or there is no `/proc`.
+ */
+export function cpuMs(pid: number | "self" = "self"): number {
+  const fields = procStatFields(pid);
+  return fields === null ? NaN : (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 /** The middle value (upper middle for an even count). */
 export function median(values: number[]): number {

@@ -9,20 +9,23 @@
 
 import { pollUntil } from "../support/poll_until.ts";
 
-/** The child side of the round trip: sends `n` JSON lines, awaits each echo, prints the median. */
+/**
+ * The child side of the round trip: sends `count` JSON lines after `warm` more, awaits each
+ * answer, prints the median of the timed ones.
+ */
 const ROUND_TRIP_CLIENT = `
-const [path, count] = Deno.args;
+const [path, count, warm = "0"] = Deno.args;
 const conn = await Deno.connect({ transport: "unix", path });
 const enc = new TextEncoder(), dec = new TextDecoder();
 const buf = new Uint8Array(65536);
 const times = [];
-for (let i = 0; i < Number(count); i++) {
+for (let i = -Number(warm); i < Number(count); i++) {
   const t = performance.now();
   await conn.write(enc.encode(JSON.stringify({ t: "call", id: i, namespace: "echo", tool: "echo", args: { v: i } }) + "\\n"));
   let text = "";
   while (!text.endsWith("\\n")) { const n = await conn.read(buf); if (n === null) throw new Error("closed"); text += dec.decode(buf.subarray(0, n)); }
   JSON.parse(text);
-  times.push(performance.now() - t);
+  if (i >= 0) times.push(performance.now() - t);
 }
 times.sort((a, b) => a - b);
 console.log(times[Math.floor(times.length / 2)]);
@@ -36,6 +39,13 @@ conn.close();
 const RELAY = `
 const [listenPath, onwardPath] = Deno.args;
 const enc = new TextEncoder(), dec = new TextDecoder();
+const cpuMs = () => {
+  const stat = Deno.readTextFileSync("/proc/self/stat");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+};
+let cpuAtFirst;
+let lines = 0;
 const listener = Deno.listen({ transport: "unix", path: listenPath });
 const onward = await Deno.connect({ transport: "unix", path: onwardPath });
 const caller = await listener.accept();
@@ -51,6 +61,8 @@ async function relay(from, to, frame) {
     while (at >= 0) {
       const message = JSON.parse(pending.slice(0, at));
       pending = pending.slice(at + 1);
+      cpuAtFirst ??= cpuMs();
+      lines++;
       await to.write(enc.encode(JSON.stringify(frame(message)) + "\\n"));
       at = pending.indexOf("\\n");
     }
@@ -61,6 +73,8 @@ await Promise.race([
   relay(caller, onward, (m) => ({ type: "call", id: m.id, tool: m.tool, args: m.args })),
   relay(onward, caller, (m) => ({ t: "reply", id: m.id, ok: true, value: m.value })),
 ]);
+// Its CPU per call (two lines), in µs: the middle process of the floor, against the gateway's.
+console.log(((cpuMs() - cpuAtFirst) / (lines / 2)) * 1000);
 `;
 
 /** Median round trip of a JSON line over a unix socket between this process and a child. */
@@ -69,14 +83,46 @@ export function unixRoundTripMs(count: number): Promise<number> {
 }
 
 /**
- * Median round trip of a JSON line from a child through a second child that relays it to this
- * process and back: three processes and four socket writes per call, like a local tool call.
+ * Median round trip of a JSON line from a child to this process, which answers each line with
+ * what `answer` resolves to, after `warm` untimed lines. With `answer` calling an MCP server
+ * over stdio it is the shape of a script's MCP call (runner → gateway → upstream and back) with
+ * none of the gateway's code: the floor of that row (issue 12).
  */
-export function relayedRoundTripMs(count: number): Promise<number> {
-  return roundTripMs(count, { relayed: true });
+export function answeredRoundTripMs(
+  count: number,
+  warm: number,
+  answer: () => Promise<unknown>,
+): Promise<number> {
+  return roundTripMs(count, { relayed: false, answer, warm });
 }
 
-async function roundTripMs(count: number, options: { relayed: boolean }): Promise<number> {
+/**
+ * Median round trip of a JSON line from a child through a second child that relays it to this
+ * process and back: three processes and four socket writes per call, like a local tool call;
+ * with the relay's CPU per call (µs, /proc: Linux only, NaN elsewhere).
+ */
+export async function relayedRoundTripMs(
+  count: number,
+): Promise<{ ms: number; relayCpuUsPerCall: number }> {
+  let relayCpuUsPerCall = NaN;
+  const ms = await roundTripMs(count, {
+    relayed: true,
+    onRelayOutput: (text) => (relayCpuUsPerCall = Number(text.trim())),
+  });
+  return { ms, relayCpuUsPerCall };
+}
+
+async function roundTripMs(
+  count: number,
+  options: {
+    relayed: boolean;
+    answer?: () => Promise<unknown>;
+    warm?: number;
+    /** What the relay printed (its CPU per call), once it has ended. */
+    onRelayOutput?: (text: string) => void;
+  },
+): Promise<number> {
+  const { answer } = options;
   const dir = await Deno.makeTempDir({ prefix: "gateway-bench-uds-" });
   const path = `${dir}/s.sock`;
   const listener = Deno.listen({ transport: "unix", path });
@@ -94,10 +140,9 @@ async function roundTripMs(count: number, options: { relayed: boolean }): Promis
       while (at >= 0) {
         const message = JSON.parse(pending.slice(0, at)) as { id: number; args: unknown };
         pending = pending.slice(at + 1);
+        const value = answer === undefined ? message.args : await answer();
         await conn.write(
-          enc.encode(
-            JSON.stringify({ t: "reply", id: message.id, ok: true, value: message.args }) + "\n",
-          ),
+          enc.encode(JSON.stringify({ t: "reply", id: message.id, ok: true, value }) + "\n"),
         );
         at = pending.indexOf("\n");
       }
@@ -111,19 +156,29 @@ async function roundTripMs(count: number, options: { relayed: boolean }): Promis
       target = `${dir}/relay.sock`;
       relay = new Deno.Command(Deno.execPath(), {
         args: ["eval", "--no-config", RELAY, target, path],
-        stdout: "null",
+        stdout: "piped",
         stderr: "inherit",
       }).spawn();
       await waitForSocket(target, relay);
     }
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["eval", "--no-config", ROUND_TRIP_CLIENT, target, String(count)],
+      args: [
+        "eval",
+        "--no-config",
+        ROUND_TRIP_CLIENT,
+        target,
+        String(count),
+        String(options.warm ?? 0),
+      ],
       stdout: "piped",
       stderr: "inherit",
     }).output();
     return Number(new TextDecoder().decode(out.stdout).trim());
   } finally {
-    await relay?.status;
+    if (relay !== undefined) {
+      const printed = await relay.output();
+      options.onRelayOutput?.(new TextDecoder().decode(printed.stdout));
+    }
     await serve;
     listener.close();
     await Deno.remove(dir, { recursive: true });

@@ -13,6 +13,7 @@ import type * as StdioTyped from "@modelcontextprotocol/sdk/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { McpNamespace } from "../../src/namespaces/mcp/mcp_namespace.ts";
 import { realServerBin, realServerConfig } from "../fixtures/mcp/mcp_test_servers.ts";
+import { cpuMs } from "./bench_support.ts";
 
 const { StdioClientTransport } = stdioModule as typeof StdioTyped;
 const CALLS = Number(Deno.args[0] ?? "300");
@@ -43,13 +44,6 @@ async function time(call: () => Promise<unknown>): Promise<number[]> {
     samples.push(performance.now() - started);
   }
   return samples;
-}
-
-/** CPU time (user + system) process `pid` has used, in ms. */
-function cpuMs(pid: number | "self" = "self"): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** An SDK client over its own server-everything, and the server's pid. */
