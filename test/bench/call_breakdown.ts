@@ -137,23 +137,30 @@ async function roundTripMs(
     const dec = new TextDecoder();
     const enc = new TextEncoder();
     let pending = "";
-    for (;;) {
-      const n = await conn.read(buf).catch(() => null);
-      if (n === null) break;
-      pending += dec.decode(buf.subarray(0, n), { stream: true });
-      let at = pending.indexOf("\n");
-      while (at >= 0) {
-        const message = JSON.parse(pending.slice(0, at)) as { id: number; args: unknown };
-        pending = pending.slice(at + 1);
-        const value = answer === undefined ? message.args : await answer();
-        await conn.write(
-          enc.encode(JSON.stringify({ t: "reply", id: message.id, ok: true, value }) + "\n"),
-        );
-        at = pending.indexOf("\n");
+    // Closed however the loop ends: an answer that fails ends the child's wait too.
+    try {
+      for (;;) {
+        const n = await conn.read(buf).catch(() => null);
+        if (n === null) break;
+        pending += dec.decode(buf.subarray(0, n), { stream: true });
+        let at = pending.indexOf("\n");
+        while (at >= 0) {
+          const message = JSON.parse(pending.slice(0, at)) as { id: number; args: unknown };
+          pending = pending.slice(at + 1);
+          const value = answer === undefined ? message.args : await answer();
+          await conn.write(
+            enc.encode(JSON.stringify({ t: "reply", id: message.id, ok: true, value }) + "\n"),
+          );
+          at = pending.indexOf("\n");
+        }
       }
+    } finally {
+      conn.close();
     }
-    conn.close();
   })();
+  // Awaited below, once the child is done; handled now, so a failed answer is not reported as an
+  // unhandled rejection before then.
+  serve.catch(() => {});
   let relay: Deno.ChildProcess | undefined;
   try {
     let target = path;
@@ -176,8 +183,12 @@ async function roundTripMs(
         String(options.warm ?? 0),
       ],
       stdout: "piped",
-      stderr: "inherit",
+      stderr: "piped",
     }).output();
+    if (!out.success) {
+      const said = new TextDecoder().decode(out.stderr).trim().slice(0, 500);
+      throw new Error(`the round-trip client failed (exit ${out.code}): ${said}`);
+    }
     return Number(new TextDecoder().decode(out.stdout).trim());
   } finally {
     if (relay !== undefined) {

@@ -16,3 +16,10 @@ Deno.test("the relayed round trip reports the relay's CPU per call beside its me
     `relay CPU ${relayCpuUsPerCall} µs per call`,
   );
 });
+
+Deno.test("an answer that fails ends the answered round trip with its error", async () => {
+  await assert.rejects(
+    answeredRoundTripMs(3, 0, () => Promise.reject(new Error("upstream gone"))),
+    /upstream gone/,
+  );
+});
