@@ -8,6 +8,7 @@
  */
 
 import { pollUntil } from "../support/poll_until.ts";
+import { forEachJsonLine } from "./json_lines.ts";
 
 /**
  * The child side of the round trip: sends `count` JSON lines after `warm` more, awaits each
@@ -37,8 +38,9 @@ conn.close();
  * and passes each line on after parsing it and framing it anew (both ways).
  */
 const RELAY = `
+import { forEachJsonLine } from ${JSON.stringify(new URL("./json_lines.ts", import.meta.url).href)};
 const [listenPath, onwardPath] = Deno.args;
-const enc = new TextEncoder(), dec = new TextDecoder();
+const enc = new TextEncoder();
 // NaN where there is no /proc (not Linux): the row then says NaN rather than the bench failing.
 const cpuMs = () => {
   try {
@@ -56,22 +58,11 @@ const onward = await Deno.connect({ transport: "unix", path: onwardPath });
 const caller = await listener.accept();
 listener.close();
 async function relay(from, to, frame) {
-  const buf = new Uint8Array(65536);
-  let pending = "";
-  for (;;) {
-    const n = await from.read(buf).catch(() => null);
-    if (n === null) break;
-    pending += dec.decode(buf.subarray(0, n), { stream: true });
-    let at = pending.indexOf("\\n");
-    while (at >= 0) {
-      const message = JSON.parse(pending.slice(0, at));
-      pending = pending.slice(at + 1);
-      cpuAtFirst ??= cpuMs();
-      lines++;
-      await to.write(enc.encode(JSON.stringify(frame(message)) + "\\n"));
-      at = pending.indexOf("\\n");
-    }
-  }
+  await forEachJsonLine(from, async (message) => {
+    cpuAtFirst ??= cpuMs();
+    lines++;
+    await to.write(enc.encode(JSON.stringify(frame(message)) + "\\n"));
+  });
   to.close();
 }
 await Promise.race([
@@ -133,27 +124,14 @@ async function roundTripMs(
   const listener = Deno.listen({ transport: "unix", path });
   const serve = (async () => {
     const conn = await listener.accept();
-    const buf = new Uint8Array(65536);
-    const dec = new TextDecoder();
     const enc = new TextEncoder();
-    let pending = "";
     // Closed however the loop ends: an answer that fails ends the child's wait too.
     try {
-      for (;;) {
-        const n = await conn.read(buf).catch(() => null);
-        if (n === null) break;
-        pending += dec.decode(buf.subarray(0, n), { stream: true });
-        let at = pending.indexOf("\n");
-        while (at >= 0) {
-          const message = JSON.parse(pending.slice(0, at)) as { id: number; args: unknown };
-          pending = pending.slice(at + 1);
-          const value = answer === undefined ? message.args : await answer();
-          await conn.write(
-            enc.encode(JSON.stringify({ t: "reply", id: message.id, ok: true, value }) + "\n"),
-          );
-          at = pending.indexOf("\n");
-        }
-      }
+      await forEachJsonLine(conn, async (message) => {
+        const { id, args } = message as { id: number; args: unknown };
+        const value = answer === undefined ? args : await answer();
+        await conn.write(enc.encode(JSON.stringify({ t: "reply", id, ok: true, value }) + "\n"));
+      });
     } finally {
       conn.close();
     }
