@@ -39,18 +39,9 @@ conn.close();
  */
 const RELAY = `
 import { forEachJsonLine } from ${JSON.stringify(new URL("./json_lines.ts", import.meta.url).href)};
+import { cpuMs } from ${JSON.stringify(new URL("./bench_support.ts", import.meta.url).href)};
 const [listenPath, onwardPath] = Deno.args;
 const enc = new TextEncoder();
-// NaN where there is no /proc (not Linux): the row then says NaN rather than the bench failing.
-const cpuMs = () => {
-  try {
-    const stat = Deno.readTextFileSync("/proc/self/stat");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return NaN;
-  }
-};
 let cpuAtFirst;
 let lines = 0;
 const listener = Deno.listen({ transport: "unix", path: listenPath });
