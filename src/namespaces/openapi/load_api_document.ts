@@ -1,12 +1,17 @@
 /**
  * Reads an OpenAPI/Swagger document from a file or URL (remote copies cached in the data dir
  * with their ETag), parses JSON or YAML, and inlines external `$ref`s with a well-kept resolver.
+ * What a `$ref` may read is decided here, not by the resolver's defaults: a document fetched
+ * over HTTP resolves references only at its own origin (no local file, no other host: nothing
+ * the gateway would not fetch for it anyway); a document on disk resolves files only inside the
+ * root (symlinks resolved first) and URLs as the user who keeps it there wrote them.
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { dirname, isAbsolute, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { dirname, isAbsolute, join, relative, resolve, sep as SEP } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { $RefParser } from "@apidevtools/json-schema-ref-parser";
 import { parse as parseYaml } from "yaml";
 import { messageOf } from "../../protocol/message_of.ts";
@@ -39,7 +44,19 @@ interface CachedDocument {
   bundled?: string;
   /** What inlining them noted (references that could not be read). */
   bundleWarnings?: string[];
+  /** The rules `bundled` was made under; a copy made under other rules is bundled again. */
+  refRules?: number;
 }
+
+/**
+ * Version of the rules for what a `$ref` may read. A cached bundle made under other rules (an
+ * older gateway that read local files for remote documents) is never used, and is dropped.
+ */
+const REF_RULES = 2;
+
+/** Most bytes one `$ref` target may have. */
+const MAX_REF_BYTES = 32 * 1024 * 1024;
+const REF_TIMEOUT_MS = 30_000;
 
 /** What {@linkcode fetchCached} found: the entry, where it lives, and whether it is new. */
 interface CacheHit {
@@ -69,7 +86,9 @@ export async function loadApiDocument(
     cache = await fetchCached(location, options, warnings);
     // An unchanged remote document is used as it was bundled, so its external references need
     // not be reachable now.
-    if (!cache.fresh && cache.entry.bundled !== undefined) {
+    if (
+      !cache.fresh && cache.entry.bundled !== undefined && cache.entry.refRules === REF_RULES
+    ) {
       warnings.push(...(cache.entry.bundleWarnings ?? []));
       return { document: JSON.parse(cache.entry.bundled), source, warnings };
     }
@@ -85,14 +104,11 @@ export async function loadApiDocument(
   }
   let document = parseDocument(text, source);
   if (hasExternalRef(document)) {
-    // A public document may not make the gateway fetch local or private addresses; one the
-    // user keeps on disk or on their own network may.
-    const safeUrlResolver = remote && !isPrivateHost(new URL(source).hostname);
     const base = remote ? source : pathToFileURL(source).href;
     const bundleWarnings: string[] = [];
     document = await inlineExternalRefs(document, {
       base,
-      safeUrlResolver,
+      reach: remote ? { origin: new URL(source).origin } : { root: options.baseDir },
       warnings: bundleWarnings,
       source,
     });
@@ -102,6 +118,7 @@ export async function loadApiDocument(
         ...cache.entry,
         bundled: JSON.stringify(document),
         bundleWarnings,
+        refRules: REF_RULES,
       });
     }
   }
@@ -143,7 +160,7 @@ const EXTERNAL_KEY = "x-gateway-external";
  */
 async function inlineExternalRefs(
   document: Record<string, unknown>,
-  options: { base: string; safeUrlResolver: boolean; warnings: string[]; source: string },
+  options: { base: string; reach: RefReach; warnings: string[]; source: string },
 ): Promise<Record<string, unknown>> {
   // The resolver sees only the external references (as a stub standing in for the document),
   // so it reads the files they name without walking the document's own references.
@@ -159,7 +176,7 @@ async function inlineExternalRefs(
       stub as unknown as Parameters<typeof parser.resolve>[1],
       {
         continueOnError: true,
-        resolve: { http: { safeUrlResolver: options.safeUrlResolver } },
+        resolve: refResolvers(options.reach),
       } as Parameters<typeof parser.resolve>[2],
     );
   } catch (error) {
@@ -240,12 +257,71 @@ async function inlineExternalRefs(
   return document;
 }
 
-/** Loopback, link-local and private-range hosts (and `localhost`). */
-function isPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return host === "localhost" || host.endsWith(".localhost") || host === "::1" ||
-    /^(127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.)/.test(host) ||
-    /^f[cd][0-9a-f]{2}:/.test(host) || host.startsWith("fe80:");
+/**
+ * What a document's `$ref`s may reach: a remote document only its own origin; a local one files
+ * inside the root, and URLs.
+ */
+type RefReach = { origin: string } | { root: string };
+
+/**
+ * The resolvers the `$ref` parser reads with, replacing its own: every file and URL a reference
+ * names passes {@linkcode RefReach} first, and a refusal says why (it becomes the warning of a
+ * reference typed unknown).
+ */
+function refResolvers(reach: RefReach): Record<string, unknown> {
+  const isUrl = (url: string) => /^https?:/i.test(url);
+  return {
+    file: {
+      order: 100,
+      canRead: (file: { url: string }) => !isUrl(file.url),
+      read: async (file: { url: string }) => {
+        if ("origin" in reach) {
+          throw new Error(
+            `a remote API document's $refs read no local files ("${file.url}" is not read)`,
+          );
+        }
+        const path = /^file:/i.test(file.url) ? fileURLToPath(file.url) : file.url;
+        if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
+          throw new Error(`"${file.url}" is neither a file nor an http(s) URL`);
+        }
+        const root = await Deno.realPath(reach.root);
+        const real = await Deno.realPath(path);
+        const inside = relative(root, real);
+        if (inside === ".." || inside.startsWith(`..${SEP}`) || isAbsolute(inside)) {
+          throw new Error(
+            `"${real}" is outside the root "${root}": a local API document's $refs read only files inside the root (put the files it refers to under the root)`,
+          );
+        }
+        // The parsers take text from a Buffer (a bare Uint8Array reads as no text at all).
+        return Buffer.from(await Deno.readFile(real));
+      },
+    },
+    http: {
+      order: 200,
+      canRead: (file: { url: string }) => isUrl(file.url),
+      read: async (file: { url: string }) => {
+        const url = new URL(file.url);
+        if ("origin" in reach && url.origin !== reach.origin) {
+          throw new Error(
+            `a remote API document's $refs resolve only at its own origin "${reach.origin}" ("${url.href}" is not fetched)`,
+          );
+        }
+        const response = await fetch(url, {
+          redirect: "error",
+          signal: AbortSignal.timeout(REF_TIMEOUT_MS),
+        });
+        if (!response.ok) {
+          await response.body?.cancel();
+          throw new Error(`HTTP ${response.status} ${response.statusText}`);
+        }
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        if (bytes.length > MAX_REF_BYTES) {
+          throw new Error(`it is larger than ${MAX_REF_BYTES} bytes`);
+        }
+        return Buffer.from(bytes);
+      },
+    },
+  };
 }
 
 /** Calls `visit` with every `$ref` string in `value`. */
@@ -288,6 +364,12 @@ async function fetchCached(
     if (!(error instanceof Deno.errors.NotFound)) {
       warnings.push(`Ignoring unreadable cached copy "${file}": ${messageOf(error)}`);
     }
+  }
+  if (cached !== undefined && cached.bundled !== undefined && cached.refRules !== REF_RULES) {
+    // Bundled under other rules: what it inlined may be what these rules refuse to read.
+    const { bundled: _bundled, bundleWarnings: _warnings, ...rest } = cached;
+    cached = rest;
+    await writeCache(file, cached);
   }
   try {
     const headers: Record<string, string> = { accept: "application/json, application/yaml, */*" };

@@ -28,20 +28,29 @@ export interface ApiTarget {
   headers: Record<string, string>;
 }
 
+/** One request built from an operation call: what policy judges and what is sent. */
+export interface ApiRequest {
+  method: string;
+  url: URL;
+  headers: Headers;
+  body: BodyInit | undefined;
+  /** The operation and its template, for messages. */
+  what: string;
+}
+
 /**
- * Sends `operation` with `args` (already validated) to `target`. Rejects with a
- * {@linkcode ToolCallError}: `ToolError` for a non-2xx answer (status, problem details or body
- * text, operation), a refused redirect or a network failure; `ToolTimeout`; `Cancelled`.
+ * Builds the request of `operation` with `args` (already validated) to `target`: the path
+ * filled in and checked against the operation's template (see {@linkcode buildUrl}), query,
+ * headers and body. Throws `InvalidToolInput` for a path parameter that would change the path.
  */
-export async function sendApiRequest(
+export function buildApiRequest(
   target: ApiTarget,
   operation: ApiOperation,
   args: Record<string, unknown>,
-  options: ToolCallOptions,
-): Promise<ToolCallResult> {
+): ApiRequest {
   const what =
     `"${target.namespace}.${operation.name}" (${operation.method.toUpperCase()} ${operation.path})`;
-  let url = new URL(buildUrl(target.baseUrl, operation, args));
+  const url = new URL(buildUrl(target.baseUrl, operation, args, what));
   const headers = new Headers(target.headers);
   for (const parameter of operation.parameters) {
     const value = args[parameter.key];
@@ -54,6 +63,35 @@ export async function sendApiRequest(
     body = encodeBody(operation.body.contentType, args[operation.body.key], headers);
   }
   if (!headers.has("accept")) headers.set("accept", "application/json, */*;q=0.8");
+  return { method: operation.method.toUpperCase(), url, headers, body, what };
+}
+
+/**
+ * Builds (see {@linkcode buildApiRequest}) and sends `operation` with `args` to `target`.
+ * Rejects with a {@linkcode ToolCallError} as {@linkcode sendBuiltRequest} does.
+ */
+export async function sendApiRequest(
+  target: ApiTarget,
+  operation: ApiOperation,
+  args: Record<string, unknown>,
+  options: ToolCallOptions,
+): Promise<ToolCallResult> {
+  return await sendBuiltRequest(target, buildApiRequest(target, operation, args), options);
+}
+
+/**
+ * Sends a built request with the call's limits, following redirects only within the API's
+ * host. Rejects with a {@linkcode ToolCallError}: `ToolError` for a non-2xx answer (status,
+ * problem details or body text, operation), a refused redirect or a network failure;
+ * `ToolTimeout`; `Cancelled`.
+ */
+export async function sendBuiltRequest(
+  target: ApiTarget,
+  request: ApiRequest,
+  options: ToolCallOptions,
+): Promise<ToolCallResult> {
+  const { what, headers } = request;
+  let { url, body, method } = request;
   const controller = new AbortController();
   const forwardAbort = () => controller.abort(options.signal.reason);
   if (options.signal.aborted) throw new ToolCallError("Cancelled", `Call to ${what} was cancelled`);
@@ -64,7 +102,6 @@ export async function sendApiRequest(
     controller.abort(new Error("timeout"));
   }, Math.min(options.callTimeoutMs, options.callMaxMs));
   const origin = new URL(target.baseUrl).host;
-  let method = operation.method.toUpperCase();
   try {
     for (let hop = 0;; hop++) {
       const response = await fetch(url, {
@@ -127,13 +164,42 @@ export async function sendApiRequest(
   }
 }
 
-/** Base URL + path with path parameters filled in + query string. */
-export function buildUrl(baseUrl: string, operation: ApiOperation, args: Record<string, unknown>) {
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
+/**
+ * Base URL + path with path parameters filled in + query string. A path parameter becomes one
+ * segment (`/` and every other reserved character encoded); one that is empty, `.`, `..` or
+ * holds such a segment is refused, and the final path is checked against the operation's
+ * template, so the request goes to the operation policy approved and to no other path.
+ * Throws `InvalidToolInput` naming the parameter.
+ */
+export function buildUrl(
+  baseUrl: string,
+  operation: ApiOperation,
+  args: Record<string, unknown>,
+  what = `${operation.method.toUpperCase()} ${operation.path}`,
+): string {
+  const base = baseUrl.replace(/\/+$/, "");
+  const filled: string[] = [];
+  // The template with a plain token per parameter, parsed as the final URL will be, so the
+  // path sent can be compared with it segment for segment.
+  const tokens = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
     const parameter = operation.parameters.find((p) => p.in === "path" && p.name === name);
     const value = parameter === undefined ? undefined : args[parameter.key];
-    return value === undefined ? `{${name}}` : encodeURIComponent(serialiseSimple(value));
+    if (value === undefined) {
+      throw new ToolCallError(
+        "InvalidToolInput",
+        `${what}: path parameter "${name}" is missing`,
+      );
+    }
+    filled.push(pathSegment(name, serialiseSimple(value), what));
+    return `gatewaypathparameter${filled.length - 1}x`;
   });
+  const template = new URL(`${base}${tokens}`).pathname;
+  const expected = template.replace(
+    /gatewaypathparameter(\d+)x/g,
+    (_match, index: string) => filled[Number(index)]!,
+  );
+  let next = 0;
+  const path = operation.path.replace(/\{([^}]+)\}/g, () => filled[next++]!);
   const query = new URLSearchParams();
   for (const parameter of operation.parameters) {
     const value = args[parameter.key];
@@ -141,7 +207,31 @@ export function buildUrl(baseUrl: string, operation: ApiOperation, args: Record<
     appendQuery(query, parameter, value);
   }
   const text = query.toString();
-  return `${baseUrl.replace(/\/+$/, "")}${path}${text === "" ? "" : `?${text}`}`;
+  const url = `${base}${path}${text === "" ? "" : `?${text}`}`;
+  const sent = new URL(url).pathname;
+  if (sent !== expected) {
+    throw new ToolCallError(
+      "InvalidToolInput",
+      `${what}: the path would be sent as "${sent}", not as the operation's "${expected}": refused`,
+    );
+  }
+  return url;
+}
+
+/** One path parameter as one encoded segment; refuses a value that would change the path. */
+function pathSegment(name: string, text: string, what: string): string {
+  if (text === "") {
+    throw new ToolCallError("InvalidToolInput", `${what}: path parameter "${name}" is empty`);
+  }
+  if (text.split(/[/\\]/).some((segment) => segment === "." || segment === "..")) {
+    throw new ToolCallError(
+      "InvalidToolInput",
+      `${what}: path parameter "${name}" is ${
+        JSON.stringify(text)
+      }: "." and ".." (alone or between slashes) would send the request to another path, so they are refused`,
+    );
+  }
+  return encodeURIComponent(text);
 }
 
 function appendQuery(query: URLSearchParams, parameter: ApiParameter, value: unknown): void {

@@ -295,3 +295,44 @@ Deno.test("sendApiRequest() refuses an answer past the size cap instead of holdi
     await server.stop();
   }
 });
+
+Deno.test("buildUrl() refuses path parameters that would send the request to another path", () => {
+  const path = (name: string) => ({
+    name,
+    key: name,
+    in: "path" as const,
+    required: true,
+    schema: {},
+    description: "",
+    style: "simple",
+    explode: false,
+  });
+  const op = operation({
+    method: "delete",
+    path: "/projects/{p}/items/{id}.json",
+    parameters: [path("p"), path("id")],
+  });
+  const refused = (args: Record<string, unknown>, pattern: RegExp) =>
+    assert.throws(
+      () => buildUrl("http://h/api", op, args),
+      (error: unknown) =>
+        error instanceof ToolCallError && error.kind === "InvalidToolInput" &&
+        pattern.test(error.message),
+    );
+  refused({ p: "victim", id: ".." }, /path parameter "id" is "\.\."/);
+  refused({ p: "..", id: "1" }, /path parameter "p" is "\.\."/);
+  refused({ p: ".", id: "1" }, /path parameter "p"/);
+  refused({ p: "a/../b", id: "1" }, /path parameter "p"/);
+  refused({ p: "a\\..", id: "1" }, /path parameter "p"/);
+  refused({ p: "", id: "1" }, /path parameter "p" is empty/);
+  refused({ p: "a" }, /path parameter "id" is missing/);
+  // `/`, `%2e` and `?` stay inside their one segment, encoded; a dot inside a name is fine.
+  assert.equal(
+    buildUrl("http://h/api/", op, { p: "a/b", id: "%2e%2e?x" }),
+    "http://h/api/projects/a%2Fb/items/%252e%252e%3Fx.json",
+  );
+  assert.equal(
+    buildUrl("http://h", op, { p: "v1.2", id: "..x" }),
+    "http://h/projects/v1.2/items/..x.json",
+  );
+});
