@@ -132,6 +132,7 @@ export class GatewayCore {
       rules: () => this.config.policy,
       approvals,
       log: (message, fields) => this.log.warn(message, fields),
+      root: paths.root.dir,
     });
     this.#dispatcher = new ToolDispatcher({
       registry: this.registry,

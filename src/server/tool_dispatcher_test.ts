@@ -37,7 +37,12 @@ async function dispatcherWith(rules: GatewayConfig["policy"]) {
   const config = { exec: { callTimeoutMs: 60_000, callMaxMs: 60_000 } } as GatewayConfig;
   const dispatcher = new ToolDispatcher({
     registry,
-    policy: new CallPolicy({ rules: () => rules, approvals: new Approvals(), log: () => {} }),
+    policy: new CallPolicy({
+      rules: () => rules,
+      approvals: new Approvals(),
+      log: () => {},
+      root: "/root",
+    }),
     config: () => config,
     check: () => null,
   });
