@@ -1,20 +1,17 @@
 /**
  * Reads an OpenAPI/Swagger document from a file or URL (remote copies cached in the data dir
  * with their ETag), parses JSON or YAML, and inlines external `$ref`s with a well-kept resolver.
- * What a `$ref` may read is decided here, not by the resolver's defaults: a document fetched
- * over HTTP resolves references only at its own origin (no local file, no other host: nothing
- * the gateway would not fetch for it anyway); a document on disk resolves files only inside the
- * root (symlinks resolved first) and URLs as the user who keeps it there wrote them.
+ * What a `$ref` may read is decided by `api_ref_resolvers.ts`, never by the resolver's defaults.
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
-import { dirname, isAbsolute, join, relative, resolve, sep as SEP } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { $RefParser } from "@apidevtools/json-schema-ref-parser";
 import { parse as parseYaml } from "yaml";
 import { messageOf } from "../../protocol/message_of.ts";
+import { type RefReach, refResolvers } from "./api_ref_resolvers.ts";
 
 /** A parsed API document plus what happened while loading it. */
 export interface LoadedApiDocument {
@@ -53,10 +50,6 @@ interface CachedDocument {
  * older gateway that read local files for remote documents) is never used, and is dropped.
  */
 const REF_RULES = 2;
-
-/** Most bytes one `$ref` target may have. */
-const MAX_REF_BYTES = 32 * 1024 * 1024;
-const REF_TIMEOUT_MS = 30_000;
 
 /** What {@linkcode fetchCached} found: the entry, where it lives, and whether it is new. */
 interface CacheHit {
@@ -255,73 +248,6 @@ async function inlineExternalRefs(
   }
   if (Object.keys(hoisted).length > 0) document[EXTERNAL_KEY] = hoisted;
   return document;
-}
-
-/**
- * What a document's `$ref`s may reach: a remote document only its own origin; a local one files
- * inside the root, and URLs.
- */
-type RefReach = { origin: string } | { root: string };
-
-/**
- * The resolvers the `$ref` parser reads with, replacing its own: every file and URL a reference
- * names passes {@linkcode RefReach} first, and a refusal says why (it becomes the warning of a
- * reference typed unknown).
- */
-function refResolvers(reach: RefReach): Record<string, unknown> {
-  const isUrl = (url: string) => /^https?:/i.test(url);
-  return {
-    file: {
-      order: 100,
-      canRead: (file: { url: string }) => !isUrl(file.url),
-      read: async (file: { url: string }) => {
-        if ("origin" in reach) {
-          throw new Error(
-            `a remote API document's $refs read no local files ("${file.url}" is not read)`,
-          );
-        }
-        const path = /^file:/i.test(file.url) ? fileURLToPath(file.url) : file.url;
-        if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
-          throw new Error(`"${file.url}" is neither a file nor an http(s) URL`);
-        }
-        const root = await Deno.realPath(reach.root);
-        const real = await Deno.realPath(path);
-        const inside = relative(root, real);
-        if (inside === ".." || inside.startsWith(`..${SEP}`) || isAbsolute(inside)) {
-          throw new Error(
-            `"${real}" is outside the root "${root}": a local API document's $refs read only files inside the root (put the files it refers to under the root)`,
-          );
-        }
-        // The parsers take text from a Buffer (a bare Uint8Array reads as no text at all).
-        return Buffer.from(await Deno.readFile(real));
-      },
-    },
-    http: {
-      order: 200,
-      canRead: (file: { url: string }) => isUrl(file.url),
-      read: async (file: { url: string }) => {
-        const url = new URL(file.url);
-        if ("origin" in reach && url.origin !== reach.origin) {
-          throw new Error(
-            `a remote API document's $refs resolve only at its own origin "${reach.origin}" ("${url.href}" is not fetched)`,
-          );
-        }
-        const response = await fetch(url, {
-          redirect: "error",
-          signal: AbortSignal.timeout(REF_TIMEOUT_MS),
-        });
-        if (!response.ok) {
-          await response.body?.cancel();
-          throw new Error(`HTTP ${response.status} ${response.statusText}`);
-        }
-        const bytes = new Uint8Array(await response.arrayBuffer());
-        if (bytes.length > MAX_REF_BYTES) {
-          throw new Error(`it is larger than ${MAX_REF_BYTES} bytes`);
-        }
-        return Buffer.from(bytes);
-      },
-    },
-  };
 }
 
 /** Calls `visit` with every `$ref` string in `value`. */
