@@ -139,11 +139,20 @@ const argConditionSchema = z.strictObject({
 /** One condition of a policy rule on an argument path (`path`, `options.mode`, `paths.*`). */
 export type ArgCondition = z.infer<typeof argConditionSchema>;
 
-/** An argument path: keys joined by `.`, `*` for every element or value. */
-const argPathSchema = z.string().regex(/^[^.]+(\.[^.]+)*$/, {
-  message:
-    'an argument path is keys joined by "." (like "path" or "options.mode"), "*" for every element',
-});
+/** Argument conditions by argument path: keys joined by `.`, `*` for every element. */
+const argConditionsSchema = z.record(z.string(), argConditionSchema).superRefine(
+  (conditions, context) => {
+    for (const path of Object.keys(conditions)) {
+      if (/^[^.]+(\.[^.]+)*$/.test(path)) continue;
+      context.addIssue({
+        code: "custom",
+        path: [path],
+        message:
+          `"${path}" is not an argument path: keys joined by "." (like "path" or "options.mode"), "*" for every element`,
+      });
+    }
+  },
+);
 
 const policyRuleSchema = z.strictObject({
   match: z.string().min(1),
@@ -155,7 +164,7 @@ const policyRuleSchema = z.strictObject({
     z.string().min(1),
     z.strictObject({
       annotation: z.string().min(1).optional(),
-      args: z.record(argPathSchema, argConditionSchema).optional(),
+      args: argConditionsSchema.optional(),
     }),
   ]).optional(),
   action: z.enum(["allow", "deny", "ask"]),
