@@ -122,6 +122,12 @@ export class ToolDispatcher {
       targets = prepared === undefined
         ? [targetOf(resolved)]
         : prepared.request.tools.map((tool) => this.#target(resolved, tool));
+      if (targets.length === 0) {
+        throw new ToolCallError(
+          "PolicyDenied",
+          `${resolved.typed.name}.${resolved.tool.originalName} was prepared as a request that names no tool: refused`,
+        );
+      }
     } catch (error) {
       return Promise.reject(error);
     }
