@@ -75,6 +75,15 @@ export class CallPolicy {
   }
 
   /**
+   * Whether no rule could apply to a call of a tool with `annotations` (no rule configured, no
+   * default action): the caller may then skip building the request (this runs on every call).
+   */
+  idle(annotations: Record<string, unknown> | undefined): boolean {
+    return this.#options.rules().length === 0 &&
+      !hasDefaultAction({ annotations });
+  }
+
+  /**
    * Applies the rules to `request`: `deny` fails the call before anything is sent; `ask`
    * holds it until someone answers or the run ends (denied). Only a run can wait for an
    * answer; a direct call under `ask` is denied with the reason. Returns undefined when no
@@ -182,7 +191,7 @@ function describeRule(rule: Rule): string {
   return `rule "${rule.match}" when ${parts.join(" and ")}`;
 }
 
-function hasDefaultAction(target: PolicyTarget): boolean {
+function hasDefaultAction(target: Pick<PolicyTarget, "annotations">): boolean {
   const action = target.annotations?.[DEFAULT_ACTION_ANNOTATION];
   return action === "ask" || action === "deny";
 }

@@ -119,10 +119,11 @@ export class ToolDispatcher {
         );
       }
       prepared = namespace.prepare?.(resolved.tool.originalName, args ?? {});
+      // A tool and its arguments that no rule could hold need no request built.
       targets = prepared === undefined
-        ? [targetOf(resolved)]
+        ? policy.idle(resolved.tool.annotations) ? [] : [targetOf(resolved)]
         : prepared.request.tools.map((tool) => this.#target(resolved, tool));
-      if (targets.length === 0) {
+      if (prepared !== undefined && targets.length === 0) {
         throw new ToolCallError(
           "PolicyDenied",
           `${resolved.typed.name}.${resolved.tool.originalName} was prepared as a request that names no tool: refused`,
@@ -133,7 +134,7 @@ export class ToolDispatcher {
     }
     const { tool, typed, identifier } = resolved;
     // Undefined when no rule applies (the usual gateway.json): nothing holds the call.
-    const held = policy.check({
+    const held = targets.length === 0 ? undefined : policy.check({
       namespace: namespace.name,
       targets,
       args: prepared?.request.args ?? (isRecord(args) ? args : {}),
