@@ -10,7 +10,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseConfigText } from "../src/config/config_text.ts";
-import type { GatewayHarness } from "./support/gateway_harness.ts";
+import { parse as parseJsonc } from "jsonc-parser";
+import { type GatewayHarness, withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
 import { parseRun, withRunHarness } from "./support/run_test_support.ts";
 
 const REPO = new URL("../", import.meta.url);
@@ -96,8 +98,61 @@ async function runJson(gw: GatewayHarness, args: string[]) {
 const README_TODO =
   'README.md ts: const todo = (await tools.kv.get({ key: "todo" }) ?? []) as string[];';
 
+/**
+ * The README's policy example, served as written but with the filesystem server run from
+ * test/servers (npx would download it): writes only under out/, reads only in the root.
+ */
+async function policyArgsExample(): Promise<void> {
+  const readme = await Deno.readTextFile(new URL("README.md", REPO));
+  const text = /<!-- readme-policy-args -->\s*```jsonc\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(text, "README.md has the policy-args example");
+  const example = parseJsonc(text) as { mcpServers: { fs: Record<string, unknown> } };
+  const filesystem = new URL(
+    "test/servers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+    REPO,
+  );
+  const config = {
+    ...example,
+    port: 0,
+    mcpServers: { fs: { command: "node", args: [filesystem.pathname, "."], cwd: "." } },
+  };
+  await withHarness({
+    files: { "gateway.json": JSON.stringify(config), "out/.keep": "", "notes.txt": "mine" },
+  }, async (gw) => {
+    const root = await Deno.realPath(gw.root);
+    const call = async (source: string) => await runJson(gw, ["exec", "--no-check", source]);
+    const written = await pollUntil("the fs server to answer", async () => {
+      const run = await call(
+        `await tools.fs.write_file({ path: ${
+          JSON.stringify(`${root}/out/a.txt`)
+        }, content: "ok" })`,
+      );
+      return run.error?.kind === "NamespaceUnavailable" ? undefined : run;
+    });
+    assert.equal(written.ok, true, JSON.stringify(written));
+    assert.equal(await Deno.readTextFile(join(root, "out/a.txt")), "ok");
+    const escaped = await call(
+      `await tools.fs.write_file({ path: ${
+        JSON.stringify(`${root}/out/../b.txt`)
+      }, content: "no" })`,
+    );
+    assert.equal(escaped.error?.kind, "PolicyDenied", JSON.stringify(escaped));
+    const read = await call(
+      `await tools.fs.read_multiple_files({ paths: [${JSON.stringify(`${root}/notes.txt`)}] })`,
+    );
+    assert.match(JSON.stringify(read.result), /mine/, JSON.stringify(read));
+    const outside = await call(
+      `await tools.fs.read_multiple_files({ paths: [${
+        JSON.stringify(`${root}/notes.txt`)
+      }, "/etc/hostname"] })`,
+    );
+    assert.equal(outside.error?.kind, "PolicyDenied", JSON.stringify(outside));
+  });
+}
+
 /** Examples that run here, by key. */
 const CHECKS: Record<string, Check> = {
+  'README.md jsonc: "mcpServers": {': policyArgsExample,
   [README_TODO]: async (gw) => {
     const readme = await Deno.readTextFile(new URL("README.md", REPO));
     const source = /```ts\n(\/\/ what a model[\s\S]*?)```/.exec(readme)![1]!;

@@ -4,7 +4,9 @@
  * server → exec/workflows → discovery → namespaces/store → process/telemetry/logger → protocol
  * → config). Areas sharing a rank are peers that must never import each other. The client
  * reaches the server only over the wire, and the sandboxed script runner (`exec/runner/`) may
- * load, directly or through any chain of imports, nothing but the wire protocol.
+ * load, directly or through any chain of imports, nothing but the wire protocol. Tools are
+ * called by the tool dispatcher alone (behind the policy gate): no other file calls a
+ * namespace's `callTool`/`callValue` or claims the registry's calls.
  * @module
  */
 
@@ -159,6 +161,35 @@ export function sizeProblem(text: string): string | null {
     `split it or say why it reads best whole`;
 }
 
+/** The one file that calls namespaces' tools, after the policy gate. */
+const DISPATCHER = "server/tool_dispatcher.ts";
+
+/**
+ * Receivers of `.callTool(` that lead to the dispatcher rather than to a namespace: the
+ * gateway core, the dispatcher itself, and the run's call broker wiring (`deps`, `options`).
+ */
+const GATED_CALLERS = /(?:\bcore|#dispatcher|\bdeps|\boptions)\s*\.callTool\(/;
+
+/**
+ * Calls that would reach a tool around the policy gate, in a file outside `src/namespaces/`
+ * (which implements the calls) and the dispatcher; one message per line.
+ */
+export function gateProblems(path: string, text: string): string[] {
+  if (path.startsWith("namespaces/") || path === DISPATCHER) return [];
+  const problems: string[] = [];
+  text.split("\n").forEach((line, index) => {
+    const bypass = /\.claimCalls\(|\.callValue\(/.test(line) ||
+      (/\.callTool\(/.test(line) && !GATED_CALLERS.test(line));
+    if (bypass) {
+      problems.push(
+        `${path}:${index + 1}: calls a namespace's tool directly; every call goes through ` +
+          `the tool dispatcher (GatewayCore.callTool), which applies the policy gate`,
+      );
+    }
+  });
+  return problems;
+}
+
 /**
  * Returns one message per import against the flow, and per long file without a reason; empty
  * when the tree is clean.
@@ -172,6 +203,7 @@ export async function checkLayers(srcDir: string): Promise<string[]> {
     const text = await Deno.readTextFile(file);
     const size = sizeProblem(text);
     if (size !== null) problems.push(`${relative(root, file)}: ${size}`);
+    problems.push(...gateProblems(relative(root, file), text));
     for (const spec of importsOf(text)) {
       const target = resolve(dirname(file), spec);
       targets.push(target);

@@ -102,3 +102,22 @@ Deno.test("a file over 400 lines is reported unless its top says why", async () 
   assert.equal(problems.length, 1, problems.join("\n"));
   assert.match(problems[0]!, /^exec\/long\.ts: 401 lines, over 400/);
 });
+
+Deno.test("`checkLayers()` reports a tool called anywhere but through the dispatcher", async () => {
+  const problems = await problemsOf({
+    "server/tool_dispatcher.ts":
+      "const claimed = registry.claimCalls();\nnamespace.callTool(t, a, o);",
+    "server/gateway_core.ts": "return this.#dispatcher.callTool(n, t, a, o);",
+    "server/methods/m.ts": "await context.core.callTool(n, t, a, o);",
+    "namespaces/mcp/d.ts": "return real.callTool(tool, args, options);",
+    "server/methods/sneaky.ts": "const ns = registry.get(n);\nawait ns.callTool(t, a, o);",
+    "mcp_server/expose.ts": "await (ns as Namespace).callValue(t, a, o);",
+    "exec/claim.ts": "const calls = core.registry.claimCalls();",
+  });
+  assert.deepEqual(problems.map((p) => p.split(": ")[0]), [
+    "exec/claim.ts:1",
+    "mcp_server/expose.ts:1",
+    "server/methods/sneaky.ts:2",
+  ]);
+  assert.match(problems[0]!, /every call goes through the tool dispatcher/);
+});

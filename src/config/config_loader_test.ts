@@ -120,3 +120,42 @@ Deno.test("loadConfig() reads plain JSON as the JSONC path does, and falls back 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("parseConfigText() refuses a policy rule's argument condition naming its key path", () => {
+  const refused = (when: unknown, pattern: RegExp) =>
+    assert.throws(
+      () =>
+        parseConfigText(
+          JSON.stringify({ policy: [{ match: "fs.write_file", action: "allow", when }] }, null, 2),
+          { file: "gateway.json", env: {} },
+        ),
+      pattern,
+    );
+  refused(
+    { args: { path: { glob: "ROOT/out/../x" } } },
+    /"policy\[0\]\.when\.args\.path\.glob" \(line 9\): "ROOT\/out\/\.\.\/x" has a "\." or "\.\." segment/,
+  );
+  refused(
+    { args: { path: { glob: "out/ROOT/x" } } },
+    /"policy\[0\]\.when\.args\.path\.glob".*ROOT stands for the root only as the first segment/,
+  );
+  refused(
+    { args: { path: { glob: "/a", equals: 1 } } },
+    /"policy\[0\]\.when\.args\.path" \(line 8\): give exactly one of "glob" \(a path pattern\) or "equals"/,
+  );
+  refused(
+    { args: { "a..b": { equals: 1 } } },
+    /"policy\[0\]\.when\.args\.a\.\.b".*is not an argument path/,
+  );
+  refused({ args: { path: { regex: "x" } } }, /unknown key "policy\[0\]\.when\.args\.path\.regex"/);
+  const loaded = parseConfigText(
+    JSON.stringify({
+      policy: [
+        { match: "*.*", action: "ask", when: "destructiveHint" },
+        { match: "fs.*", action: "allow", when: { args: { "paths.*": { glob: "ROOT/**" } } } },
+      ],
+    }),
+    { file: "gateway.json", env: {} },
+  );
+  assert.equal(loaded.config.policy.length, 2);
+});

@@ -104,11 +104,74 @@ export const execConfigSchema = z.strictObject({
 /** Run limits and grants. */
 export type ExecConfig = z.infer<typeof execConfigSchema>;
 
+/**
+ * A path glob of a policy argument condition: `*` is any run of characters within a segment,
+ * `**` any number of segments, `?` one character; `ROOT` as the first segment is the root.
+ * Written normalised (no `.` or `..` segment), so what it covers is what it says.
+ */
+const argGlobSchema = z.string().min(1).superRefine((glob, context) => {
+  const segments = glob.split("/");
+  if (segments.some((segment) => segment === "." || segment === "..")) {
+    context.addIssue({
+      code: "custom",
+      message:
+        `"${glob}" has a "." or ".." segment: write the path it means (values are compared normalised)`,
+    });
+  }
+  if (segments.slice(1).includes("ROOT")) {
+    context.addIssue({
+      code: "custom",
+      message: `"${glob}": ROOT stands for the root only as the first segment ("ROOT/out/**")`,
+    });
+  }
+});
+
+/** What the value(s) at one argument path must be; exactly one of `glob` or `equals`. */
+const argConditionSchema = z.strictObject({
+  /** Every value there is a string path matching this glob once normalised. */
+  glob: argGlobSchema.optional(),
+  /** Every value there is exactly this. */
+  equals: z.union([z.string(), z.number(), z.boolean(), z.null()]).optional(),
+}).refine((condition) => (condition.glob === undefined) !== (condition.equals === undefined), {
+  message: 'give exactly one of "glob" (a path pattern) or "equals" (a value)',
+});
+
+/** One condition of a policy rule on an argument path (`path`, `options.mode`, `paths.*`). */
+export type ArgCondition = z.infer<typeof argConditionSchema>;
+
+/** Argument conditions by argument path: keys joined by `.`, `*` for every element. */
+const argConditionsSchema = z.record(z.string(), argConditionSchema).superRefine(
+  (conditions, context) => {
+    for (const path of Object.keys(conditions)) {
+      if (/^[^.]+(\.[^.]+)*$/.test(path)) continue;
+      context.addIssue({
+        code: "custom",
+        path: [path],
+        message:
+          `"${path}" is not an argument path: keys joined by "." (like "path" or "options.mode"), "*" for every element`,
+      });
+    }
+  },
+);
+
 const policyRuleSchema = z.strictObject({
   match: z.string().min(1),
-  when: z.string().optional(),
+  /**
+   * The rule applies only when this holds: an annotation name (`"destructiveHint"`), or
+   * `{ annotation?, args? }` where `args` maps argument paths to conditions that all hold.
+   */
+  when: z.union([
+    z.string().min(1),
+    z.strictObject({
+      annotation: z.string().min(1).optional(),
+      args: argConditionsSchema.optional(),
+    }),
+  ]).optional(),
   action: z.enum(["allow", "deny", "ask"]),
 });
+
+/** One `policy` rule. */
+export type PolicyRule = z.infer<typeof policyRuleSchema>;
 
 /** One tool module's settings under `tools.<name>`. */
 export const toolModuleConfigSchema = z.strictObject({

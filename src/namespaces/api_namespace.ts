@@ -8,6 +8,7 @@ import {
   type Namespace,
   type NamespaceCatalogue,
   type NamespaceStatus,
+  type PreparedCall,
   ToolCallError,
   type ToolCallOptions,
   type ToolCallResult,
@@ -83,8 +84,22 @@ export abstract class ApiNamespace<Operation> implements Namespace {
     return this.#listeners.add(listener);
   }
 
-  /** Sends one call; see the subclass for what it checks and sends. */
-  abstract callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult>;
+  /**
+   * Checks `args` and builds the one HTTP request a call of `tool` sends (see the subclass),
+   * so the policy gate judges what goes out. Throws `ToolCallError`.
+   */
+  abstract prepare(tool: string, args: unknown): PreparedCall;
+
+  /** Builds the request (see {@linkcode prepare}) and sends it. */
+  callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
+    let prepared: PreparedCall;
+    try {
+      prepared = this.prepare(tool, args);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return prepared.send(options);
+  }
 
   /** Reads and builds the API description; throws an `Error` whose message is the reason. */
   protected abstract load(): Promise<LoadedApi<Operation>>;
@@ -104,6 +119,11 @@ export abstract class ApiNamespace<Operation> implements Namespace {
     const operation = operations.get(tool);
     if (operation === undefined) throw unknownToolError(this.name, tool, [...operations.keys()]);
     return operation;
+  }
+
+  /** The operations of the current load by tool name (none before the first load). */
+  protected operations(): ReadonlyMap<string, Operation> {
+    return this.#operations ?? new Map();
   }
 
   /** Adds a catalogue warning found after the load (e.g. a schema ajv cannot compile). */

@@ -41,6 +41,29 @@ export interface ToolCallOptions {
   onProgress?: (progress: ToolProgress) => void;
 }
 
+/**
+ * What a call will execute, as the policy gate judges it: the tools it runs (a GraphQL
+ * document's root fields, each by the tool it is; otherwise the one tool called), the
+ * arguments as they go out, and a one-line description of the request for messages.
+ */
+export interface CallRequest {
+  /** Original names of this namespace's tools the request runs; never empty. */
+  readonly tools: readonly string[];
+  /** The arguments as they go out (a GraphQL field's variables, an operation's parameters). */
+  readonly args: Readonly<Record<string, unknown>>;
+  /** What goes out, for messages: `DELETE /projects/a/items/7`, `mutation { addBook }`. */
+  readonly summary: string;
+}
+
+/**
+ * A call built and checked, not yet sent: `send` sends exactly the request `request`
+ * describes, so what policy approved is what executes.
+ */
+export interface PreparedCall {
+  readonly request: CallRequest;
+  send(options: ToolCallOptions): Promise<ToolCallResult>;
+}
+
 /** Resources of an MCP server, for the `resources` script global. */
 export interface ResourceListing {
   resources: Array<{ uri: string; name: string; description?: string; mimeType?: string }>;
@@ -67,7 +90,18 @@ export interface Namespace {
   start(): Promise<void>;
   /** Ends processes and connections this namespace started; idempotent. */
   stop(): Promise<void>;
-  /** Calls a tool by its original name. Rejects with {@linkcode ToolCallError}. */
+  /**
+   * Builds the request a call of `tool` with `args` sends, for the policy gate to judge before
+   * anything is sent; throws {@linkcode ToolCallError} (`InvalidToolInput`, `UnknownTool`) when
+   * it cannot be built. A namespace whose request is more than the tool and its arguments (a
+   * GraphQL document, an HTTP method and path) must have it; without it the request is the tool
+   * and the arguments as given, sent with {@linkcode callTool}.
+   */
+  prepare?(tool: string, args: unknown): PreparedCall;
+  /**
+   * Calls a tool by its original name. Rejects with {@linkcode ToolCallError}. Only the tool
+   * dispatcher calls it (after the policy gate); every other part reaches tools through it.
+   */
   callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult>;
   /**
    * As {@linkcode callTool}, resolving with the value alone (no envelope), for a script's call

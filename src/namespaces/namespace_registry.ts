@@ -11,9 +11,19 @@ import { type CatalogueNamespace, describeStatus } from "../protocol/catalogue.t
 import { assignIdentifiers, buildToolIdentifiers, nearestNames } from "../protocol/names.ts";
 import { unknownToolError } from "./unknown_tool_error.ts";
 
+/**
+ * A namespace as the rest of the gateway sees it: status, catalogue, lifecycle, resources, but
+ * no way to call a tool. Calls go through the tool dispatcher alone, which holds the
+ * registry's {@linkcode NamespaceRegistry.claimCalls} and applies the policy gate first.
+ */
+export type ListedNamespace = Omit<Namespace, "callTool" | "callValue" | "prepare">;
+
+/** What the one claim of {@linkcode NamespaceRegistry.claimCalls} gives: callable namespaces. */
+export type CallableNamespaces = (name: string) => Namespace | undefined;
+
 /** A resolved call target. */
 export interface ResolvedTool {
-  namespace: Namespace;
+  namespace: ListedNamespace;
   tool: ToolDescriptor;
   /** The namespace as the catalogue names it, so a caller need not look it up again. */
   typed: CatalogueNamespace;
@@ -38,6 +48,22 @@ export class NamespaceRegistry {
   #warnings: string[] = [];
   #changeTimer: ReturnType<typeof setTimeout> | null = null;
   readonly #starting = new Map<string, Promise<void>>();
+  #callsClaimed = false;
+
+  /**
+   * Hands the namespaces' call methods to one holder, once: the tool dispatcher claims them
+   * when it is made, so no other part can reach a tool except through it (and its policy
+   * gate). A second claim throws.
+   */
+  claimCalls(): CallableNamespaces {
+    if (this.#callsClaimed) {
+      throw new Error(
+        "the namespaces' calls are already claimed by the tool dispatcher: call tools through it",
+      );
+    }
+    this.#callsClaimed = true;
+    return (name) => this.#namespaces.get(name);
+  }
 
   /** Adds and starts a namespace (start runs in the background; status says where it is). */
   add(namespace: Namespace): Promise<void> {
@@ -82,13 +108,13 @@ export class NamespaceRegistry {
     await namespace.stop();
   }
 
-  /** The namespace configured under `name`, if any. */
-  get(name: string): Namespace | undefined {
+  /** The namespace configured under `name`, if any (calls go through the tool dispatcher). */
+  get(name: string): ListedNamespace | undefined {
     return this.#namespaces.get(name);
   }
 
   /** All namespaces, sorted by name. */
-  list(): Namespace[] {
+  list(): ListedNamespace[] {
     return [...this.#namespaces.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 

@@ -1,12 +1,16 @@
 /**
- * Policy rules (SPEC §13) applied to each call before anything is sent: first match wins;
- * `deny` fails the call, `ask` holds it in {@linkcode Approvals} until someone answers.
+ * The policy gate: rules (first match wins) applied to the request a call will execute, before
+ * anything is sent. It judges every tool the request runs (each root field of a GraphQL
+ * document, by the tool it is), with the arguments as they go out, so a rule is never checked
+ * on one name while another thing executes. `deny` fails the call; `ask` holds it in
+ * {@linkcode Approvals} until someone answers.
  * @module
  */
 
-import type { GatewayConfig } from "../config/gateway_config.ts";
+import type { GatewayConfig, PolicyRule } from "../config/gateway_config.ts";
 import { DEFAULT_ACTION_ANNOTATION, ToolCallError } from "../namespaces/namespace.ts";
 import type { ApprovalDecision, Approvals } from "./approvals.ts";
+import { type ArgsMatcher, compileArgsConditions } from "./args_condition.ts";
 
 /** What a {@linkcode CallPolicy} needs. */
 export interface CallPolicyOptions {
@@ -14,100 +18,182 @@ export interface CallPolicyOptions {
   rules: () => GatewayConfig["policy"];
   approvals: Approvals;
   log: (message: string, fields?: Record<string, unknown>) => void;
+  /** The root directory, which `ROOT` in an argument glob stands for. */
+  root: string;
 }
 
-/** Decides each call by the first matching rule; else the tool's default action, else allow. */
+/** One tool a request runs, as rules name it. */
+export interface PolicyTarget {
+  /** The tool's original name in its namespace. */
+  tool: string;
+  /**
+   * Other spellings of the same tool (`everything.get_env` for `everything.get-env`): a rule
+   * written with the identifier or the original name matches.
+   */
+  aliases: readonly string[];
+  annotations: Record<string, unknown> | undefined;
+}
+
+/** The normalised request the gate judges: what will execute, not what was asked for. */
+export interface PolicyRequest {
+  namespace: string;
+  /** Every tool the request runs; never empty. */
+  targets: readonly PolicyTarget[];
+  /** The arguments as they go out. */
+  args: Readonly<Record<string, unknown>>;
+}
+
+/** How the call waits, when a rule asks. */
+export interface PolicyContext {
+  runId: string | undefined;
+  signal: AbortSignal;
+  /** When the run times out (epoch ms): a hold ends a little before, as PolicyDenied. */
+  deadline?: number | undefined;
+  onApproval: ((decision: ApprovalDecision) => void) | undefined;
+}
+
+type Rule = PolicyRule & { reason?: string };
+
+/** A rule's decision on one target. */
+interface Verdict {
+  target: PolicyTarget;
+  action: "allow" | "deny" | "ask";
+  described: string;
+}
+
+/**
+ * Decides each request: every target by the first matching rule, else the tool's default
+ * action, else allow; the strictest verdict of all targets is the request's (deny, then ask).
+ */
 export class CallPolicy {
   readonly #options: CallPolicyOptions;
+  /** Compiled argument conditions by rule object (a reload brings new objects). */
+  readonly #matchers = new WeakMap<object, ArgsMatcher>();
 
   constructor(options: CallPolicyOptions) {
     this.#options = options;
   }
 
   /**
-   * Applies the first matching policy rule (SPEC §13): `deny` fails the call before anything is
-   * sent; `ask` holds it until someone answers or the run ends (denied). Only a run can wait
-   * for an answer; a direct call under `ask` is denied with the reason. Returns undefined when
-   * no rule applies (the usual gateway.json), so the call goes on in the same turn (issue 12).
+   * Whether no rule could apply to a call of a tool with `annotations` (no rule configured, no
+   * default action): the caller may then skip building the request (this runs on every call).
    */
-  check(
-    namespace: string,
-    tool: string,
-    args: unknown,
-    context: {
-      annotations: Record<string, unknown> | undefined;
-      runId: string | undefined;
-      signal: AbortSignal;
-      /** When the run times out (epoch ms): a hold ends a little before, as PolicyDenied. */
-      deadline?: number | undefined;
-      onApproval: ((decision: ApprovalDecision) => void) | undefined;
-      /**
-       * Other spellings of the same tool (`everything.get_env` for `everything.get-env`): a
-       * rule written with the identifier or the original name matches (SPEC §14).
-       */
-      aliases?: readonly string[];
-    },
-  ): Promise<void> | undefined {
-    const configured = this.#options.rules();
-    const fallback = defaultRule(namespace, context.annotations);
-    // No rule at all (the usual gateway.json): every call is allowed without building the
-    // rule list and the call's paths (issue 12: this runs on every call).
-    if (configured.length === 0 && fallback.length === 0) return undefined;
-    return this.#apply(namespace, tool, args, context, [...configured, ...fallback]);
+  idle(annotations: Record<string, unknown> | undefined): boolean {
+    return this.#options.rules().length === 0 &&
+      !hasDefaultAction({ annotations });
   }
 
-  async #apply(
-    namespace: string,
-    tool: string,
-    args: unknown,
-    context: Parameters<CallPolicy["check"]>[3],
-    rules: Array<GatewayConfig["policy"][number] & { reason?: string }>,
-  ): Promise<void> {
-    const paths = [`${namespace}.${tool}`, ...context.aliases ?? []];
-    for (const rule of rules) {
-      if (!paths.some((path) => globMatch(rule.match, path))) continue;
-      if (rule.when && context.annotations?.[rule.when] !== true) continue;
-      const described = rule.reason ??
-        `rule "${rule.match}"${rule.when ? ` when ${rule.when}` : ""}`;
-      if (rule.action === "allow") return;
-      if (rule.action === "deny") {
-        throw new ToolCallError(
+  /**
+   * Applies the rules to `request`: `deny` fails the call before anything is sent; `ask`
+   * holds it until someone answers or the run ends (denied). Only a run can wait for an
+   * answer; a direct call under `ask` is denied with the reason. Returns undefined when no
+   * rule applies (the usual gateway.json), so the call goes on in the same turn.
+   */
+  check(request: PolicyRequest, context: PolicyContext): Promise<void> | undefined {
+    const configured = this.#options.rules();
+    // No rule at all (the usual gateway.json): every call is allowed without building the
+    // rule list and the call's paths (this runs on every call).
+    if (configured.length === 0 && request.targets.every((t) => !hasDefaultAction(t))) {
+      return undefined;
+    }
+    const verdicts = request.targets.map((target) => this.#judge(request, target, configured));
+    const denied = verdicts.find((v) => v.action === "deny");
+    if (denied !== undefined) {
+      return Promise.reject(
+        new ToolCallError(
           "PolicyDenied",
-          `Policy denies ${namespace}.${tool} (${described}): change the policy in gateway.json to allow it`,
-        );
-      }
-      if (context.runId === undefined) {
-        throw new ToolCallError(
-          "PolicyDenied",
-          `Policy asks for approval of ${namespace}.${tool} (${described}); only calls from a run can wait for one: run it in a script`,
-        );
-      }
-      this.#options.log("tool call waits for approval", {
-        runId: context.runId,
-        call: `${namespace}.${tool}`,
-      });
-      const holdMs = context.deadline === undefined ? undefined : holdTime(context.deadline);
-      const decision = await this.#options.approvals.request({
-        runId: context.runId,
-        namespace: namespace,
-        tool,
-        args,
-        rule: described,
-        signal: context.signal,
-        ...(holdMs !== undefined ? { timeoutMs: holdMs } : {}),
-      });
-      context.onApproval?.(decision);
-      if (decision.allowed) return;
-      throw new ToolCallError(
-        "PolicyDenied",
-        decision.by === "deadline"
-          ? `${namespace}.${tool} needed approval (${described}) and was not answered within ${
-            seconds(holdMs)
-          }: denied (answer with gateway approve ${context.runId}, or give the run a longer timeout)`
-          : `${namespace}.${tool} was denied by ${decision.by} (${described})`,
+          `Policy denies ${request.namespace}.${denied.target.tool} (${denied.described})${
+            request.targets.length > 1 ? `, which this call would run` : ""
+          }: change the policy in gateway.json to allow it`,
+        ),
       );
     }
+    const asked = verdicts.find((v) => v.action === "ask");
+    if (asked === undefined) return undefined;
+    return this.#hold(request, asked, context);
   }
+
+  #judge(request: PolicyRequest, target: PolicyTarget, configured: readonly Rule[]): Verdict {
+    const paths = [`${request.namespace}.${target.tool}`, ...target.aliases];
+    for (const rule of [...configured, ...defaultRule(request.namespace, target.annotations)]) {
+      if (!paths.some((path) => globMatch(rule.match, path))) continue;
+      if (!this.#when(rule, target, request.args)) continue;
+      return { target, action: rule.action, described: rule.reason ?? describeRule(rule) };
+    }
+    return { target, action: "allow", described: "no rule" };
+  }
+
+  /** Whether a rule's `when` holds: its annotation is true and its argument conditions hold. */
+  #when(rule: Rule, target: PolicyTarget, args: Readonly<Record<string, unknown>>): boolean {
+    const when = rule.when;
+    if (when === undefined) return true;
+    const annotation = typeof when === "string" ? when : when.annotation;
+    if (annotation !== undefined && target.annotations?.[annotation] !== true) return false;
+    if (typeof when === "string" || when.args === undefined) return true;
+    let matcher = this.#matchers.get(when);
+    if (matcher === undefined) {
+      matcher = compileArgsConditions(when.args, this.#options.root);
+      this.#matchers.set(when, matcher);
+    }
+    return matcher(args);
+  }
+
+  async #hold(request: PolicyRequest, asked: Verdict, context: PolicyContext): Promise<void> {
+    const { namespace } = request;
+    const tool = asked.target.tool;
+    const described = asked.described;
+    if (context.runId === undefined) {
+      throw new ToolCallError(
+        "PolicyDenied",
+        `Policy asks for approval of ${namespace}.${tool} (${described}); only calls from a run can wait for one: run it in a script`,
+      );
+    }
+    this.#options.log("tool call waits for approval", {
+      runId: context.runId,
+      call: `${namespace}.${tool}`,
+    });
+    const holdMs = context.deadline === undefined ? undefined : holdTime(context.deadline);
+    const decision = await this.#options.approvals.request({
+      runId: context.runId,
+      namespace,
+      tool,
+      args: request.args,
+      rule: described,
+      signal: context.signal,
+      ...(holdMs !== undefined ? { timeoutMs: holdMs } : {}),
+    });
+    context.onApproval?.(decision);
+    if (decision.allowed) return;
+    throw new ToolCallError(
+      "PolicyDenied",
+      decision.by === "deadline"
+        ? `${namespace}.${tool} needed approval (${described}) and was not answered within ${
+          seconds(holdMs)
+        }: denied (answer with gateway approve ${context.runId}, or give the run a longer timeout)`
+        : `${namespace}.${tool} was denied by ${decision.by} (${described})`,
+    );
+  }
+}
+
+/** A rule as messages name it: `rule "fs.write_file" when path ~ ROOT/out/**`. */
+function describeRule(rule: Rule): string {
+  const when = rule.when;
+  if (when === undefined) return `rule "${rule.match}"`;
+  if (typeof when === "string") return `rule "${rule.match}" when ${when}`;
+  const parts = [
+    ...(when.annotation !== undefined ? [when.annotation] : []),
+    ...Object.entries(when.args ?? {}).map(([path, condition]) =>
+      condition.glob !== undefined
+        ? `${path} ~ ${condition.glob}`
+        : `${path} = ${JSON.stringify(condition.equals)}`
+    ),
+  ];
+  return `rule "${rule.match}" when ${parts.join(" and ")}`;
+}
+
+function hasDefaultAction(target: Pick<PolicyTarget, "annotations">): boolean {
+  const action = target.annotations?.[DEFAULT_ACTION_ANNOTATION];
+  return action === "ask" || action === "deny";
 }
 
 /**
@@ -132,7 +218,7 @@ function seconds(ms: number | undefined): string {
 function defaultRule(
   namespace: string,
   annotations: Record<string, unknown> | undefined,
-): ReadonlyArray<{ match: string; action: "ask" | "deny"; reason: string }> {
+): ReadonlyArray<Rule> {
   const action = annotations?.[DEFAULT_ACTION_ANNOTATION];
   if (action !== "ask" && action !== "deny") return NO_RULES;
   return [{

@@ -132,6 +132,7 @@ export class GatewayCore {
       rules: () => this.config.policy,
       approvals,
       log: (message, fields) => this.log.warn(message, fields),
+      root: paths.root.dir,
     });
     this.#dispatcher = new ToolDispatcher({
       registry: this.registry,
@@ -298,14 +299,12 @@ export class GatewayCore {
     return this.#views.discoveryData();
   }
 
-  /** Calls one tool (see {@linkcode ToolDispatcher.callTool}). Rejects with `ToolCallError`. */
-  callTool(
-    namespaceName: string,
-    toolName: string,
-    args: unknown,
-    options: CallOptions,
-  ): Promise<unknown> {
-    return this.#dispatcher.callTool(namespaceName, toolName, args, options);
+  /**
+   * Calls one tool through the policy gate (see {@linkcode ToolDispatcher.callTool}): the one
+   * way every surface calls a tool. Rejects with `ToolCallError`.
+   */
+  callTool(namespace: string, tool: string, args: unknown, options: CallOptions): Promise<unknown> {
+    return this.#dispatcher.callTool(namespace, tool, args, options);
   }
 
   /** Resources of an MCP namespace, for the `resources` global. */

@@ -1,24 +1,35 @@
 /**
- * Calls one tool for a run, the MCP proxy or the HTTP API: resolves names, refuses a namespace
- * that is not ready, applies policy, checks a local tool's argument against its type, and
- * hands the namespace the per-call limits. The one wording of `NamespaceUnavailable` and of an
- * unknown namespace in `resources` lives here.
+ * The one way a tool is called, whoever asks (a script, `invoke` and `--expose tools` over MCP,
+ * RPC `call` and `POST /call`, the dashboard's "try it", `upstream.call`): resolves names,
+ * refuses a namespace that is not ready, has the namespace build the request it will send
+ * (`prepare`), puts that request through the policy gate, checks a local tool's argument
+ * against its type, and sends exactly the request the gate saw with the per-call limits. It
+ * alone holds the registry's call claim, so no other part can reach a tool around the gate.
+ * The one wording of `NamespaceUnavailable` and of an unknown namespace in `resources` lives
+ * here.
  * @module
  */
 
 import type { GatewayConfig } from "../config/gateway_config.ts";
-import type { NamespaceRegistry, ResolvedTool } from "../namespaces/namespace_registry.ts";
+import type {
+  CallableNamespaces,
+  NamespaceRegistry,
+  ResolvedTool,
+} from "../namespaces/namespace_registry.ts";
 import {
   type Namespace,
   type NamespaceStatus,
+  type PreparedCall,
   ToolCallError,
+  type ToolCallOptions,
   type ToolProgress,
 } from "../namespaces/namespace.ts";
+import type { CatalogueNamespace } from "../protocol/catalogue.ts";
 import { FittingShapes, localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { describeStatus } from "../protocol/catalogue.ts";
 import type { ApprovalDecision } from "./approvals.ts";
-import type { CallPolicy } from "./call_policy.ts";
+import type { CallPolicy, PolicyTarget } from "./call_policy.ts";
 
 /** How a call is made: limits, the run it belongs to, and how it reports. */
 export interface CallOptions {
@@ -67,9 +78,12 @@ export class ToolDispatcher {
   readonly #options: ToolDispatcherOptions;
   /** Local-tool argument shapes already checked and fitting (issue 10's check, once a shape). */
   readonly #fittingShapes = new FittingShapes();
+  readonly #callable: CallableNamespaces;
 
+  /** Claims the registry's calls (see {@linkcode NamespaceRegistry.claimCalls}): one per registry. */
   constructor(options: ToolDispatcherOptions) {
     this.#options = options;
+    this.#callable = options.registry.claimCalls();
   }
 
   /** Forgets checked argument shapes: the tools' types may have changed. */
@@ -78,10 +92,11 @@ export class ToolDispatcher {
   }
 
   /**
-   * Calls one tool: resolves names, applies policy, and hands the namespace the per-call
-   * limits. Rejects with `ToolCallError`. A call that no policy rule holds and whose argument
-   * needs no check (or fits a shape already checked) reaches the namespace in this turn, with
-   * no promise of its own in between (issue 12: every call of every run passes here).
+   * Calls one tool: resolves names, builds the request, puts it through the policy gate, and
+   * sends it with the per-call limits. Rejects with `ToolCallError`. A call that no policy rule
+   * holds and whose argument needs no check (or fits a shape already checked) reaches the
+   * namespace in this turn, with no promise of its own in between (every call of every run
+   * passes here).
    */
   callTool(
     namespaceName: string,
@@ -91,20 +106,39 @@ export class ToolDispatcher {
   ): Promise<unknown> {
     const { registry, policy } = this.#options;
     let resolved: ResolvedTool;
+    let namespace: Namespace | undefined;
+    let prepared: PreparedCall | undefined;
+    let targets: PolicyTarget[];
     try {
       resolved = registry.resolve(namespaceName, toolName);
+      namespace = this.#callable(resolved.typed.name);
+      const state = namespace?.status() ?? { state: "failed", reason: "removed" };
+      if (namespace === undefined || state.state !== "ready") {
+        return Promise.reject(
+          namespaceUnavailable(resolved.namespace.name, state, resolved.tool.originalName),
+        );
+      }
+      prepared = namespace.prepare?.(resolved.tool.originalName, args ?? {});
+      // A tool and its arguments that no rule could hold need no request built.
+      targets = prepared === undefined
+        ? policy.idle(resolved.tool.annotations) ? [] : [targetOf(resolved)]
+        : prepared.request.tools.map((tool) => this.#target(resolved, tool));
+      if (prepared !== undefined && targets.length === 0) {
+        throw new ToolCallError(
+          "PolicyDenied",
+          `${resolved.typed.name}.${resolved.tool.originalName} was prepared as a request that names no tool: refused`,
+        );
+      }
     } catch (error) {
       return Promise.reject(error);
     }
-    const { namespace, tool, typed, identifier } = resolved;
-    const state = namespace.status();
-    if (state.state !== "ready") {
-      return Promise.reject(namespaceUnavailable(namespace.name, state, tool.originalName));
-    }
+    const { tool, typed, identifier } = resolved;
     // Undefined when no rule applies (the usual gateway.json): nothing holds the call.
-    const held = policy.check(namespace.name, tool.originalName, args, {
-      aliases: [`${typed.identifier}.${identifier}`],
-      annotations: tool.annotations,
+    const held = targets.length === 0 ? undefined : policy.check({
+      namespace: namespace.name,
+      targets,
+      args: prepared?.request.args ?? (isRecord(args) ? args : {}),
+    }, {
       runId: options.runId,
       signal: options.signal,
       onApproval: options.onApproval,
@@ -112,25 +146,49 @@ export class ToolDispatcher {
     });
     const path = { namespace: typed.identifier, tool: identifier };
     const checked = namespace.kind !== "local" || options.argsChecked === true;
+    const target = namespace;
     if (held === undefined && (checked || this.#fits(path, args))) {
-      return this.#send(namespace, tool.originalName, args, options);
+      return this.#send(target, prepared, tool.originalName, args, options);
     }
     return (async () => {
       await held;
       if (!checked) await this.#validateLocalInput(path, args);
-      return await this.#send(namespace, tool.originalName, args, options);
+      return await this.#send(target, prepared, tool.originalName, args, options);
     })();
   }
 
-  /** Hands the call to its namespace with the per-call limits; `.raw()` gets the envelope. */
+  /**
+   * A tool the request runs, as the gate judges it: the called tool as resolved, or another
+   * tool of the same namespace by its original name. A request that would run something that
+   * is not a tool of the catalogue (a field left out by `include`) is refused.
+   */
+  #target(resolved: ResolvedTool, tool: string): PolicyTarget {
+    if (tool === resolved.tool.originalName) return targetOf(resolved);
+    const { typed } = resolved;
+    const descriptor = typed.catalogue.tools.find((t) => t.originalName === tool);
+    const identifier = typed.toolIdentifiers[tool];
+    if (descriptor === undefined || identifier === undefined) {
+      throw new ToolCallError(
+        "PolicyDenied",
+        `${typed.name}.${resolved.tool.originalName} would also run "${tool}", which is not a tool of namespace "${typed.name}": refused`,
+      );
+    }
+    return aliased(typed, tool, identifier, descriptor.annotations);
+  }
+
+  /**
+   * Sends the call: the prepared request as the gate saw it, or the tool and its arguments to
+   * a namespace that needs no preparing. `.raw()` gets the envelope.
+   */
   #send(
     namespace: Namespace,
+    prepared: PreparedCall | undefined,
     tool: string,
     args: unknown,
     options: CallOptions,
   ): Promise<unknown> {
     const config = this.#options.config();
-    const limits = {
+    const limits: ToolCallOptions = {
       signal: options.signal,
       callTimeoutMs: options.callTimeoutMs ?? config.exec.callTimeoutMs,
       callMaxMs: config.exec.callMaxMs,
@@ -138,10 +196,10 @@ export class ToolDispatcher {
     };
     let sent;
     try {
-      if (!options.raw && namespace.callValue !== undefined) {
+      if (prepared !== undefined) sent = prepared.send(limits);
+      else if (!options.raw && namespace.callValue !== undefined) {
         return namespace.callValue(tool, args ?? {}, limits);
-      }
-      sent = namespace.callTool(tool, args ?? {}, limits);
+      } else sent = namespace.callTool(tool, args ?? {}, limits);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -211,4 +269,27 @@ export class ToolDispatcher {
     if (!request.uri) throw new ToolCallError("InvalidToolInput", "resources.read needs a uri");
     return await ns.readResource(request.uri);
   }
+}
+
+/** The called tool as the gate judges it, under its original name and its identifier. */
+function targetOf(resolved: ResolvedTool): PolicyTarget {
+  return aliased(
+    resolved.typed,
+    resolved.tool.originalName,
+    resolved.identifier,
+    resolved.tool.annotations,
+  );
+}
+
+function aliased(
+  typed: CatalogueNamespace,
+  tool: string,
+  identifier: string,
+  annotations: Record<string, unknown> | undefined,
+): PolicyTarget {
+  return { tool, aliases: [`${typed.identifier}.${identifier}`], annotations };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

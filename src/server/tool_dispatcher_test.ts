@@ -37,7 +37,12 @@ async function dispatcherWith(rules: GatewayConfig["policy"]) {
   const config = { exec: { callTimeoutMs: 60_000, callMaxMs: 60_000 } } as GatewayConfig;
   const dispatcher = new ToolDispatcher({
     registry,
-    policy: new CallPolicy({ rules: () => rules, approvals: new Approvals(), log: () => {} }),
+    policy: new CallPolicy({
+      rules: () => rules,
+      approvals: new Approvals(),
+      log: () => {},
+      root: "/root",
+    }),
     config: () => config,
     check: () => null,
   });
@@ -81,6 +86,91 @@ Deno.test("ToolDispatcher applies a policy rule before the namespace sees the ca
       (error: unknown) => error instanceof ToolCallError && error.kind === "UnknownTool",
     );
     assert.equal(calls.value + calls.envelope, 0);
+  } finally {
+    await registry.stopAll();
+  }
+});
+
+Deno.test("ToolDispatcher judges the request a namespace prepared and sends exactly it", async () => {
+  const registry = new NamespaceRegistry();
+  const sent: string[] = [];
+  const tools = ["addBook", "deleteAll"].map((name) => toolDescriptor(name));
+  // Like a GraphQL namespace whose document would run a second root field.
+  const namespace: Namespace = {
+    name: "library",
+    kind: "graphql",
+    status: () => ({ state: "ready" }),
+    catalogue: () => ({ tools, declarations: "", warnings: [] }),
+    start: () => Promise.resolve(),
+    stop: () => Promise.resolve(),
+    prepare: (tool, args) => ({
+      request: {
+        tools: (args as { also?: string[] }).also
+          ? [tool, ...(args as { also: string[] }).also]
+          : [tool],
+        args: {},
+        summary: tool,
+      },
+      send: () => {
+        sent.push(tool);
+        return Promise.resolve({ value: "sent", raw: { content: [] } });
+      },
+    }),
+    callTool: () => Promise.reject(new Error("a prepared call is sent by its own send")),
+    onChange: () => () => {},
+  };
+  await registry.add(namespace);
+  const config = { exec: { callTimeoutMs: 60_000, callMaxMs: 60_000 } } as GatewayConfig;
+  const dispatcher = new ToolDispatcher({
+    registry,
+    policy: new CallPolicy({
+      rules: () => [{ match: "library.deleteAll", action: "deny" }],
+      approvals: new Approvals(),
+      log: () => {},
+      root: "/root",
+    }),
+    config: () => config,
+    check: () => null,
+  });
+  try {
+    assert.equal(await dispatcher.callTool("library", "addBook", {}, options), "sent");
+    await assert.rejects(
+      dispatcher.callTool("library", "addBook", { also: ["deleteAll"] }, options),
+      (error: unknown) =>
+        error instanceof ToolCallError && error.kind === "PolicyDenied" &&
+        /library\.deleteAll/.test(error.message),
+    );
+    await assert.rejects(
+      dispatcher.callTool("library", "addBook", { also: ["adminSecrets"] }, options),
+      (error: unknown) =>
+        error instanceof ToolCallError && error.kind === "PolicyDenied" &&
+        /"adminSecrets", which is not a tool of namespace "library"/.test(error.message),
+    );
+    assert.deepEqual(sent, ["addBook"], "nothing denied was sent");
+  } finally {
+    await registry.stopAll();
+  }
+});
+
+Deno.test("ToolDispatcher alone holds the registry's calls", async () => {
+  const { registry } = await dispatcherWith([]);
+  try {
+    assert.throws(() => registry.claimCalls(), /already claimed by the tool dispatcher/);
+    assert.throws(
+      () =>
+        new ToolDispatcher({
+          registry,
+          policy: new CallPolicy({
+            rules: () => [],
+            approvals: new Approvals(),
+            log: () => {},
+            root: "/",
+          }),
+          config: () => ({}) as GatewayConfig,
+          check: () => null,
+        }),
+      /already claimed/,
+    );
   } finally {
     await registry.stopAll();
   }

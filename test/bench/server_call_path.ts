@@ -45,7 +45,12 @@ export async function serverCallPathUs(calls: number, rounds = 5): Promise<numbe
   const config = { exec: { callTimeoutMs: 60_000, callMaxMs: 60_000 } } as GatewayConfig;
   const dispatcher = new ToolDispatcher({
     registry,
-    policy: new CallPolicy({ rules: () => [], approvals: new Approvals(), log: () => {} }),
+    policy: new CallPolicy({
+      rules: () => [],
+      approvals: new Approvals(),
+      log: () => {},
+      root: "/",
+    }),
     config: () => config,
     check: () => null,
   });

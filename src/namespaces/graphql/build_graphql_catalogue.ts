@@ -43,6 +43,8 @@ export interface GraphqlOperation {
   name: string;
   operation: "query" | "mutation";
   field: GraphQLField<unknown, unknown>;
+  /** The schema the field belongs to, which a script's `$select` is validated against. */
+  schema: GraphQLSchema;
   /** Selection set sent when the script gives no `$select` (empty for a scalar field). */
   defaultSelection: string;
   inputSchema: JsonSchema;
@@ -129,6 +131,7 @@ export function buildGraphqlCatalogue(
         name,
         operation: kind,
         field,
+        schema,
         defaultSelection: selectable ? selectionOf(field.type, DEFAULT_DEPTH) : "",
         inputSchema: renderer.inputSchema(field.args, selectable),
       });

@@ -6,15 +6,17 @@
 
 import { buildClientSchema, getIntrospectionQuery, type IntrospectionQuery } from "graphql";
 import type { ApiConfig } from "../../config/gateway_config.ts";
-import { ToolCallError, type ToolCallOptions, type ToolCallResult } from "../namespace.ts";
+import {
+  type PreparedCall,
+  ToolCallError,
+  type ToolCallOptions,
+  type ToolCallResult,
+} from "../namespace.ts";
 import { ApiNamespace, type LoadedApi } from "../api_namespace.ts";
 import { readCapped } from "../openapi/send_api_request.ts";
 import { checkedToolInput } from "../mcp/input_validator.ts";
-import {
-  buildGraphqlCatalogue,
-  type GraphqlOperation,
-  SELECT_KEY,
-} from "./build_graphql_catalogue.ts";
+import { buildGraphqlCatalogue, type GraphqlOperation } from "./build_graphql_catalogue.ts";
+import { graphqlDocument } from "./graphql_document.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
 const MAX_ERROR_TEXT = 2_000;
@@ -42,17 +44,48 @@ export class GraphqlNamespace extends ApiNamespace<GraphqlOperation> {
     this.#endpoint = config.baseUrl ?? config.graphql ?? "";
   }
 
-  /** Calls root field `tool` with `args` (its arguments, plus `$select` for a selection set). */
-  async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
+  /**
+   * Builds the call of root field `tool` with `args` (its arguments, plus `$select` for a
+   * selection set): the arguments checked against the field's, `$select` parsed and validated
+   * as one selection set on the field's type, and the document printed from its syntax tree.
+   * The request names every root field of that document by its tool, for the policy gate.
+   */
+  prepare(tool: string, args: unknown): PreparedCall {
     const operation = this.operation(tool);
     const input = checkedToolInput(
       args,
       () => this.checkFor(tool, (validator) => validator.compile(operation.inputSchema)),
       `${this.name}.${tool}`,
     );
-    const { query, variables } = documentFor(operation, input);
     const what = `"${this.name}.${tool}" (GraphQL ${operation.operation} ${operation.field.name})`;
-    const answer = await this.#post({ query, variables }, what, options);
+    const { query, variables, rootFields } = graphqlDocument(
+      operation.schema,
+      operation,
+      input,
+      what,
+    );
+    const tools = rootFields.map(({ operation: kind, field }) =>
+      kind === operation.operation && field === operation.field.name
+        ? tool
+        : this.#toolOf(kind, field) ?? `${kind}:${field}`
+    );
+    return {
+      request: {
+        tools,
+        args: variables,
+        summary: `${operation.operation} { ${rootFields.map((r) => r.field).join(" ")} }`,
+      },
+      send: (options) => this.#send(operation, { query, variables }, what, options),
+    };
+  }
+
+  async #send(
+    operation: GraphqlOperation,
+    body: { query: string; variables: Record<string, unknown> },
+    what: string,
+    options: ToolCallOptions,
+  ): Promise<ToolCallResult> {
+    const answer = await this.#post(body, what, options);
     const errors = Array.isArray(answer.errors) ? answer.errors : [];
     const data = (answer.data as Record<string, unknown> | null | undefined)
       ?.[operation.field.name];
@@ -70,6 +103,14 @@ export class GraphqlNamespace extends ApiNamespace<GraphqlOperation> {
       );
     }
     return { value: data ?? null, raw };
+  }
+
+  /** The tool of root field `field` of `kind`, or undefined when it is not one of ours. */
+  #toolOf(kind: "query" | "mutation", field: string): string | undefined {
+    for (const [name, operation] of this.operations()) {
+      if (operation.operation === kind && operation.field.name === field) return name;
+    }
+    return undefined;
   }
 
   async #post(
@@ -177,30 +218,4 @@ export class GraphqlNamespace extends ApiNamespace<GraphqlOperation> {
       );
     }
   }
-}
-
-/** The operation text and variables for one call of a root field. */
-export function documentFor(
-  operation: GraphqlOperation,
-  args: Record<string, unknown>,
-): { query: string; variables: Record<string, unknown> } {
-  const variables: Record<string, unknown> = {};
-  const declared: string[] = [];
-  const passed: string[] = [];
-  for (const arg of operation.field.args) {
-    if (args[arg.name] === undefined) continue;
-    variables[arg.name] = args[arg.name];
-    declared.push(`$${arg.name}: ${String(arg.type)}`);
-    passed.push(`${arg.name}: $${arg.name}`);
-  }
-  const own = typeof args[SELECT_KEY] === "string" ? (args[SELECT_KEY] as string).trim() : "";
-  const selection = own === ""
-    ? operation.defaultSelection
-    : own.startsWith("{")
-    ? own
-    : `{ ${own} }`;
-  const query = `${operation.operation}${
-    declared.length ? `(${declared.join(", ")})` : ""
-  } { ${operation.field.name}${passed.length ? `(${passed.join(", ")})` : ""} ${selection} }`;
-  return { query, variables };
 }

@@ -1,6 +1,7 @@
 /**
  * Reads an OpenAPI/Swagger document from a file or URL (remote copies cached in the data dir
  * with their ETag), parses JSON or YAML, and inlines external `$ref`s with a well-kept resolver.
+ * What a `$ref` may read is decided by `api_ref_resolvers.ts`, never by the resolver's defaults.
  * @module
  */
 
@@ -10,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { $RefParser } from "@apidevtools/json-schema-ref-parser";
 import { parse as parseYaml } from "yaml";
 import { messageOf } from "../../protocol/message_of.ts";
+import { type RefReach, refResolvers } from "./api_ref_resolvers.ts";
 
 /** A parsed API document plus what happened while loading it. */
 export interface LoadedApiDocument {
@@ -39,7 +41,15 @@ interface CachedDocument {
   bundled?: string;
   /** What inlining them noted (references that could not be read). */
   bundleWarnings?: string[];
+  /** The rules `bundled` was made under; a copy made under other rules is bundled again. */
+  refRules?: number;
 }
+
+/**
+ * Version of the rules for what a `$ref` may read. A cached bundle made under other rules (an
+ * older gateway that read local files for remote documents) is never used, and is dropped.
+ */
+const REF_RULES = 2;
 
 /** What {@linkcode fetchCached} found: the entry, where it lives, and whether it is new. */
 interface CacheHit {
@@ -69,7 +79,9 @@ export async function loadApiDocument(
     cache = await fetchCached(location, options, warnings);
     // An unchanged remote document is used as it was bundled, so its external references need
     // not be reachable now.
-    if (!cache.fresh && cache.entry.bundled !== undefined) {
+    if (
+      !cache.fresh && cache.entry.bundled !== undefined && cache.entry.refRules === REF_RULES
+    ) {
       warnings.push(...(cache.entry.bundleWarnings ?? []));
       return { document: JSON.parse(cache.entry.bundled), source, warnings };
     }
@@ -85,14 +97,11 @@ export async function loadApiDocument(
   }
   let document = parseDocument(text, source);
   if (hasExternalRef(document)) {
-    // A public document may not make the gateway fetch local or private addresses; one the
-    // user keeps on disk or on their own network may.
-    const safeUrlResolver = remote && !isPrivateHost(new URL(source).hostname);
     const base = remote ? source : pathToFileURL(source).href;
     const bundleWarnings: string[] = [];
     document = await inlineExternalRefs(document, {
       base,
-      safeUrlResolver,
+      reach: remote ? { origin: new URL(source).origin } : { root: options.baseDir },
       warnings: bundleWarnings,
       source,
     });
@@ -102,6 +111,7 @@ export async function loadApiDocument(
         ...cache.entry,
         bundled: JSON.stringify(document),
         bundleWarnings,
+        refRules: REF_RULES,
       });
     }
   }
@@ -143,7 +153,7 @@ const EXTERNAL_KEY = "x-gateway-external";
  */
 async function inlineExternalRefs(
   document: Record<string, unknown>,
-  options: { base: string; safeUrlResolver: boolean; warnings: string[]; source: string },
+  options: { base: string; reach: RefReach; warnings: string[]; source: string },
 ): Promise<Record<string, unknown>> {
   // The resolver sees only the external references (as a stub standing in for the document),
   // so it reads the files they name without walking the document's own references.
@@ -159,7 +169,7 @@ async function inlineExternalRefs(
       stub as unknown as Parameters<typeof parser.resolve>[1],
       {
         continueOnError: true,
-        resolve: { http: { safeUrlResolver: options.safeUrlResolver } },
+        resolve: refResolvers(options.reach),
       } as Parameters<typeof parser.resolve>[2],
     );
   } catch (error) {
@@ -240,14 +250,6 @@ async function inlineExternalRefs(
   return document;
 }
 
-/** Loopback, link-local and private-range hosts (and `localhost`). */
-function isPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return host === "localhost" || host.endsWith(".localhost") || host === "::1" ||
-    /^(127\.|10\.|192\.168\.|169\.254\.|172\.(1[6-9]|2\d|3[01])\.)/.test(host) ||
-    /^f[cd][0-9a-f]{2}:/.test(host) || host.startsWith("fe80:");
-}
-
 /** Calls `visit` with every `$ref` string in `value`. */
 function walkRefs(value: unknown, visit: (ref: string) => void): void {
   const stack: unknown[] = [value];
@@ -288,6 +290,12 @@ async function fetchCached(
     if (!(error instanceof Deno.errors.NotFound)) {
       warnings.push(`Ignoring unreadable cached copy "${file}": ${messageOf(error)}`);
     }
+  }
+  if (cached !== undefined && cached.bundled !== undefined && cached.refRules !== REF_RULES) {
+    // Bundled under other rules: what it inlined may be what these rules refuse to read.
+    const { bundled: _bundled, bundleWarnings: _warnings, ...rest } = cached;
+    cached = rest;
+    await writeCache(file, cached);
   }
   try {
     const headers: Record<string, string> = { accept: "application/json, application/yaml, */*" };

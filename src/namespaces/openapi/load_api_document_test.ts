@@ -98,3 +98,88 @@ Deno.test("loadApiDocument() names the document and the problem when it is not a
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("loadApiDocument() reads a local document's file $refs only inside the root, symlinks resolved", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "gateway-api-reach-" }));
+  const root = join(base, "root");
+  try {
+    await Deno.mkdir(join(root, "specs"), { recursive: true });
+    await Deno.writeTextFile(join(base, "outside.yaml"), "Pet: { description: OUTSIDE-SECRET }\n");
+    await Deno.symlink(join(base, "outside.yaml"), join(root, "specs/linked.yaml"));
+    for (
+      const ref of ["../../outside.yaml#/Pet", "./linked.yaml#/Pet", `${base}/outside.yaml#/Pet`]
+    ) {
+      await Deno.writeTextFile(
+        join(root, "specs/pets.yaml"),
+        PETS_YAML.replace("./schemas.yaml#/Pet", ref),
+      );
+      const loaded = await loadApiDocument("specs/pets.yaml", { baseDir: root, cacheDir: "/x" });
+      assert.doesNotMatch(JSON.stringify(loaded.document), /OUTSIDE-SECRET/, ref);
+      assert.match(
+        loaded.warnings.join("\n"),
+        /is outside the root .*: a local API document's \$refs read only files inside the root/,
+        ref,
+      );
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("loadApiDocument() resolves a remote document's $refs only at its own origin, and drops a bundle made under older rules", async () => {
+  const cacheDir = await Deno.makeTempDir({ prefix: "gateway-api-cache-" });
+  const secret = await Deno.makeTempFile({ suffix: ".yaml" });
+  await Deno.writeTextFile(secret, "Pet: { description: LOCAL-SECRET }\n");
+  const other = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => new Response("Pet: { description: OTHER-ORIGIN }\n"),
+  );
+  let document = "";
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (request) =>
+      new URL(request.url).pathname === "/specs/schemas.yaml"
+        ? new Response(SCHEMAS_YAML)
+        : new Response(document, { headers: { etag: '"v1"' } }),
+  );
+  const url = `http://127.0.0.1:${server.addr.port}/specs/pets.yaml`;
+  try {
+    for (
+      const ref of [
+        `file://${secret}#/Pet`,
+        secret,
+        `http://127.0.0.1:${other.addr.port}/s.yaml#/Pet`,
+      ]
+    ) {
+      document = PETS_YAML.replace("./schemas.yaml#/Pet", ref);
+      const loaded = await loadApiDocument(url, { baseDir: "/", cacheDir });
+      assert.doesNotMatch(JSON.stringify(loaded.document), /LOCAL-SECRET|OTHER-ORIGIN/, ref);
+      // A bare path is a path on the document's own server, not a local file.
+      if (ref === secret) continue;
+      assert.match(
+        loaded.warnings.join("\n"),
+        /a remote API document's \$refs (read no local files|resolve only at its own origin)/,
+        ref,
+      );
+    }
+    // A copy bundled by an older gateway (with what it read) is never used, and is rewritten.
+    document = PETS_YAML;
+    const first = await loadApiDocument(url, { baseDir: "/", cacheDir });
+    assert.deepEqual(first.warnings, []);
+    const [file] = [...Deno.readDirSync(join(cacheDir, "apis"))].map((e) =>
+      join(cacheDir, "apis", e.name)
+    );
+    const entry = JSON.parse(await Deno.readTextFile(file!));
+    delete entry.refRules;
+    entry.bundled = JSON.stringify({ ...JSON.parse(entry.bundled), leaked: "LOCAL-SECRET" });
+    await Deno.writeTextFile(file!, JSON.stringify(entry));
+    const again = await loadApiDocument(url, { baseDir: "/", cacheDir });
+    assert.doesNotMatch(JSON.stringify(again.document), /LOCAL-SECRET/);
+    assert.doesNotMatch(await Deno.readTextFile(file!), /LOCAL-SECRET/);
+  } finally {
+    await server.shutdown();
+    await other.shutdown();
+    await Deno.remove(cacheDir, { recursive: true });
+    await Deno.remove(secret);
+  }
+});

@@ -6,7 +6,7 @@
  */
 
 import type { ApiConfig } from "../../config/gateway_config.ts";
-import type { ToolCallOptions, ToolCallResult } from "../namespace.ts";
+import type { PreparedCall } from "../namespace.ts";
 import { ApiNamespace, type LoadedApi } from "../api_namespace.ts";
 import {
   type ArgumentCheck,
@@ -17,7 +17,7 @@ import type { ApiOperation } from "./api_operations.ts";
 import { asRecord } from "./api_schema_types.ts";
 import { type ApiCatalogue, buildApiCatalogue } from "./build_api_catalogue.ts";
 import { loadApiDocument } from "./load_api_document.ts";
-import { sendApiRequest } from "./send_api_request.ts";
+import { buildApiRequest, sendBuiltRequest } from "./send_api_request.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
 /** Where an OpenAPI namespace finds relative paths and keeps its cache. */
@@ -78,22 +78,28 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
   }
 
   /**
-   * Calls operation `tool`: checks `args` against the operation's parameters and body schema
-   * (`InvalidToolInput` naming the path and rule), then sends the request.
+   * Builds the call of operation `tool`: checks `args` against the operation's parameters and
+   * body schema (`InvalidToolInput` naming the path and rule), then builds the one request it
+   * sends, its path checked against the operation's template. The request carries the method
+   * and path as sent, for the policy gate.
    */
-  async callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
+  prepare(tool: string, args: unknown): PreparedCall {
     const operation = this.operation(tool);
     const input = checkedToolInput(
       args,
       () => this.checkFor(tool, (validator) => this.#compileCheck(operation, validator)),
       `${this.name}.${tool}`,
     );
-    return await sendApiRequest(
-      { namespace: this.name, baseUrl: this.#baseUrl, headers: this.#config.headers },
-      operation,
-      input,
-      options,
-    );
+    const target = { namespace: this.name, baseUrl: this.#baseUrl, headers: this.#config.headers };
+    const request = buildApiRequest(target, operation, input);
+    return {
+      request: {
+        tools: [tool],
+        args: input,
+        summary: `${request.method} ${request.url.pathname}`,
+      },
+      send: (options) => sendBuiltRequest(target, request, options),
+    };
   }
 
   /** Compiles the argument check of an operation (its parameters and body as one object). */

@@ -7,7 +7,8 @@
 
 import { Buffer } from "node:buffer";
 import { ToolCallError, type ToolCallOptions, type ToolCallResult } from "../namespace.ts";
-import type { ApiOperation, ApiParameter } from "./api_operations.ts";
+import type { ApiOperation } from "./api_operations.ts";
+import { buildUrl, scalar, serialiseSimple } from "./build_api_url.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
 /** Error bodies are cut to this many characters in messages. */
@@ -28,20 +29,29 @@ export interface ApiTarget {
   headers: Record<string, string>;
 }
 
+/** One request built from an operation call: what policy judges and what is sent. */
+export interface ApiRequest {
+  method: string;
+  url: URL;
+  headers: Headers;
+  body: BodyInit | undefined;
+  /** The operation and its template, for messages. */
+  what: string;
+}
+
 /**
- * Sends `operation` with `args` (already validated) to `target`. Rejects with a
- * {@linkcode ToolCallError}: `ToolError` for a non-2xx answer (status, problem details or body
- * text, operation), a refused redirect or a network failure; `ToolTimeout`; `Cancelled`.
+ * Builds the request of `operation` with `args` (already validated) to `target`: the path
+ * filled in and checked against the operation's template (see {@linkcode buildUrl}), query,
+ * headers and body. Throws `InvalidToolInput` for a path parameter that would change the path.
  */
-export async function sendApiRequest(
+export function buildApiRequest(
   target: ApiTarget,
   operation: ApiOperation,
   args: Record<string, unknown>,
-  options: ToolCallOptions,
-): Promise<ToolCallResult> {
+): ApiRequest {
   const what =
     `"${target.namespace}.${operation.name}" (${operation.method.toUpperCase()} ${operation.path})`;
-  let url = new URL(buildUrl(target.baseUrl, operation, args));
+  const url = new URL(buildUrl(target.baseUrl, operation, args, what));
   const headers = new Headers(target.headers);
   for (const parameter of operation.parameters) {
     const value = args[parameter.key];
@@ -54,6 +64,35 @@ export async function sendApiRequest(
     body = encodeBody(operation.body.contentType, args[operation.body.key], headers);
   }
   if (!headers.has("accept")) headers.set("accept", "application/json, */*;q=0.8");
+  return { method: operation.method.toUpperCase(), url, headers, body, what };
+}
+
+/**
+ * Builds (see {@linkcode buildApiRequest}) and sends `operation` with `args` to `target`.
+ * Rejects with a {@linkcode ToolCallError} as {@linkcode sendBuiltRequest} does.
+ */
+export async function sendApiRequest(
+  target: ApiTarget,
+  operation: ApiOperation,
+  args: Record<string, unknown>,
+  options: ToolCallOptions,
+): Promise<ToolCallResult> {
+  return await sendBuiltRequest(target, buildApiRequest(target, operation, args), options);
+}
+
+/**
+ * Sends a built request with the call's limits, following redirects only within the API's
+ * host. Rejects with a {@linkcode ToolCallError}: `ToolError` for a non-2xx answer (status,
+ * problem details or body text, operation), a refused redirect or a network failure;
+ * `ToolTimeout`; `Cancelled`.
+ */
+export async function sendBuiltRequest(
+  target: ApiTarget,
+  request: ApiRequest,
+  options: ToolCallOptions,
+): Promise<ToolCallResult> {
+  const { what, headers } = request;
+  let { url, body, method } = request;
   const controller = new AbortController();
   const forwardAbort = () => controller.abort(options.signal.reason);
   if (options.signal.aborted) throw new ToolCallError("Cancelled", `Call to ${what} was cancelled`);
@@ -64,7 +103,6 @@ export async function sendApiRequest(
     controller.abort(new Error("timeout"));
   }, Math.min(options.callTimeoutMs, options.callMaxMs));
   const origin = new URL(target.baseUrl).host;
-  let method = operation.method.toUpperCase();
   try {
     for (let hop = 0;; hop++) {
       const response = await fetch(url, {
@@ -125,64 +163,6 @@ export async function sendApiRequest(
     clearTimeout(timer);
     options.signal.removeEventListener("abort", forwardAbort);
   }
-}
-
-/** Base URL + path with path parameters filled in + query string. */
-export function buildUrl(baseUrl: string, operation: ApiOperation, args: Record<string, unknown>) {
-  const path = operation.path.replace(/\{([^}]+)\}/g, (_match, name: string) => {
-    const parameter = operation.parameters.find((p) => p.in === "path" && p.name === name);
-    const value = parameter === undefined ? undefined : args[parameter.key];
-    return value === undefined ? `{${name}}` : encodeURIComponent(serialiseSimple(value));
-  });
-  const query = new URLSearchParams();
-  for (const parameter of operation.parameters) {
-    const value = args[parameter.key];
-    if (parameter.in !== "query" || value === undefined) continue;
-    appendQuery(query, parameter, value);
-  }
-  const text = query.toString();
-  return `${baseUrl.replace(/\/+$/, "")}${path}${text === "" ? "" : `?${text}`}`;
-}
-
-function appendQuery(query: URLSearchParams, parameter: ApiParameter, value: unknown): void {
-  if (Array.isArray(value)) {
-    if (parameter.explode) {
-      for (const item of value) query.append(parameter.name, scalar(item));
-      return;
-    }
-    const separator = { ssv: " ", spaceDelimited: " ", tsv: "\t", pipes: "|", pipeDelimited: "|" }[
-      parameter.style
-    ] ?? ",";
-    query.append(parameter.name, value.map(scalar).join(separator));
-    return;
-  }
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value as Record<string, unknown>);
-    if (parameter.style === "deepObject") {
-      for (const [key, item] of entries) query.append(`${parameter.name}[${key}]`, scalar(item));
-    } else if (parameter.explode) {
-      for (const [key, item] of entries) query.append(key, scalar(item));
-    } else {
-      query.append(parameter.name, entries.flatMap(([key, item]) => [key, scalar(item)]).join(","));
-    }
-    return;
-  }
-  query.append(parameter.name, scalar(value));
-}
-
-function serialiseSimple(value: unknown): string {
-  if (Array.isArray(value)) return value.map(scalar).join(",");
-  if (typeof value === "object" && value !== null) {
-    return Object.entries(value).flatMap(([key, item]) => [key, scalar(item)]).join(",");
-  }
-  return scalar(value);
-}
-
-function scalar(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (value === null) return "null";
-  if (typeof value === "object") return JSON.stringify(value);
-  return String(value);
 }
 
 /** The body in `contentType`; sets the content-type header (multipart sets its own boundary). */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ToolCallError, type ToolCallOptions } from "../namespace.ts";
 import type { ApiOperation } from "./api_operations.ts";
-import { buildUrl, sendApiRequest } from "./send_api_request.ts";
+import { sendApiRequest } from "./send_api_request.ts";
 
 interface Seen {
   method: string;
@@ -49,75 +49,6 @@ function operation(overrides: Partial<ApiOperation>): ApiOperation {
 function options(timeoutMs = 10_000, signal = new AbortController().signal): ToolCallOptions {
   return { signal, callTimeoutMs: timeoutMs, callMaxMs: 60_000 };
 }
-
-Deno.test("buildUrl() fills path parameters and serialises query styles", () => {
-  const op = operation({
-    path: "/repos/{owner}/{repo}",
-    parameters: [
-      {
-        name: "owner",
-        key: "owner",
-        in: "path",
-        required: true,
-        schema: {},
-        description: "",
-        style: "simple",
-        explode: false,
-      },
-      {
-        name: "repo",
-        key: "repo",
-        in: "path",
-        required: true,
-        schema: {},
-        description: "",
-        style: "simple",
-        explode: false,
-      },
-      {
-        name: "tag",
-        key: "tag",
-        in: "query",
-        required: false,
-        schema: {},
-        description: "",
-        style: "form",
-        explode: true,
-      },
-      {
-        name: "ids",
-        key: "ids",
-        in: "query",
-        required: false,
-        schema: {},
-        description: "",
-        style: "form",
-        explode: false,
-      },
-      {
-        name: "filter",
-        key: "filter",
-        in: "query",
-        required: false,
-        schema: {},
-        description: "",
-        style: "deepObject",
-        explode: true,
-      },
-    ],
-  });
-  const url = buildUrl("http://h/api/", op, {
-    owner: "deno land",
-    repo: "a/b",
-    tag: ["x", "y"],
-    ids: [1, 2],
-    filter: { state: "open" },
-  });
-  assert.equal(
-    url,
-    "http://h/api/repos/deno%20land/a%2Fb?tag=x&tag=y&ids=1%2C2&filter%5Bstate%5D=open",
-  );
-});
 
 Deno.test("sendApiRequest() sends JSON, form and multipart bodies and header parameters", async () => {
   const server = recordingServer(() => Response.json({ ok: true }, { status: 201 }));

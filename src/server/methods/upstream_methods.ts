@@ -10,7 +10,8 @@
 import type { UpstreamTool } from "../../protocol/wire_views.ts";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
-import { type Namespace, ToolCallError } from "../../namespaces/namespace.ts";
+import { ToolCallError } from "../../namespaces/namespace.ts";
+import type { ListedNamespace } from "../../namespaces/namespace_registry.ts";
 import type { UpstreamMethod } from "../../namespaces/mcp/mcp_resources.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { newRunId } from "../../exec/script_runner.ts";
@@ -34,7 +35,7 @@ const UPSTREAM_METHODS = [
   "resources/unsubscribe",
 ] as const satisfies readonly UpstreamMethod[];
 
-function namespaceNamed(context: MethodContext, name: string): Namespace {
+function namespaceNamed(context: MethodContext, name: string): ListedNamespace {
   const direct = context.core.registry.get(name);
   if (direct) return direct;
   const typed = context.core.registry.typed().find((t) => t.identifier === name);
@@ -122,7 +123,7 @@ interface UpstreamCapable {
   upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown>;
 }
 
-function canForward(ns: Namespace): ns is Namespace & UpstreamCapable {
+function canForward(ns: ListedNamespace): ns is ListedNamespace & UpstreamCapable {
   return "upstreamRequest" in ns && typeof ns.upstreamRequest === "function";
 }
 
