@@ -8,6 +8,16 @@
 
 import type Ts from "typescript";
 import { nearestNames } from "../protocol/names.ts";
+import {
+  aliasesFromGlobals,
+  aliasMeanings,
+  type AliasText,
+  explainArrayMemberOnObject,
+  explainIteratedObject,
+  explainUnknownProperty,
+  requireAdvice,
+  type ShapeContext,
+} from "./shape_hints.ts";
 
 type TypeScript = typeof Ts;
 
@@ -15,6 +25,8 @@ type TypeScript = typeof Ts;
 export interface CheckCatalogue {
   /** Namespace identifier (and original name) → its tool members (identifiers and originals). */
   namespaces: Map<string, string[]>;
+  /** Type aliases of the tool types by name, for saying what one stands for. */
+  aliases?: ReadonlyMap<string, readonly AliasText[]>;
 }
 
 /** Where a diagnostic is being explained. */
@@ -65,6 +77,7 @@ export function catalogueFromGlobals(
 ): CheckCatalogue {
   const namespaces = new Map<string, string[]>();
   if (globals === undefined) return { namespaces };
+  const aliases = aliasesFromGlobals(ts, globals);
   for (const statement of globals.statements) {
     if (!ts.isVariableStatement(statement)) continue;
     const declaration = statement.declarationList.declarations.find((d) =>
@@ -77,7 +90,7 @@ export function catalogueFromGlobals(
       namespaces.set(property.name, type.getProperties().map((member) => member.name));
     }
   }
-  return { namespaces };
+  return { namespaces, aliases };
 }
 
 /**
@@ -92,9 +105,46 @@ export function explainDiagnostic(context: HintContext, diagnostic: Ts.Diagnosti
   }
   const node = nodeAt(ts, context.file, diagnostic.start);
   if (node === undefined) return message;
+  const explained = explainAt(context, diagnostic, node, message);
+  // Whatever else was said, a named alias in the message is spelled out (`SqlParams = …`).
+  const meanings = aliasMeanings(
+    message,
+    context.catalogue.aliases ?? new Map(),
+    enclosingNamespace(context, node),
+  ).filter((part) => !explained.includes(part));
+  return meanings.length === 0 ? explained : `${explained} (where ${meanings.join("; ")})`;
+}
+
+function explainAt(
+  context: HintContext,
+  diagnostic: Ts.Diagnostic,
+  node: Ts.Node,
+  message: string,
+): string {
+  const { ts } = context;
+  const shape = shapeContext(context);
+  if (
+    ts.isIdentifier(node) && node.text === "require" && [2304, 2580, 2591].includes(diagnostic.code)
+  ) {
+    const call = node.parent;
+    const argument = ts.isCallExpression(call) ? call.arguments[0] : undefined;
+    const moduleName = argument !== undefined && ts.isStringLiteralLike(argument)
+      ? argument.text
+      : null;
+    return `Cannot find name 'require': ${requireAdvice(moduleName, shape.namespaces)}`;
+  }
   if ((diagnostic.code === 2339 || diagnostic.code === 2551) && ts.isIdentifier(node)) {
     const unknown = explainUnknownMember(context, node);
     if (unknown !== null) return unknown;
+    const access = node.parent;
+    if (ts.isPropertyAccessExpression(access) && access.name === node) {
+      const shapeHint = explainArrayMemberOnObject(shape, access);
+      if (shapeHint !== null) return `${message.replace(/\.$/, "")}: ${shapeHint}`;
+    }
+  }
+  if ([2488, 2461, 2495, 2548, 2549].includes(diagnostic.code) && !/Promise</.test(message)) {
+    const shapeHint = explainIteratedObject(shape, node);
+    if (shapeHint !== null) return `${message.replace(/\.$/, "")}: ${shapeHint}`;
   }
   if ((diagnostic.code === 2304 || diagnostic.code === 2552) && ts.isIdentifier(node)) {
     const name = explainUnknownName(context, node);
@@ -108,12 +158,39 @@ export function explainDiagnostic(context: HintContext, diagnostic: Ts.Diagnosti
       "say what it is with a cast (`as string`, `as { items: Item[] }`) or check it with " +
       "`typeof` first";
   }
+  const fields = diagnostic.code === 2353 || diagnostic.code === 2561
+    ? explainUnknownProperty(shape, node)
+    : null;
   if (ARGUMENT_CODES.has(diagnostic.code)) {
     const signature = enclosingToolSignature(context, node);
-    if (signature !== null) return `${message.replace(/\.$/, "")}; expected ${signature}`;
+    if (signature !== null) {
+      return `${message.replace(/\.$/, "")}${fields ? `: ${fields}` : ""}; expected ${signature}`;
+    }
   }
+  if (fields !== null) return `${message.replace(/\.$/, "")}: ${fields}`;
   const fix = commonFix(diagnostic.code, message);
   return fix === null ? message : `${message.replace(/\.$/, "")}: ${fix}`;
+}
+
+function shapeContext(context: HintContext): ShapeContext {
+  return {
+    ts: context.ts,
+    checker: context.checker,
+    file: context.file,
+    aliases: context.catalogue.aliases ?? new Map(),
+    namespaces: [...context.catalogue.namespaces.keys()].filter(isIdentifierName),
+  };
+}
+
+/** The namespace of the tool call whose arguments hold `node`, or null. */
+function enclosingNamespace(context: HintContext, node: Ts.Node): string | null {
+  const { ts } = context;
+  for (let current: Ts.Node | undefined = node; current; current = current.parent) {
+    if (!ts.isCallExpression(current)) continue;
+    const path = toolPath(ts, current.expression);
+    if (path !== null) return /^tools\.([\w$]+)/.exec(path)?.[1] ?? null;
+  }
+  return null;
 }
 
 /** The usual fix of a diagnostic whose message alone does not say what to write. */

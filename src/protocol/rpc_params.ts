@@ -65,8 +65,15 @@ export const searchParams = z.strictObject({
   offset: z.number().int().nonnegative().optional(),
 });
 
-/** `describe`: one tool or script in full. */
-export const describeParams = z.strictObject({ path: z.string().min(1) });
+/**
+ * `describe`: one tool compactly (signature, input in full, output's top level), deeper with
+ * `depth`, everything with `full`; or a script or namespace.
+ */
+export const describeParams = z.strictObject({
+  path: z.string().min(1),
+  depth: z.number().int().positive().max(20).optional(),
+  full: z.boolean().optional(),
+});
 
 /** `history.list`. */
 export const historyListParams = z.strictObject({
