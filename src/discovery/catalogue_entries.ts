@@ -5,6 +5,7 @@
  */
 
 import { renderToolSignature } from "../namespaces/render_types.ts";
+import { topLevelFields } from "../protocol/type_outline.ts";
 import { type DeclarationIndex, parseDeclarations } from "../namespaces/declaration_index.ts";
 import {
   type CatalogueNamespace,
@@ -139,6 +140,21 @@ export class CatalogueEntries {
     const index = this.declarations.get(ns.identifier) ??
       parseDeclarations(ns.catalogue.declarations);
     return Object.fromEntries([...index.values()].map((entry) => [entry.name, entry.text]));
+  }
+
+  /**
+   * The top-level fields of a tool's output (`entities: Entity[]` …), or null when the tool is
+   * unknown or its output is not an object: for hints about an object used as an array.
+   */
+  outputFields(namespace: string, tool: string): string[] | null {
+    const resolved = this.resolve(`tools.${namespace}.${tool}`) ??
+      this.resolve(`tools.${namespace}[${JSON.stringify(tool)}]`);
+    if (resolved?.kind !== "tool") return null;
+    const fields = topLevelFields(
+      resolved.tool.outputType,
+      this.declarationTexts(resolved.namespace),
+    );
+    return fields?.fields ?? null;
   }
 
   /** The tool entries of one namespace, in path order. */

@@ -111,13 +111,56 @@ export function aliasMeanings(
       (found.length === 1 ? found[0] : undefined);
     if (chosen === undefined) return;
     seen.add(name);
-    parts.push(`${name} = ${cut(chosen.text, MAX_ALIAS_CHARS)}`);
+    parts.push(`${name} = ${cut(chosen.text, MAX_ALIAS_CHARS)}${gloss(chosen.text)}`);
     if (depth === 0) {
       for (const inner of chosen.text.match(/[A-Za-z_$][\w$]*/g) ?? []) add(inner, 1);
     }
   };
   for (const name of names) add(name, 0);
   return parts;
+}
+
+/**
+ * What an alias is, in words, when it stands for arrays or objects: ` (an array or an object)`;
+ * empty for scalars and literal unions, whose text says it all.
+ */
+function gloss(text: string): string {
+  const members = splitUnion(text);
+  const kinds = [
+    ...new Set(
+      members.map((member) =>
+        /\[\]$|^(Readonly)?Array</.test(member)
+          ? "an array"
+          : /^\{/.test(member)
+          ? "an object"
+          : /^\(.*\)\s*=>/.test(member)
+          ? "a function"
+          : "a value"
+      ),
+    ),
+  ];
+  if (!kinds.includes("an array") && !kinds.includes("an object")) return "";
+  return ` (${kinds.filter((k) => k !== "a value").join(" or ")}${
+    kinds.includes("a value") ? " or a plain value" : ""
+  })`;
+}
+
+/** The members of a union type's text at its top level. */
+function splitUnion(text: string): string[] {
+  const members: string[] = [];
+  let depth = 0;
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "{" || c === "(" || c === "[" || c === "<") depth++;
+    else if (c === "}" || c === ")" || c === "]" || (c === ">" && text[i - 1] !== "=")) depth--;
+    else if (c === "|" && depth === 0) {
+      members.push(text.slice(from, i).trim());
+      from = i + 1;
+    }
+  }
+  members.push(text.slice(from).trim());
+  return members.filter((m) => m !== "");
 }
 
 /**
@@ -144,7 +187,7 @@ export function explainUnknownProperty(context: ShapeContext, node: Ts.Node): st
   );
   const meant = [...near, ...containing].slice(0, 2);
   return `${meant.length > 0 ? `did you mean ${meant.map((n) => `\`${n}\``).join(" or ")}? ` : ""}${
-    typeName(context, target)
+    typeName(target)
   } has: ${fields.join(", ")}`;
 }
 
@@ -188,7 +231,7 @@ function objectNotArray(
     : arrays.length > 0
     ? `, e.g. ${text}.${arrays[0]}`
     : "";
-  return `${text} is ${typeName(context, type)}, an object, not an array; its fields: ${
+  return `${text} is ${typeName(type)}, an object, not an array; its fields: ${
     fields.join(", ")
   }. Use the array inside it${example}`;
 }
@@ -228,7 +271,7 @@ function fieldList(context: ShapeContext, type: Ts.Type): string[] {
   return fields;
 }
 
-function typeName(context: ShapeContext, type: Ts.Type): string {
+function typeName(type: Ts.Type): string {
   const name = type.aliasSymbol?.getName() ?? type.getSymbol()?.getName();
   return name && name !== "__type" && name !== "__object" ? `'${name}'` : "the object type";
 }
