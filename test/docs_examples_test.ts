@@ -133,8 +133,8 @@ const CHECKS: Record<string, Check> = {
   },
   "gateway tools types kv,fs": async (gw) => {
     const out = await ok(gw, ["tools", "types", "kv,fs"]);
-    assert.match(out, /declare namespace kv/);
-    assert.match(out, /declare namespace fs/);
+    assert.match(out, /^  namespace kv \{/m);
+    assert.match(out, /^  namespace fs \{/m);
   },
   "gateway catalog --budget 1000": async (gw) => {
     assert.match(await ok(gw, ["catalog", "--budget", "1000"]), /COMPLETE|PARTIAL/);

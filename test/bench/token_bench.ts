@@ -9,6 +9,8 @@
  */
 
 import { join } from "node:path";
+// The pinned tokenizer is a bench-only dependency: imported by full specifier, not mapped.
+// deno-lint-ignore no-import-prefix
 import { encode } from "npm:gpt-tokenizer@4.0.0/encoding/o200k_base";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
