@@ -54,6 +54,15 @@ export const reconnectParams = z.strictObject({ namespace: z.string().min(1) });
 /** `types`: declarations for some or all namespaces. */
 export const typesParams = z.strictObject({ namespaces: z.array(z.string()).optional() });
 
+/**
+ * `namespaces`: status and counts; with `settle`, answered once the namespaces still in their
+ * first start have settled (bounded), so a listing right after a start is not all "starting".
+ */
+export const namespacesParams = z.strictObject({
+  namespaces: z.array(z.string()).optional(),
+  settle: z.boolean().optional(),
+});
+
 /** `catalog`: the budgeted catalogue. */
 export const catalogParams = z.strictObject({ budget: z.number().int().positive().optional() });
 

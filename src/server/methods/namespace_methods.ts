@@ -4,7 +4,12 @@
  * @module
  */
 
-import { callParams, reconnectParams, typesParams } from "../../protocol/rpc_params.ts";
+import {
+  callParams,
+  namespacesParams,
+  reconnectParams,
+  typesParams,
+} from "../../protocol/rpc_params.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { renderScriptGlobals } from "../../namespaces/render_types.ts";
 import { standaloneTypes, UnknownTypesNameError } from "../../discovery/standalone_types.ts";
@@ -26,15 +31,20 @@ export function typesText(core: GatewayCore, namespaces?: readonly string[]): st
   }
 }
 
+/** How long `namespaces` with `settle` waits for namespaces still in their first start. */
+const SETTLE_WAIT_MS = 15_000;
+
 /** The handlers, keyed by method name. */
 export const namespaceMethods: Record<string, MethodDefinition> = {
-  namespaces: defineMethod(typesParams.partial(), (_params, context) =>
-    Promise.resolve({
+  namespaces: defineMethod(namespacesParams, async (params, context) => {
+    if (params.settle) await context.core.registry.settled(SETTLE_WAIT_MS);
+    return {
       namespaces: context.core.namespaceList(),
       warnings: context.core.configWarnings(),
       upstreamWarnings: context.core.registry.warnings(),
       ...(context.core.reloadError !== null ? { configError: context.core.reloadError } : {}),
-    })),
+    };
+  }),
   types: defineMethod(
     typesParams,
     (params, context) => Promise.resolve({ types: typesText(context.core, params.namespaces) }),
