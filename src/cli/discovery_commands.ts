@@ -8,10 +8,11 @@ import { intFlag, parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
 
 /** Usage text of `gateway catalog`. */
-export const CATALOG_USAGE = `Usage: gateway catalog [--budget TOKENS] [--json]
+export const CATALOG_USAGE = `Usage: gateway catalog [--budget TOKENS] [--since VERSION] [--json]
 
 Every namespace with its tool count, then signatures round-robin until the budget
-(default 2000 tokens) is spent; says COMPLETE or PARTIAL.`;
+(default 2000 tokens) is spent; says COMPLETE or PARTIAL, and the catalogue's version.
+--since VERSION prints only what changed after that version (+ added, ~ changed, - removed).`;
 /** Usage text of `gateway search`. */
 export const SEARCH_USAGE =
   `Usage: gateway search QUERY [--namespace NS] [--limit N] [--offset K] [--json]
@@ -32,7 +33,11 @@ server from its live catalogue.`;
 
 /** Runs `gateway catalog`. */
 export async function catalogCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, { booleans: ["json"], strings: ["budget"] }, CATALOG_USAGE);
+  const parsed = parseCommandArgs(
+    args,
+    { booleans: ["json"], strings: ["budget", "since"] },
+    CATALOG_USAGE,
+  );
   const budget = intFlag(parsed.flags.budget, "budget", CATALOG_USAGE);
   if (budget !== undefined && budget < 1) {
     throw new UsageError(
@@ -41,10 +46,10 @@ export async function catalogCommand(args: string[], context: CliContext): Promi
     );
   }
   return await context.withClient(async ({ client }) => {
-    const answer = await client.request<{ text: string }>(
-      "catalog",
-      budget === undefined ? {} : { budget },
-    );
+    const answer = await client.request<{ text: string }>("catalog", {
+      ...(budget === undefined ? {} : { budget }),
+      ...(typeof parsed.flags.since === "string" ? { since: parsed.flags.since } : {}),
+    });
     context.output.out(
       parsed.flags.json ? `${JSON.stringify(answer, null, 2)}\n` : `${answer.text}\n`,
     );

@@ -63,8 +63,14 @@ export const namespacesParams = z.strictObject({
   settle: z.boolean().optional(),
 });
 
-/** `catalog`: the budgeted catalogue. */
-export const catalogParams = z.strictObject({ budget: z.number().int().positive().optional() });
+/**
+ * `catalog`: the budgeted catalogue, with its `version`; with `since` (a version it answered
+ * before), only what changed since.
+ */
+export const catalogParams = z.strictObject({
+  budget: z.number().int().positive().optional(),
+  since: z.string().min(1).optional(),
+});
 
 /** `search`: ranked tools and scripts. */
 export const searchParams = z.strictObject({

@@ -14,6 +14,7 @@ import type { GatewayConfig } from "../config/gateway_config.ts";
 import type { Logger } from "../logger.ts";
 import type { CatalogueSnapshot } from "../protocol/catalogue.ts";
 import type { SearchIndex } from "../discovery/search.ts";
+import { CatalogueVersions } from "../discovery/catalogue_versions.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { Approvals } from "./approvals.ts";
@@ -292,6 +293,9 @@ export class GatewayCore {
   searchIndex(): SearchIndex {
     return this.#views.searchIndex();
   }
+
+  /** The catalogue versions handed out, for `catalog` with `since` (what changed). */
+  readonly catalogueVersions = new CatalogueVersions();
 
   /** What in-script `search()`/`describe()` answer from; built once per catalogue change. */
   discoveryData(): DiscoveryData {

@@ -36,9 +36,19 @@ const guideParams = z.strictObject({ for: z.enum(["cli", "mcp"]).optional() });
 export const discoveryMethods: Record<string, MethodDefinition> = {
   catalog: defineMethod(catalogParams, async (params, context) => {
     await settledCatalogue(context);
-    return buildCatalog(context.core.searchIndex().entries, {
-      budgetTokens: params.budget ?? 2000,
-    });
+    const entries = context.core.searchIndex().entries;
+    const versions = context.core.catalogueVersions;
+    // `since`: what changed from a version this gateway answered before (or, when it no longer
+    // remembers that one, `known: false` and the whole catalogue as usual).
+    if (params.since !== undefined) {
+      const changes = versions.changesSince(params.since, entries);
+      if (changes.known) return changes;
+      const whole = buildCatalog(entries, { budgetTokens: params.budget ?? 2000 });
+      return { ...whole, ...changes, text: `${changes.text}\n\n${whole.text}` };
+    }
+    const catalog = buildCatalog(entries, { budgetTokens: params.budget ?? 2000 });
+    const version = versions.current(entries);
+    return { ...catalog, version, text: `${catalog.text}\n(catalogue version ${version})` };
   }),
   search: defineMethod(searchParams, async (params, context) => {
     await settledCatalogue(context);
