@@ -145,6 +145,14 @@ const CHECKS: Record<string, Check> = {
   "gateway describe tools.kv.get": async (gw) => {
     assert.match(await ok(gw, ["describe", "tools.kv.get"]), /key: string/);
   },
+  "gateway describe tools.kv.get --depth 2 | --full": async (gw) => {
+    assert.match(await ok(gw, ["describe", "tools.kv.get", "--depth", "2"]), /key: string/);
+    assert.match(await ok(gw, ["describe", "tools.kv.get", "--full"]), /tools\.kv\.get\.raw\(/);
+  },
+  "gateway catalog --since VERSION": async (gw) => {
+    const { version } = JSON.parse(await ok(gw, ["catalog", "--json"])) as { version: string };
+    assert.match(await ok(gw, ["catalog", "--since", version]), /^No changes since /);
+  },
   "gateway history --failed": async (gw) => {
     await gw.cli(["exec", "throw new Error('for history')"]);
     assert.match(await ok(gw, ["history", "--failed"]), /ScriptError/);
