@@ -24,7 +24,12 @@ Deno.test("a client reads what changed in the catalogue since a version, from CL
     assert.equal(first.code, 0, first.stderr);
     const { version, text } = JSON.parse(first.stdout) as { version: string; text: string };
     assert.match(version, /^[0-9a-z]+$/);
-    assert.ok(text.endsWith(`(catalogue version ${version})`), text);
+    assert.ok(
+      text.trimEnd().endsWith(
+        `(catalogue version ${version}; catalog since it lists what changed)`,
+      ),
+      text,
+    );
 
     const unchanged = await gw.cli(["catalog", "--since", version]);
     assert.equal(unchanged.stdout.trim(), `No changes since ${version}.`);

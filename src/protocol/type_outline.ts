@@ -374,7 +374,9 @@ function docText(comment: string): string {
  * next ones while the text is short (a title line alone says little).
  */
 function cutDescription(description: string): string {
-  const paragraphs = description.trim().split(/\r?\n\s*\r?\n/)
+  // JSDoc tags written into a description (`@param …`) are for the full form.
+  const untagged = description.split(/\r?\n/).filter((line) => !/^\s*@\w/.test(line)).join("\n");
+  const paragraphs = untagged.trim().split(/\r?\n\s*\r?\n/)
     .map((p) => markdownText(p).replace(/\s+/g, " ").trim()).filter((p) => p !== "");
   let text = paragraphs[0] ?? "";
   let used = 1;

@@ -46,9 +46,12 @@ export const discoveryMethods: Record<string, MethodDefinition> = {
       const whole = buildCatalog(entries, { budgetTokens: params.budget ?? 2000 });
       return { ...whole, ...changes, text: `${changes.text}\n\n${whole.text}` };
     }
-    const catalog = buildCatalog(entries, { budgetTokens: params.budget ?? 2000 });
     const version = versions.current(entries);
-    return { ...catalog, version, text: `${catalog.text}\n(catalogue version ${version})` };
+    const catalog = buildCatalog(entries, {
+      budgetTokens: params.budget ?? 2000,
+      footer: `(catalogue version ${version}; catalog since it lists what changed)`,
+    });
+    return { ...catalog, version };
   }),
   search: defineMethod(searchParams, async (params, context) => {
     await settledCatalogue(context);
