@@ -16,9 +16,29 @@ function kindWord(ns: CatalogueNamespace): string {
   return { local: "local", mcp: "MCP", openapi: "OpenAPI", graphql: "GraphQL" }[ns.kind];
 }
 
-/** The first word of a tool name: `issues` of `issues_create`, `create` of `createEntities`. */
-function nameGroup(name: string): string {
-  return name.split(/[_\-.\/]|(?<=[a-z0-9])(?=[A-Z])/)[0]!.toLowerCase();
+/** The words of a tool name: `issues_create` → issues, create; `createEntities` → create, entities. */
+function nameWords(name: string): string[] {
+  return name.split(/[_\-.\/]|(?<=[a-z0-9])(?=[A-Z])/).filter((w) => w !== "").map((w) =>
+    w.toLowerCase()
+  );
+}
+
+/**
+ * The name groups of a namespace's tools: by their first word or by their last, whichever
+ * makes fewer groups (the nouns: `issues_create` → issues, `read_file` → file), by count.
+ */
+function nameGroups(identifiers: readonly string[]): Array<[string, number]> {
+  const count = (pick: (words: string[]) => string) => {
+    const counts = new Map<string, number>();
+    for (const identifier of identifiers) {
+      const group = pick(nameWords(identifier)).replace(/(ie)?s$/, (_m, ie) => (ie ? "y" : ""));
+      counts.set(group, (counts.get(group) ?? 0) + 1);
+    }
+    return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  };
+  const first = count((words) => words[0] ?? "");
+  const last = count((words) => words.at(-1) ?? "");
+  return last.length < first.length ? last : first;
 }
 
 /**
@@ -50,12 +70,7 @@ export function summariseNamespace(ns: CatalogueNamespace): string {
 export function toolTopics(ns: CatalogueNamespace): string {
   const tools = exposedTools(ns);
   if (tools.length <= MAX_NAMES) return tools.map((t) => t.identifier).join(", ");
-  const counts = new Map<string, number>();
-  for (const { identifier } of tools) {
-    const group = nameGroup(identifier);
-    counts.set(group, (counts.get(group) ?? 0) + 1);
-  }
-  const groups = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const groups = nameGroups(tools.map((t) => t.identifier));
   const shown = groups.slice(0, MAX_GROUPS).map(([group]) => group);
   return `${shown.join(", ")}${groups.length > shown.length ? ", …" : ""}`;
 }
