@@ -133,8 +133,8 @@ const CHECKS: Record<string, Check> = {
   },
   "gateway tools types kv,fs": async (gw) => {
     const out = await ok(gw, ["tools", "types", "kv,fs"]);
-    assert.match(out, /^  namespace kv \{/m);
-    assert.match(out, /^  namespace fs \{/m);
+    assert.match(out, /^ {2}namespace kv \{/m);
+    assert.match(out, /^ {2}namespace fs \{/m);
   },
   "gateway catalog --budget 1000": async (gw) => {
     assert.match(await ok(gw, ["catalog", "--budget", "1000"]), /COMPLETE|PARTIAL/);

@@ -71,7 +71,7 @@ Deno.test("`gateway tools types` of a subset type-checks alone and with a script
         assert.match(listed.stdout, /^declare namespace GatewayNamespaces \{\n/m);
         assert.match(
           listed.stdout,
-          /^  namespace graph \{/m,
+          /^ {2}namespace graph \{/m,
           "namespaces where the full output has them",
         );
         assert.doesNotMatch(listed.stdout, /namespace sqlite/, "only what was asked for");

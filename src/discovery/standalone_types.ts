@@ -9,7 +9,7 @@
 
 import { declarationsUsedBy, parseDeclarations } from "../namespaces/declaration_index.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
-import { type CatalogueNamespace, type CatalogueSnapshot } from "../protocol/catalogue.ts";
+import type { CatalogueNamespace, CatalogueSnapshot } from "../protocol/catalogue.ts";
 import { CatalogueEntries } from "./catalogue_entries.ts";
 
 /** A name given to `types` that is neither a namespace nor a tool. */

@@ -18,6 +18,7 @@ import {
   requireAdvice,
   type ShapeContext,
 } from "./shape_hints.ts";
+import { enclosingNamespace, enclosingToolSignature } from "./tool_call_hints.ts";
 
 type TypeScript = typeof Ts;
 
@@ -182,17 +183,6 @@ function shapeContext(context: HintContext): ShapeContext {
   };
 }
 
-/** The namespace of the tool call whose arguments hold `node`, or null. */
-function enclosingNamespace(context: HintContext, node: Ts.Node): string | null {
-  const { ts } = context;
-  for (let current: Ts.Node | undefined = node; current; current = current.parent) {
-    if (!ts.isCallExpression(current)) continue;
-    const path = toolPath(ts, current.expression);
-    if (path !== null) return /^tools\.([\w$]+)/.exec(path)?.[1] ?? null;
-  }
-  return null;
-}
-
 /** The usual fix of a diagnostic whose message alone does not say what to write. */
 function commonFix(code: number, message: string): string | null {
   // "'v' is possibly 'null'", "Object is possibly 'undefined'" …
@@ -330,69 +320,6 @@ function namespacesWithTool(catalogue: CheckCatalogue, tool: string): string[] {
   return [...catalogue.namespaces].filter(([ns, tools]) =>
     isIdentifierName(ns) && tools.includes(tool)
   ).map(([ns]) => ns);
-}
-
-/** The signature of the tool whose call's arguments hold `node`, as a script writes it. */
-function enclosingToolSignature(context: HintContext, node: Ts.Node): string | null {
-  const { ts, checker } = context;
-  for (let current: Ts.Node | undefined = node; current; current = current.parent) {
-    if (!ts.isCallExpression(current)) continue;
-    const path = toolPath(ts, current.expression);
-    if (path === null) continue;
-    const signature = checker.getTypeAtLocation(current.expression).getCallSignatures()[0];
-    const parameter = signature?.getParameters()[0];
-    if (signature === undefined) return null;
-    if (parameter === undefined) return `${path}()`;
-    const type = checker.getTypeOfSymbolAtLocation(parameter, current);
-    return `${path}(${renderArgument(context, type)})`;
-  }
-  return null;
-}
-
-/** `tools.ns.tool`, `tools.ns["orig"]` or `….raw` as written, or null for another callee. */
-function toolPath(ts: TypeScript, callee: Ts.Expression): string | null {
-  let expression = callee;
-  if (ts.isPropertyAccessExpression(expression) && expression.name.text === "raw") {
-    const inner = toolPath(ts, expression.expression);
-    if (inner !== null) return `${inner}.raw`;
-  }
-  const parts: string[] = [];
-  while (ts.isPropertyAccessExpression(expression) || ts.isElementAccessExpression(expression)) {
-    if (ts.isPropertyAccessExpression(expression)) parts.unshift(`.${expression.name.text}`);
-    else if (ts.isStringLiteral(expression.argumentExpression)) {
-      parts.unshift(`[${JSON.stringify(expression.argumentExpression.text)}]`);
-    } else return null;
-    expression = expression.expression;
-  }
-  if (!ts.isIdentifier(expression) || expression.text !== "tools" || parts.length !== 2) {
-    return null;
-  }
-  return `tools${parts.join("")}`;
-}
-
-function renderArgument(context: HintContext, type: Ts.Type): string {
-  const { ts, checker } = context;
-  const parts = type.isUnion() ? type.types : [type];
-  const present = parts.filter((t) => !(t.flags & (ts.TypeFlags.Void | ts.TypeFlags.Undefined)));
-  const optional = present.length < parts.length;
-  const objects = present.filter((t) => t.getProperties().length > 0);
-  if (present.length === 0 || (objects.length === 0 && optional)) return "";
-  const shown = present.length === 1 && objects.length === 1
-    ? `{ ${
-      objects[0]!.getProperties().map((property) => {
-        const optionalMark = property.flags & ts.SymbolFlags.Optional ? "?" : "";
-        const propertyType = checker.getTypeOfSymbol(property);
-        const text = typeText(checker, ts, propertyType).replace(/ \| undefined$/, "");
-        return `${property.name}${optionalMark}: ${text}`;
-      }).join(", ")
-    } }`
-    : typeText(checker, ts, optional ? checker.getNonNullableType(type) : type);
-  return optional ? `${shown} (optional)` : shown;
-}
-
-function typeText(checker: Ts.TypeChecker, ts: TypeScript, type: Ts.Type): string {
-  return checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation)
-    .replace(/\bGatewayNamespaces\.\w+\./g, "");
 }
 
 /** The innermost node whose span holds `offset` (identifiers and keywords included). */

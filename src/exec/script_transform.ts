@@ -54,10 +54,7 @@ export interface PreparedScript {
   warnings?: string[];
   /** What the script uses of `tools`, `search`/`describe` and `resources`, from its AST. */
   usage?: ScriptUsage;
-  /**
-   * Lines where a run can wait without a tool call (`stall_lines.ts`): a timeout with one of
-   * them and no call in flight names it.
-   */
+  /** Lines where a run can wait without a tool call (`stall_lines.ts`), for timeouts. */
   stallLines?: number[];
   /**
    * True when the code holds no TypeScript (`script_language.ts`): it runs as a `.js` file,

@@ -4,6 +4,7 @@
  * root, and shutdown order. Each part's logic lives in its own module: tool calls in
  * tool_dispatcher.ts, namespaces in namespace_setup.ts, the root watcher and config diff in
  * root_watcher.ts, the finished-runs cache, history rows and discovery views beside them.
+ * (Over 400 lines: it is the one place the parts meet; what each part does is elsewhere.)
  * @module
  */
 
