@@ -375,7 +375,12 @@ Deno.test(
           assert.equal(all.length, everythingTotal);
           assert.ok(all.includes("flamingo_digest") && all.includes("tidy/stale_cleanup"));
           const past = await client.request<SearchAnswer>("search", { query: "", offset: 500 });
-          assert.deepEqual(past, { results: [], total: everythingTotal, next: null });
+          assert.deepEqual(past, {
+            results: [],
+            total: everythingTotal,
+            next: null,
+            text: `0 of ${everythingTotal}`,
+          });
         });
 
         await t.step("named scripts are found by their description", async () => {
@@ -391,8 +396,8 @@ Deno.test(
           assert.equal(stale.results[0]?.path, "tidy/stale_cleanup");
           const plain = await gw.cli(["search", "flamingo"]);
           assert.equal(plain.code, 0, plain.stderr);
-          assert.match(plain.stdout, /^gateway run flamingo_digest WEEK FORMAT\n {4}Compiles/);
-          assert.match(plain.stdout, /\d+ of \d+ shown/);
+          assert.match(plain.stdout, /^gateway run flamingo_digest WEEK FORMAT — Compiles/);
+          assert.match(plain.stdout, /^\d+ of \d+$/m);
         });
 
         await t.step("a query naming an exact path is a look-up of that item", async () => {
@@ -438,8 +443,20 @@ Deno.test(
           assert.equal(noQuery.code, 2);
         });
 
-        await t.step("describe shows a tool's full declaration with its JSDoc", async () => {
-          const result = await gw.cli(["describe", "tools.ns3.tool7"]);
+        await t.step("describe shows a tool compactly, and in full with --full", async () => {
+          const compact = await gw.cli(["describe", "tools.ns3.tool7"]);
+          assert.equal(compact.code, 0, compact.stderr);
+          assert.match(compact.stdout, /^\/\*\* Reads record 7 of ns3 with 7 filters\. \*\/\n/);
+          assert.match(
+            compact.stdout,
+            /^tools\.ns3\.tool7\(args: Ns3Tool7Options\): Promise<string>$/m,
+          );
+          assert.match(
+            compact.stdout,
+            /^interface Ns3Tool7Options \{\n {2}\/\*\* Field id of the record\. \*\/\n {2}id: string;/m,
+          );
+          assert.doesNotMatch(compact.stdout, /@param|\.raw\(/, "the rest waits for --full");
+          const result = await gw.cli(["describe", "tools.ns3.tool7", "--full"]);
           assert.equal(result.code, 0, result.stderr);
           const text = result.stdout;
           assert.match(text, /^\/\*\*\n \* Reads record 7 of ns3 with 7 filters\.\n/);
@@ -465,6 +482,7 @@ Deno.test(
           ));
           const upstream = await client.request<{ text: string }>("describe", {
             path: "tools.everything.get_sum",
+            full: true,
           });
           assert.match(upstream.text, /Returns the sum of two numbers/);
           assert.match(upstream.text, /tools\.everything\.get_sum\(args: GetSumInput\)/);

@@ -116,7 +116,7 @@ Deno.test("catalogue changes reach catalog, search and types without a restart",
             search.results[0]?.path === "tools.late.polish_zebra" &&
             catalog.namespaces.some((ns) => ns.name === "late" && ns.count === 1) &&
             catalog.text.includes("/** Polishes a zebra crossing until it shines. */") &&
-            types.includes("declare namespace late") && types.includes("polish_zebra"),
+            types.includes("  namespace late {") && types.includes("polish_zebra"),
         });
         const cli = await gw.cli(["search", "zebra", "--json"]);
         assert.equal(JSON.parse(cli.stdout).results[0].path, "tools.late.polish_zebra");
@@ -196,7 +196,7 @@ Deno.test("catalogue changes reach catalog, search and types without a restart",
           ready: ({ catalog, search, types }) =>
             !search.results.some((r) => r.path.startsWith("tools.late.")) &&
             !catalog.namespaces.some((ns) => ns.name === "late") &&
-            !types.includes("declare namespace late"),
+            !types.includes("  namespace late {"),
         });
         const describe = await gw.cli(["describe", "tools.late.polish_zebra"]);
         assert.notEqual(describe.code, 0);

@@ -188,8 +188,8 @@ const CHECKS: Record<string, Check> = {
   },
   "gateway tools types kv,fs": async (gw) => {
     const out = await ok(gw, ["tools", "types", "kv,fs"]);
-    assert.match(out, /declare namespace kv/);
-    assert.match(out, /declare namespace fs/);
+    assert.match(out, /^ {2}namespace kv \{/m);
+    assert.match(out, /^ {2}namespace fs \{/m);
   },
   "gateway catalog --budget 1000": async (gw) => {
     assert.match(await ok(gw, ["catalog", "--budget", "1000"]), /COMPLETE|PARTIAL/);
@@ -199,6 +199,14 @@ const CHECKS: Record<string, Check> = {
   },
   "gateway describe tools.kv.get": async (gw) => {
     assert.match(await ok(gw, ["describe", "tools.kv.get"]), /key: string/);
+  },
+  "gateway describe tools.kv.get --depth 2 | --full": async (gw) => {
+    assert.match(await ok(gw, ["describe", "tools.kv.get", "--depth", "2"]), /key: string/);
+    assert.match(await ok(gw, ["describe", "tools.kv.get", "--full"]), /tools\.kv\.get\.raw\(/);
+  },
+  "gateway catalog --since VERSION": async (gw) => {
+    const { version } = JSON.parse(await ok(gw, ["catalog", "--json"])) as { version: string };
+    assert.match(await ok(gw, ["catalog", "--since", version]), /^No changes since /);
   },
   "gateway history --failed": async (gw) => {
     await gw.cli(["exec", "throw new Error('for history')"]);

@@ -65,9 +65,9 @@ Deno.test("the HTTP routes serve status, types, tool calls and runs to the token
       }
       const some = await getJson("/types/kv,fs");
       assert.equal(some.status, 200);
-      assert.match(some.body.types, /declare namespace kv/);
-      assert.match(some.body.types, /declare namespace fs/);
-      assert.doesNotMatch(some.body.types, /declare namespace echo/);
+      assert.match(some.body.types, /^ {2}namespace kv \{/m);
+      assert.match(some.body.types, /^ {2}namespace fs \{/m);
+      assert.doesNotMatch(some.body.types, /namespace echo \{/);
       const unknown = await getJson("/types/kv,nope");
       assert.equal(unknown.status, 400);
       assert.equal(unknown.body.error.code, -32602);

@@ -50,9 +50,9 @@ Deno.test("the WebSocket JSON-RPC interface answers good and bad messages on one
       await t.step("types renders the declarations of the namespaces asked for", async () => {
         const reply = await request(3, "types", { namespaces: ["echo", "kv"] });
         const types = reply.result?.types as string;
-        assert.match(types, /declare namespace echo/);
-        assert.match(types, /declare namespace kv/);
-        assert.doesNotMatch(types, /declare namespace fs/);
+        assert.match(types, /^ {2}namespace echo \{/m);
+        assert.match(types, /^ {2}namespace kv \{/m);
+        assert.doesNotMatch(types, /namespace fs \{/);
         const unknown = await request(4, "types", { namespaces: ["nope"] });
         assert.equal(unknown.error?.code, -32602);
         assert.match(unknown.error?.message ?? "", /Unknown namespace "nope"/);

@@ -90,7 +90,7 @@ export async function read(args: ReadArgs): Promise<string> {
   const input = argsObject(args, { tool: "read", allowed: ["path"] });
   const config = await loadSettings();
   const path = await confine(input["path"], { tool: "read", config });
-  const info = await fsCall(() => Deno.stat(path), { verb: "read", given: input["path"] });
+  const info = await fsCall(() => Deno.stat(path), { verb: "read", given: input["path"], path });
   if (info.isDirectory) {
     throw new Error(`Cannot read path "${String(input["path"])}": it is a directory; use fs.list`);
   }
@@ -148,7 +148,7 @@ export async function list(args?: ListArgs): Promise<DirEntry[]> {
   const input = argsObject(args ?? {}, { tool: "list", allowed: ["path"] });
   const config = await loadSettings();
   const path = await confine(input["path"] ?? ".", { tool: "list", config });
-  const context = { verb: "list", given: input["path"] ?? "." };
+  const context = { verb: "list", given: input["path"] ?? ".", path };
   const info = await fsCall(() => Deno.stat(path), context);
   if (!info.isDirectory) {
     throw new Error(
@@ -176,7 +176,7 @@ export async function stat(args: StatArgs): Promise<FileInfo> {
   const given = input["path"];
   const path = await confine(given, { tool: "stat", config });
   const context = { verb: "stat", given };
-  const info = await fsCall(() => Deno.stat(path), context);
+  const info = await fsCall(() => Deno.stat(path), { ...context, path });
   const link = await fsCall(() => Deno.lstat(lexicalPath(String(given), config)), context);
   return {
     path,
@@ -354,16 +354,19 @@ function entryType(info: { isFile: boolean; isDirectory: boolean; isSymlink: boo
     : "other";
 }
 
-/** Runs a file-system call, turning Deno's errors into messages that name the requested path. */
+/**
+ * Runs a file-system call, turning Deno's errors into messages that name the requested path;
+ * with the resolved `path`, a missing one also lists what its directory holds, nearest first.
+ */
 async function fsCall<T>(
   call: () => Promise<T>,
-  context: { verb: string; given: unknown },
+  context: { verb: string; given: unknown; path?: string },
 ): Promise<T> {
   try {
     return await call();
   } catch (error) {
     const detail = error instanceof Deno.errors.NotFound
-      ? "no such file or directory"
+      ? `no such file or directory${context.path ? await siblings(context.path) : ""}`
       : error instanceof Deno.errors.IsADirectory
       ? "it is a directory"
       : error instanceof Deno.errors.NotADirectory
@@ -375,6 +378,34 @@ async function fsCall<T>(
       cause: error,
     });
   }
+}
+
+/** Most entries a "no such file" message lists. */
+const MAX_SIBLINGS = 10;
+
+/** What the directory of a missing `path` holds, nearest names first; "" when unreadable. */
+async function siblings(path: string): Promise<string> {
+  const dir = dirname(path);
+  const wanted = basename(path).toLowerCase();
+  const names: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      names.push(entry.isDirectory ? `${entry.name}/` : entry.name);
+      if (names.length > 1000) break;
+    }
+  } catch {
+    return "";
+  }
+  if (names.length === 0) return " (its directory is empty)";
+  const score = (name: string) => {
+    const lower = name.toLowerCase();
+    let common = 0;
+    while (common < lower.length && lower[common] === wanted[common]) common++;
+    return -common;
+  };
+  const sorted = names.sort((a, b) => score(a) - score(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const shown = sorted.slice(0, MAX_SIBLINGS).map((name) => `"${name}"`).join(", ");
+  return ` (its directory holds: ${shown}${names.length > MAX_SIBLINGS ? ", …" : ""})`;
 }
 
 /** Checks the argument is a plain object with only the properties the tool knows. */

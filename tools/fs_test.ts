@@ -289,3 +289,14 @@ test("fs tools need GATEWAY_DATA_DIR only for the default root", async () => {
     assert.equal(await Deno.readTextFile(join(dir, "x.txt")), "y");
   }, (dir) => ({ roots: [dir] }));
 });
+
+test("read() of a missing file lists what its directory holds, the nearest names first", async () => {
+  await withDataDir(async () => {
+    await fs.write({ path: "notes/hello.txt", content: "hi" });
+    await fs.write({ path: "notes/zebra.txt", content: "z" });
+    await assert.rejects(
+      () => fs.read({ path: "notes/hello.md" }),
+      /Cannot read path "notes\/hello\.md": no such file or directory \(its directory holds: "hello\.txt", "zebra\.txt"\)/,
+    );
+  });
+});

@@ -265,11 +265,38 @@ function withDatabase<T>(
     if (/readonly database/.test(detail) && context.tool === "query") {
       detail += " (sqlite.query only reads; use sqlite.execute to change data)";
     }
+    detail += whatExists(db, detail);
     throw new Error(`Cannot ${failure} database "${context.database}": ${detail}`, {
       cause: error,
     });
   } finally {
     db.close();
+  }
+}
+
+/**
+ * What the database holds, for a statement that named something it lacks: the tables for
+ * "no such table", the columns of each table for "no such column". Empty for other failures,
+ * and when the database cannot be read (the failure's own message still stands).
+ */
+function whatExists(db: DatabaseSync, detail: string): string {
+  if (!/no such (table|column)/.test(detail)) return "";
+  try {
+    const tables = db.prepare(
+      "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' ORDER BY name",
+    ).all().map((row) => String(row.name));
+    if (tables.length === 0) {
+      return " (the database has no tables yet; create one with sqlite.execute)";
+    }
+    if (/no such table/.test(detail)) return ` (tables: ${quoteList(tables)})`;
+    const columns = tables.slice(0, 10).map((table) => {
+      const names = db.prepare(`SELECT name FROM pragma_table_info(?)`).all(table)
+        .map((row) => String(row.name));
+      return `${table}(${names.join(", ")})`;
+    });
+    return ` (columns: ${columns.join("; ")}${tables.length > 10 ? "; …" : ""})`;
+  } catch {
+    return "";
   }
 }
 

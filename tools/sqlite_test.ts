@@ -293,3 +293,24 @@ test("sqlite tools fail with a clear error when GATEWAY_DATA_DIR is not set", as
     );
   });
 });
+
+test("query() of a missing table lists the tables; of a missing column, each table's columns", async () => {
+  await withDataDir(() => {
+    sqlite.execute({
+      database: "zoo",
+      sql: "CREATE TABLE pets (name TEXT, age INTEGER); CREATE TABLE keepers (id INTEGER)",
+    });
+    assert.throws(
+      () => sqlite.query({ database: "zoo", sql: "SELECT * FROM users" }),
+      /no such table: users \(tables: "keepers", "pets"\)/,
+    );
+    assert.throws(
+      () => sqlite.query({ database: "zoo", sql: "SELECT years FROM pets" }),
+      /no such column: years \(columns: keepers\(id\); pets\(name, age\)\)/,
+    );
+    assert.throws(
+      () => sqlite.execute({ database: "zoo", sql: "INSERT INTO pet VALUES ('x', 1)" }),
+      /no such table: pet \(tables: "keepers", "pets"\)/,
+    );
+  });
+});

@@ -8,19 +8,22 @@ import { intFlag, parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
 
 /** Usage text of `gateway catalog`. */
-export const CATALOG_USAGE = `Usage: gateway catalog [--budget TOKENS] [--json]
+export const CATALOG_USAGE = `Usage: gateway catalog [--budget TOKENS] [--since VERSION] [--json]
 
 Every namespace with its tool count, then signatures round-robin until the budget
-(default 2000 tokens) is spent; says COMPLETE or PARTIAL.`;
+(default 2000 tokens) is spent; says COMPLETE or PARTIAL, and the catalogue's version.
+--since VERSION prints only what changed after that version (+ added, ~ changed, - removed).`;
 /** Usage text of `gateway search`. */
 export const SEARCH_USAGE =
   `Usage: gateway search QUERY [--namespace NS] [--limit N] [--offset K] [--json]
 
 Ranked tools and named scripts; "next" gives the offset of the following page.`;
 /** Usage text of `gateway describe`. */
-export const DESCRIBE_USAGE = `Usage: gateway describe PATH [--json]
+export const DESCRIBE_USAGE = `Usage: gateway describe PATH [--depth N] [--full] [--json]
 
-The full declaration of a tool (tools.ns.tool) or a script's description and examples.`;
+A tool (tools.ns.tool) compactly: its signature, the input type in full and the output's top
+level; --depth N shows N levels of the output's types, --full everything with all docs. A
+script's description and examples; a namespace's types.`;
 
 /** Usage text of `gateway guide`. */
 export const GUIDE_USAGE = `Usage: gateway guide   (same as gateway --llm-help)
@@ -30,7 +33,11 @@ server from its live catalogue.`;
 
 /** Runs `gateway catalog`. */
 export async function catalogCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, { booleans: ["json"], strings: ["budget"] }, CATALOG_USAGE);
+  const parsed = parseCommandArgs(
+    args,
+    { booleans: ["json"], strings: ["budget", "since"] },
+    CATALOG_USAGE,
+  );
   const budget = intFlag(parsed.flags.budget, "budget", CATALOG_USAGE);
   if (budget !== undefined && budget < 1) {
     throw new UsageError(
@@ -39,10 +46,10 @@ export async function catalogCommand(args: string[], context: CliContext): Promi
     );
   }
   return await context.withClient(async ({ client }) => {
-    const answer = await client.request<{ text: string }>(
-      "catalog",
-      budget === undefined ? {} : { budget },
-    );
+    const answer = await client.request<{ text: string }>("catalog", {
+      ...(budget === undefined ? {} : { budget }),
+      ...(typeof parsed.flags.since === "string" ? { since: parsed.flags.since } : {}),
+    });
     context.output.out(
       parsed.flags.json ? `${JSON.stringify(answer, null, 2)}\n` : `${answer.text}\n`,
     );
@@ -67,6 +74,8 @@ export async function searchCommand(args: string[], context: CliContext): Promis
       results: Array<{ path: string; kind: string; signature: string; description: string }>;
       total: number;
       next: number | null;
+      /** One line a hit, then the count (see `searchLines`). */
+      text: string;
     }>("search", {
       query,
       ...(typeof parsed.flags.namespace === "string" ? { namespace: parsed.flags.namespace } : {}),
@@ -77,13 +86,8 @@ export async function searchCommand(args: string[], context: CliContext): Promis
       context.output.out(`${JSON.stringify(answer, null, 2)}\n`);
       return 0;
     }
-    for (const hit of answer.results) {
-      context.output.out(`${hit.signature}\n${hit.description ? `    ${hit.description}\n` : ""}`);
-    }
     context.output.out(
-      `${answer.results.length} of ${answer.total} shown${
-        answer.next !== null ? `; more: --offset ${answer.next}` : ""
-      }\n`,
+      `${answer.text.replace(/; next: offset (\d+)$/, "; more: --offset $1")}\n`,
     );
     return 0;
   });
@@ -91,11 +95,26 @@ export async function searchCommand(args: string[], context: CliContext): Promis
 
 /** Runs `gateway describe`. */
 export async function describeCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, { booleans: ["json"] }, DESCRIBE_USAGE);
+  const parsed = parseCommandArgs(
+    args,
+    { booleans: ["json", "full"], strings: ["depth"] },
+    DESCRIBE_USAGE,
+  );
   const path = parsed.positionals[0];
   if (!path) throw new UsageError("describe needs a PATH like tools.kv.get", DESCRIBE_USAGE);
+  const depth = intFlag(parsed.flags.depth, "depth", DESCRIBE_USAGE);
+  if (depth !== undefined && depth < 1) {
+    throw new UsageError(
+      `--depth takes a positive number of levels, not "${depth}"`,
+      DESCRIBE_USAGE,
+    );
+  }
   return await context.withClient(async ({ client }) => {
-    const answer = await client.request<{ text: string }>("describe", { path });
+    const answer = await client.request<{ text: string }>("describe", {
+      path,
+      ...(depth !== undefined ? { depth } : {}),
+      ...(parsed.flags.full ? { full: true } : {}),
+    });
     context.output.out(
       parsed.flags.json ? `${JSON.stringify(answer, null, 2)}\n` : `${answer.text}\n`,
     );

@@ -1156,6 +1156,105 @@ async function fastStart(input) {
   }
 }
 
+// src/cli/tools_listing.ts
+function printNamespaceListing(answer, output, flags) {
+  if (flags.json) {
+    output.out(`${JSON.stringify(answer, null, 2)}
+`);
+    return;
+  }
+  if (answer.namespaces.length === 0) {
+    output.out("no namespaces (add ROOT/tools/*.ts or mcpServers)\n");
+  }
+  for (const ns of answer.namespaces) {
+    const status = ns.status === "failed" ? `failed: ${ns.reason ?? ""}` : ns.status;
+    output.out(`${ns.identifier.padEnd(16)} ${ns.kind.padEnd(6)} ${String(ns.tools).padStart(3)} tools  ${status}
+`);
+  }
+  for (const warning of answer.warnings) output.err(`warning: ${warning}
+`);
+  const upstream = answer.upstreamWarnings ?? [];
+  if (flags.warnings) {
+    for (const warning of upstream) output.err(`warning: ${warning}
+`);
+  } else if (upstream.length > 0) {
+    output.err(`note: ${upstream.length} warning${upstream.length === 1 ? "" : "s"} about namespaces and tools: gateway tools --warnings
+`);
+  }
+  if (answer.configError) {
+    output.err(`error[Config]: the last config edit did not load, the previous config is in force: ${answer.configError}
+`);
+  }
+}
+
+// src/cli/fast_tools.ts
+function parseSimpleTools(argv) {
+  let rootFlag = null;
+  let command;
+  let json = false;
+  let warnings = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--root") {
+      const value = argv[++i];
+      if (value === void 0) return null;
+      rootFlag = value;
+    } else if (arg.startsWith("--root=")) rootFlag = arg.slice("--root=".length);
+    else if (arg === "--json") json = true;
+    else if (arg === "--warnings") warnings = true;
+    else if (command === void 0 && arg === "tools") command = arg;
+    else return null;
+  }
+  return command === "tools" ? {
+    rootFlag,
+    json,
+    warnings
+  } : null;
+}
+async function fastTools(input) {
+  const simple = parseSimpleTools(input.argv);
+  if (simple === null) return null;
+  const paths = leanGatewayPaths({
+    flag: simple.rootFlag,
+    env: input.env,
+    cwd: input.cwd
+  });
+  if (paths === null) return null;
+  let client;
+  try {
+    const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir)));
+    if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
+    client = await LeanGatewayClient.open({
+      host: "127.0.0.1",
+      port: state.port,
+      token: readTokenSync(paths.dataDir),
+      timeoutMs: 2e3,
+      first: {
+        method: "namespaces",
+        params: {
+          settle: true
+        }
+      }
+    });
+  } catch {
+    return null;
+  }
+  try {
+    try {
+      await client.handshake;
+    } catch {
+      return null;
+    }
+    const answer = await client.firstAnswer;
+    printNamespaceListing(answer, input.output, simple);
+    return 0;
+  } catch {
+    return null;
+  } finally {
+    await client.close();
+  }
+}
+
 // src/cli/stdio_output.ts
 function stdioOutput(onBrokenPipe) {
   const encoder = new TextEncoder();
@@ -1234,6 +1333,11 @@ if (import.meta.main) {
     readStdin: readStdinText,
     stdinIsEmpty
   }) ?? await fastStart({
+    argv: Deno.args,
+    env,
+    cwd,
+    output
+  }) ?? await fastTools({
     argv: Deno.args,
     env,
     cwd,

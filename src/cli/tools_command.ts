@@ -8,6 +8,7 @@ import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
+import { type NamespaceListing, printNamespaceListing } from "./tools_listing.ts";
 
 /** Usage text of `gateway tools`. */
 export const TOOLS_USAGE = `Usage: gateway tools [NS] [--json] [--warnings]
@@ -81,47 +82,10 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       }
       return 0;
     }
-    const answer = await client.request<
-      {
-        namespaces: NamespaceSummary[];
-        warnings: string[];
-        upstreamWarnings?: string[];
-        configError?: string;
-      }
-    >("namespaces", {});
-    if (parsed.flags.json) {
-      context.output.out(`${JSON.stringify(answer, null, 2)}\n`);
-      return 0;
-    }
-    if (answer.namespaces.length === 0) {
-      context.output.out("no namespaces (add ROOT/tools/*.ts or mcpServers)\n");
-    }
-    for (const ns of answer.namespaces) {
-      const status = ns.status === "failed" ? `failed: ${ns.reason ?? ""}` : ns.status;
-      context.output.out(
-        `${ns.identifier.padEnd(16)} ${ns.kind.padEnd(6)} ${
-          String(ns.tools).padStart(3)
-        } tools  ${status}\n`,
-      );
-    }
-    for (const warning of answer.warnings) context.output.err(`warning: ${warning}\n`);
-    // What upstreams say (a tool left out, a name changed) is in the server log once per
-    // change; here only when asked, so every listing does not repeat it.
-    const upstream = answer.upstreamWarnings ?? [];
-    if (parsed.flags.warnings) {
-      for (const warning of upstream) context.output.err(`warning: ${warning}\n`);
-    } else if (upstream.length > 0) {
-      context.output.err(
-        `note: ${upstream.length} warning${
-          upstream.length === 1 ? "" : "s"
-        } about namespaces and tools: gateway tools --warnings\n`,
-      );
-    }
-    if (answer.configError) {
-      context.output.err(
-        `error[Config]: the last config edit did not load, the previous config is in force: ${answer.configError}\n`,
-      );
-    }
+    // Right after a start (this command may have started the server) the namespaces are
+    // still connecting: the answer waits, bounded, until they have settled.
+    const answer = await client.request<NamespaceListing>("namespaces", { settle: true });
+    printNamespaceListing(answer, context.output, parsed.flags);
     return 0;
   });
 }

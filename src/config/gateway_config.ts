@@ -243,6 +243,11 @@ export const gatewayConfigSchema = z.strictObject({
   tools: z.record(z.string(), toolModuleConfigSchema).default({}),
   apis: z.record(z.string(), apiConfigSchema).default({}),
   /**
+   * Tools (`"ns.tool"`) whose compact signatures the agent guides show up front, so a model
+   * calls the tools a project always uses without searching first.
+   */
+  pinned: z.array(z.string().min(1)).default([]),
+  /**
    * Where shared state lives. Absent: `DATA_DIR/gateway.db` (SQLite). `postgres`: a connection
    * URL (usually `"${env:DATABASE_URL}"`) so several gateway instances share run history.
    */

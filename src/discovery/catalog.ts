@@ -22,6 +22,8 @@ export const CHARS_PER_TOKEN = 4;
 export interface CatalogOptions {
   /** Size of the text in tokens (4 characters each). @default 2000 */
   budgetTokens?: number;
+  /** A last line (the catalogue's version), counted in the budget. */
+  footer?: string;
 }
 
 /** What the catalogue says about one namespace. */
@@ -167,7 +169,8 @@ export function buildCatalog(
   const taken: number[] = [];
   const shown = entries.namespaces.map(() => 0);
   const blocked = entries.namespaces.map(() => false);
-  let remaining = budgetChars -
+  const footer = options.footer === undefined ? "" : `${options.footer}\n`;
+  let remaining = budgetChars - footer.length -
     renderHeader(summaries(shown), { scriptCount, budgetTokens }).length;
   for (let progress = true; progress;) {
     progress = false;
@@ -192,7 +195,7 @@ export function buildCatalog(
   // The header's numbers change with the selection; drop the last picks until the text fits.
   const render = () =>
     renderHeader(summaries(shown), { scriptCount, budgetTokens }) +
-    renderSections(entries.namespaces, { queues, shown });
+    renderSections(entries.namespaces, { queues, shown }) + footer;
   let text = render();
   while (text.length > budgetChars && taken.length > 0) {
     const i = taken.pop()!;

@@ -5,7 +5,8 @@
  */
 
 import { renderToolSignature } from "../namespaces/render_types.ts";
-import { parseDeclarations } from "../namespaces/declaration_index.ts";
+import { topLevelFields } from "../protocol/type_outline.ts";
+import { type DeclarationIndex, parseDeclarations } from "../namespaces/declaration_index.ts";
 import {
   type CatalogueNamespace,
   type CatalogueSnapshot,
@@ -82,13 +83,18 @@ export class CatalogueEntries {
   readonly namespaces: readonly CatalogueNamespace[];
   /** Path resolution over these entries. */
   readonly paths: PathIndex<CatalogueEntry, CatalogueNamespace>;
+  /** Each namespace's declarations (by identifier), read once for signatures and describe. */
+  readonly declarations: ReadonlyMap<string, DeclarationIndex>;
 
   constructor(snapshot: CatalogueSnapshot) {
     this.snapshot = snapshot;
     this.namespaces = [...snapshot.namespaces].sort((a, b) => compareText(a.name, b.name));
     const entries: CatalogueEntry[] = [];
+    const byNamespace = new Map<string, DeclarationIndex>();
+    this.declarations = byNamespace;
     for (const ns of this.namespaces) {
       const declarations = parseDeclarations(ns.catalogue.declarations);
+      byNamespace.set(ns.identifier, declarations);
       for (const { tool, identifier } of exposedTools(ns)) {
         const entry: ToolEntry = {
           kind: "tool",
@@ -127,6 +133,28 @@ export class CatalogueEntries {
   /** Finds a namespace by its name or identifier. */
   namespace(name: string): CatalogueNamespace | undefined {
     return this.paths.namespace(name);
+  }
+
+  /** A namespace's declarations as name → text (with JSDoc), in declaration order. */
+  declarationTexts(ns: CatalogueNamespace): Record<string, string> {
+    const index = this.declarations.get(ns.identifier) ??
+      parseDeclarations(ns.catalogue.declarations);
+    return Object.fromEntries([...index.values()].map((entry) => [entry.name, entry.text]));
+  }
+
+  /**
+   * The top-level fields of a tool's output (`entities: Entity[]` …), or null when the tool is
+   * unknown or its output is not an object: for hints about an object used as an array.
+   */
+  outputFields(namespace: string, tool: string): string[] | null {
+    const resolved = this.resolve(`tools.${namespace}.${tool}`) ??
+      this.resolve(`tools.${namespace}[${JSON.stringify(tool)}]`);
+    if (resolved?.kind !== "tool") return null;
+    const fields = topLevelFields(
+      resolved.tool.outputType,
+      this.declarationTexts(resolved.namespace),
+    );
+    return fields?.fields ?? null;
   }
 
   /** The tool entries of one namespace, in path order. */

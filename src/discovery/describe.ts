@@ -1,6 +1,7 @@
 /**
- * `describe(path)` (SPEC §4, §7): the full declaration of one tool with its JSDoc and the types
- * it uses, a named script's description, parameters and examples, or a namespace's types.
+ * `describe(path)` (SPEC §4, §7): one tool compactly (the signature, the input type in full, the
+ * output's top-level shape; deeper with `depth`, everything with `full`), a named script's
+ * description, parameters and examples, or a namespace's types.
  * @module
  */
 
@@ -15,6 +16,7 @@ import {
 } from "../protocol/catalogue.ts";
 import { UnknownPathError } from "../protocol/discovery_paths.ts";
 import { composeToolDescription } from "../protocol/discovery_data.ts";
+import { composeCompactDescription, type OutlineTool } from "../protocol/type_outline.ts";
 
 export { UnknownPathError };
 
@@ -52,6 +54,39 @@ export function toolDescriptionHead(entry: ToolEntry): string {
   }
   lines.push(`// Namespace "${ns.name}": ${kind}, ${describeStatus(ns.status)}.`);
   return lines.join("\n");
+}
+
+/** How much of a tool `describe` shows. */
+export interface DescribeOptions {
+  /** Levels of the output's types shown (1: its top-level shape). @default 1 */
+  depth?: number;
+  /** Everything: the whole description, `.raw`, and every type the tool reaches with its JSDoc. */
+  full?: boolean;
+}
+
+/** The facts of a tool the compact description is composed from. */
+export function outlineTool(entry: ToolEntry): OutlineTool {
+  const { namespace: ns, tool, identifier } = entry;
+  const notes: string[] = [];
+  if (identifier !== tool.originalName) {
+    notes.push(
+      `// Original name "${tool.originalName}": tools.${ns.identifier}[${
+        JSON.stringify(tool.originalName)
+      }](…)`,
+    );
+  }
+  if (ns.status.state !== "ready") {
+    notes.push(`// Namespace "${ns.name}": ${describeStatus(ns.status)}.`);
+  }
+  return {
+    path: entry.path,
+    description: tool.description,
+    inputType: tool.inputType,
+    inputOptional: tool.inputOptional,
+    outputType: tool.outputType,
+    params: tool.params.map(({ name, description }) => ({ name, description })),
+    notes,
+  };
 }
 
 function describeTool(entry: ToolEntry): string {
@@ -98,6 +133,7 @@ export function describeScript(entry: ScriptEntry): string {
 export function describePath(
   source: CatalogueSnapshot | CatalogueEntries,
   path: string,
+  options: DescribeOptions = {},
 ): Description {
   const entries = source instanceof CatalogueEntries ? source : new CatalogueEntries(source);
   const resolved = entries.resolve(path);
@@ -110,7 +146,15 @@ export function describePath(
         text: renderNamespaceTypes(resolved.namespace),
       };
     case "tool":
-      return { kind: "tool", path: resolved.path, text: describeTool(resolved) };
+      return {
+        kind: "tool",
+        path: resolved.path,
+        text: options.full ? describeTool(resolved) : composeCompactDescription(
+          outlineTool(resolved),
+          entries.declarationTexts(resolved.namespace),
+          options.depth === undefined ? {} : { depth: options.depth },
+        ),
+      };
     case "script":
       return { kind: "script", path: resolved.path, text: describeScript(resolved) };
   }

@@ -4,8 +4,8 @@ import { CatalogueEntries } from "./catalogue_entries.ts";
 import { describePath, UnknownPathError } from "./describe.ts";
 import { syntheticSnapshot } from "./synthetic_snapshot.ts";
 
-Deno.test("`describePath()` gives a tool's JSDoc, signature and the declarations it uses", () => {
-  const description = describePath(syntheticSnapshot(), "tools.github.get_issue");
+Deno.test("`describePath()` with full gives a tool's JSDoc, signature and the declarations it uses", () => {
+  const description = describePath(syntheticSnapshot(), "tools.github.get_issue", { full: true });
   assert.equal(description.kind, "tool");
   assert.equal(description.path, "tools.github.get_issue");
   const text = description.text;
@@ -22,6 +22,35 @@ Deno.test("`describePath()` gives a tool's JSDoc, signature and the declarations
   assert.match(text, /interface Owner \{ login: string \}/, "declarations used indirectly too");
   assert.match(text, /interface GetIssueArgs \{ id: string \}/);
   assert.doesNotMatch(text, /ExportFormat/, "declarations not used are left out");
+});
+
+Deno.test("`describePath()` is compact by default: the input in full, the output's top level", () => {
+  const text = describePath(syntheticSnapshot(), "tools.github.get_issue").text;
+  assert.match(
+    text,
+    /^\/\*\* Gets one issue from github by id\. See the github documentation\. \*\/\n/,
+  );
+  assert.match(text, /^tools\.github\.get_issue\(args: GetIssueArgs\): Promise<Issue>$/m);
+  assert.match(text, /^interface GetIssueArgs \{ id: string \}$/m, "the input's declaration");
+  assert.match(text, /Original name "get-issue": tools\.github\["get-issue"\]/);
+  assert.doesNotMatch(text, /\.raw\(|Namespace "github"/, "no .raw line, no status when ready");
+  assert.match(text, /^\/\/ Returns \(depth: 2 expands the types named here\):$/m);
+  assert.match(text, /^\/\/ Issue: \{ [^\n]*owner: Owner/m, "the output's top level, one line");
+  assert.doesNotMatch(text, /Owner: \{|interface Owner/, "types the output names wait for depth 2");
+  const deeper = describePath(syntheticSnapshot(), "tools.github.get_issue", { depth: 2 }).text;
+  assert.match(deeper, /^\/\/ Owner: \{ login: string \}$/m);
+  assert.match(deeper, /^\/\/ Returns:$/m, "nothing deeper is left to expand");
+});
+
+Deno.test("`describePath()` cuts a long description and says how to read the rest", () => {
+  const snapshot = syntheticSnapshot({ namespaces: 1 });
+  const tool = snapshot.namespaces[0]!.catalogue.tools[0]!;
+  tool.description = `${"Does a thing with many words. ".repeat(12)}\n\nSecond paragraph.`;
+  const path = `tools.github.${tool.originalName.replaceAll("-", "_")}`;
+  const text = describePath(snapshot, path).text;
+  assert.match(text, /… \(full: true shows all\) \*\//);
+  assert.ok(text.split("\n")[0]!.length < 260, text.split("\n")[0]);
+  assert.match(describePath(snapshot, path, { full: true }).text, /Second paragraph\./);
 });
 
 Deno.test("`describePath()` accepts every way a script or a person writes a path", () => {

@@ -7,6 +7,8 @@
 import type { ExecConfig, PermissionSet } from "../config/gateway_config.ts";
 import { FAILURE_KINDS, type FailureKind } from "../protocol/run_document.ts";
 import { CatalogueEntries } from "./catalogue_entries.ts";
+import { toolTopics } from "./namespace_summary.ts";
+import { pinnedLines } from "./pinned_tools.ts";
 import {
   type CatalogueSnapshot,
   describeStatus,
@@ -64,7 +66,7 @@ function formatGrant(set: PermissionSet | undefined): string {
   return parts.length === 0 ? "none" : parts.join("; ");
 }
 
-function namespaceSection(entries: CatalogueEntries): string[] {
+function namespaceSection(entries: CatalogueEntries, pinned: readonly string[]): string[] {
   const lines = ["## What is available now", ""];
   if (entries.namespaces.length === 0) lines.push("No namespaces are configured.");
   for (const ns of entries.namespaces) {
@@ -74,9 +76,11 @@ function namespaceSection(entries: CatalogueEntries): string[] {
     lines.push(
       `- \`tools.${name}\`: ${kind}, ${describeStatus(ns.status)}, ${count} tool${
         count === 1 ? "" : "s"
-      }`,
+      }${count > 0 ? ` (${toolTopics(ns)})` : ""}`,
     );
   }
+  const pins = pinnedLines(entries, pinned);
+  if (pins.length > 0) lines.push("", "Pinned tools:", ...pins.map((line) => `- ${line}`));
   const scripts = entries.snapshot.scripts.length;
   lines.push("", `Named scripts: ${scripts} (\`gateway scripts\` lists them).`);
   return lines;
@@ -93,6 +97,8 @@ function exampleTool(entries: CatalogueEntries): string {
 export interface LlmGuideOptions {
   /** The exec limits and grants in force (the config's `exec`). */
   limits: GuideLimits;
+  /** Tools whose signatures the guide shows up front (`pinned` in gateway.json). */
+  pinned?: readonly string[];
 }
 
 /**
@@ -109,7 +115,7 @@ export interface LlmGuideOptions {
  * const limits = execConfigSchema.parse({ timeoutMs: 60_000 });
  * const guide = renderLlmGuide(syntheticSnapshot({ namespaces: 2 }), { limits });
  * assert.match(guide, /^# gateway: guide for agents$/m);
- * assert.match(guide, /^- `tools\.github`: MCP server, ready, 8 tools$/m);
+ * assert.match(guide, /^- `tools\.github`: MCP server, ready, 8 tools \(/m);
  * assert.match(guide, /^- Whole run: 60000 ms \(`Timeout`\)\.$/m);
  * ```
  */
@@ -127,7 +133,7 @@ export function renderLlmGuide(
     "functions (`await tools.<namespace>.<tool>(args)`), and only its output comes back to you.",
     "Prefer one script that does the whole job (loops, filtering, Promise.all) over many calls.",
     "",
-    ...namespaceSection(entries),
+    ...namespaceSection(entries, options.pinned ?? []),
     "",
     "## Discover",
     "",

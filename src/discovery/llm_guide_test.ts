@@ -3,6 +3,7 @@ import { execConfigSchema } from "../config/gateway_config.ts";
 import { SCRIPT_GLOBALS } from "../protocol/names.ts";
 import { FAILURE_KINDS } from "../protocol/run_document.ts";
 import { renderLlmGuide } from "./llm_guide.ts";
+import { renderMcpGuide } from "./mcp_guide.ts";
 import { syntheticSnapshot } from "./synthetic_snapshot.ts";
 
 Deno.test("`renderLlmGuide()` states the limits in force from the exec config", () => {
@@ -30,9 +31,12 @@ Deno.test("`renderLlmGuide()` states the limits in force from the exec config", 
 
 Deno.test("`renderLlmGuide()` lists namespaces, globals, failure kinds and how to run", () => {
   const guide = renderLlmGuide(syntheticSnapshot(), { limits: execConfigSchema.parse({}) });
-  assert.match(guide, /^- `tools\.jira`: MCP server, failed: connect ECONNREFUSED .*, 8 tools$/m);
-  assert.match(guide, /^- `tools\.weather`: local module, starting, 8 tools$/m);
-  assert.match(guide, /^- `tools\.fancy_name \("fancy-name"\)`: MCP server, ready, 8 tools$/m);
+  assert.match(guide, /^- `tools\.jira`: MCP server, failed: connect ECONNREFUSED .*, 8 tools \(/m);
+  assert.match(guide, /^- `tools\.weather`: local module, starting, 8 tools \(/m);
+  assert.match(
+    guide,
+    /^- `tools\.fancy_name \("fancy-name"\)`: MCP server, ready, 8 tools \(archive_widget, /m,
+  );
   assert.match(guide, /Named scripts: 3/);
   for (const name of SCRIPT_GLOBALS) assert.ok(guide.includes(`| \`${name}`), `global ${name}`);
   for (const kind of FAILURE_KINDS) assert.match(guide, new RegExp(`^- \`${kind}\`: `, "m"));
@@ -43,4 +47,28 @@ Deno.test("`renderLlmGuide()` lists namespaces, globals, failure kinds and how t
   }
   assert.match(guide, /Type check before running: on\./);
   assert.match(guide, /describe\("tools\.calendar\.archive_event"\)/, "example uses a live tool");
+});
+
+Deno.test("`renderLlmGuide()` shows pinned tools' signatures, and says when one names no tool", () => {
+  const guide = renderLlmGuide(syntheticSnapshot(), {
+    limits: execConfigSchema.parse({}),
+    pinned: ["kv.get_entry", "kv.gett"],
+  });
+  assert.match(
+    guide,
+    /^Pinned tools:\n- tools\.kv\.get_entry\(args: \{ id: string \}\): Promise<.*> — Gets one entry/m,
+  );
+  assert.match(guide, /^- "kv\.gett" is pinned but names no tool \(nearest: tools\.kv/m);
+});
+
+Deno.test("`renderMcpGuide()` speaks of MCP tools, sums up each namespace, and stays short", () => {
+  const limits = execConfigSchema.parse({ maxPermissions: { read: ["./data"] } });
+  const guide = renderMcpGuide(syntheticSnapshot(), { limits, pinned: ["github.get_issue"] });
+  for (const tool of ["`exec`", "`search`", "`describe`"]) assert.ok(guide.includes(tool), tool);
+  assert.doesNotMatch(guide, /gateway (exec|search|tools)|--allow|--json/, "no shell commands");
+  assert.match(guide, /^- `tools\.jira` \(MCP, 8 tools, failed: connect ECONNREFUSED/m);
+  assert.match(guide, /^- `tools\.kv` \(local, 8 tools\): archive_entry, create_entry, /m);
+  assert.match(guide, /^## Pinned tools\n- tools\.github\.get_issue\(args: \{ id: string \}\)/m);
+  assert.match(guide, /permissions` asks \(at most read: \.\/data\)/);
+  assert.ok(guide.length < 3500, `${guide.length} characters`);
 });

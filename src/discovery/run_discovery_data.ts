@@ -9,7 +9,7 @@ import type { DiscoveryData, DiscoveryDataItem } from "../protocol/discovery_dat
 import { declarationsUsedBy, parseDeclarations } from "../namespaces/declaration_index.ts";
 import { renderNamespaceTypes } from "../namespaces/render_types.ts";
 import type { CatalogueEntries } from "./catalogue_entries.ts";
-import { describeScript, toolDescriptionHead } from "./describe.ts";
+import { describeScript, outlineTool, toolDescriptionHead } from "./describe.ts";
 
 /**
  * Builds the run's discovery data from a snapshot's entries; `describe` and `search` over it
@@ -64,6 +64,7 @@ export function buildDiscoveryData(entries: CatalogueEntries): DiscoveryData {
       identifier: entry.identifier,
       describe: toolDescriptionHead(entry),
       uses: declarationsUsedBy(entry.tool, index).map((declaration) => declaration.name),
+      outline: outlineTool(entry),
     };
   });
   return { namespaces, items };

@@ -39,9 +39,18 @@ Deno.test("in-script `describe()` answers what the server's describe answers, fo
   assert.ok(paths.length > 50);
   let described = 0;
   for (const path of paths) {
-    const expected = outcome(() => describePath(index.entries, path).text);
-    assert.deepEqual(outcome(() => reader.describe(path)), expected, path);
-    if (typeof expected === "object" && expected !== null && "ok" in expected) described++;
+    for (const options of [{}, { depth: 2 }, { full: true }]) {
+      const expected = outcome(() => describePath(index.entries, path, options).text);
+      assert.deepEqual(
+        outcome(() => reader.describe(path, options)),
+        expected,
+        `${path} ${JSON.stringify(options)}`,
+      );
+      if (
+        options === undefined || Object.keys(options).length === 0 &&
+          typeof expected === "object" && expected !== null && "ok" in expected
+      ) described++;
+    }
   }
   // Every item and namespace was described; the other paths fail alike on both sides.
   assert.ok(described >= index.entries.suggestions().length);

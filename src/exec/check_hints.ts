@@ -8,6 +8,17 @@
 
 import type Ts from "typescript";
 import { nearestNames } from "../protocol/names.ts";
+import {
+  aliasesFromGlobals,
+  aliasMeanings,
+  type AliasText,
+  explainArrayMemberOnObject,
+  explainIteratedObject,
+  explainUnknownProperty,
+  requireAdvice,
+  type ShapeContext,
+} from "./shape_hints.ts";
+import { enclosingNamespace, enclosingToolSignature } from "./tool_call_hints.ts";
 
 type TypeScript = typeof Ts;
 
@@ -15,6 +26,8 @@ type TypeScript = typeof Ts;
 export interface CheckCatalogue {
   /** Namespace identifier (and original name) → its tool members (identifiers and originals). */
   namespaces: Map<string, string[]>;
+  /** Type aliases of the tool types by name, for saying what one stands for. */
+  aliases?: ReadonlyMap<string, readonly AliasText[]>;
 }
 
 /** Where a diagnostic is being explained. */
@@ -65,6 +78,7 @@ export function catalogueFromGlobals(
 ): CheckCatalogue {
   const namespaces = new Map<string, string[]>();
   if (globals === undefined) return { namespaces };
+  const aliases = aliasesFromGlobals(ts, globals);
   for (const statement of globals.statements) {
     if (!ts.isVariableStatement(statement)) continue;
     const declaration = statement.declarationList.declarations.find((d) =>
@@ -77,7 +91,7 @@ export function catalogueFromGlobals(
       namespaces.set(property.name, type.getProperties().map((member) => member.name));
     }
   }
-  return { namespaces };
+  return { namespaces, aliases };
 }
 
 /**
@@ -92,9 +106,46 @@ export function explainDiagnostic(context: HintContext, diagnostic: Ts.Diagnosti
   }
   const node = nodeAt(ts, context.file, diagnostic.start);
   if (node === undefined) return message;
+  const explained = explainAt(context, diagnostic, node, message);
+  // Whatever else was said, a named alias in the message is spelled out (`SqlParams = …`).
+  const meanings = aliasMeanings(
+    message,
+    context.catalogue.aliases ?? new Map(),
+    enclosingNamespace(context, node),
+  ).filter((part) => !explained.includes(part));
+  return meanings.length === 0 ? explained : `${explained} (where ${meanings.join("; ")})`;
+}
+
+function explainAt(
+  context: HintContext,
+  diagnostic: Ts.Diagnostic,
+  node: Ts.Node,
+  message: string,
+): string {
+  const { ts } = context;
+  const shape = shapeContext(context);
+  if (
+    ts.isIdentifier(node) && node.text === "require" && [2304, 2580, 2591].includes(diagnostic.code)
+  ) {
+    const call = node.parent;
+    const argument = ts.isCallExpression(call) ? call.arguments[0] : undefined;
+    const moduleName = argument !== undefined && ts.isStringLiteralLike(argument)
+      ? argument.text
+      : null;
+    return `Cannot find name 'require': ${requireAdvice(moduleName, shape.namespaces)}`;
+  }
   if ((diagnostic.code === 2339 || diagnostic.code === 2551) && ts.isIdentifier(node)) {
     const unknown = explainUnknownMember(context, node);
     if (unknown !== null) return unknown;
+    const access = node.parent;
+    if (ts.isPropertyAccessExpression(access) && access.name === node) {
+      const shapeHint = explainArrayMemberOnObject(shape, access);
+      if (shapeHint !== null) return `${message.replace(/\.$/, "")}: ${shapeHint}`;
+    }
+  }
+  if ([2488, 2461, 2495, 2548, 2549].includes(diagnostic.code) && !/Promise</.test(message)) {
+    const shapeHint = explainIteratedObject(shape, node);
+    if (shapeHint !== null) return `${message.replace(/\.$/, "")}: ${shapeHint}`;
   }
   if ((diagnostic.code === 2304 || diagnostic.code === 2552) && ts.isIdentifier(node)) {
     const name = explainUnknownName(context, node);
@@ -108,12 +159,28 @@ export function explainDiagnostic(context: HintContext, diagnostic: Ts.Diagnosti
       "say what it is with a cast (`as string`, `as { items: Item[] }`) or check it with " +
       "`typeof` first";
   }
+  const fields = diagnostic.code === 2353 || diagnostic.code === 2561
+    ? explainUnknownProperty(shape, node)
+    : null;
   if (ARGUMENT_CODES.has(diagnostic.code)) {
     const signature = enclosingToolSignature(context, node);
-    if (signature !== null) return `${message.replace(/\.$/, "")}; expected ${signature}`;
+    if (signature !== null) {
+      return `${message.replace(/\.$/, "")}${fields ? `: ${fields}` : ""}; expected ${signature}`;
+    }
   }
+  if (fields !== null) return `${message.replace(/\.$/, "")}: ${fields}`;
   const fix = commonFix(diagnostic.code, message);
   return fix === null ? message : `${message.replace(/\.$/, "")}: ${fix}`;
+}
+
+function shapeContext(context: HintContext): ShapeContext {
+  return {
+    ts: context.ts,
+    checker: context.checker,
+    file: context.file,
+    aliases: context.catalogue.aliases ?? new Map(),
+    namespaces: [...context.catalogue.namespaces.keys()].filter(isIdentifierName),
+  };
 }
 
 /** The usual fix of a diagnostic whose message alone does not say what to write. */
@@ -253,69 +320,6 @@ function namespacesWithTool(catalogue: CheckCatalogue, tool: string): string[] {
   return [...catalogue.namespaces].filter(([ns, tools]) =>
     isIdentifierName(ns) && tools.includes(tool)
   ).map(([ns]) => ns);
-}
-
-/** The signature of the tool whose call's arguments hold `node`, as a script writes it. */
-function enclosingToolSignature(context: HintContext, node: Ts.Node): string | null {
-  const { ts, checker } = context;
-  for (let current: Ts.Node | undefined = node; current; current = current.parent) {
-    if (!ts.isCallExpression(current)) continue;
-    const path = toolPath(ts, current.expression);
-    if (path === null) continue;
-    const signature = checker.getTypeAtLocation(current.expression).getCallSignatures()[0];
-    const parameter = signature?.getParameters()[0];
-    if (signature === undefined) return null;
-    if (parameter === undefined) return `${path}()`;
-    const type = checker.getTypeOfSymbolAtLocation(parameter, current);
-    return `${path}(${renderArgument(context, type)})`;
-  }
-  return null;
-}
-
-/** `tools.ns.tool`, `tools.ns["orig"]` or `….raw` as written, or null for another callee. */
-function toolPath(ts: TypeScript, callee: Ts.Expression): string | null {
-  let expression = callee;
-  if (ts.isPropertyAccessExpression(expression) && expression.name.text === "raw") {
-    const inner = toolPath(ts, expression.expression);
-    if (inner !== null) return `${inner}.raw`;
-  }
-  const parts: string[] = [];
-  while (ts.isPropertyAccessExpression(expression) || ts.isElementAccessExpression(expression)) {
-    if (ts.isPropertyAccessExpression(expression)) parts.unshift(`.${expression.name.text}`);
-    else if (ts.isStringLiteral(expression.argumentExpression)) {
-      parts.unshift(`[${JSON.stringify(expression.argumentExpression.text)}]`);
-    } else return null;
-    expression = expression.expression;
-  }
-  if (!ts.isIdentifier(expression) || expression.text !== "tools" || parts.length !== 2) {
-    return null;
-  }
-  return `tools${parts.join("")}`;
-}
-
-function renderArgument(context: HintContext, type: Ts.Type): string {
-  const { ts, checker } = context;
-  const parts = type.isUnion() ? type.types : [type];
-  const present = parts.filter((t) => !(t.flags & (ts.TypeFlags.Void | ts.TypeFlags.Undefined)));
-  const optional = present.length < parts.length;
-  const objects = present.filter((t) => t.getProperties().length > 0);
-  if (present.length === 0 || (objects.length === 0 && optional)) return "";
-  const shown = present.length === 1 && objects.length === 1
-    ? `{ ${
-      objects[0]!.getProperties().map((property) => {
-        const optionalMark = property.flags & ts.SymbolFlags.Optional ? "?" : "";
-        const propertyType = checker.getTypeOfSymbol(property);
-        const text = typeText(checker, ts, propertyType).replace(/ \| undefined$/, "");
-        return `${property.name}${optionalMark}: ${text}`;
-      }).join(", ")
-    } }`
-    : typeText(checker, ts, optional ? checker.getNonNullableType(type) : type);
-  return optional ? `${shown} (optional)` : shown;
-}
-
-function typeText(checker: Ts.TypeChecker, ts: TypeScript, type: Ts.Type): string {
-  return checker.typeToString(type, undefined, ts.TypeFormatFlags.NoTruncation)
-    .replace(/\bGatewayNamespaces\.\w+\./g, "");
 }
 
 /** The innermost node whose span holds `offset` (identifiers and keywords included). */

@@ -8,6 +8,8 @@
 
 import { isAbsolute, resolve } from "node:path";
 import { FOREIGN_NAMES } from "./check_hints.ts";
+import { requireAdvice } from "./shape_hints.ts";
+import { explainValueError } from "./value_error_hints.ts";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionsBeyond } from "../config/permission_flags.ts";
 import type { ToolMap } from "../protocol/channel_messages.ts";
@@ -24,6 +26,13 @@ export interface RunErrorContext {
   configDir: string | null;
   /** The run's working directory: a relative path the script used resolves against it. */
   cwd: string;
+  /**
+   * Where the script can wait without a tool call (non-tool awaits, loops without `await`),
+   * from its syntax tree: a timeout with exactly one names its line.
+   */
+  stallLines?: readonly number[];
+  /** The top-level fields of a tool's output, for an object used as an array. */
+  outputFields?: (namespace: string, tool: string) => string[] | null;
 }
 
 /**
@@ -75,12 +84,12 @@ export function asModuleSyntaxError(error: RunError): RunError {
 export function explainRunError(error: RunError, context: RunErrorContext): RunError {
   switch (error.kind) {
     case "Timeout":
-      return withLoopLine(error, context.source, {
+      return withLoopLine(error, context, {
         fix: `raise it with --timeout MS (or timeoutMs over RPC, exec.timeoutMs in gateway.json) ` +
           "or do less per run",
       });
     case "MemoryLimit":
-      return withLoopLine(error, context.source, {
+      return withLoopLine(error, context, {
         fix: `raise exec.maxMemoryMb (now ${context.limits.maxMemoryMb} MB; maxMemoryMb over ` +
           "RPC) or keep less in memory (page through the data)",
       });
@@ -113,25 +122,36 @@ function appendFix(error: RunError, fix: string): RunError {
 }
 
 /**
- * A run stopped from outside (timeout, memory) has no stack: the line is the one of an
- * endless loop when the script has exactly one (`while (true)`, `for (;;)`), which is where
- * such runs are nearly always stuck.
+ * A run stopped from outside (timeout, memory) has no stack. With no tool call in flight (that
+ * call's line was given already) it was at one of the script's stall points: named when there
+ * is exactly one, else the one endless-looking loop (`while (true)`, `for (;;)`), where such
+ * runs are nearly always stuck.
  */
-function withLoopLine(error: RunError, source: string, options: { fix: string }): RunError {
+function withLoopLine(
+  error: RunError,
+  context: RunErrorContext,
+  options: { fix: string },
+): RunError {
   const explained = appendFix(error, options.fix);
   if (explained.line !== undefined) return explained;
-  const loops = source.split(/\r?\n/).flatMap((text, index) =>
+  const texts = context.source.split(/\r?\n/);
+  const endless = texts.flatMap((text, index) =>
     /\bwhile\s*\(\s*(true|1)\s*\)|\bfor\s*\(\s*;\s*;\s*\)/.test(text) ? [index + 1] : []
   );
-  if (loops.length !== 1) return explained;
-  return {
-    ...explained,
-    message: `${explained.message} (the loop at line ${loops[0]} never ends)`,
-    line: loops[0]!,
-  };
+  const stalls = context.stallLines ?? [];
+  const line = stalls.length === 1 ? stalls[0]! : endless.length === 1 ? endless[0]! : undefined;
+  if (line === undefined) return explained;
+  const what = /\bawait\b/.test(texts[line - 1] ?? "")
+    ? `it was waiting at line ${line}`
+    : `it was still running the loop at line ${line}`;
+  return { ...explained, message: `${explained.message} (${what})`, line };
 }
 
 function explainScriptError(error: RunError, context: RunErrorContext): RunError {
+  if (error.message.startsWith("TypeError: ")) {
+    const fix = explainValueError(error.message, error.line, context);
+    return fix === null ? error : appendFix(error, fix);
+  }
   const reference = /^ReferenceError: ([\w$]+) is not defined/.exec(error.message);
   if (reference) {
     const name = reference[1]!;
@@ -145,6 +165,10 @@ function explainScriptError(error: RunError, context: RunErrorContext): RunError
 }
 
 function explainUndefinedName(name: string, context: RunErrorContext): string | null {
+  if (name === "require") {
+    const module = /\brequire\s*\(\s*["'`]([^"'`]+)["'`]/.exec(context.source)?.[1] ?? null;
+    return requireAdvice(module, Object.keys(context.toolMap));
+  }
   const foreign = FOREIGN_NAMES[name];
   if (foreign !== undefined) return `JavaScript writes ${foreign}, not ${name}`;
   if (name in context.toolMap) {

@@ -36,7 +36,91 @@ Deno.test("explainRunError() gives a stopped run the line of its one endless loo
     source: "let i = 0;\nwhile (true) i++;",
   });
   assert.equal(error.line, 2);
-  assert.match(error.message, /the loop at line 2 never ends/);
+  assert.match(error.message, /it was still running the loop at line 2/);
+});
+
+Deno.test("explainRunError() names a timed-out run's one stall point, and none of several", () => {
+  const source = "const a = 1;\nawait new Promise((r) => setTimeout(r, 60_000));\na";
+  const waiting = explainRunError({ kind: "Timeout", message: "Run exceeded" }, {
+    ...context,
+    source,
+    stallLines: [2],
+  });
+  assert.equal(waiting.line, 2);
+  assert.match(waiting.message, /\(it was waiting at line 2\)/);
+  const unsure = explainRunError({ kind: "Timeout", message: "Run exceeded" }, {
+    ...context,
+    source: "for (const x of [1]) {}\nawait new Promise((r) => setTimeout(r, 9));",
+    stallLines: [1, 2],
+  });
+  assert.equal(unsure.line, undefined, "two candidates: no guess");
+  const called = explainRunError({ kind: "Timeout", message: "Run exceeded", line: 7 }, {
+    ...context,
+    stallLines: [2],
+  });
+  assert.equal(called.line, 7, "a line known already (a call in flight) stands");
+});
+
+Deno.test("explainRunError() explains a Promise or an object used as the value it is not", () => {
+  const explain = (message: string, source: string, line: number) =>
+    explainRunError({ kind: "ScriptError", message, line }, {
+      ...context,
+      source,
+      outputFields: (ns, tool) =>
+        ns === "memory" && tool === "readGraph"
+          ? ["entities: Entity[]", "relations: { from: string; to: string }[]"]
+          : null,
+    }).message;
+  assert.match(
+    explain(
+      "TypeError: entries.join is not a function",
+      "const entries = tools.kv.list();\nentries.join(', ')",
+      2,
+    ),
+    /entries holds a Promise: tools\.kv\.list\(…\) on line 1 is not awaited; add `await`/,
+  );
+  assert.match(
+    explain(
+      "TypeError: Cannot read properties of undefined (reading 'filter')",
+      "const graph = tools.memory.readGraph();\ngraph.entities.filter((e) => e)",
+      2,
+    ),
+    /graph holds a Promise/,
+  );
+  assert.match(
+    explain(
+      "TypeError: graph.map is not a function",
+      "const graph = await tools.memory.readGraph();\ngraph.map((e) => e)",
+      2,
+    ),
+    /graph is an object \(what tools\.memory\.readGraph returns\), not an array; its fields: entities: Entity\[\], relations: \{…\}\[\]\. Use the array inside it, e\.g\. graph\.entities\.map\(…\)/,
+  );
+  assert.match(
+    explain(
+      "TypeError: hits is not iterable",
+      "const hits = await tools.memory.readGraph();\nfor (const h of hits) h;",
+      2,
+    ),
+    /hits is an object .* e\.g\. hits\.entities$/,
+  );
+  const other = "TypeError: x.map is not a function";
+  assert.equal(explain(other, "const x = 1;\nx.map(() => 1)", 2), other, "not a tool's value");
+});
+
+Deno.test("explainRunError() answers require() with import and the file tools", () => {
+  const explain = (source: string, toolMap = context.toolMap) =>
+    explainRunError({ kind: "ScriptError", message: "ReferenceError: require is not defined" }, {
+      ...context,
+      source,
+      toolMap: { ...toolMap, fs: { name: "fs", tools: { read: "read" } } },
+    }).message;
+  assert.match(
+    explain('const fs = require("fs");'),
+    /`require` does not exist .*`import … from "node:fs"` .*tools\.fs\.read\(\{ path \}\)/,
+  );
+  const path = explain('const path = require("path");');
+  assert.match(path, /import … from "node:path"/);
+  assert.doesNotMatch(explain('const cp = require("child_process");'), /tools\.fs/);
 });
 
 Deno.test("explainRunError() finds the line of a thrown string", () => {

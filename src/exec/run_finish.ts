@@ -27,6 +27,8 @@ export interface RunFinishContext {
   /** The call records so far (the broker's, once the run has one). */
   toolCalls: () => ToolCallRecord[];
   toolMap: () => ToolMap;
+  /** The top-level fields of a tool's output, for hints about an object used as an array. */
+  outputFields?: (namespace: string, tool: string) => string[] | null;
   configDir: string | null;
   /** Writes the run to history; false when the write failed (the run still stands). */
   record(run: FinishedRun): boolean | Promise<boolean>;
@@ -56,9 +58,16 @@ export class RunFinish {
    * first map it back to the author's text. A hint that cannot be built never costs the run its
    * answer: the failure is then returned as it came.
    */
-  explain(error: RunError, steps: (error: RunError) => RunError = (e) => e): RunError {
+  explain(
+    error: RunError,
+    steps: (error: RunError) => RunError = (e) => e,
+    facts: { stallLines?: readonly number[] } = {},
+  ): RunError {
     try {
-      return explainRunError(steps(error), this.#hintContext());
+      return explainRunError(steps(error), {
+        ...this.#hintContext(),
+        ...(facts.stallLines ? { stallLines: facts.stallLines } : {}),
+      });
     } catch (cause) {
       this.#context.log(`Cannot explain a ${error.kind} failure: ${(cause as Error).message}`);
       return error;
@@ -143,6 +152,7 @@ export class RunFinish {
       ceiling: exec.maxPermissions,
       configDir: this.#context.configDir,
       cwd: request.cwd,
+      ...(this.#context.outputFields ? { outputFields: this.#context.outputFields } : {}),
     };
   }
 }

@@ -272,3 +272,48 @@ Deno.test("ScriptChecker checks with the TypeScript version of the deno it runs 
   const checker = await checkerReady;
   assert.equal(checker.typescriptVersion, Deno.version.typescript);
 });
+
+const SHAPE_GLOBALS = [
+  "declare namespace GatewayNamespaces {",
+  "  namespace db {",
+  "    export type SqlParam = string | number | boolean | null;",
+  "    export type SqlParams = SqlParam[] | { [name: string]: SqlParam };",
+  "    export interface Graph { entities: string[]; relations: string[] }",
+  "    export interface NewEntity { name: string; entityType: string }",
+  "  }",
+  "}",
+  "declare const tools: { db: {",
+  "  query(args: { sql: string; params?: GatewayNamespaces.db.SqlParams }): Promise<unknown>;",
+  "  read(): Promise<GatewayNamespaces.db.Graph>;",
+  "  add(args: { entities: GatewayNamespaces.db.NewEntity[] }): Promise<void>;",
+  "} };",
+].join("\n");
+
+Deno.test("ScriptChecker.check() explains shapes: nested fields, aliases, objects as arrays, require", async () => {
+  await withChecker((checker) => {
+    checker.setGlobals(SHAPE_GLOBALS);
+    const message = (source: string) => checker.check(source).map((d) => d.message).join("\n");
+    assert.match(
+      message('await tools.db.add({ entities: [{ name: "a", type: "person" }] });'),
+      /'type' does not exist in type 'NewEntity': did you mean `entityType`\? 'NewEntity' has: name: string, entityType: string; expected tools\.db\.add\(/,
+    );
+    assert.match(
+      message('await tools.db.query({ sql: "x", params: "one" });'),
+      /\(where SqlParams = SqlParam\[\] \| \{ \[name: string\]: SqlParam \} \(an array or an object\); SqlParam = string \| number \| boolean \| null\)/,
+    );
+    assert.match(
+      message("const graph = await tools.db.read();\ngraph.map((e) => e);"),
+      /graph is 'Graph', an object, not an array; its fields: entities: string\[\], relations: string\[\]\. Use the array inside it, e\.g\. graph\.entities\.map/,
+    );
+    assert.match(
+      message("const graph = await tools.db.read();\nfor (const e of graph) console.log(e);"),
+      /graph is 'Graph', an object, not an array/,
+    );
+    const required = message('const fs = require("fs");\nfs;');
+    assert.match(
+      required,
+      /`require` does not exist in a gateway script .*import … from "node:fs"/,
+    );
+    assert.doesNotMatch(required, /@types\/node/);
+  });
+});

@@ -77,6 +77,8 @@ export interface ScriptRunnerDeps {
    */
   catalogueReady(source: string, usage: ScriptUsage): Promise<void>;
   toolMap(): ToolMap;
+  /** The top-level fields of a tool's output, for hints about an object used as an array. */
+  outputFields?: (namespace: string, tool: string) => string[] | null;
   discovery(): DiscoveryData;
   /** Parses the script and, for snippets, wraps its last expression (off the event loop). */
   prepare(source: string, inline: boolean): Promise<PrepareScriptResult>;
@@ -250,6 +252,7 @@ export class ScriptRunner {
       trace,
       toolCalls: () => broker?.toolCalls ?? [],
       toolMap: () => this.#deps.toolMap(),
+      ...(this.#deps.outputFields ? { outputFields: this.#deps.outputFields } : {}),
       configDir: this.#deps.configDir ?? null,
       record: (run) => this.#deps.record(run),
       log: (message) => this.#deps.log(message),
@@ -319,10 +322,11 @@ export class ScriptRunner {
       const at = toSourcePosition(prepared, { line: error.line, column: error.column });
       return { ...error, line: at.line, column: at.column };
     };
-    const error = failure === null
-      ? null
-      : end.explain(failure, (e) =>
-        toSource(asModuleSyntaxError(withoutRunPaths(e, { scriptPath, dir: runner.dir }))));
+    const error = failure === null ? null : end.explain(
+      failure,
+      (e) => toSource(asModuleSyntaxError(withoutRunPaths(e, { scriptPath, dir: runner.dir }))),
+      prepared.stallLines ? { stallLines: prepared.stallLines } : {},
+    );
     if (error === null && request.inline && returns.fullResult !== undefined) {
       // Images and audio in the result travel as attachments, a placeholder in their place.
       const media: Attachment[] = [...returns.attachments];

@@ -8,6 +8,7 @@
 import type Ts from "typescript";
 import { stripMarkdownFence } from "./markdown_fence.ts";
 import { describeSyntaxError, findGrammarMistake } from "./script_grammar.ts";
+import { stallLines } from "./stall_lines.ts";
 import { analyzeSourceFile, type ScriptUsage } from "./script_analysis.ts";
 import { runsAsJavaScript } from "./script_language.ts";
 
@@ -53,6 +54,8 @@ export interface PreparedScript {
   warnings?: string[];
   /** What the script uses of `tools`, `search`/`describe` and `resources`, from its AST. */
   usage?: ScriptUsage;
+  /** Lines where a run can wait without a tool call (`stall_lines.ts`), for timeouts. */
+  stallLines?: number[];
   /**
    * True when the code holds no TypeScript (`script_language.ts`): it runs as a `.js` file,
    * which Deno neither compiles nor caches a copy of. Absent means TypeScript.
@@ -121,6 +124,7 @@ export async function prepareScript(
   });
   if (prepared.kind === "Prepared") {
     prepared.usage = analyzeSourceFile(ts, parsed.file);
+    prepared.stallLines = stallLines(ts, parsed.file);
     // Read from the source's tree, so only where that parsed cleanly; what the capture
     // inserts is plain JavaScript.
     if (parsed.diagnostics.length === 0 && runsAsJavaScript(ts, parsed.file)) {

@@ -28,18 +28,38 @@ export interface ExposedTool {
 }
 
 const runOptions = {
-  args: z.array(z.string()).optional().describe("Arguments, as `args` in the script"),
-  stdin: z.string().optional().describe("Text the script reads with stdin()"),
-  permissions: permissionSetSchema.optional().describe(
-    "Extra Deno permissions (net, read, write, env, run …), never beyond the configured ceiling",
-  ),
-  timeoutMs: z.number().int().positive().optional().describe("Stop the run after this many ms"),
-  check: z.boolean().optional().describe("Type-check before running (default true)"),
-  yieldAfterMs: z.number().int().nonnegative().optional()
-    .describe("Answer {status:'running', runId} after this many ms; then call wait"),
-  maxToolCalls: z.number().int().positive().optional().describe("Lower the tool-call limit"),
-  callTimeoutMs: z.number().int().positive().optional().describe("Lower the per-call timeout"),
+  args: z.array(z.string()).optional(),
+  stdin: z.string().optional(),
+  permissions: permissionSetSchema.optional().describe("e.g. {net:[host],read:[path]}"),
+  timeoutMs: z.number().int().positive().optional(),
+  check: z.boolean().optional().describe("type-check first (default true)"),
+  yieldAfterMs: z.number().int().nonnegative().optional().describe("then call wait"),
+  maxToolCalls: z.number().int().positive().optional(),
+  callTimeoutMs: z.number().int().positive().optional(),
 };
+
+/**
+ * JSON Schema of an input as `tools/list` sends it: what zod writes, without the bounds every
+ * integer gets (±2^53, > 0), `additionalProperties: false` and the per-key copies of the
+ * permission set, which cost a model tokens and say little: arguments are still validated in
+ * full by `parse` (an unknown or out-of-range one is refused, naming it) and by the gateway.
+ */
+function listedSchema(input: z.ZodObject): Record<string, unknown> {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(input, {
+    override: ({ jsonSchema }) => {
+      const json = jsonSchema as Record<string, unknown>;
+      if (json.maximum === Number.MAX_SAFE_INTEGER) delete json.maximum;
+      if (json.minimum === Number.MIN_SAFE_INTEGER || json.minimum === 0) delete json.minimum;
+      if (json.exclusiveMinimum === 0) delete json.exclusiveMinimum;
+      if (json.additionalProperties === false) delete json.additionalProperties;
+      if (json.type === "object" && json.properties && "net" in (json.properties as object)) {
+        delete json.properties;
+        delete json.additionalProperties;
+      }
+    },
+  }) as Record<string, unknown>;
+  return schema;
+}
 
 function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => {
@@ -59,10 +79,9 @@ function tool(
   handle: ExposedTool["handle"],
   annotations?: Record<string, unknown>,
 ): ExposedTool {
-  const { $schema: _ignored, ...inputSchema } = z.toJSONSchema(input) as Record<string, unknown>;
   return {
     description,
-    inputSchema,
+    inputSchema: listedSchema(input),
     parse: (args) => {
       const parsed = input.safeParse(args ?? {});
       return parsed.success
@@ -99,17 +118,17 @@ export function codeModeTools(call: GatewayCall): Record<string, ExposedTool> {
     textOf(await call(method, args));
   return {
     exec: tool(
-      "Run TypeScript in a sandbox. Tools: `await tools.ns.tool(args)`. The last expression is the result; console.log is stdout. Same options as `gateway exec`.",
-      z.strictObject({ source: z.string().describe("TypeScript source"), ...runOptions }),
+      "Run TypeScript calling `await tools.ns.tool(args)`; the last expression is the result, console.log the stdout.",
+      z.strictObject({ source: z.string(), ...runOptions }),
       run("exec"),
     ),
     run_script: tool(
-      "Run a named script from the gateway's scripts/ directory.",
+      "Run a named script; options as exec.",
       z.strictObject({ name: z.string().min(1), ...runOptions }),
       run("run"),
     ),
     wait: tool(
-      "Wait for a run that answered {status:'running'} and return its result.",
+      "Wait for a run that answered status running.",
       z.strictObject({
         runId: z.string().min(1),
         timeoutMs: z.number().int().positive().optional(),
@@ -117,13 +136,13 @@ export function codeModeTools(call: GatewayCall): Record<string, ExposedTool> {
       async (args) => runToToolResult(await call("wait", args)),
     ),
     cancel: tool(
-      "Cancel a run that is still going (one that answered {status:'running'}).",
+      "Cancel a running run.",
       z.strictObject({ runId: z.string().min(1) }),
       async (args) => textOf(await call("cancel", args)),
       { destructiveHint: true, idempotentHint: true, openWorldHint: false },
     ),
     search: tool(
-      "Find tools and named scripts by words; answers paths usable in scripts, with `next` for paging.",
+      "Find tools and scripts by words: one line each.",
       z.strictObject({
         query: z.string(),
         namespace: z.string().optional(),
@@ -134,13 +153,17 @@ export function codeModeTools(call: GatewayCall): Record<string, ExposedTool> {
       READ_ONLY,
     ),
     describe: tool(
-      "The TypeScript signature, docs and parameters of one tool or script (`ns.tool`).",
-      z.strictObject({ path: z.string().min(1).describe("`ns.tool`, `tools.ns.tool` or `ns`") }),
+      "A tool's signature, input type and output shape; depth or full for more.",
+      z.strictObject({
+        path: z.string().min(1).describe("ns.tool"),
+        depth: z.number().int().positive().optional(),
+        full: z.boolean().optional(),
+      }),
       async (args) => textOf(await call("describe", args)),
       READ_ONLY,
     ),
     types: tool(
-      "TypeScript declarations of some namespaces (or all script globals).",
+      "TypeScript declarations of namespaces (or ns.tool), standalone.",
       z.strictObject({ namespaces: z.array(z.string()).optional() }),
       async (args) => {
         const answer = await call("types", args) as { types: string };
@@ -149,21 +172,24 @@ export function codeModeTools(call: GatewayCall): Record<string, ExposedTool> {
       READ_ONLY,
     ),
     catalog: tool(
-      "Every namespace with its tool count, then signatures within a token budget.",
-      z.strictObject({ budget: z.number().int().positive().optional() }),
+      "Namespaces and signatures within a token budget; since: a version, for changes only.",
+      z.strictObject({
+        budget: z.number().int().positive().optional(),
+        since: z.string().optional(),
+      }),
       async (args) => textOf(await call("catalog", args)),
       READ_ONLY,
     ),
     history: tool(
-      "Past runs: `list` (newest first; `failed`, `kind`, `text` filter; `limit`/`offset` page) or `show` one by `id` with its source, output and tool calls.",
+      "Past runs: list (filters failed, kind, text) or show one by id.",
       z.strictObject({
         action: z.enum(["list", "show"]).default("list"),
-        id: z.string().optional().describe("Run id, for show"),
+        id: z.string().optional(),
         limit: z.number().int().positive().max(1000).optional(),
         offset: z.number().int().nonnegative().optional(),
         failed: z.boolean().optional(),
-        kind: z.string().optional().describe("Only runs that failed with this error kind"),
-        text: z.string().optional().describe("Only runs whose id, source or name contain this"),
+        kind: z.string().optional(),
+        text: z.string().optional(),
       }),
       async (args) => {
         const { action, id, ...page } = args as {
@@ -192,7 +218,7 @@ export function codeModeTools(call: GatewayCall): Record<string, ExposedTool> {
       READ_ONLY,
     ),
     workflow_start: tool(
-      "Start a workflow (a name under workflows/ or a YAML path); answers the first step to do.",
+      "Start a workflow (name or YAML path); answers its first step.",
       z.strictObject({
         file: z.string().min(1),
         session: z.string().optional(),
@@ -201,21 +227,21 @@ export function codeModeTools(call: GatewayCall): Record<string, ExposedTool> {
       workflow("workflow.start"),
     ),
     workflow_step: tool(
-      "Mark the current workflow step done and get the next one.",
+      "Finish the current workflow step; answers the next.",
       z.strictObject({
         session: z.string().optional(),
-        endLoop: z.string().optional().describe("Leave the current loop with this reason"),
+        endLoop: z.string().optional().describe("reason to leave the loop"),
       }),
       workflow("workflow.step"),
     ),
     workflow_status: tool(
-      "Where a workflow session is: current step, pass, and what remains.",
+      "A workflow session's current step.",
       z.strictObject({ session: z.string().optional() }),
       workflow("workflow.status"),
       READ_ONLY,
     ),
     invoke: tool(
-      "Call one tool directly by path (`ns.tool` or `tools.ns.tool`), for hosts that cannot write code.",
+      "Call one tool (ns.tool) without a script.",
       z.strictObject({
         path: z.string().min(1),
         args: z.record(z.string(), z.unknown()).optional(),

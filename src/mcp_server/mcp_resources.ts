@@ -164,7 +164,7 @@ export class UnknownResourceError extends Error {
 /** Reads one resource. */
 export async function readResource(call: GatewayCall, uri: string): Promise<ReadContent[]> {
   if (uri === "gateway://guide") {
-    const guide = await call("guide", {}) as { text: string };
+    const guide = await call("guide", { for: "mcp" }) as { text: string };
     return [{ uri, mimeType: "text/markdown", text: guide.text }];
   }
   if (uri === "gateway://types" || uri.startsWith("gateway://types/")) {

@@ -92,10 +92,13 @@ export function renderFixedGlobals(describeExample: string): string {
     ]) +
     "declare function search(query: string, options?: GatewaySearchOptions): GatewaySearchAnswer;\n",
     doc([
-      "The full declaration of a tool (with its JSDoc and the types it uses) or a named script's",
-      "description, examples and parameters. Throws, naming the nearest paths, when unknown.",
+      "A tool compactly (its signature, the input type in full and the output's top level;",
+      "`depth` shows more levels of the output, `full` everything with all its JSDoc), or a",
+      "named script's description, examples and parameters. Throws, naming the nearest paths,",
+      "when unknown.",
       ...exampleBlock([`console.log(describe(${JSON.stringify(describeExample)}));`]),
-    ]) + "declare function describe(path: string): string;\n",
+    ]) +
+    "declare function describe(path: string, options?: { depth?: number; full?: boolean }): string;\n",
     `${doc(["Why a call failed (SPEC §8)."])}type GatewayFailureKind = ${renderFailureKinds()};\n`,
     doc([
       "Thrown by a tool call that failed: the tool answered `isError`, timed out, was refused …",

@@ -13,6 +13,11 @@ import {
   UnknownPathError,
 } from "./discovery_paths.ts";
 import { RankedIndex, type SearchAnswer, type SearchOptions } from "./discovery_search.ts";
+import {
+  composeCompactDescription,
+  type OutlineOptions,
+  type OutlineTool,
+} from "./type_outline.ts";
 
 /** A namespace as the run receives it: its types, and its declarations by name. */
 export interface DiscoveryDataNamespace extends DiscoveryNamespace {
@@ -28,7 +33,15 @@ export type DiscoveryDataItem = DiscoveryItem & {
   describe: string;
   /** Tools: names of the namespace declarations the tool's types use, in declaration order. */
   uses?: string[];
+  /** Tools: what the compact description (the default of `describe()`) is composed from. */
+  outline?: OutlineTool;
 };
+
+/** How much `describe()` shows of a tool; see the server's `describe`. */
+export interface DescribeReadOptions extends OutlineOptions {
+  /** Everything: the whole description, `.raw`, and every type with its JSDoc. */
+  full?: boolean;
+}
 
 /** The discovery part of a run message: plain JSON. */
 export interface DiscoveryData {
@@ -82,8 +95,11 @@ export class DiscoveryReader {
     return this.#ranked.search(query, options);
   }
 
-  /** Describes a tool, namespace or script; throws {@linkcode UnknownPathError} when unknown. */
-  describe(path: string): string {
+  /**
+   * Describes a tool (compactly unless `full`), a namespace or a script; throws
+   * {@linkcode UnknownPathError} when unknown.
+   */
+  describe(path: string, options: DescribeReadOptions = {}): string {
     const paths = this.#pathIndex();
     const resolved = paths.resolve(path);
     if (resolved === undefined) throw new UnknownPathError(path, paths.nearestPaths(path));
@@ -91,6 +107,13 @@ export class DiscoveryReader {
     if (resolved.kind === "script") return resolved.describe;
     const ns = paths.namespace(resolved.namespace.identifier);
     const declarations = ns?.declarations ?? {};
+    if (!options.full && resolved.outline !== undefined) {
+      return composeCompactDescription(
+        resolved.outline,
+        declarations,
+        options.depth === undefined ? {} : { depth: options.depth },
+      );
+    }
     const used = (resolved.uses ?? []).flatMap((name) =>
       Object.hasOwn(declarations, name) ? [declarations[name]!] : []
     );

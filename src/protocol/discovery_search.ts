@@ -38,6 +38,41 @@ export interface SearchAnswer {
   next: number | null;
 }
 
+/**
+ * A page of hits as a model or a person reads it: one line each (the signature, with the
+ * namespace's own type names unqualified, then the summary), and a last line with the count and
+ * the next offset.
+ *
+ * @example
+ * ```ts
+ * import { searchLines } from "./discovery_search.ts";
+ * import assert from "node:assert/strict";
+ * const text = searchLines({
+ *   results: [{
+ *     path: "tools.kv.get",
+ *     kind: "tool",
+ *     signature: "tools.kv.get(args: GatewayNamespaces.kv.GetArgs): Promise<unknown>",
+ *     description: "Reads one key.",
+ *   }],
+ *   total: 3,
+ *   next: 1,
+ * });
+ * assert.equal(text, "tools.kv.get(args: GetArgs): Promise<unknown> — Reads one key.\n1 of 3; next: offset 1");
+ * ```
+ */
+export function searchLines(answer: SearchAnswer): string {
+  const lines = answer.results.map((hit) => {
+    const signature = hit.signature.replace(/\bGatewayNamespaces\.[\w$]+\./g, "");
+    return hit.description ? `${signature} — ${hit.description}` : signature;
+  });
+  lines.push(
+    `${answer.results.length} of ${answer.total}${
+      answer.next === null ? "" : `; next: offset ${answer.next}`
+    }`,
+  );
+  return lines.join("\n");
+}
+
 /** How much a query word matching each field is worth. */
 const WEIGHT = {
   nameTerm: 10,

@@ -54,8 +54,23 @@ export const reconnectParams = z.strictObject({ namespace: z.string().min(1) });
 /** `types`: declarations for some or all namespaces. */
 export const typesParams = z.strictObject({ namespaces: z.array(z.string()).optional() });
 
-/** `catalog`: the budgeted catalogue. */
-export const catalogParams = z.strictObject({ budget: z.number().int().positive().optional() });
+/**
+ * `namespaces`: status and counts; with `settle`, answered once the namespaces still in their
+ * first start have settled (bounded), so a listing right after a start is not all "starting".
+ */
+export const namespacesParams = z.strictObject({
+  namespaces: z.array(z.string()).optional(),
+  settle: z.boolean().optional(),
+});
+
+/**
+ * `catalog`: the budgeted catalogue, with its `version`; with `since` (a version it answered
+ * before), only what changed since.
+ */
+export const catalogParams = z.strictObject({
+  budget: z.number().int().positive().optional(),
+  since: z.string().min(1).optional(),
+});
 
 /** `search`: ranked tools and scripts. */
 export const searchParams = z.strictObject({
@@ -65,8 +80,15 @@ export const searchParams = z.strictObject({
   offset: z.number().int().nonnegative().optional(),
 });
 
-/** `describe`: one tool or script in full. */
-export const describeParams = z.strictObject({ path: z.string().min(1) });
+/**
+ * `describe`: one tool compactly (signature, input in full, output's top level), deeper with
+ * `depth`, everything with `full`; or a script or namespace.
+ */
+export const describeParams = z.strictObject({
+  path: z.string().min(1),
+  depth: z.number().int().positive().max(20).optional(),
+  full: z.boolean().optional(),
+});
 
 /** `history.list`. */
 export const historyListParams = z.strictObject({

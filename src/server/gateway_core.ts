@@ -4,6 +4,7 @@
  * root, and shutdown order. Each part's logic lives in its own module: tool calls in
  * tool_dispatcher.ts, namespaces in namespace_setup.ts, the root watcher and config diff in
  * root_watcher.ts, the finished-runs cache, history rows and discovery views beside them.
+ * (Over 400 lines: it is the one place the parts meet; what each part does is elsewhere.)
  * @module
  */
 
@@ -14,6 +15,7 @@ import type { GatewayConfig } from "../config/gateway_config.ts";
 import type { Logger } from "../logger.ts";
 import type { CatalogueSnapshot } from "../protocol/catalogue.ts";
 import type { SearchIndex } from "../discovery/search.ts";
+import { CatalogueVersions } from "../discovery/catalogue_versions.ts";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { Approvals } from "./approvals.ts";
@@ -293,6 +295,9 @@ export class GatewayCore {
   searchIndex(): SearchIndex {
     return this.#views.searchIndex();
   }
+
+  /** The catalogue versions handed out, for `catalog` with `since` (what changed). */
+  readonly catalogueVersions = new CatalogueVersions();
 
   /** What in-script `search()`/`describe()` answer from; built once per catalogue change. */
   discoveryData(): DiscoveryData {

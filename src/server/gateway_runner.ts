@@ -125,6 +125,7 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
     resources: (request) => core.resources(request),
     catalogueReady: (_source, usage) => core.catalogueReady(usage),
     toolMap: () => core.registry.toolMap(),
+    outputFields: (namespace, tool) => core.searchIndex().entries.outputFields(namespace, tool),
     discovery: () => core.discoveryData(),
     prepare: (source, inline) => checker.prepare(source, { inline, resultFunction: RESULT_HOOK }),
     check: async (prepared) => {

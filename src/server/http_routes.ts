@@ -172,7 +172,11 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
   app.get("/types/:ns", (c) => call(c, "types", { namespaces: c.req.param("ns").split(",") }));
   app.get("/catalog", (c) => {
     const budget = c.req.query("budget");
-    return call(c, "catalog", budget ? { budget: Number(budget) } : {});
+    const since = c.req.query("since");
+    return call(c, "catalog", {
+      ...(budget ? { budget: Number(budget) } : {}),
+      ...(since ? { since } : {}),
+    });
   });
   app.get("/search", (c) => {
     const q = c.req.query();
@@ -183,7 +187,14 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
       ...(q.offset ? { offset: Number(q.offset) } : {}),
     });
   });
-  app.get("/describe", (c) => call(c, "describe", { path: c.req.query("path") ?? "" }));
+  app.get("/describe", (c) => {
+    const q = c.req.query();
+    return call(c, "describe", {
+      path: q.path ?? "",
+      ...(q.depth ? { depth: Number(q.depth) } : {}),
+      ...(q.full === "true" || q.full === "1" ? { full: true } : {}),
+    });
+  });
   app.get("/scripts", (c) => call(c, "scripts", {}));
   app.post("/exec", withBody("exec"));
   app.post("/run", withBody("run"));

@@ -3,8 +3,9 @@
  * baselines measured in the same process — bare `deno run`, a cold `deno check`, a direct MCP
  * SDK client, bare-process throughput — printed as medians and ratios, each row beside its
  * issue 12 target and whether it is met; then the per-step breakdowns of a local call and a
- * trivial exec, and the scale and OpenAPI benches in processes of their own. Targets are
- * stated, never asserted (speed is measured, not tested).
+ * trivial exec, and the scale, OpenAPI and token benches (what a model reads, against a plain
+ * aggregator's `tools/list`) in processes of their own. Targets are stated, never asserted
+ * (speed is measured, not tested).
  * @module
  */
 
@@ -267,6 +268,13 @@ try {
     "`gateway exec '1 + 1'` CLI process, server warm (type-checked)",
     cliTyped.candidate,
     `${pairedNote(cliTyped, 1.5)} ${target("≤ 1.5×", cliTyped.ratio <= 1.5)}`,
+  );
+  // What a model runs to see what is there: the listing, served by the CLI's fast path too.
+  const cliTools = await timePaired(bareRun, () => gw.cli(["tools"]), cliPairs, { pauseMs: 150 });
+  row(
+    "`gateway tools` CLI process, server warm",
+    cliTools.candidate,
+    `${pairedNote(cliTools, 1.5)} ${target("≤ 1.5× (exec's speed)", cliTools.ratio <= 1.5)}`,
   );
   // The row above repeats one snippet, so after the warm-up its check answer is remembered; an
   // agent often sends a script the gateway has not seen, which pays for its type check too
@@ -659,7 +667,7 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
   row("search over 2,000 tools (warm)", search, "(target ≤ 5 ms)");
   // Growth with the number of tools, and API namespaces at scale, each in a process of its
   // own so its memory figures are its own.
-  for (const bench of ["scale_bench.ts", "openapi_bench.ts"]) {
+  for (const bench of ["scale_bench.ts", "openapi_bench.ts", "token_bench.ts"]) {
     console.log("");
     await new Deno.Command(Deno.execPath(), {
       args: [

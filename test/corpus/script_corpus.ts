@@ -1,14 +1,16 @@
 /**
- * The two script corpora of issue 10 and their grading: `valid/*.ts` (scripts in the styles
- * models write; each must pass the type check and run) and `wrong_scripts.ts` (common model
- * mistakes; each failure is graded for its kind, the script's own line and an actionable
- * hint). Run `deno task corpus` to print both shares; `test/script_corpus_test.ts` asserts them.
+ * The script corpora and their grading: `valid/*.ts` (scripts in the styles models write; each
+ * must pass the type check and run) and the wrong scripts (common model mistakes; each failure
+ * is graded for its kind, the script's own line and an actionable hint), in two halves: the
+ * tuning half (`wrong_scripts.ts`) and the measure half (`wrong_scripts_measure.ts`, never tuned
+ * on). Run `deno task corpus` to print the shares; `test/script_corpus_test.ts` asserts them.
  * @module
  */
 
 import type { GatewayClient } from "../../src/client/gateway_client.ts";
 import type { RunDocument } from "../../src/protocol/run_document.ts";
 import { WRONG_SCRIPTS, type WrongScript } from "./wrong_scripts.ts";
+import { MEASURE_SCRIPTS } from "./wrong_scripts_measure.ts";
 
 export type { WrongScript };
 
@@ -133,13 +135,16 @@ export async function gradeWrong(
   return { name: script.name, passed: problems.length === 0, problems, document };
 }
 
-/** Both corpora's outcomes. */
+/** The corpora's outcomes. */
 export interface CorpusReport {
   valid: CorpusOutcome[];
+  /** The tuning half of the wrong scripts. */
   wrong: CorpusOutcome[];
+  /** The measure half of the wrong scripts (never tuned on). */
+  measure: CorpusOutcome[];
 }
 
-/** Runs both corpora against a corpus gateway, a few runs at a time. */
+/** Runs the corpora against a corpus gateway, a few runs at a time. */
 export async function runCorpora(
   client: GatewayClient,
   places: CorpusPlaces,
@@ -151,12 +156,11 @@ export async function runCorpora(
     concurrency,
     (script) => runValid(client, script, places),
   );
-  const wrong = await mapBounded(
-    WRONG_SCRIPTS,
-    concurrency,
-    (script) => gradeWrong(client, script, places),
-  );
-  return { valid, wrong };
+  const grade = (scripts: readonly WrongScript[]) =>
+    mapBounded(scripts, concurrency, (script) => gradeWrong(client, script, places));
+  const wrong = await grade(WRONG_SCRIPTS);
+  const measure = await grade(MEASURE_SCRIPTS);
+  return { valid, wrong, measure };
 }
 
 /** The share of outcomes that passed, in percent with one decimal. */
@@ -166,14 +170,19 @@ export function share(outcomes: readonly CorpusOutcome[]): number {
   return Math.round((passed / outcomes.length) * 1000) / 10;
 }
 
-/** The report as text: both shares, then every outcome that did not pass with why. */
+/** The report as text: the shares, then every outcome that did not pass with why. */
 export function formatReport(report: CorpusReport): string {
   const count = (o: readonly CorpusOutcome[]) => `${o.filter((x) => x.passed).length}/${o.length}`;
   const lines = [
     `valid scripts: ${count(report.valid)} pass the check and run (${share(report.valid)}%)`,
-    `wrong scripts: ${count(report.wrong)} graded kind + line + hint (${share(report.wrong)}%)`,
+    `wrong scripts, tuning half: ${count(report.wrong)} graded kind + line + hint (${
+      share(report.wrong)
+    }%)`,
+    `wrong scripts, measure half (never tuned on): ${count(report.measure)} (${
+      share(report.measure)
+    }%)`,
   ];
-  for (const outcome of [...report.valid, ...report.wrong]) {
+  for (const outcome of [...report.valid, ...report.wrong, ...report.measure]) {
     if (outcome.passed) continue;
     lines.push(`  FAIL ${outcome.name}: ${outcome.problems.join("; ")}`);
   }

@@ -1,7 +1,9 @@
 /**
- * Common model mistakes (issue 10), each with the failure it must produce: the kind, the line
- * in the script's own text, and patterns the message must hold so the fix takes one turn (the
- * right name, the expected signature, the flag or config key to change).
+ * The TUNING half of the wrong-script corpus: common model mistakes, each with the failure it
+ * must produce (the kind, the line in the script's own text, and patterns the message must hold
+ * so the fix takes one turn: the right name, the expected signature, the flag or config key to
+ * change). Checks and hints are developed against this half; the measure half
+ * (`wrong_scripts_measure.ts`, the same themes with other tools and shapes) is only measured.
  * @module
  */
 
@@ -29,7 +31,10 @@ export interface WrongScript {
 
 const lines = (...text: string[]) => text.join("\n");
 
-/** The corpus, in the order it runs. */
+/** Fails when the text recommends installing Node's type declarations. */
+const NO_TYPES_NODE = /^(?![\s\S]*@types\/node)/;
+
+/** The tuning half, in the order it runs. */
 export const WRONG_SCRIPTS: readonly WrongScript[] = [
   // --- arguments that do not fit the tool (type check on) ---
   {
@@ -527,5 +532,183 @@ export const WRONG_SCRIPTS: readonly WrongScript[] = [
     permissions: { read: ["/etc"] },
     source: "1",
     expect: { kind: "PermissionRefused", line: null, hint: [/allows: read .*data/] },
+  },
+  // --- themes of realistic mistakes: each on the checked and the unchecked path ---
+  {
+    name: "nested entity with type instead of entityType",
+    source: lines(
+      "await tools.graph.create_entities({",
+      '  entities: [{ name: "ada", type: "person", observations: [] }],',
+      "});",
+    ),
+    expect: { kind: "CheckFailed", line: 2, hint: [/entityType/, /observations/] },
+  },
+  {
+    name: "nested relation with relation instead of relationType",
+    source: lines(
+      "const relations = [",
+      '  { from: "a", to: "b", relation: "likes" },',
+      "];",
+      "await tools.memory.createRelations({ relations });",
+    ),
+    expect: { kind: "CheckFailed", line: 4, hint: [/relationType/] },
+  },
+  {
+    name: "nested entity with type instead of entityType, unchecked",
+    check: false,
+    source: lines(
+      "// store a person",
+      'await tools.memory.createEntities({ entities: [{ name: "ada", type: "person" }] });',
+    ),
+    expect: { kind: "InvalidToolInput", line: 2, hint: [/entityType/] },
+  },
+  {
+    name: "nested relation with type instead of relationType, MCP, unchecked",
+    check: false,
+    source: lines(
+      "await tools.graph.create_relations({",
+      '  relations: [{ from: "a", to: "b", type: "knows" }],',
+      "});",
+    ),
+    expect: { kind: "InvalidToolInput", line: 1, hint: [/relationType/] },
+  },
+  {
+    name: "sqlite.query with a string as params",
+    source: lines(
+      'const name = "ada";',
+      'await tools.sqlite.query({ database: "t_alias", sql: "SELECT ? AS n", params: name })',
+    ),
+    expect: { kind: "CheckFailed", line: 2, hint: [/SqlParams/, /SqlParam\[\]/] },
+  },
+  {
+    name: "kv.set with a function as value",
+    source: 'await tools.kv.set({ key: "f", value: () => 1 })',
+    expect: { kind: "CheckFailed", line: 1, hint: [/JsonValue/, /string \| number \| boolean/] },
+  },
+  {
+    name: "sqlite.execute with a string as params, unchecked",
+    check: false,
+    source: lines(
+      "// insert",
+      'await tools.sqlite.execute({ database: "t_alias", sql: "SELECT ?", params: "x" })',
+    ),
+    expect: { kind: "InvalidToolInput", line: 2, hint: [/params/, /array/] },
+  },
+  {
+    name: "map over memory.readGraph's object",
+    source: lines(
+      "const graph = await tools.memory.readGraph();",
+      "const names = graph.map((e) => e.name);",
+      "names",
+    ),
+    expect: { kind: "CheckFailed", line: 2, hint: [/entities/, /relations/] },
+  },
+  {
+    name: "map over memory.readGraph's object, unchecked",
+    check: false,
+    source: lines(
+      "const graph = await tools.memory.readGraph();",
+      "graph.map((e) => e.name)",
+    ),
+    expect: { kind: "ScriptError", line: 2, hint: [/entities/, /relations/] },
+  },
+  {
+    name: "length of graph.search_nodes' object used as an array, unchecked",
+    check: false,
+    source: lines(
+      'const hits = await tools.graph.search_nodes({ query: "x" });',
+      "for (const hit of hits) console.log(hit);",
+    ),
+    expect: { kind: "ScriptError", line: 2, hint: [/entities/, /relations/] },
+  },
+  {
+    name: "join of an un-awaited kv.list, unchecked",
+    check: false,
+    source: lines(
+      "const entries = tools.kv.list();",
+      'const text = entries.join(", ");',
+      "text",
+    ),
+    expect: { kind: "ScriptError", line: 2, hint: [/await/] },
+  },
+  {
+    name: "filter of an un-awaited memory.readGraph's entities, unchecked",
+    check: false,
+    source: lines(
+      "const graph = tools.memory.readGraph();",
+      "graph.entities.filter((e) => e.name)",
+    ),
+    expect: { kind: "ScriptError", line: 2, hint: [/await/] },
+  },
+  {
+    name: "require of node:fs",
+    source: lines('const { readFileSync } = require("node:fs");', 'readFileSync("x", "utf8")'),
+    expect: { kind: "CheckFailed", line: 1, hint: [/import/, /tools\.fs/, NO_TYPES_NODE] },
+  },
+  {
+    name: "require of fs, unchecked",
+    check: false,
+    source: lines("// read", 'const fs = require("fs");', 'fs.readFileSync("x", "utf8")'),
+    expect: { kind: "ScriptError", line: 2, hint: [/import/, /tools\.fs/] },
+  },
+  {
+    name: "timeout awaiting a timer in a loop",
+    timeoutMs: 1500,
+    source: lines(
+      "for (let i = 0; i < 3; i++) {",
+      "  await new Promise((r) => setTimeout(r, 30_000));",
+      "}",
+    ),
+    expect: { kind: "Timeout", line: 2, hint: [/exec\.timeoutMs/] },
+  },
+  {
+    name: "timeout in a busy loop, unchecked",
+    check: false,
+    timeoutMs: 1500,
+    source: lines("// spin", "let x = 0;", "while (x >= 0) x = (x + 1) % 10;"),
+    expect: { kind: "Timeout", line: 3, hint: [/exec\.timeoutMs/] },
+  },
+  {
+    name: "stdin().json() on YAML, destructured",
+    stdin: "items:\n  - 1\n",
+    source: lines("", "", "const { items } = stdin().json();", "items"),
+    expect: { kind: "ScriptError", line: 3, hint: [/not JSON/, /stdin\(\)\.text\(\)/] },
+  },
+  {
+    name: "stdin().json() on words in a function, unchecked",
+    check: false,
+    stdin: "hello there",
+    source: lines("const read = () => {", "  return stdin().json();", "};", "read()"),
+    expect: { kind: "ScriptError", line: 2, hint: [/not JSON/] },
+  },
+  {
+    name: "sqlite.query of a missing users table",
+    source: lines(
+      'await tools.sqlite.execute({ database: "t_users", sql: "CREATE TABLE IF NOT EXISTS accounts (id INTEGER)" });',
+      'await tools.sqlite.query({ database: "t_users", sql: "SELECT * FROM users" })',
+    ),
+    expect: { kind: "ToolError", line: 2, hint: [/no such table: users/, /accounts/] },
+  },
+  {
+    name: "sqlite.execute into a missing table, unchecked",
+    check: false,
+    source: lines(
+      'await tools.sqlite.execute({ database: "t_items", sql: "CREATE TABLE IF NOT EXISTS items (id INTEGER)" });',
+      'await tools.sqlite.execute({ database: "t_items", sql: "INSERT INTO item VALUES (1)" })',
+    ),
+    expect: { kind: "ToolError", line: 2, hint: [/item\b/, /items/] },
+  },
+  {
+    name: "fs.read of a missing file lists the directory",
+    source: 'await tools.fs.read({ path: "hello.text" })',
+    expect: { kind: "ToolError", line: 1, hint: [/hello\.txt/] },
+  },
+  {
+    name: "sqlite.query of a missing column",
+    source: lines(
+      'await tools.sqlite.execute({ database: "t_cols", sql: "CREATE TABLE IF NOT EXISTS pets (name TEXT, age INTEGER)" });',
+      'await tools.sqlite.query({ database: "t_cols", sql: "SELECT years FROM pets" })',
+    ),
+    expect: { kind: "ToolError", line: 2, hint: [/years/, /\bage\b/] },
   },
 ];

@@ -429,6 +429,265 @@ var RankedIndex = class {
   }
 };
 
+// src/protocol/source_mask.ts
+function maskSource(source) {
+  if (!/[/"'`]/.test(source)) return {
+    code: source,
+    noComments: source
+  };
+  const special = /[/"'`]/g;
+  const code = [];
+  const noComments = [];
+  const blank = (text) => text.replace(/[^\n]/g, " ");
+  let i = 0;
+  let from = 0;
+  const flush = (to) => {
+    const plain = source.slice(from, to);
+    code.push(plain);
+    noComments.push(plain);
+  };
+  while (i < source.length) {
+    const c = source[i];
+    const next = source[i + 1];
+    if (c === "/" && (next === "/" || next === "*")) {
+      flush(i);
+      let end = next === "/" ? source.indexOf("\n", i) : source.indexOf("*/", i + 2);
+      end = end < 0 ? source.length : next === "/" ? end : end + 2;
+      const blanked = blank(source.slice(i, end));
+      code.push(blanked);
+      noComments.push(blanked);
+      i = from = end;
+    } else if (c === '"' || c === "'" || c === "`") {
+      flush(i);
+      let j = i + 1;
+      while (j < source.length && source[j] !== c && (c === "`" || source[j] !== "\n")) {
+        j += source[j] === "\\" ? 2 : 1;
+      }
+      j = Math.min(j, source.length);
+      const closed = source[j] === c;
+      const end = closed ? j + 1 : j;
+      code.push(c + blank(source.slice(i + 1, closed ? j : end)) + (closed ? c : ""));
+      noComments.push(source.slice(i, end));
+      i = from = end;
+    } else {
+      special.lastIndex = i + 1;
+      i = special.exec(source)?.index ?? source.length;
+    }
+  }
+  flush(source.length);
+  return {
+    code: code.join(""),
+    noComments: noComments.join("")
+  };
+}
+
+// src/protocol/jsdoc_text.ts
+var DOC_MAX_CHARS = 100;
+function shortenDocs(text, max = DOC_MAX_CHARS) {
+  const { noComments } = maskSource(text);
+  let out = "";
+  let last = 0;
+  for (let i = text.indexOf("/*"); i >= 0; i = text.indexOf("/*", i + 2)) {
+    if (i < last || noComments[i] !== " ") continue;
+    const close = text.indexOf("*/", i + 2);
+    const end = close < 0 ? text.length : close + 2;
+    const doc = docText(text.slice(i, end));
+    const lineStart = text.lastIndexOf("\n", i) + 1;
+    const onlyThing = text.slice(lineStart, i).trim() === "" && /^[ \t]*(\r?\n|$)/.test(text.slice(end));
+    if (doc === "") {
+      out += onlyThing ? text.slice(last, lineStart) : text.slice(last, i);
+      last = onlyThing ? Math.min(text.length, text.indexOf("\n", end) + 1 || text.length) : end;
+    } else {
+      out += `${text.slice(last, i)}/** ${cutText(doc, max).replaceAll("*/", "*\\/")} */`;
+      last = end;
+    }
+    i = end - 2;
+  }
+  return out + text.slice(last);
+}
+function docText(comment) {
+  const lines = comment.replace(/^\/\*\*?/, "").replace(/\*\/$/, "").split(/\r?\n/).map((line) => line.replace(/^\s*\*\s?/, "").trim());
+  const kept = [];
+  for (const line of lines) {
+    if (line.startsWith("@")) break;
+    kept.push(line);
+  }
+  return markdownText(kept.join(" ")).replace(/\s+/g, " ").trim();
+}
+function markdownText(text) {
+  return text.replace(/\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/\*\*([^*]+)\*\*/g, "$1").replace(/(^|\s)_([^_\s][^_]*)_(?=[\s.,;:]|$)/g, "$1$2");
+}
+function cutText(text, max) {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, "")}\u2026`;
+}
+function jsDoc(lines) {
+  const safe = lines.map((line) => line.replaceAll("*/", "*\\/"));
+  if (safe.length === 1) return `/** ${safe[0]} */`;
+  return `/**
+${safe.map((line) => ` * ${line}`).join("\n")}
+ */`;
+}
+
+// src/protocol/type_outline.ts
+var DESCRIPTION_MAX_CHARS = 200;
+var OUTLINE_NESTED_MAX_CHARS = 300;
+function identifiersOf(typeText) {
+  return [
+    ...maskSource(typeText).code.matchAll(/[A-Za-z_$][\w$]*/g)
+  ].map((m) => m[0]);
+}
+function declarationClosure(roots, declarations, depth = Infinity) {
+  const seen = /* @__PURE__ */ new Set();
+  let level = roots.filter((name) => Object.hasOwn(declarations, name));
+  for (let hop = 0; hop < depth && level.length > 0; hop++) {
+    const next = [];
+    for (const name of level) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      for (const ref of identifiersOf(declarations[name])) {
+        if (ref !== name && Object.hasOwn(declarations, ref) && !seen.has(ref)) next.push(ref);
+      }
+    }
+    level = next;
+  }
+  return Object.keys(declarations).filter((name) => seen.has(name));
+}
+function outlineDeclaration(name, text) {
+  const body = declarationBody(text);
+  if (body === null) return `${name}: ${oneLine(stripComments(text))}`;
+  const full = oneLine(body);
+  const shown = full.length <= OUTLINE_NESTED_MAX_CHARS ? full : collapseNested(full);
+  return `${name}: ${shown}`;
+}
+function collapseNested(typeText) {
+  const { code } = maskSource(typeText);
+  let out = "";
+  let depth = 0;
+  let last = 0;
+  let cutFrom = -1;
+  for (let i = 0; i < code.length; i++) {
+    const c = code[i];
+    if (c === "{") {
+      depth++;
+      if (depth === 2) cutFrom = i;
+    } else if (c === "}") {
+      if (depth === 2 && cutFrom >= 0) {
+        out += `${typeText.slice(last, cutFrom)}{\u2026}`;
+        last = i + 1;
+        cutFrom = -1;
+      }
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return out + typeText.slice(last);
+}
+function composeCompactDescription(tool, declarations, options = {}) {
+  const depth = Math.max(1, Math.floor(options.depth ?? 1));
+  const inputNames = declarationClosure(identifiersOf(tool.inputType ?? ""), declarations);
+  const doc = [];
+  const description = cutDescription(tool.description);
+  if (description !== "") doc.push(description);
+  if (inputNames.length === 0) {
+    for (const param of tool.params ?? []) {
+      const text = cutText(markdownText(param.description.split(/\r?\n/)[0] ?? ""), 80);
+      if (text !== "") doc.push(`@param args.${param.name} ${text}`);
+    }
+  }
+  const params = tool.inputType === null ? "" : `args${tool.inputOptional ? "?" : ""}: ${oneLine(stripComments(tool.inputType))}`;
+  const output = oneLine(stripComments(tool.outputType)) || "unknown";
+  const lines = [
+    ...doc.length === 0 ? [] : [
+      jsDoc(doc)
+    ],
+    `${tool.path}(${params}): Promise<${output.length > OUTLINE_NESTED_MAX_CHARS ? collapseNested(output) : output}>`,
+    ...tool.notes ?? []
+  ];
+  for (const name of inputNames) lines.push(shortenDocs(stripExport(declarations[name])));
+  const shown = new Set(inputNames);
+  const renames = /* @__PURE__ */ new Map();
+  const roots = throughAliases(identifiersOf(output), declarations, renames);
+  const outputNames = declarationClosure(roots, declarations, depth).filter((name) => !shown.has(name) && !renames.has(name));
+  if (outputNames.length > 0) {
+    const more = declarationClosure(roots, declarations, depth + 1).some((name) => !shown.has(name) && !outputNames.includes(name) && !renames.has(name));
+    lines.push(`// Returns${more ? ` (depth: ${depth + 1} expands the types named here)` : ""}:`);
+    const aliasOf = new Map([
+      ...renames
+    ].map(([alias, rename]) => [
+      rename.target,
+      {
+        alias,
+        body: rename.body
+      }
+    ]));
+    for (const name of outputNames) {
+      const rename = aliasOf.get(name);
+      const prefix = rename === void 0 ? "" : rename.body === name ? `${rename.alias} = ` : `${rename.alias} = ${rename.body}; `;
+      lines.push(`// ${prefix}${outlineDeclaration(name, declarations[name])}`);
+    }
+  }
+  return `${lines.join("\n")}
+`;
+}
+function throughAliases(names, declarations, renames) {
+  const out = [
+    ...names
+  ];
+  for (let i = 0; i < out.length && i < 50; i++) {
+    const name = out[i];
+    if (!Object.hasOwn(declarations, name)) continue;
+    const body = declarationBody(declarations[name]);
+    const line = body === null ? "" : oneLine(body);
+    const target = /^([A-Za-z_$][\w$]*)(?:\[\])?(?:\s*\|\s*(?:null|undefined))?$/.exec(line)?.[1];
+    if (target && Object.hasOwn(declarations, target)) {
+      renames.set(name, {
+        target,
+        body: line
+      });
+      if (!out.includes(target)) out.push(target);
+    }
+  }
+  return out;
+}
+function declarationBody(text) {
+  const clean = stripComments(text);
+  const { code } = maskSource(clean);
+  const head = /^\s*(?:export\s+)?(?:declare\s+)?(interface|type)\s+[\w$]+\s*(<[^=]*?>)?\s*/.exec(code);
+  if (head === null) return null;
+  if (head[1] === "type") {
+    const eq = code.indexOf("=", head[0].length);
+    return eq < 0 ? null : clean.slice(eq + 1).replace(/;\s*$/, "").trim();
+  }
+  const open = code.indexOf("{", head[0].length);
+  if (open < 0) return null;
+  if (/\bextends\b/.test(code.slice(head[0].length, open))) return null;
+  return clean.slice(open).replace(/;\s*$/, "").trim();
+}
+function stripComments(text) {
+  return maskSource(text).noComments;
+}
+function stripExport(text) {
+  return text.replace(/^(\s*(?:\/\*\*[\s\S]*?\*\/\s*)?)export\s+/, "$1");
+}
+function oneLine(text) {
+  return text.replace(/\s+/g, " ").trim().replace(/;\s*\}/g, " }").replace(/\{\s+\}/g, "{}").replace(/;$/, "");
+}
+function cutDescription(description) {
+  const untagged = description.split(/\r?\n/).filter((line) => !/^\s*@\w/.test(line)).join("\n");
+  const paragraphs = untagged.trim().split(/\r?\n\s*\r?\n/).map((p) => markdownText(p).replace(/\s+/g, " ").trim()).filter((p) => p !== "");
+  let text = paragraphs[0] ?? "";
+  let used = 1;
+  while (used < paragraphs.length && text.length < DESCRIPTION_MAX_CHARS / 2) {
+    text = `${/[.!?:]$/.test(text) ? text : `${text}.`} ${paragraphs[used]}`;
+    used++;
+  }
+  const cut = cutText(text, DESCRIPTION_MAX_CHARS);
+  const more = cut !== text || used < paragraphs.length;
+  return more ? `${cut.endsWith("\u2026") ? cut : `${cut} \u2026`} (full: true shows all)` : cut;
+}
+
 // src/protocol/discovery_data.ts
 function composeToolDescription(head, namespaceIdentifier, used) {
   const lines = [
@@ -456,8 +715,11 @@ var DiscoveryReader = class {
     this.#ranked ??= new RankedIndex(this.#pathIndex());
     return this.#ranked.search(query, options);
   }
-  /** Describes a tool, namespace or script; throws {@linkcode UnknownPathError} when unknown. */
-  describe(path) {
+  /**
+   * Describes a tool (compactly unless `full`), a namespace or a script; throws
+   * {@linkcode UnknownPathError} when unknown.
+   */
+  describe(path, options = {}) {
     const paths = this.#pathIndex();
     const resolved = paths.resolve(path);
     if (resolved === void 0) throw new UnknownPathError(path, paths.nearestPaths(path));
@@ -465,6 +727,11 @@ var DiscoveryReader = class {
     if (resolved.kind === "script") return resolved.describe;
     const ns = paths.namespace(resolved.namespace.identifier);
     const declarations = ns?.declarations ?? {};
+    if (!options.full && resolved.outline !== void 0) {
+      return composeCompactDescription(resolved.outline, declarations, options.depth === void 0 ? {} : {
+        depth: options.depth
+      });
+    }
     const used = (resolved.uses ?? []).flatMap((name) => Object.hasOwn(declarations, name) ? [
       declarations[name]
     ] : []);

@@ -145,8 +145,8 @@ ${failure.stack ?? ""}`;
   function search(query, options2 = {}) {
     return searchIndex().search(query, options2);
   }
-  function describe(path) {
-    return searchIndex().describe(path);
+  function describe(path, options2 = {}) {
+    return searchIndex().describe(path, options2);
   }
   let reported = false;
   function resultHook(value) {

@@ -219,8 +219,8 @@ export function installScriptGlobals(
   ) {
     return searchIndex().search(query, options);
   }
-  function describe(path: string): string {
-    return searchIndex().describe(path);
+  function describe(path: string, options: { depth?: number; full?: boolean } = {}): string {
+    return searchIndex().describe(path, options);
   }
 
   let reported = false;

@@ -5,10 +5,12 @@
 
 import { z } from "zod";
 import { catalogParams, describeParams, searchParams } from "../../protocol/rpc_params.ts";
+import { searchLines } from "../../protocol/discovery_search.ts";
 import { buildCatalog } from "../../discovery/catalog.ts";
 import { describePath, UnknownPathError } from "../../discovery/describe.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { renderLlmGuide } from "../../discovery/llm_guide.ts";
+import { renderMcpGuide } from "../../discovery/mcp_guide.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 
 /**
@@ -27,26 +29,47 @@ async function settledCatalogue(context: MethodContext): Promise<void> {
   clearTimeout(timer);
 }
 
+/** `guide`: for whom (the shell's `--llm-help`, or an MCP host). */
+const guideParams = z.strictObject({ for: z.enum(["cli", "mcp"]).optional() });
+
 /** The handlers, keyed by method name. */
 export const discoveryMethods: Record<string, MethodDefinition> = {
   catalog: defineMethod(catalogParams, async (params, context) => {
     await settledCatalogue(context);
-    return buildCatalog(context.core.searchIndex().entries, {
+    const entries = context.core.searchIndex().entries;
+    const versions = context.core.catalogueVersions;
+    // `since`: what changed from a version this gateway answered before (or, when it no longer
+    // remembers that one, `known: false` and the whole catalogue as usual).
+    if (params.since !== undefined) {
+      const changes = versions.changesSince(params.since, entries);
+      if (changes.known) return changes;
+      const whole = buildCatalog(entries, { budgetTokens: params.budget ?? 2000 });
+      return { ...whole, ...changes, text: `${changes.text}\n\n${whole.text}` };
+    }
+    const version = versions.current(entries);
+    const catalog = buildCatalog(entries, {
       budgetTokens: params.budget ?? 2000,
+      footer: `(catalogue version ${version}; catalog since it lists what changed)`,
     });
+    return { ...catalog, version };
   }),
   search: defineMethod(searchParams, async (params, context) => {
     await settledCatalogue(context);
-    return context.core.searchIndex().search(params.query, {
+    const answer = context.core.searchIndex().search(params.query, {
       ...(params.namespace !== undefined ? { namespace: params.namespace } : {}),
       ...(params.limit !== undefined ? { limit: params.limit } : {}),
       ...(params.offset !== undefined ? { offset: params.offset } : {}),
     });
+    // `text` is the page as a model reads it (one line a hit); MCP shows it as the content.
+    return { ...answer, text: searchLines(answer) };
   }),
   describe: defineMethod(describeParams, async (params, context) => {
     await settledCatalogue(context);
     try {
-      return describePath(context.core.searchIndex().entries, params.path);
+      return describePath(context.core.searchIndex().entries, params.path, {
+        ...(params.depth !== undefined ? { depth: params.depth } : {}),
+        ...(params.full !== undefined ? { full: params.full } : {}),
+      });
     } catch (error) {
       // A mistyped path is the caller's to fix, like an unknown tool in a script (SPEC §6).
       if (!(error instanceof UnknownPathError)) throw error;
@@ -57,12 +80,15 @@ export const discoveryMethods: Record<string, MethodDefinition> = {
       });
     }
   }),
-  guide: defineMethod(z.strictObject({}), async (_params, context) => {
+  guide: defineMethod(guideParams, async (params, context) => {
     await settledCatalogue(context);
+    const entries = context.core.searchIndex().entries;
+    const options = { limits: context.core.config.exec, pinned: context.core.config.pinned };
+    // Over MCP the guide speaks of the MCP tools; on the shell, of the CLI's commands.
     return {
-      text: renderLlmGuide(context.core.searchIndex().entries, {
-        limits: context.core.config.exec,
-      }),
+      text: params.for === "mcp"
+        ? renderMcpGuide(entries, options)
+        : renderLlmGuide(entries, options),
     };
   }),
   scripts: defineMethod(z.strictObject({}), (_params, context) =>

@@ -4,41 +4,47 @@
  * @module
  */
 
-import { callParams, reconnectParams, typesParams } from "../../protocol/rpc_params.ts";
+import {
+  callParams,
+  namespacesParams,
+  reconnectParams,
+  typesParams,
+} from "../../protocol/rpc_params.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
-import { renderNamespaceTypes, renderScriptGlobals } from "../../namespaces/render_types.ts";
+import { renderScriptGlobals } from "../../namespaces/render_types.ts";
+import { standaloneTypes, UnknownTypesNameError } from "../../discovery/standalone_types.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
 import type { GatewayCore } from "../gateway_core.ts";
 
-/** TypeScript for some namespaces (by name or identifier), or all of them with the globals. */
+/**
+ * TypeScript for some namespaces (by name or identifier) or tools (`ns.tool`), or all of them:
+ * always the whole globals text, so it type-checks on its own.
+ */
 export function typesText(core: GatewayCore, namespaces?: readonly string[]): string {
   const snapshot = core.snapshot();
   if (!namespaces || namespaces.length === 0) return renderScriptGlobals(snapshot);
-  const out: string[] = [];
-  for (const wanted of namespaces) {
-    const ns = snapshot.namespaces.find((n) => n.name === wanted || n.identifier === wanted);
-    if (!ns) {
-      throw new RpcError(
-        RpcCode.InvalidParams,
-        `Unknown namespace "${wanted}" (known: ${
-          snapshot.namespaces.map((n) => n.name).join(", ") || "none"
-        })`,
-      );
-    }
-    out.push(renderNamespaceTypes(ns));
+  try {
+    return standaloneTypes(snapshot, namespaces);
+  } catch (error) {
+    if (!(error instanceof UnknownTypesNameError)) throw error;
+    throw new RpcError(RpcCode.InvalidParams, error.message);
   }
-  return out.join("\n");
 }
+
+/** How long `namespaces` with `settle` waits for namespaces still in their first start. */
+const SETTLE_WAIT_MS = 15_000;
 
 /** The handlers, keyed by method name. */
 export const namespaceMethods: Record<string, MethodDefinition> = {
-  namespaces: defineMethod(typesParams.partial(), (_params, context) =>
-    Promise.resolve({
+  namespaces: defineMethod(namespacesParams, async (params, context) => {
+    if (params.settle) await context.core.registry.settled(SETTLE_WAIT_MS);
+    return {
       namespaces: context.core.namespaceList(),
       warnings: context.core.configWarnings(),
       upstreamWarnings: context.core.registry.warnings(),
       ...(context.core.reloadError !== null ? { configError: context.core.reloadError } : {}),
-    })),
+    };
+  }),
   types: defineMethod(
     typesParams,
     (params, context) => Promise.resolve({ types: typesText(context.core, params.namespaces) }),
