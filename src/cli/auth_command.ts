@@ -150,6 +150,8 @@ async function login(
       await oauthFlow(provider, {
         serverUrl: server.url,
         authorizationCode: answer.code!,
+        // The issuer the redirect names (RFC 9207), checked against the one discovered.
+        ...(answer.iss === undefined ? {} : { iss: answer.iss }),
         ...(scope ? { scope } : {}),
         fetchFn: provider.fetch,
       });
@@ -236,6 +238,7 @@ async function reconnect(context: CliContext, namespace: string): Promise<void> 
 interface RedirectAnswer {
   code?: string;
   state?: string;
+  iss?: string;
   error?: string;
   errorDescription?: string;
 }
@@ -250,7 +253,12 @@ function listenForRedirect(port: number) {
     const get = (key: string) => url.searchParams.get(key) ?? undefined;
     const answer: RedirectAnswer = {};
     for (
-      const [key, field] of [["code", "code"], ["state", "state"], ["error", "error"]] as const
+      const [key, field] of [
+        ["code", "code"],
+        ["state", "state"],
+        ["iss", "iss"],
+        ["error", "error"],
+      ] as const
     ) {
       const value = get(key);
       if (value !== undefined) answer[field] = value;

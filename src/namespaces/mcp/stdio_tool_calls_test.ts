@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { StdioToolCalls } from "./stdio_tool_calls.ts";
-import { ErrorCode, type JSONRPCMessage, McpError } from "./mcp_sdk.ts";
+import { type JSONRPCMessage, ProtocolError, SdkError, SdkErrorCode } from "./mcp_sdk.ts";
 
 /** A `StdioToolCalls` whose sent messages are kept, and call options with long timeouts. */
 function setup() {
@@ -68,16 +68,17 @@ Deno.test("`StdioToolCalls.call()` validates a result that is not plain text as 
   });
   // Unknown block keys are dropped, unknown result keys kept, exactly as `Client.callTool` does.
   assert.deepStrictEqual(await extra, { content: [{ type: "text", text: "t" }], extra: true });
-  const error = await malformed.then(() => null, (e: Error) => e);
-  assert.match(error?.name ?? "", /ZodError/);
+  const error = await malformed.then(() => null, (e: unknown) => e);
+  assert.ok(error instanceof SdkError);
+  assert.equal(error.code, SdkErrorCode.InvalidResult);
 });
 
-Deno.test("`StdioToolCalls.call()` rejects with the upstream's error as an McpError", async () => {
+Deno.test("`StdioToolCalls.call()` rejects with the upstream's error as a ProtocolError", async () => {
   const { calls, options } = setup();
   const answer = calls.call("nope", {}, options());
   calls.take({ jsonrpc: "2.0", id: "gw-1", error: { code: -32602, message: "Unknown tool" } });
   const error = await answer.then(() => null, (e: unknown) => e);
-  assert.ok(error instanceof McpError);
+  assert.ok(error instanceof ProtocolError);
   assert.equal(error.code, -32602);
   assert.match(error.message, /Unknown tool/);
 });
@@ -106,8 +107,8 @@ Deno.test("`StdioToolCalls.call()` times out after silence, and progress resets 
   const error = await answer.then(() => null, (e: unknown) => e);
   assert.ok(Date.now() - started >= 240, "progress extended the wait");
   assert.deepStrictEqual(progress, [1]);
-  assert.ok(error instanceof McpError);
-  assert.equal(error.code, ErrorCode.RequestTimeout);
+  assert.ok(error instanceof SdkError);
+  assert.equal(error.code, SdkErrorCode.RequestTimeout);
   assert.deepStrictEqual(sent[1], {
     jsonrpc: "2.0",
     method: "notifications/cancelled",
@@ -141,7 +142,7 @@ Deno.test("`StdioToolCalls.call()` stops at maxTotalTimeout even while progress 
   clearInterval(ticker);
   assert.ok(Date.now() - started >= 100, "progress kept it alive past the silence timeout");
   assert.ok(progress.length >= 3, `${progress.length} progress updates`);
-  assert.ok(error instanceof McpError);
+  assert.ok(error instanceof SdkError);
   assert.equal((error.data as { maxTotalTimeout: number }).maxTotalTimeout, 100);
   assert.equal(sent[1]?.method, "notifications/cancelled");
 });
@@ -158,7 +159,7 @@ Deno.test("`StdioToolCalls.call()` cancels upstream when its signal aborts, and 
   controller.abort(new Error("run cancelled"));
   for (const call of [first, second]) {
     const error = await call.then(() => null, (e: unknown) => e);
-    assert.ok(error instanceof McpError);
+    assert.ok(error instanceof SdkError);
     assert.match(error.message, /run cancelled/);
   }
   assert.deepStrictEqual(sent.slice(3).map((m) => m.params), [
@@ -174,8 +175,8 @@ Deno.test("`StdioToolCalls.close()` fails the calls in flight and later calls wi
   calls.close();
   for (const call of [inFlight, calls.call("late", {}, options())]) {
     const error = await call.then(() => null, (e: unknown) => e);
-    assert.ok(error instanceof McpError);
-    assert.equal(error.code, ErrorCode.ConnectionClosed);
+    assert.ok(error instanceof SdkError);
+    assert.equal(error.code, SdkErrorCode.ConnectionClosed);
   }
 });
 

@@ -11,9 +11,10 @@
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
   OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth";
+} from "./mcp_sdk.ts";
 import type { OAuthStore, StoredOAuth } from "./oauth_store.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
@@ -179,6 +180,21 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
       throw new Error(`No PKCE code verifier for "${this.#namespace}": start with auth login`);
     }
     return this.#codeVerifier;
+  }
+
+  /**
+   * Keeps what discovery found (the authorization server and its metadata), so a refresh or a
+   * later login reuses it and credentials stay tied to the issuer that granted them.
+   */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#store.update((stored) => ({
+      ...stored,
+      discoveryState: state as unknown as Record<string, unknown>,
+    }));
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#store.read().discoveryState as OAuthDiscoveryState | undefined;
   }
 
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
