@@ -55,6 +55,11 @@ export interface UpstreamConnection {
   fromPrior: boolean;
   /** Which call a question the server asks belongs to. */
   questions: CallQuestions;
+  /**
+   * Opens the client that carries the server's change streams, when it is not `client`
+   * (streamable HTTP in the 2026-07-28 era); absent: `client` carries them.
+   */
+  listenVia?: () => Promise<Client>;
   /** The child process, for stdio servers. */
   process?: StdioProcessTransport;
   /** Ends the connection: session DELETE for streamable HTTP, the kill sequence for stdio. */
@@ -73,6 +78,8 @@ export interface ConnectUpstreamOptions {
    * `questions` tells which call a question of the server belongs to.
    */
   setup?: (client: Client, questions: CallQuestions) => void;
+  /** Called with a change-stream client (see `listenVia`) before it connects, and the main one. */
+  setupListener?: (listener: Client, main: Client) => void;
   /** Grace after closing stdin and after SIGTERM. @default 2000 */
   killGraceMs?: number;
   /** Told the pid of a stdio child once spawned (the process ledger). */
@@ -132,10 +139,37 @@ export async function connectUpstream(
     });
     const questions = new CallQuestions();
     const client = await handshake(transport, options, options.prior, questions);
+    let listener: Client | undefined;
+    let listenerPool: Deno.HttpClient | undefined;
     return {
       ...settled(client, options.prior, questions),
       via: "streamable-http",
+      // Change streams ride a client of their own, adopting the same discover answer (no round
+      // trip), on connections of their own: while a stream held a pooled connection, aborting a
+      // timed-out call's fetch left its connection open, and the server never saw the cancel.
+      listenVia: async () => {
+        const discover = client.getDiscoverResult();
+        if (discover === undefined) throw new Error("the connection is not in the 2026-07-28 era");
+        const second = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+        options.setupListener?.(second, client);
+        listenerPool = Deno.createHttpClient({});
+        const pool = listenerPool;
+        const viaPool = options.oauth?.fetch ?? fetch;
+        await second.connect(
+          new StreamableHTTPClientTransport(url, {
+            requestInit,
+            ...(options.oauth ? { authProvider: options.oauth } : {}),
+            fetch: (input, init) => viaPool(input, { ...init, client: pool } as RequestInit),
+            onInsufficientScope: "throw",
+          }),
+          { prior: { kind: "modern", discover } },
+        );
+        listener = second;
+        return second;
+      },
       close: async () => {
+        await listener?.close().catch(() => {});
+        listenerPool?.close();
         await transport.terminateSession().catch(() => {});
         await client.close();
       },

@@ -269,10 +269,7 @@ export class McpConnectionSupervisor implements McpCallHost {
         } era): ${this.#tools.size} tools`,
       );
       this.#setStatus({ state: "ready" });
-      if (connection.era === "modern") {
-        const client = connection.client;
-        void this.notifications.listen(client, () => this.#connection?.client === client);
-      }
+      if (connection.era === "modern") this.#listen(connection);
     } catch (error) {
       await connection?.close().catch(() => {});
       if (generation !== this.#generation) return;
@@ -334,6 +331,9 @@ export class McpConnectionSupervisor implements McpCallHost {
         ...(oauth ? { oauth } : {}),
         ...(prior === undefined ? {} : { prior }),
         probeTimeoutMs: Math.min(5000, Math.max(500, this.#config.startTimeoutMs / 3)),
+        setupListener: (listener, main) => {
+          this.notifications.install(listener, () => void this.#refresh(main));
+        },
         setup: (client, questions) => {
           this.notifications.install(client, () => void this.#refresh(client), questions);
           client.onclose = () => {
@@ -354,6 +354,28 @@ export class McpConnectionSupervisor implements McpCallHost {
       await connection?.close().catch(() => {});
       throw error;
     }
+  }
+
+  /** Opens the change stream of a 2026-07-28 connection (on its own client over HTTP). */
+  #listen(connection: UpstreamConnection): void {
+    const current = () => this.#connection === connection;
+    void (async () => {
+      let client = connection.client;
+      if (connection.listenVia !== undefined) {
+        try {
+          client = await connection.listenVia();
+        } catch (error) {
+          if (!current()) return;
+          this.#logger.warn(
+            `Cannot open the change stream of "${this.name}": ${
+              messageOf(error)
+            }; its tool list is read again only on a reconnect`,
+          );
+          return;
+        }
+      }
+      await this.notifications.listen(client, current, () => void this.#refresh(connection.client));
+    })();
   }
 
   async #load(client: Client, signal?: AbortSignal): Promise<LoadedMcpTools> {

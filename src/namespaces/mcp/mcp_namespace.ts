@@ -126,6 +126,22 @@ export class McpNamespace implements Namespace {
     return this.#supervisor.connection?.via;
   }
 
+  /**
+   * The protocol of the live connection: its era, the version agreed, and whether the era came
+   * from the verdict kept in the data dir (no question asked of the server at this connect).
+   */
+  get protocol():
+    | { era: "modern" | "legacy"; version: string | undefined; fromKeptVerdict: boolean }
+    | undefined {
+    const connection = this.#supervisor.connection;
+    if (connection === undefined) return undefined;
+    return {
+      era: connection.era,
+      version: connection.client.getNegotiatedProtocolVersion(),
+      fromKeptVerdict: connection.fromPrior,
+    };
+  }
+
   /** Connects; resolves once ready or failed (never rejects). Later failures retry by themselves. */
   start(): Promise<void> {
     return this.#supervisor.start();

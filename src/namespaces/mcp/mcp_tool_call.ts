@@ -99,7 +99,7 @@ export function sendMcpToolCall(
     ? undefined
     : entry.outputCheck?.() ?? null;
   const direct = outputCheck === null ? undefined : connection.process;
-  const answer = inputAnswerer(options.askUser, (note) => host.note(`"${tool}" ${note}`));
+  const answer = inputAnswerer(options.askUser, (note) => host.note(`(call to "${tool}") ${note}`));
   if (direct !== undefined) {
     const envelope = connection.era === "modern" ? requestEnvelope(connection) : undefined;
     // One promise layer between the answer and the caller (issue 12: a call's every turn counts).

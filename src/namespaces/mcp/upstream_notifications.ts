@@ -55,9 +55,9 @@ export class UpstreamNotifications {
 
   /**
    * Sets `client`'s handlers before it connects: `onListChanged` runs when its tools or prompts
-   * change; a question of the server goes to the call `questions` names.
+   * change; a question of the server goes to the call `questions` names (none: declined).
    */
-  install(client: Client, onListChanged: () => void, questions: CallQuestions): void {
+  install(client: Client, onListChanged: () => void, questions?: CallQuestions): void {
     const name = this.#name;
     client.onerror = (error) => this.#logger.warn(`MCP server "${name}": ${messageOf(error)}`);
     client.setNotificationHandler("notifications/tools/list_changed", onListChanged);
@@ -74,7 +74,7 @@ export class UpstreamNotifications {
       this.#logger.debug(`[${name}${logger === undefined ? "" : `/${logger}`}] ${level}: ${text}`);
     });
     client.setRequestHandler("elicitation/create", async (request) => {
-      const call = questions.current();
+      const call = questions?.current() ?? "none";
       if (call === "none" || call === "ambiguous" || call.answer === undefined) {
         this.#logger.warn(
           `MCP server "${name}" asked "${request.params.message}" and was declined: ${
@@ -95,10 +95,11 @@ export class UpstreamNotifications {
   /**
    * On a 2026-07-28 connection: opens the `subscriptions/listen` stream for the list changes
    * the server offers (and the resources subscribed to), and opens it again with back-off when
-   * it drops while `client` is `current()`. Resolves once the server acknowledged it; a server
-   * that refuses is logged, and the namespace works on without change notifications.
+   * it drops while `client` is `current()`; `onOpened` runs each time a stream is open (the
+   * lists may have changed unannounced before). Resolves once the server acknowledged it; a
+   * server that refuses is logged, and the namespace works on without change notifications.
    */
-  async listen(client: Client, current: () => boolean): Promise<void> {
+  async listen(client: Client, current: () => boolean, onOpened: () => void): Promise<void> {
     const capabilities = client.getServerCapabilities() ?? {};
     let delay = RELISTEN_MS.first;
     let open: { close(): Promise<void> } | null = null;
@@ -121,6 +122,8 @@ export class UpstreamNotifications {
         }
         open = subscription;
         delay = RELISTEN_MS.first;
+        // What changed before the stream was open (or while it was down) was not announced.
+        onOpened();
         void subscription.closed.then((how) => {
           if (open === subscription) open = null;
           if (how === "local" || !current()) return;
