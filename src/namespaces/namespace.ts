@@ -44,7 +44,7 @@ export interface ToolCallOptions {
    * person says yes or no; absent when nobody can be asked (a call outside a run), and the
    * question is then declined.
    */
-  askUser?: (question: { message: string; detail: string }) => Promise<
+  askUser?: (question: { message: string; fields: Record<string, unknown> }) => Promise<
     { allowed: boolean; by: string }
   >;
 }

@@ -24,6 +24,24 @@ export class CallPolicy {
     this.#options = options;
   }
 
+  /** Holds a question of an upstream during a run's call: see {@linkcode askForUpstream}. */
+  askForUpstream(
+    call: {
+      namespace: string;
+      tool: string;
+      runId: string;
+      signal: AbortSignal;
+      deadline?: number;
+    },
+    question: { message: string; fields: Record<string, unknown> },
+  ): Promise<ApprovalDecision> {
+    this.#options.log("an upstream's question waits for approval", {
+      runId: call.runId,
+      call: `${call.namespace}.${call.tool}`,
+    });
+    return askForUpstream(this.#options.approvals, call, question);
+  }
+
   /**
    * Applies the first matching policy rule (SPEC §13): `deny` fails the call before anything is
    * sent; `ask` holds it until someone answers or the run ends (denied). Only a run can wait
@@ -108,6 +126,28 @@ export class CallPolicy {
       );
     }
   }
+}
+
+/**
+ * Holds a question an upstream asks during `namespace.tool` (an MCP elicitation) in
+ * `approvals`, as an `ask` rule holds a call: answered by `gateway approve`, the dashboard or an
+ * MCP host; unanswered shortly before the run's deadline, or when the run ends, it is a no.
+ */
+export function askForUpstream(
+  approvals: Approvals,
+  call: { namespace: string; tool: string; runId: string; signal: AbortSignal; deadline?: number },
+  question: { message: string; fields: Record<string, unknown> },
+): Promise<ApprovalDecision> {
+  const holdMs = call.deadline === undefined ? undefined : holdTime(call.deadline);
+  return approvals.request({
+    runId: call.runId,
+    namespace: call.namespace,
+    tool: call.tool,
+    args: question.fields,
+    rule: `MCP server "${call.namespace}" asks: ${question.message}`,
+    signal: call.signal,
+    ...(holdMs !== undefined ? { timeoutMs: holdMs } : {}),
+  });
 }
 
 /**

@@ -127,7 +127,7 @@ Deno.test("an upstream's input_required question goes to the call's askUser, ove
       const asked: unknown[] = [];
       const yes = await ns.callTool("confirm_delete", { path: "/a" }, askingOptions(true, asked));
       assert.equal(yes.value, "Deleted /a");
-      assert.deepStrictEqual(asked, [{ message: "Delete /a?", detail: "confirm=true" }]);
+      assert.deepStrictEqual(asked, [{ message: "Delete /a?", fields: { confirm: true } }]);
       const no = await ns.callTool("confirm_delete", { path: "/b" }, askingOptions(false, asked));
       assert.equal(no.value, "Kept /b");
       // Outside a run nobody can be asked: the question is declined, and the log says why.

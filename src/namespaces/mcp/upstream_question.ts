@@ -13,8 +13,8 @@
 export interface UpstreamQuestion {
   /** What the server asks, in its words (with the URL to open, for a URL elicitation). */
   message: string;
-  /** The fields a yes fills, `name=value` each, for the approval's detail line. */
-  detail: string;
+  /** What a yes answers: the fields it fills (a URL elicitation: the URL to open). */
+  fields: Record<string, unknown>;
 }
 
 /** The hook a call carries to hold a question for a person: resolves with their answer. */
@@ -51,7 +51,7 @@ export function readQuestion(
   if (mode === "url") {
     if (typeof url !== "string") return { unanswerable: "a URL elicitation without a URL" };
     return {
-      question: { message: `${text} (open ${url}, then allow)`, detail: url },
+      question: { message: `${text} (open ${url}, then allow)`, fields: { url } },
       yes: { action: "accept" },
     };
   }
@@ -82,8 +82,7 @@ export function readQuestion(
       };
     }
   }
-  const detail = Object.entries(content).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ");
-  return { question: { message: text, detail }, yes: { action: "accept", content } };
+  return { question: { message: text, fields: content }, yes: { action: "accept", content } };
 }
 
 /** The value a yes gives a field: its default when valid, else `true` for a boolean. */
