@@ -9,6 +9,7 @@
 export {
   auth as oauthFlow,
   Client,
+  extractWWWAuthenticateParams,
   InsufficientScopeError,
   ProtocolError,
   ProtocolErrorCode,
