@@ -34,11 +34,19 @@ export const CLIENT_INFO = { name: "gateway", version: "0.1.0" };
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /**
- * What the gateway can do for a server: answer its questions (elicitation, form and URL; a
- * field left out gets its default) and await its tasks.
+ * What the gateway can do for a server over HTTP: answer its questions (elicitation, form and
+ * URL; a field left out gets its default).
+ */
+export const HTTP_CLIENT_CAPABILITIES: ClientCapabilities = {
+  elicitation: { form: { applyDefaults: true }, url: {} },
+};
+
+/**
+ * What the gateway can do for a stdio server: answer its questions, and await its tasks (the
+ * Tasks extension; the stdio call path polls and cancels them, the SDK's client does not).
  */
 export const CLIENT_CAPABILITIES: ClientCapabilities = {
-  elicitation: { form: { applyDefaults: true }, url: {} },
+  ...HTTP_CLIENT_CAPABILITIES,
   extensions: { [TASKS_EXTENSION]: {} },
 };
 
@@ -150,7 +158,7 @@ export async function connectUpstream(
       listenVia: async () => {
         const discover = client.getDiscoverResult();
         if (discover === undefined) throw new Error("the connection is not in the 2026-07-28 era");
-        const second = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
+        const second = new Client(CLIENT_INFO, { capabilities: HTTP_CLIENT_CAPABILITIES });
         options.setupListener?.(second, client);
         listenerPool = Deno.createHttpClient({});
         const pool = listenerPool;
@@ -288,13 +296,12 @@ async function handshake(
   questions: CallQuestions,
 ): Promise<Client> {
   options.signal.throwIfAborted();
+  const stdio = transport instanceof StdioProcessTransport;
   const client = new Client(CLIENT_INFO, {
-    capabilities: CLIENT_CAPABILITIES,
+    capabilities: stdio ? CLIENT_CAPABILITIES : HTTP_CLIENT_CAPABILITIES,
     versionNegotiation: {
       mode: "auto",
-      ...(transport instanceof StdioProcessTransport
-        ? { probe: { timeoutMs: options.probeTimeoutMs ?? 5000 } }
-        : {}),
+      ...(stdio ? { probe: { timeoutMs: options.probeTimeoutMs ?? 5000 } } : {}),
     },
   });
   options.setup?.(client, questions);
