@@ -269,3 +269,60 @@ Deno.test("a kept verdict that proves wrong is dropped and the server asked agai
     await Deno.remove(dataDir, { recursive: true });
   }
 });
+
+Deno.test("a task a 2026-07-28 stdio upstream makes of a call is awaited, and cancelled at the call's deadline", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-raw-modern-" });
+  const record = join(dir, "record.jsonl");
+  const ns = new McpNamespace(
+    "raw",
+    fixtureConfig("raw_modern_server.ts", { env: { RAW_RECORD: record } }),
+  );
+  try {
+    await ns.start();
+    assert.deepStrictEqual(ns.status(), { state: "ready" });
+    // The task outlives the silence timeout: its status polls keep the call alive.
+    const progress: string[] = [];
+    const done = await ns.callTool("slow", { ms: 600 }, {
+      ...callOptions({ callTimeoutMs: 300 }),
+      onProgress: (p) => p.message !== undefined && progress.push(p.message),
+    });
+    assert.equal(done.value, "slept 600");
+    assert.ok(progress.includes("task working"), progress.join(", "));
+    // A task past the hard maximum is cancelled with tasks/cancel.
+    const error = await callError(
+      ns.callTool("slow", { ms: 60_000 }, callOptions({ callTimeoutMs: 5000, callMaxMs: 400 })),
+    );
+    assert.equal(error.kind, "ToolTimeout");
+    await pollUntil("the upstream to get tasks/cancel", async () => {
+      const lines = (await Deno.readTextFile(record)).trim().split("\n").map((l) => JSON.parse(l));
+      return lines.some((m) => m.method === "tasks/cancel" && m.params?.taskId === "task-2");
+    }, { timeoutMs: 5000 });
+  } finally {
+    await ns.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a JSON-RPC request from a 2026-07-28 stdio server is dropped and logged; the call goes on", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-raw-modern-" });
+  const record = join(dir, "record.jsonl");
+  const logger = capturingLogger();
+  const ns = new McpNamespace(
+    "raw",
+    fixtureConfig("raw_modern_server.ts", { env: { RAW_RECORD: record } }),
+    { logger },
+  );
+  try {
+    await ns.start();
+    assert.equal((await ns.callTool("pushy", {}, callOptions())).value, "done");
+    assert.equal((await ns.callTool("pushy", {}, callOptions())).value, "done");
+    assert.match(logger.lines.join("\n"), /MCP server "raw": .*request/i);
+    // Nothing answered the server's request: on 2026-07-28 stdio the client writes no response.
+    const lines = (await Deno.readTextFile(record)).trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.some((m) => m.id === "server-request-1"), false);
+    assert.deepStrictEqual(ns.status(), { state: "ready" });
+  } finally {
+    await ns.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
