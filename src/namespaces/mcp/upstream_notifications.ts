@@ -153,11 +153,6 @@ export class UpstreamNotifications {
     await subscribe();
   }
 
-  /** Stops listening for the connection that ended. */
-  stopListening(): void {
-    this.#relisten = null;
-  }
-
   /**
    * Subscribes to (or unsubscribes from) `uri` on a 2026-07-28 connection, where the listen
    * stream's filter carries resource subscriptions: the stream is opened again with the new
