@@ -9,8 +9,8 @@
  */
 
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { createHarness, REPO } from "../support/gateway_harness.ts";
 import type { RunDocument } from "../../src/protocol/run_document.ts";
 import { buildCatalog } from "../../src/discovery/catalog.ts";
