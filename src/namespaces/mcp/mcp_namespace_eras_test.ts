@@ -326,3 +326,35 @@ Deno.test("a JSON-RPC request from a 2026-07-28 stdio server is dropped and logg
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a stdio server that exits at server/discover is started again as a 2025 server, without stalling", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-exit-on-discover-" });
+  const record = join(dir, "record.jsonl");
+  const dataDir = join(dir, "data");
+  const logger = capturingLogger();
+  const ns = new McpNamespace(
+    "rmcp_like",
+    fixtureConfig("fault_server.ts", {
+      env: { FAULT_EXIT_ON_DISCOVER: "1", FAULT_RECORD: record },
+    }),
+    { logger, dataDir },
+  );
+  try {
+    await ns.start();
+    assert.deepStrictEqual(ns.status(), { state: "ready" });
+    assert.deepStrictEqual(ns.protocol, {
+      era: "legacy",
+      version: "2025-11-25",
+      fromKeptVerdict: false,
+    });
+    assert.match(logger.lines.join("\n"), /exited at server\/discover: starting it again/);
+    const events = (await Deno.readTextFile(record)).trim().split("\n").map((l) => JSON.parse(l));
+    assert.equal(events.filter((e) => e.event === "exit-on-discover").length, 1);
+    assert.equal((await ns.callTool("echo", { message: "x" }, callOptions())).value, "Echo: x");
+    const kept = JSON.parse(await Deno.readTextFile(join(dataDir, "mcp", "eras.json")));
+    assert.equal(kept.rmcp_like.era, "legacy");
+  } finally {
+    await ns.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
