@@ -142,6 +142,11 @@ Deno.test(
             );
             assert.equal(run.ok, true, JSON.stringify(run.error));
             assert.match(String(run.result), /^client /);
+            // The server speaks both eras; behind its login, the gateway settled on 2026-07-28.
+            const eras = JSON.parse(
+              await Deno.readTextFile(join(gw.dataDir, "mcp", "eras.json")),
+            ) as Record<string, { era: string }>;
+            assert.equal(eras.secure?.era, "modern");
           },
         );
 

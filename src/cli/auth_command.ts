@@ -14,7 +14,7 @@ import type { McpServerConfig } from "../config/gateway_config.ts";
 import { NoServerError } from "../client/server_connection.ts";
 import { OAuthStore } from "../namespaces/mcp/oauth_store.ts";
 import { UpstreamOAuthProvider } from "../namespaces/mcp/upstream_oauth_provider.ts";
-import { oauthFlow } from "../namespaces/mcp/mcp_sdk.ts";
+import { extractWWWAuthenticateParams, oauthFlow } from "../namespaces/mcp/mcp_sdk.ts";
 import { messageOf } from "../protocol/message_of.ts";
 
 /** Usage text of `gateway auth`. */
@@ -122,9 +122,18 @@ async function login(
       },
     },
   });
-  // The configured scopes, widened by any a call stepped up to (insufficient_scope).
-  const stepUp = new OAuthStore(context.dataDir, namespace).read().stepUpScope?.split(" ") ?? [];
-  const wanted = [...new Set([...(settings.scopes ?? []), ...stepUp])];
+  // The configured scopes, widened by the ones granted before (a new login keeps them), any a
+  // call stepped up to (insufficient_scope), and the one the server's challenge names now.
+  const stored = new OAuthStore(context.dataDir, namespace).read();
+  const challenge = await serverChallenge(server, provider.fetch);
+  const wanted = [
+    ...new Set([
+      ...(settings.scopes ?? []),
+      ...(stored.tokens?.scope?.split(" ") ?? []),
+      ...(stored.stepUpScope?.split(" ") ?? []),
+      ...(challenge.scope?.split(" ") ?? []),
+    ]),
+  ].filter((s) => s !== "");
   const scope = wanted.length > 0 ? wanted.join(" ") : undefined;
   // A login always asks the user: stored tokens would otherwise just be refreshed, with the
   // old scopes (and the old account).
@@ -133,6 +142,9 @@ async function login(
     const first = await oauthFlow(provider, {
       serverUrl: server.url,
       ...(scope ? { scope } : {}),
+      ...(challenge.resourceMetadataUrl
+        ? { resourceMetadataUrl: challenge.resourceMetadataUrl }
+        : {}),
       fetchFn: provider.fetch,
     });
     if (first === "REDIRECT") {
@@ -149,7 +161,12 @@ async function login(
       }
       await oauthFlow(provider, {
         serverUrl: server.url,
+        ...(challenge.resourceMetadataUrl
+          ? { resourceMetadataUrl: challenge.resourceMetadataUrl }
+          : {}),
         authorizationCode: answer.code!,
+        // The issuer the redirect names (RFC 9207), checked against the one discovered.
+        ...(answer.iss === undefined ? {} : { iss: answer.iss }),
         ...(scope ? { scope } : {}),
         fetchFn: provider.fetch,
       });
@@ -233,9 +250,42 @@ async function reconnect(context: CliContext, namespace: string): Promise<void> 
   }
 }
 
+/**
+ * What the server says to a request without a token: its `WWW-Authenticate` challenge names
+ * the scope it wants and where its resource metadata is (the login asks for that scope, as
+ * the authorization spec says a client should). Nothing when it answers otherwise or not at all.
+ */
+async function serverChallenge(
+  server: HttpServer,
+  fetchFn: typeof fetch,
+): Promise<{ scope?: string; resourceMetadataUrl?: URL }> {
+  try {
+    const response = await fetchFn(server.url, {
+      method: "POST",
+      headers: {
+        ...server.headers,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: "gateway-auth-probe", method: "ping" }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    await response.body?.cancel();
+    if (response.status !== 401 && response.status !== 403) return {};
+    const { scope, resourceMetadataUrl } = extractWWWAuthenticateParams(response);
+    return {
+      ...(scope ? { scope } : {}),
+      ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
 interface RedirectAnswer {
   code?: string;
   state?: string;
+  iss?: string;
   error?: string;
   errorDescription?: string;
 }
@@ -250,7 +300,12 @@ function listenForRedirect(port: number) {
     const get = (key: string) => url.searchParams.get(key) ?? undefined;
     const answer: RedirectAnswer = {};
     for (
-      const [key, field] of [["code", "code"], ["state", "state"], ["error", "error"]] as const
+      const [key, field] of [
+        ["code", "code"],
+        ["state", "state"],
+        ["iss", "iss"],
+        ["error", "error"],
+      ] as const
     ) {
       const value = get(key);
       if (value !== undefined) answer[field] = value;

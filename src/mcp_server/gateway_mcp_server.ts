@@ -28,7 +28,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
-import { ErrorCode, McpError } from "../namespaces/mcp/mcp_sdk.ts";
+import { ErrorCode, McpError } from "../namespaces/mcp/v1_server_errors.ts";
 import { adaptToolResult, type ToolResultShape } from "./content_for_revision.ts";
 import { ArgumentError, codeModeTools, type ExposedTool } from "./code_mode_tools.ts";
 import type { GatewayCall, GatewayEvents, NotificationSink } from "./gateway_call.ts";

@@ -39,6 +39,14 @@ export interface ToolCallOptions {
   /** Hard wall for the call, progress or not. */
   callMaxMs: number;
   onProgress?: (progress: ToolProgress) => void;
+  /**
+   * Holds a question the tool's server asks while the call runs (an MCP elicitation) until a
+   * person says yes or no; absent when nobody can be asked (a call outside a run), and the
+   * question is then declined.
+   */
+  askUser?: (question: { message: string; fields: Record<string, unknown> }) => Promise<
+    { allowed: boolean; by: string }
+  >;
 }
 
 /**

@@ -74,6 +74,24 @@ export class CallPolicy {
     this.#options = options;
   }
 
+  /** Holds a question of an upstream during a run's call: see {@linkcode askForUpstream}. */
+  askForUpstream(
+    call: {
+      namespace: string;
+      tool: string;
+      runId: string;
+      signal: AbortSignal;
+      deadline?: number;
+    },
+    question: { message: string; fields: Record<string, unknown> },
+  ): Promise<ApprovalDecision> {
+    this.#options.log("an upstream's question waits for approval", {
+      runId: call.runId,
+      call: `${call.namespace}.${call.tool}`,
+    });
+    return askForUpstream(this.#options.approvals, call, question);
+  }
+
   /**
    * Whether no rule could apply to a call of a tool with `annotations` (no rule configured, no
    * default action): the caller may then skip building the request (this runs on every call).
@@ -194,6 +212,28 @@ function describeRule(rule: Rule): string {
 function hasDefaultAction(target: Pick<PolicyTarget, "annotations">): boolean {
   const action = target.annotations?.[DEFAULT_ACTION_ANNOTATION];
   return action === "ask" || action === "deny";
+}
+
+/**
+ * Holds a question an upstream asks during `namespace.tool` (an MCP elicitation) in
+ * `approvals`, as an `ask` rule holds a call: answered by `gateway approve`, the dashboard or an
+ * MCP host; unanswered shortly before the run's deadline, or when the run ends, it is a no.
+ */
+export function askForUpstream(
+  approvals: Approvals,
+  call: { namespace: string; tool: string; runId: string; signal: AbortSignal; deadline?: number },
+  question: { message: string; fields: Record<string, unknown> },
+): Promise<ApprovalDecision> {
+  const holdMs = call.deadline === undefined ? undefined : holdTime(call.deadline);
+  return approvals.request({
+    runId: call.runId,
+    namespace: call.namespace,
+    tool: call.tool,
+    args: question.fields,
+    rule: `MCP server "${call.namespace}" asks: ${question.message}`,
+    signal: call.signal,
+    ...(holdMs !== undefined ? { timeoutMs: holdMs } : {}),
+  });
 }
 
 /**

@@ -188,11 +188,27 @@ export class ToolDispatcher {
     options: CallOptions,
   ): Promise<unknown> {
     const config = this.#options.config();
+    const { runId } = options;
     const limits: ToolCallOptions = {
       signal: options.signal,
       callTimeoutMs: options.callTimeoutMs ?? config.exec.callTimeoutMs,
       callMaxMs: config.exec.callMaxMs,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      // Only a run can wait for a person: a question of the tool's server is held as an
+      // approval of the run (outside a run the namespace declines it).
+      ...(runId === undefined || namespace.kind !== "mcp" ? {} : {
+        askUser: (question: { message: string; fields: Record<string, unknown> }) =>
+          this.#options.policy.askForUpstream(
+            {
+              namespace: namespace.name,
+              tool,
+              runId,
+              signal: options.signal,
+              ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
+            },
+            question,
+          ),
+      }),
     };
     let sent;
     try {

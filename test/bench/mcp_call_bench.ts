@@ -8,14 +8,12 @@
  * @module
  */
 
-import * as stdioModule from "@modelcontextprotocol/sdk/client/stdio.js";
-import type * as StdioTyped from "@modelcontextprotocol/sdk/client/stdio";
-import { Client } from "@modelcontextprotocol/sdk/client";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { McpNamespace } from "../../src/namespaces/mcp/mcp_namespace.ts";
 import { realServerBin, realServerConfig } from "../fixtures/mcp/mcp_test_servers.ts";
 import { cpuMs } from "./bench_support.ts";
 
-const { StdioClientTransport } = stdioModule as typeof StdioTyped;
 const CALLS = Number(Deno.args[0] ?? "300");
 const WARM_UP = 20;
 const ROUNDS = Number(Deno.args[1] ?? "5");
@@ -68,7 +66,7 @@ const paths: Record<string, { call: () => Promise<unknown>; upstream: number }> 
   "sdk-client": { call: () => sdk.client.callTool(echo), upstream: sdk.pid },
   "sdk-client-progress": {
     call: () =>
-      sdkProgress.client.callTool(echo, undefined, {
+      sdkProgress.client.callTool(echo, {
         onprogress: () => {},
         resetTimeoutOnProgress: true,
         timeout: options.callTimeoutMs,

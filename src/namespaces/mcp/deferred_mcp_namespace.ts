@@ -34,8 +34,7 @@ const EMPTY: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
  */
 const STEPS: (() => Promise<unknown>)[] = [
   () => import("ajv"),
-  () => import("@modelcontextprotocol/sdk/types.js"),
-  () => import("@modelcontextprotocol/sdk/client/index.js"),
+  () => import("@modelcontextprotocol/client"),
   // The stdio transport's child processes and pipes (≈ 10–15 ms of node compat code).
   () => import("node:child_process"),
   () => import("./mcp_namespace.ts"),

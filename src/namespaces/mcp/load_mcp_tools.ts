@@ -51,20 +51,17 @@ export async function loadMcpTools(
   options: LoadMcpToolsOptions,
 ): Promise<LoadedMcpTools> {
   const { signal } = options;
-  const listings = await listAll(async (cursor) => {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-      ...(signal === undefined ? {} : { signal }),
-    });
-    return { items: page.tools, nextCursor: page.nextCursor };
+  // Every page, read afresh: a refresh follows a change the server announced, and a listing it
+  // allowed to be cached (`ttlMs`) may predate the change.
+  const { tools: listings } = await client.listTools(undefined, {
+    cacheMode: "refresh",
+    ...(signal === undefined ? {} : { signal }),
   });
   const warnings: string[] = [];
   let prompts: { name: string; description: string }[] | undefined;
   if (client.getServerCapabilities()?.prompts !== undefined) {
     try {
-      const listed = await listAll(async (cursor) => {
-        const page = await client.listPrompts(cursor === undefined ? {} : { cursor });
-        return { items: page.prompts, nextCursor: page.nextCursor };
-      });
+      const { prompts: listed } = await client.listPrompts(undefined, { cacheMode: "refresh" });
       prompts = listed.map((p) => ({ name: p.name, description: p.description ?? "" }));
     } catch (error) {
       warnings.push(`Cannot list prompts of "${name}": ${messageOf(error)}`);
@@ -72,8 +69,11 @@ export async function loadMcpTools(
   }
   const tools = new Map<string, McpToolEntry>();
   const listingsForCatalogue: McpToolListing[] = [];
+  // A 2025 tool that requires a task needs the 2025 task wire, which the gateway does not
+  // speak; a 2026-07-28 server makes tasks itself when it likes (the Tasks extension).
+  const legacy = client.getProtocolEra() !== "modern";
   for (const tool of listings) {
-    if (tool.execution?.taskSupport === "required") {
+    if (legacy && tool.execution?.taskSupport === "required") {
       warnings.push(`Tool "${name}.${tool.name}" is left out: it requires task-based execution`);
       continue;
     }
@@ -118,19 +118,4 @@ export async function loadMcpTools(
   });
   catalogue.warnings.push(...warnings);
   return { catalogue, tools };
-}
-
-/** Follows `nextCursor` until the last page (at most 1000 pages, against a looping server). */
-export async function listAll<T>(
-  page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string | undefined }>,
-): Promise<T[]> {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  for (let pages = 0; pages < 1000; pages++) {
-    const result = await page(cursor);
-    items.push(...result.items);
-    if (result.nextCursor === undefined || result.nextCursor === cursor) break;
-    cursor = result.nextCursor;
-  }
-  return items;
 }

@@ -1,7 +1,10 @@
 /**
- * The life of one MCP upstream's connection: the first connect within `startTimeoutMs`, crash
- * detection, back-off reconnects and the breaker, login-required states, `list_changed`
- * refreshes of the cached catalogue, and the status and change listeners that report it all.
+ * The life of one MCP upstream's connection: the first connect within `startTimeoutMs` (the
+ * protocol era from the kept verdict, or asked of the server once and kept), crash detection,
+ * back-off reconnects and the breaker, login-required states, `list_changed` refreshes of the
+ * cached catalogue, and the status and change listeners that report it all. (Over 400 lines:
+ * one state machine over the same fields — the live connection, its generation, the status,
+ * the retry timer — that every transition reads and writes.)
  * @module
  */
 
@@ -9,10 +12,11 @@ import type { McpServerConfig } from "../../config/gateway_config.ts";
 import { ChangeListeners } from "../change_listeners.ts";
 import { type NamespaceCatalogue, type NamespaceStatus, ToolCallError } from "../namespace.ts";
 import { connectUpstream, type UpstreamConnection } from "./connect_upstream.ts";
+import type { EraVerdicts } from "./era_verdicts.ts";
 import type { InputValidator } from "./input_validator.ts";
 import { type LoadedMcpTools, loadMcpTools, type McpToolEntry } from "./load_mcp_tools.ts";
 import type { LogMethods } from "../../logger.ts";
-import type { Client } from "./mcp_sdk.ts";
+import type { Client, PriorDiscovery } from "./mcp_sdk.ts";
 import type { McpCallHost } from "./mcp_tool_call.ts";
 import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
 import type { RenderedSchema } from "./schema_to_typescript.ts";
@@ -37,6 +41,8 @@ export interface McpConnectionSupervisorOptions {
   onSpawn?: ((pid: number) => void) | undefined;
   /** Authorizes HTTP connections; absent for stdio servers and without a data dir. */
   oauth?: UpstreamOAuthProvider | undefined;
+  /** The kept protocol eras; absent: the server is asked at every connect. */
+  eras?: EraVerdicts | undefined;
 }
 
 /**
@@ -211,6 +217,11 @@ export class McpConnectionSupervisor implements McpCallHost {
     this.#needsLogin(login);
   }
 
+  /** Logs what a call did on the user's behalf. */
+  note(message: string): void {
+    this.#logger.info(`MCP server "${this.name}" ${message}`);
+  }
+
   /** A ready connection died: fail, count a crash, and schedule the reconnect. */
   connectionLost(connection: UpstreamConnection, detail: string): void {
     if (this.#stopped || this.#connection !== connection) return;
@@ -243,28 +254,10 @@ export class McpConnectionSupervisor implements McpCallHost {
     );
     // Clients of this attempt whose connection closed ("auto" may open and drop one first).
     const closed = new WeakSet<Client>();
-    const { killGraceMs, onSpawn, oauth } = this.#options;
     let connection: UpstreamConnection | undefined;
     try {
-      connection = await connectUpstream(this.name, this.#config, {
-        signal: attempt.signal,
-        stderr,
-        logger: this.#logger,
-        ...(killGraceMs === undefined ? {} : { killGraceMs }),
-        ...(onSpawn ? { onSpawn } : {}),
-        ...(oauth ? { oauth } : {}),
-        setup: (client) => {
-          this.notifications.install(client, () => void this.#refresh(client));
-          client.onclose = () => {
-            closed.add(client);
-            this.#onClientClosed(client);
-          };
-        },
-      });
-      const loaded = await this.#load(connection.client, attempt.signal);
-      if (closed.has(connection.client)) {
-        throw new Error("closed the connection while listing tools");
-      }
+      let loaded: LoadedMcpTools;
+      ({ connection, loaded } = await this.#connectAndLoad(attempt.signal, stderr, closed));
       if (generation !== this.#generation) {
         await connection.close();
         return;
@@ -273,9 +266,12 @@ export class McpConnectionSupervisor implements McpCallHost {
       this.#apply(loaded);
       this.#restart.onReady();
       this.#logger.info(
-        `MCP server "${this.name}" ready via ${connection.via}: ${this.#tools.size} tools`,
+        `MCP server "${this.name}" ready via ${connection.via} (${
+          connection.era === "modern" ? connection.client.getNegotiatedProtocolVersion() : "2025"
+        } era): ${this.#tools.size} tools`,
       );
       this.#setStatus({ state: "ready" });
+      if (connection.era === "modern") this.#listen(connection);
     } catch (error) {
       await connection?.close().catch(() => {});
       if (generation !== this.#generation) return;
@@ -291,6 +287,97 @@ export class McpConnectionSupervisor implements McpCallHost {
       clearTimeout(timer);
       if (this.#attempt === attempt) this.#attempt = undefined;
     }
+  }
+
+  /**
+   * Connects and lists the tools. The era comes from the kept verdict when there is a fresh
+   * one; a verdict that proves wrong (the connect or the listing fails) is forgotten and the
+   * server asked again at once. A verdict reached by asking is kept once the listing worked.
+   */
+  async #connectAndLoad(
+    signal: AbortSignal,
+    stderr: TailBuffer,
+    closed: WeakSet<Client>,
+  ): Promise<{ connection: UpstreamConnection; loaded: LoadedMcpTools }> {
+    const eras = this.#options.eras;
+    const prior = eras?.prior(this.name, this.#config);
+    try {
+      return await this.#connectOnce(signal, stderr, closed, prior);
+    } catch (error) {
+      if (prior === undefined || signal.aborted || this.loginRequired(error)) throw error;
+      eras?.forget(this.name);
+      this.#logger.info(
+        `MCP server "${this.name}" did not start as a ${prior.kind}-era server as last time (${
+          messageOf(error)
+        }): asking it which era it speaks`,
+      );
+      return await this.#connectOnce(signal, stderr, closed, undefined);
+    }
+  }
+
+  async #connectOnce(
+    signal: AbortSignal,
+    stderr: TailBuffer,
+    closed: WeakSet<Client>,
+    prior: PriorDiscovery | undefined,
+  ): Promise<{ connection: UpstreamConnection; loaded: LoadedMcpTools }> {
+    const { killGraceMs, onSpawn, oauth } = this.#options;
+    let connection: UpstreamConnection | undefined;
+    try {
+      connection = await connectUpstream(this.name, this.#config, {
+        signal,
+        stderr,
+        logger: this.#logger,
+        ...(killGraceMs === undefined ? {} : { killGraceMs }),
+        ...(onSpawn ? { onSpawn } : {}),
+        ...(oauth ? { oauth } : {}),
+        ...(prior === undefined ? {} : { prior }),
+        probeTimeoutMs: Math.min(5000, Math.max(500, this.#config.startTimeoutMs / 3)),
+        setupListener: (listener, main) => {
+          this.notifications.install(listener, () => void this.#refresh(main));
+        },
+        setup: (client, questions) => {
+          this.notifications.install(client, () => void this.#refresh(client), questions);
+          client.onclose = () => {
+            closed.add(client);
+            this.#onClientClosed(client);
+          };
+        },
+      });
+      const loaded = await this.#load(connection.client, signal);
+      if (closed.has(connection.client)) {
+        throw new Error("closed the connection while listing tools");
+      }
+      if (!connection.fromPrior) {
+        this.#options.eras?.remember(this.name, this.#config, connection.discover);
+      }
+      return { connection, loaded };
+    } catch (error) {
+      await connection?.close().catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Opens the change stream of a 2026-07-28 connection (on its own client over HTTP). */
+  #listen(connection: UpstreamConnection): void {
+    const current = () => this.#connection === connection;
+    void (async () => {
+      let client = connection.client;
+      if (connection.listenVia !== undefined) {
+        try {
+          client = await connection.listenVia();
+        } catch (error) {
+          if (!current()) return;
+          this.#logger.warn(
+            `Cannot open the change stream of "${this.name}": ${
+              messageOf(error)
+            }; its tool list is read again only on a reconnect`,
+          );
+          return;
+        }
+      }
+      await this.notifications.listen(client, current, () => void this.#refresh(connection.client));
+    })();
   }
 
   async #load(client: Client, signal?: AbortSignal): Promise<LoadedMcpTools> {

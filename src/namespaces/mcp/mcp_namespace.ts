@@ -7,6 +7,7 @@
 
 import { UpstreamOAuthProvider } from "./upstream_oauth_provider.ts";
 import { OAuthStore } from "./oauth_store.ts";
+import { EraVerdicts } from "./era_verdicts.ts";
 import type { McpServerConfig } from "../../config/gateway_config.ts";
 import type {
   Namespace,
@@ -43,8 +44,9 @@ export interface McpNamespaceOptions {
   /** Told the pid of every stdio child started (the process ledger). */
   onSpawn?: (pid: number) => void;
   /**
-   * The data dir, where OAuth state lives (`DATA_DIR/oauth/NAME.json`); without it an HTTP
-   * server that asks for authorization cannot be reached.
+   * The data dir, where OAuth state lives (`DATA_DIR/oauth/NAME.json`; without it an HTTP
+   * server that asks for authorization cannot be reached) and the servers' protocol eras are
+   * kept (`DATA_DIR/mcp/eras.json`; without it each process asks each server once).
    */
   dataDir?: string;
 }
@@ -88,8 +90,10 @@ export class McpNamespace implements Namespace {
         },
       });
     }
+    const logger = options.logger ?? SILENT_LOGGER;
     this.#supervisor = new McpConnectionSupervisor(name, config, {
-      logger: options.logger ?? SILENT_LOGGER,
+      logger,
+      eras: new EraVerdicts(options.dataDir, { onError: (message) => logger.warn(message) }),
       restart: options.restart,
       killGraceMs: options.killGraceMs,
       onSpawn: options.onSpawn,
@@ -120,6 +124,22 @@ export class McpNamespace implements Namespace {
   /** The transport of the live connection (shows whether "auto" fell back to SSE). */
   get connectedVia(): "stdio" | "streamable-http" | "sse" | undefined {
     return this.#supervisor.connection?.via;
+  }
+
+  /**
+   * The protocol of the live connection: its era, the version agreed, and whether the era came
+   * from the verdict kept in the data dir (no question asked of the server at this connect).
+   */
+  get protocol():
+    | { era: "modern" | "legacy"; version: string | undefined; fromKeptVerdict: boolean }
+    | undefined {
+    const connection = this.#supervisor.connection;
+    if (connection === undefined) return undefined;
+    return {
+      era: connection.era,
+      version: connection.client.getNegotiatedProtocolVersion(),
+      fromKeptVerdict: connection.fromPrior,
+    };
   }
 
   /** Connects; resolves once ready or failed (never rejects). Later failures retry by themselves. */
@@ -211,6 +231,11 @@ export class McpNamespace implements Namespace {
    */
   async upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown> {
     const { client } = await this.#supervisor.readyConnection();
-    return await forwardUpstreamRequest(client, this.name, { method, params });
+    return await forwardUpstreamRequest(
+      client,
+      this.name,
+      { method, params },
+      this.#supervisor.notifications,
+    );
   }
 }

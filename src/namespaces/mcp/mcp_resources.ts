@@ -5,8 +5,8 @@
  */
 
 import { type ResourceContents, type ResourceListing, ToolCallError } from "../namespace.ts";
-import { listAll } from "./load_mcp_tools.ts";
-import { type Client, ErrorCode, McpError } from "./mcp_sdk.ts";
+import type { UpstreamNotifications } from "./upstream_notifications.ts";
+import { type Client, ProtocolError, ProtocolErrorCode } from "./mcp_sdk.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
 /** Upstream MCP requests the gateway's own MCP server forwards (prompts, completions, …). */
@@ -37,17 +37,16 @@ export async function listMcpResources(
     return { resources: [], templates: [] };
   }
   try {
-    const resources = await listAll(async (cursor) => {
-      const page = await client.listResources(cursor === undefined ? {} : { cursor });
-      return { items: page.resources, nextCursor: page.nextCursor };
-    });
-    const templates = await listAll(async (cursor) => {
-      const page = await client.listResourceTemplates(cursor === undefined ? {} : { cursor });
-      return { items: page.resourceTemplates, nextCursor: page.nextCursor };
-    }).catch((error) => {
-      if (error instanceof McpError && error.code === ErrorCode.MethodNotFound) return [];
-      throw error;
-    });
+    const { resources } = await client.listResources();
+    const templates = await client.listResourceTemplates().then(
+      (listed) => listed.resourceTemplates,
+      (error) => {
+        if (error instanceof ProtocolError && error.code === ProtocolErrorCode.MethodNotFound) {
+          return [];
+        }
+        throw error;
+      },
+    );
     return {
       resources: resources.map((r) => ({
         uri: r.uri,
@@ -98,12 +97,15 @@ export async function readMcpResource(
 
 /**
  * Forwards one prompts/completion/subscription request upstream unchanged. Rejects with
- * `ToolError` naming the namespace when the server lacks the capability or refuses.
+ * `ToolError` naming the namespace when the server lacks the capability or refuses. On a
+ * 2026-07-28 connection, which has no `resources/subscribe`, a subscription is a resource
+ * named in the change stream's filter (`notifications`).
  */
 export async function forwardUpstreamRequest(
   client: Client,
   namespace: string,
   request: { method: UpstreamMethod; params: Record<string, unknown> },
+  notifications: UpstreamNotifications,
 ): Promise<unknown> {
   const { method, params } = request;
   const capabilities = client.getServerCapabilities() ?? {};
@@ -117,22 +119,22 @@ export async function forwardUpstreamRequest(
   try {
     switch (method) {
       case "prompts/list":
-        return await listAll(async (cursor) => {
-          const page = await client.listPrompts(cursor === undefined ? {} : { cursor });
-          return { items: page.prompts, nextCursor: page.nextCursor };
-        });
+        return (await client.listPrompts()).prompts;
       case "prompts/get":
         return await client.getPrompt(params as Parameters<Client["getPrompt"]>[0]);
       case "completion/complete":
         return await client.complete(params as Parameters<Client["complete"]>[0]);
       case "resources/subscribe":
-        return await client.subscribeResource(
-          params as Parameters<Client["subscribeResource"]>[0],
-        );
-      case "resources/unsubscribe":
-        return await client.unsubscribeResource(
-          params as Parameters<Client["unsubscribeResource"]>[0],
-        );
+      case "resources/unsubscribe": {
+        const { uri } = params as Parameters<Client["subscribeResource"]>[0];
+        if (client.getProtocolEra() === "modern") {
+          notifications.setResourceSubscription(uri, method === "resources/subscribe");
+          return {};
+        }
+        return method === "resources/subscribe"
+          ? await client.subscribeResource({ uri })
+          : await client.unsubscribeResource({ uri });
+      }
     }
   } catch (error) {
     throw new ToolCallError(

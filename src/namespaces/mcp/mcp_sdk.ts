@@ -1,64 +1,77 @@
 /**
- * Typed entry points into `@modelcontextprotocol/sdk` 1.32.2 for Deno. The SDK's `"./*"` export
- * maps `types.js` to a missing `types.js.d.ts`, so under Deno every `.js` subpath import is
- * silently `any` (modelcontextprotocol/typescript-sdk#2701). Values come from the `.js` paths,
- * their types from the extension-less paths (type-only imports, erased at run time).
+ * The MCP client SDK the namespace code uses: `@modelcontextprotocol/client` 2.x, which speaks
+ * both protocol eras (the 2025 `initialize` handshake and the 2026-07-28 `server/discover` era)
+ * from one `Client`. Everything the namespace imports from the SDK comes through here, so the
+ * SDK's surface in use is in one place.
  * @module
  */
 
-import * as sseModule from "@modelcontextprotocol/sdk/client/sse.js";
-import type * as SseTyped from "@modelcontextprotocol/sdk/client/sse";
-import * as stdioModule from "@modelcontextprotocol/sdk/client/stdio.js";
-import type * as StdioTyped from "@modelcontextprotocol/sdk/client/stdio";
-import * as streamableModule from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type * as StreamableTyped from "@modelcontextprotocol/sdk/client/streamableHttp";
-import * as typesModule from "@modelcontextprotocol/sdk/types.js";
-import * as authModule from "@modelcontextprotocol/sdk/client/auth.js";
-import type * as AuthTyped from "@modelcontextprotocol/sdk/client/auth";
-import type * as TypesTyped from "@modelcontextprotocol/sdk/types";
+export {
+  auth as oauthFlow,
+  Client,
+  extractWWWAuthenticateParams,
+  InsufficientScopeError,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
+export type {
+  CallToolResult,
+  ClientCapabilities,
+  DiscoverResult,
+  ElicitRequest,
+  ElicitResult,
+  JSONRPCMessage,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+  PriorDiscovery,
+  ProtocolEra,
+  Tool,
+  Transport,
+  TransportSendOptions,
+} from "@modelcontextprotocol/client";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  parseJSONRPCMessage,
+  PROTOCOL_VERSION_META_KEY,
+  specTypeSchemas,
+} from "@modelcontextprotocol/client";
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 
-export { Client } from "@modelcontextprotocol/sdk/client";
-export type { Transport } from "@modelcontextprotocol/sdk/shared/transport";
-export type { JSONRPCMessage, Tool } from "@modelcontextprotocol/sdk/types";
+/** Parses one JSON-RPC message read off a transport; throws when it is not one. */
+export const parseMessage: (value: unknown) => JSONRPCMessage = parseJSONRPCMessage;
 
-const sse = sseModule as typeof SseTyped;
-const stdio = stdioModule as typeof StdioTyped;
-const streamable = streamableModule as typeof StreamableTyped;
-const types = typesModule as typeof TypesTyped;
-const authTyped = authModule as typeof AuthTyped;
+/**
+ * Validates a `tools/call` result (what `Client.callTool` checks every answer against): the
+ * result as the SDK normalises it, or the issues that make it invalid.
+ */
+export function checkCallToolResult(
+  value: unknown,
+): { value: Record<string, unknown> } | { issues: string } {
+  const checked = specTypeSchemas.CallToolResult["~standard"].validate(value);
+  if (checked instanceof Promise) throw new Error("the SDK's result schema is asynchronous");
+  if (checked.issues !== undefined) {
+    return {
+      issues: checked.issues.map((issue) =>
+        `${
+          issue.path?.map((p) => typeof p === "object" ? String(p.key) : String(p)).join(".")
+        }: ${issue.message}`
+      ).join("; "),
+    };
+  }
+  return { value: checked.value as Record<string, unknown> };
+}
 
-/** The SDK's OAuth client flow (discovery, registration, PKCE, token exchange, refresh), typed. */
-export const oauthFlow: typeof AuthTyped.auth = authTyped.auth;
-
-/** The SDK's client side of the old HTTP+SSE transport, typed. */
-export const SSEClientTransport: typeof SseTyped.SSEClientTransport = sse.SSEClientTransport;
-/** The SDK's streamable HTTP client transport, typed. */
-export const StreamableHTTPClientTransport: typeof StreamableTyped.StreamableHTTPClientTransport =
-  streamable.StreamableHTTPClientTransport;
-/** The SDK's minimal environment for stdio servers (`PATH`, `HOME`, `USER`, …), typed. */
-export const getDefaultEnvironment: typeof StdioTyped.getDefaultEnvironment =
-  stdio.getDefaultEnvironment;
-/** Errors the SDK raises for protocol failures (timeouts carry `ErrorCode.RequestTimeout`). */
-export const McpError: typeof TypesTyped.McpError = types.McpError;
-/** The SDK's McpError instance type. */
-export type McpError = TypesTyped.McpError;
-/** JSON-RPC and SDK error codes. */
-export const ErrorCode: typeof TypesTyped.ErrorCode = types.ErrorCode;
-/** Validates one JSON-RPC message read off a transport. */
-export const JSONRPCMessageSchema: typeof TypesTyped.JSONRPCMessageSchema =
-  types.JSONRPCMessageSchema;
-/** Validates a `tools/call` result (what `Client.callTool` checks every answer against). */
-export const CallToolResultSchema: typeof TypesTyped.CallToolResultSchema =
-  types.CallToolResultSchema;
-/** `notifications/tools/list_changed`. */
-export const ToolListChangedNotificationSchema:
-  typeof TypesTyped.ToolListChangedNotificationSchema = types.ToolListChangedNotificationSchema;
-/** `notifications/prompts/list_changed`. */
-export const PromptListChangedNotificationSchema:
-  typeof TypesTyped.PromptListChangedNotificationSchema = types.PromptListChangedNotificationSchema;
-/** `notifications/message` (server log lines). */
-export const LoggingMessageNotificationSchema: typeof TypesTyped.LoggingMessageNotificationSchema =
-  types.LoggingMessageNotificationSchema;
-/** `notifications/resources/updated` (a subscribed resource changed). */
-export const ResourceUpdatedNotificationSchema:
-  typeof TypesTyped.ResourceUpdatedNotificationSchema = types.ResourceUpdatedNotificationSchema;
+/** The reserved `_meta` keys of the 2026-07-28 per-request envelope. */
+export const ENVELOPE_KEYS = {
+  protocolVersion: PROTOCOL_VERSION_META_KEY,
+  clientInfo: CLIENT_INFO_META_KEY,
+  clientCapabilities: CLIENT_CAPABILITIES_META_KEY,
+} as const;

@@ -14,7 +14,15 @@ import {
 import type { UpstreamConnection } from "./connect_upstream.ts";
 import type { McpToolEntry } from "./load_mcp_tools.ts";
 import type { ArgumentCheck } from "./tool_input_check.ts";
-import { ErrorCode, McpError } from "./mcp_sdk.ts";
+import { CLIENT_CAPABILITIES, CLIENT_INFO } from "./connect_upstream.ts";
+import {
+  ENVELOPE_KEYS,
+  InsufficientScopeError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+} from "./mcp_sdk.ts";
+import { type AnswerInput, inputAnswerer } from "./upstream_question.ts";
 import type { LoginRequiredError } from "./upstream_oauth_provider.ts";
 import { unwrapToolResult } from "./unwrap_tool_result.ts";
 import { messageOf } from "../../protocol/message_of.ts";
@@ -39,12 +47,15 @@ export interface McpCallHost {
   dropForLogin(connection: UpstreamConnection, login: LoginRequiredError): void;
   /** Drops `connection` (when still current), counts a crash and schedules the reconnect. */
   connectionLost(connection: UpstreamConnection, detail: string): void;
+  /** Logs something a call did on the user's behalf (a question declined without asking). */
+  note(message: string): void;
 }
 
 /**
- * Sends `input` to tool `entry` over `connection` and unwraps the answer (SPEC §6). Rejects with
- * a {@linkcode ToolCallError} of kind `Cancelled`, `ToolTimeout`, `ToolError` or
- * `NamespaceUnavailable`; the last also tells `host` the connection is gone.
+ * Sends `input` to tool `entry` over `connection` and unwraps the answer (SPEC §6). A question
+ * the server asks meanwhile goes to `options.askUser`. Rejects with a {@linkcode ToolCallError}
+ * of kind `Cancelled`, `ToolTimeout`, `ToolError` or `NamespaceUnavailable`; the last also tells
+ * `host` the connection is gone.
  */
 export function sendMcpToolCall(
   host: McpCallHost,
@@ -88,13 +99,17 @@ export function sendMcpToolCall(
     ? undefined
     : entry.outputCheck?.() ?? null;
   const direct = outputCheck === null ? undefined : connection.process;
+  const answer = inputAnswerer(options.askUser, (note) => host.note(`(call to "${tool}") ${note}`));
   if (direct !== undefined) {
+    const envelope = connection.era === "modern" ? requestEnvelope(connection) : undefined;
     // One promise layer between the answer and the caller (issue 12: a call's every turn counts).
     return direct.toolCalls.call(tool, input, {
       signal: options.signal,
       timeout: options.callTimeoutMs,
       maxTotalTimeout: options.callMaxMs,
       onprogress,
+      answer,
+      ...(envelope === undefined ? {} : { envelope }),
     }).then((result) =>
       unwrap(
         outputCheck === undefined || outputCheck === null
@@ -111,7 +126,19 @@ export function sendMcpToolCall(
       });
     });
   }
-  return callViaSdk(host, { connection, tool, input }, options, { onprogress, unwrap });
+  return callViaSdk(host, { connection, tool, input }, options, { onprogress, unwrap, answer });
+}
+
+/**
+ * The 2026-07-28 `_meta` envelope of a request on `connection`, as the SDK's client attaches it
+ * to each of its own: the negotiated version, the client's name and capabilities.
+ */
+function requestEnvelope(connection: UpstreamConnection): Record<string, unknown> {
+  return {
+    [ENVELOPE_KEYS.protocolVersion]: connection.client.getNegotiatedProtocolVersion(),
+    [ENVELOPE_KEYS.clientInfo]: CLIENT_INFO,
+    [ENVELOPE_KEYS.clientCapabilities]: CLIENT_CAPABILITIES,
+  };
 }
 
 /**
@@ -154,10 +181,12 @@ async function callViaSdk(
       progress: { progress: number; total?: number | undefined; message?: string | undefined },
     ) => void;
     unwrap: (result: Record<string, unknown>) => ToolCallResult;
+    /** Answers the server's questions during the call. */
+    answer: AnswerInput;
   },
 ): Promise<ToolCallResult> {
   const { connection, tool, input } = call;
-  const { onprogress, unwrap } = handlers;
+  const { onprogress, unwrap, answer } = handlers;
   // A call-scoped controller: the SDK never removes its abort listener, so linking the run's
   // signal directly would send a stray notifications/cancelled for every finished call.
   const controller = new AbortController();
@@ -169,15 +198,18 @@ async function callViaSdk(
     controller.abort(new Error(`exceeded ${options.callMaxMs} ms`));
   }, options.callMaxMs);
   try {
-    return unwrap(
-      await connection.client.callTool({ name: tool, arguments: input }, undefined, {
-        signal: controller.signal,
-        timeout: options.callTimeoutMs,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: options.callMaxMs,
-        onprogress,
-      }),
+    const result = await connection.questions.run(
+      answer,
+      () =>
+        connection.client.callTool({ name: tool, arguments: input }, {
+          signal: controller.signal,
+          timeout: options.callTimeoutMs,
+          resetTimeoutOnProgress: true,
+          maxTotalTimeout: options.callMaxMs,
+          onprogress,
+        }),
     );
+    return unwrap(result as Record<string, unknown>);
   } catch (error) {
     if (error instanceof ToolCallError) throw error;
     throw callFailure(host, error, {
@@ -192,6 +224,17 @@ async function callViaSdk(
     options.signal.removeEventListener("abort", forwardAbort);
   }
 }
+
+/**
+ * SDK errors about one answer, not the connection: a malformed or unsupported result, the
+ * server asking too often or for what the gateway does not offer.
+ */
+const RESULT_ERRORS: ReadonlySet<string> = new Set([
+  SdkErrorCode.InvalidResult,
+  SdkErrorCode.UnsupportedResultType,
+  SdkErrorCode.InputRequiredRoundsExceeded,
+  SdkErrorCode.CapabilityNotSupported,
+]);
 
 /** The failure kind and message for an error a call raised, in order of precedence. */
 function callFailure(
@@ -215,7 +258,7 @@ function callFailure(
   const maxMessage =
     `Tool ${what} timed out: still running after the ${options.callMaxMs} ms maximum`;
   if (context.hitMaximum) return new ToolCallError("ToolTimeout", maxMessage, { cause: error });
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
     const data = error.data as { maxTotalTimeout?: unknown } | undefined;
     if (data?.maxTotalTimeout !== undefined) {
       // The SDK enforced the maximum on a progress notification without telling the server.
@@ -228,7 +271,7 @@ function callFailure(
       { cause: error },
     );
   }
-  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) {
     return new ToolCallError(
       "NamespaceUnavailable",
       `MCP server "${name}" went away during ${what}: ${host.unavailableReason()}`,
@@ -236,7 +279,7 @@ function callFailure(
     );
   }
   const stepUp = host.stepUpScope();
-  if (stepUp && /\b403\b/.test(messageOf(error))) {
+  if (stepUp && (error instanceof InsufficientScopeError || /\b403\b/.test(messageOf(error)))) {
     // This call needs more than the grant allows; the rest of the namespace still works.
     return new ToolCallError(
       "ToolError",
@@ -251,13 +294,13 @@ function callFailure(
     host.dropForLogin(context.connection, login);
     return new ToolCallError("NamespaceUnavailable", login.message, { cause: error });
   }
-  if (error instanceof McpError) {
+  if (error instanceof ProtocolError) {
     return new ToolCallError("ToolError", `Tool ${what} failed: ${error.message}`, {
       cause: error,
     });
   }
-  if (error instanceof Error && /ZodError/.test(error.name)) {
-    return new ToolCallError("ToolError", `Tool ${what} returned a malformed result`, {
+  if (error instanceof SdkError && RESULT_ERRORS.has(error.code)) {
+    return new ToolCallError("ToolError", `Tool ${what} failed: ${error.message}`, {
       cause: error,
     });
   }

@@ -10,7 +10,7 @@ import {
   signalProcessGroup,
   terminateProcessGroup,
 } from "../../process/terminate_process_group.ts";
-import { type JSONRPCMessage, JSONRPCMessageSchema, type Transport } from "./mcp_sdk.ts";
+import { type JSONRPCMessage, parseMessage, type Transport } from "./mcp_sdk.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { StdioToolCalls } from "./stdio_tool_calls.ts";
 import { type OversizedLine, StdoutLines } from "./stdout_lines.ts";
@@ -292,7 +292,7 @@ export class StdioProcessTransport implements Transport {
     try {
       const value: unknown = JSON.parse(line);
       if (this.toolCalls.take(value)) return false;
-      message = JSONRPCMessageSchema.parse(value);
+      message = parseMessage(value);
     } catch {
       const preview = line.length > 200 ? `${line.slice(0, 200)}…` : line;
       this.onerror?.(
@@ -355,6 +355,22 @@ export class StdioProcessTransport implements Transport {
       });
     });
   }
+}
+
+/** The variables a stdio server inherits from the gateway (as the SDK's stdio client passes). */
+const INHERITED_VARIABLES = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/**
+ * The gateway's environment a stdio server gets before its own `env`: `HOME`, `LOGNAME`,
+ * `PATH`, `SHELL`, `TERM` and `USER` (shell function exports left out), and nothing else.
+ */
+export function inheritedEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of INHERITED_VARIABLES) {
+    const value = Deno.env.get(key);
+    if (value !== undefined && !value.startsWith("()")) env[key] = value;
+  }
+  return env;
 }
 
 /** Whether `path` is a directory (false when it is missing or unreadable). */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { StdioToolCalls } from "./stdio_tool_calls.ts";
-import { ErrorCode, type JSONRPCMessage, McpError } from "./mcp_sdk.ts";
+import { type JSONRPCMessage, ProtocolError, SdkError, SdkErrorCode } from "./mcp_sdk.ts";
 
 /** A `StdioToolCalls` whose sent messages are kept, and call options with long timeouts. */
 function setup() {
@@ -68,16 +68,17 @@ Deno.test("`StdioToolCalls.call()` validates a result that is not plain text as 
   });
   // Unknown block keys are dropped, unknown result keys kept, exactly as `Client.callTool` does.
   assert.deepStrictEqual(await extra, { content: [{ type: "text", text: "t" }], extra: true });
-  const error = await malformed.then(() => null, (e: Error) => e);
-  assert.match(error?.name ?? "", /ZodError/);
+  const error = await malformed.then(() => null, (e: unknown) => e);
+  assert.ok(error instanceof SdkError);
+  assert.equal(error.code, SdkErrorCode.InvalidResult);
 });
 
-Deno.test("`StdioToolCalls.call()` rejects with the upstream's error as an McpError", async () => {
+Deno.test("`StdioToolCalls.call()` rejects with the upstream's error as a ProtocolError", async () => {
   const { calls, options } = setup();
   const answer = calls.call("nope", {}, options());
   calls.take({ jsonrpc: "2.0", id: "gw-1", error: { code: -32602, message: "Unknown tool" } });
   const error = await answer.then(() => null, (e: unknown) => e);
-  assert.ok(error instanceof McpError);
+  assert.ok(error instanceof ProtocolError);
   assert.equal(error.code, -32602);
   assert.match(error.message, /Unknown tool/);
 });
@@ -106,8 +107,8 @@ Deno.test("`StdioToolCalls.call()` times out after silence, and progress resets 
   const error = await answer.then(() => null, (e: unknown) => e);
   assert.ok(Date.now() - started >= 240, "progress extended the wait");
   assert.deepStrictEqual(progress, [1]);
-  assert.ok(error instanceof McpError);
-  assert.equal(error.code, ErrorCode.RequestTimeout);
+  assert.ok(error instanceof SdkError);
+  assert.equal(error.code, SdkErrorCode.RequestTimeout);
   assert.deepStrictEqual(sent[1], {
     jsonrpc: "2.0",
     method: "notifications/cancelled",
@@ -141,7 +142,7 @@ Deno.test("`StdioToolCalls.call()` stops at maxTotalTimeout even while progress 
   clearInterval(ticker);
   assert.ok(Date.now() - started >= 100, "progress kept it alive past the silence timeout");
   assert.ok(progress.length >= 3, `${progress.length} progress updates`);
-  assert.ok(error instanceof McpError);
+  assert.ok(error instanceof SdkError);
   assert.equal((error.data as { maxTotalTimeout: number }).maxTotalTimeout, 100);
   assert.equal(sent[1]?.method, "notifications/cancelled");
 });
@@ -158,7 +159,7 @@ Deno.test("`StdioToolCalls.call()` cancels upstream when its signal aborts, and 
   controller.abort(new Error("run cancelled"));
   for (const call of [first, second]) {
     const error = await call.then(() => null, (e: unknown) => e);
-    assert.ok(error instanceof McpError);
+    assert.ok(error instanceof SdkError);
     assert.match(error.message, /run cancelled/);
   }
   assert.deepStrictEqual(sent.slice(3).map((m) => m.params), [
@@ -174,8 +175,8 @@ Deno.test("`StdioToolCalls.close()` fails the calls in flight and later calls wi
   calls.close();
   for (const call of [inFlight, calls.call("late", {}, options())]) {
     const error = await call.then(() => null, (e: unknown) => e);
-    assert.ok(error instanceof McpError);
-    assert.equal(error.code, ErrorCode.ConnectionClosed);
+    assert.ok(error instanceof SdkError);
+    assert.equal(error.code, SdkErrorCode.ConnectionClosed);
   }
 });
 
@@ -188,3 +189,206 @@ Deno.test("`StdioToolCalls.call()` rejects with the transport's error when the r
   }).then(() => null, (e: Error) => e);
   assert.equal(error?.message, "stdin closed");
 });
+
+/** The 2026-07-28 envelope a modern call carries. */
+const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" };
+
+Deno.test("`StdioToolCalls.call()` on a 2026-07-28 connection sends the envelope and strips resultType", async () => {
+  const { sent, calls, options } = setup();
+  const answer = calls.call("echo", { message: "hi" }, options({ envelope: ENVELOPE }));
+  assert.deepStrictEqual((sent[0]?.params as Record<string, unknown>)._meta, ENVELOPE);
+  const result = { content: [{ type: "text", text: "Echo: hi" }] };
+  calls.take({ jsonrpc: "2.0", id: "gw-1", result: { ...result, resultType: "complete" } });
+  assert.deepStrictEqual(await answer, result);
+});
+
+Deno.test("`StdioToolCalls.call()` answers an input_required result and sends the call again with the answers", async () => {
+  const { sent, calls, options } = setup();
+  const asked: unknown[] = [];
+  const answer = calls.call(
+    "confirm",
+    { path: "/a" },
+    options({
+      envelope: ENVELOPE,
+      timeout: 100,
+      answer: async (requests: Record<string, unknown>) => {
+        asked.push(requests);
+        // A person takes longer than the silence timeout: it is held meanwhile.
+        await new Promise((r) => setTimeout(r, 200));
+        return { confirm: { action: "accept", content: { confirm: true } } };
+      },
+    }),
+  );
+  const question = { method: "elicitation/create", params: { message: "Delete /a?" } };
+  calls.take({
+    jsonrpc: "2.0",
+    id: "gw-1",
+    result: {
+      resultType: "input_required",
+      inputRequests: { confirm: question },
+      requestState: "s1",
+    },
+  });
+  await pollFor(() => sent.length === 2);
+  assert.deepStrictEqual(asked, [{ confirm: question }]);
+  assert.deepStrictEqual(sent[1], {
+    jsonrpc: "2.0",
+    id: "gw-2",
+    method: "tools/call",
+    params: {
+      name: "confirm",
+      arguments: { path: "/a" },
+      _meta: ENVELOPE,
+      inputResponses: { confirm: { action: "accept", content: { confirm: true } } },
+      requestState: "s1",
+    },
+  });
+  calls.take({
+    jsonrpc: "2.0",
+    id: "gw-2",
+    result: { resultType: "complete", content: [{ type: "text", text: "Deleted /a" }] },
+  });
+  assert.deepStrictEqual(await answer, { content: [{ type: "text", text: "Deleted /a" }] });
+  assert.equal(calls.inFlight, 0);
+});
+
+Deno.test("`StdioToolCalls.call()` fails an input_required result nobody can answer, and stops after too many rounds", async () => {
+  const { calls, options } = setup();
+  const unanswerable = calls.call("confirm", {}, options({ envelope: ENVELOPE }));
+  calls.take({
+    jsonrpc: "2.0",
+    id: "gw-1",
+    result: {
+      resultType: "input_required",
+      inputRequests: { q: { method: "elicitation/create" } },
+    },
+  });
+  const error = await unanswerable.then(() => null, (e: unknown) => e);
+  assert.ok(error instanceof SdkError);
+  assert.equal(error.code, SdkErrorCode.CapabilityNotSupported);
+
+  const { sent: sent2, calls: calls2, options: options2 } = setup();
+  const looping = calls2.call(
+    "loop",
+    {},
+    options2({
+      envelope: ENVELOPE,
+      answer: () => Promise.resolve({}),
+    }),
+  ).then(() => null, (e: unknown) => e);
+  for (let round = 1; round <= 11; round++) {
+    await pollFor(() => sent2.length === round);
+    calls2.take({
+      jsonrpc: "2.0",
+      id: `gw-${round}`,
+      result: { resultType: "input_required", requestState: `r${round}` },
+    });
+  }
+  const exceeded = await looping;
+  assert.ok(exceeded instanceof SdkError);
+  assert.equal(exceeded.code, SdkErrorCode.InputRequiredRoundsExceeded);
+});
+
+Deno.test("`StdioToolCalls.call()` awaits a task: polls tasks/get, each status a sign of life, and gives its result", async () => {
+  const { sent, calls, options } = setup();
+  const progress: (string | undefined)[] = [];
+  const answer = calls.call(
+    "slow",
+    {},
+    options({
+      envelope: ENVELOPE,
+      timeout: 150,
+      onprogress: (p: { message?: string }) => progress.push(p.message),
+    }),
+  );
+  const task = { taskId: "t1", status: "working", pollIntervalMs: 60, resultType: "task" };
+  calls.take({ jsonrpc: "2.0", id: "gw-1", result: task });
+  // Three polls while it works, each answered "working": longer than the silence timeout.
+  for (let poll = 0; poll < 3; poll++) {
+    await pollFor(() => sent.length === 2 + poll);
+    const request = sent[1 + poll]!;
+    assert.equal(request.method, "tasks/get");
+    assert.deepStrictEqual(request.params, { taskId: "t1", _meta: ENVELOPE });
+    calls.take({
+      jsonrpc: "2.0",
+      id: request.id,
+      result: { ...task, resultType: "complete", statusMessage: `step ${poll}` },
+    });
+  }
+  await pollFor(() => sent.length === 5);
+  calls.take({
+    jsonrpc: "2.0",
+    id: sent[4]!.id,
+    result: {
+      taskId: "t1",
+      status: "completed",
+      resultType: "complete",
+      result: { content: [{ type: "text", text: "done" }] },
+    },
+  });
+  assert.deepStrictEqual(await answer, { content: [{ type: "text", text: "done" }] });
+  assert.deepStrictEqual(progress, [
+    "task working",
+    "step 0",
+    "step 1",
+    "step 2",
+    "task completed",
+  ]);
+  assert.equal(calls.inFlight, 0);
+});
+
+Deno.test("`StdioToolCalls.call()` cancels an upstream task (tasks/cancel) when the call times out or is aborted", async () => {
+  for (const how of ["timeout", "abort"] as const) {
+    const { sent, calls, options } = setup();
+    const controller = new AbortController();
+    const answer = calls.call(
+      "slow",
+      {},
+      options({
+        envelope: ENVELOPE,
+        signal: controller.signal,
+        timeout: how === "timeout" ? 100 : 60_000,
+      }),
+    ).then(() => null, (e: unknown) => e);
+    calls.take({
+      jsonrpc: "2.0",
+      id: "gw-1",
+      result: { taskId: "t9", status: "working", pollIntervalMs: 5000, resultType: "task" },
+    });
+    if (how === "abort") controller.abort(new Error("run cancelled"));
+    const error = await answer;
+    assert.ok(error instanceof SdkError, String(error));
+    const cancel = sent.find((m) => m.method === "tasks/cancel");
+    assert.deepStrictEqual(cancel?.params, { taskId: "t9", _meta: ENVELOPE });
+    assert.equal(sent.some((m) => m.method === "notifications/cancelled"), false);
+    // Its late answer is dropped without a word.
+    assert.equal(calls.take({ jsonrpc: "2.0", id: cancel?.id, result: {} }), true);
+    assert.equal(calls.inFlight, 0);
+  }
+});
+
+Deno.test("`StdioToolCalls.call()` reports a failed or cancelled task with the server's error", async () => {
+  for (
+    const [status, extra, pattern] of [
+      ["failed", { error: { code: -32603, message: "disk full" } }, /disk full/],
+      ["cancelled", { statusMessage: "operator stop" }, /cancelled the task: operator stop/],
+    ] as const
+  ) {
+    const { calls, options } = setup();
+    const answer = calls.call("slow", {}, options({ envelope: ENVELOPE }));
+    calls.take({
+      jsonrpc: "2.0",
+      id: "gw-1",
+      result: { taskId: "t2", status, resultType: "task", ...extra },
+    });
+    const error = await answer.then(() => null, (e: unknown) => e);
+    assert.ok(error instanceof ProtocolError);
+    assert.match(error.message, pattern);
+  }
+});
+
+/** Waits (briefly) until `condition` holds: the module's sends follow promise turns and timers. */
+async function pollFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(condition(), "condition never held");
+}

@@ -8,12 +8,14 @@
  * @module
  */
 
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from "@modelcontextprotocol/sdk/shared/auth";
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth";
+import {
+  InsufficientScopeError,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+} from "./mcp_sdk.ts";
 import type { OAuthStore, StoredOAuth } from "./oauth_store.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
@@ -109,6 +111,15 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   loginProblem(error: unknown): LoginRequiredError | null {
     const found = findLoginRequired(error);
     if (found) return found;
+    if (error instanceof InsufficientScopeError) {
+      // Refused before any call (connecting needs more than the grant): only a login that
+      // asks for the scope can get further.
+      const scope = this.#store.read().stepUpScope;
+      return new LoginRequiredError(
+        this.#namespace,
+        scope ? `the MCP server asks for the scope "${scope}"` : this.#lastRefusal,
+      );
+    }
     const text = messageOf(error);
     if (!this.#lastRefusal || !/\b401\b|unauthori[sz]ed/i.test(text)) return null;
     return new LoginRequiredError(this.#namespace, this.#lastRefusal);
@@ -120,6 +131,11 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
+    if (this.#login === null && this.#store.read().tokens === undefined) {
+      // The server has nothing to refresh and cannot log in: a login is needed, and
+      // registering a client here would leave one at the authorization server for nothing.
+      throw new LoginRequiredError(this.#namespace, this.#lastRefusal);
+    }
     if (this.#settings.clientId) {
       return {
         client_id: this.#settings.clientId,
@@ -179,6 +195,21 @@ export class UpstreamOAuthProvider implements OAuthClientProvider {
       throw new Error(`No PKCE code verifier for "${this.#namespace}": start with auth login`);
     }
     return this.#codeVerifier;
+  }
+
+  /**
+   * Keeps what discovery found (the authorization server and its metadata), so a refresh or a
+   * later login reuses it and credentials stay tied to the issuer that granted them.
+   */
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.#store.update((stored) => ({
+      ...stored,
+      discoveryState: state as unknown as Record<string, unknown>,
+    }));
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.#store.read().discoveryState as OAuthDiscoveryState | undefined;
   }
 
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
