@@ -131,10 +131,6 @@ async function taskOf(
 }
 
 const taskIdParams = z.looseObject({ taskId: z.string().min(1) });
-const updateParams = z.looseObject({
-  taskId: z.string().min(1),
-  inputResponses: z.record(z.string(), z.unknown()).optional(),
-});
 
 /**
  * Registers `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28 code mode) and answers
@@ -156,10 +152,11 @@ export function registerTaskMethods(parts: McpServerParts, surface: CodeSurface)
     ));
   server.setRequestHandler(
     "tasks/update",
-    { params: updateParams },
-    (params, ctx) =>
+    { params: taskIdParams },
+    (_params, ctx) =>
       guarded(ctx, async () => {
-        const responses = (params.inputResponses ?? {}) as InputResponses;
+        // The SDK lifts `inputResponses` out of the params into the request's context.
+        const responses = (ctx.mcpReq.inputResponses ?? {}) as InputResponses;
         await answerHeld(call, Object.keys(responses), responses);
         return {};
       }),

@@ -1,0 +1,11 @@
+import { Client, StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/client@2.4.0";
+const [port, token] = Deno.args;
+const client = new Client({ name: "probe", version: "1" }, { versionNegotiation: { mode: "auto" } });
+const t0 = performance.now();
+await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+console.log("era", client.getProtocolEra(), client.getNegotiatedProtocolVersion(), performance.now() - t0);
+const r = await client.callTool({ name: "exec", arguments: { source: "1+1" } });
+console.log(JSON.stringify(r.content), performance.now() - t0);
+const l = await client.listTools();
+console.log(l.tools.length);
+await client.close();
