@@ -23,6 +23,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type GatewayHarness, MAIN, REPO, withHarness } from "./support/gateway_harness.ts";
+import { pollUntil } from "./support/poll_until.ts";
 
 const INSPECTOR = join(
   REPO,
@@ -166,6 +167,48 @@ Deno.test("a v2 SDK client in auto mode lands on 2026-07-28 over HTTP and stdio,
         assert.equal(textOf(streamed), "first\ndone", via);
         assert.ok(progress.some((m) => m.includes("stdout: first")), `${via}: ${progress}`);
         assert.deepEqual(logs, [], `${via}: no log messages on 2026-07-28`);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+});
+
+Deno.test("a v2 SDK client on 2026-07-28 hears of catalogue changes on its subscriptions/listen stream, over HTTP and stdio", async () => {
+  await withHarness({ files: FILES }, async (gw) => {
+    const { port, token } = await gw.server();
+    const server = stdioServer(gw);
+    const transports = {
+      http: () =>
+        new v2.StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      stdio: () => new v2stdio.StdioClientTransport(server),
+    };
+    for (const [via, transport] of Object.entries(transports)) {
+      let seen: string[] = [];
+      const client = new v2.Client({ name: "listener", version: "1" }, {
+        versionNegotiation: { mode: "auto" },
+        listChanged: {
+          resources: {
+            debounceMs: 0,
+            onChanged: (error, items) => {
+              if (error === null && items) seen = items.map((r) => r.uri);
+            },
+          },
+        },
+      });
+      await client.connect(transport());
+      try {
+        assert.equal(client.getProtocolEra(), "modern", via);
+        assert.ok(client.autoOpenedSubscription, `${via}: the listen stream is open`);
+        // A new tool module is a new namespace: its types are a new resource.
+        await Deno.writeTextFile(join(gw.root, "tools", `${via}.ts`), TOOL);
+        await pollUntil(
+          `${via}: the resource list change`,
+          () => Promise.resolve(seen.includes(`gateway://types/${via}`) || undefined),
+          { last: () => seen },
+        );
       } finally {
         await client.close();
       }
