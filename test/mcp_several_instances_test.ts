@@ -69,6 +69,56 @@ Deno.test({
         assert.equal(resultText(got.result?.result as Record<string, unknown>), "wiped task", url);
       }
 
+      // Only the instance running a task can cancel it; the others say so instead of
+      // acknowledging a cancel that would not happen. Once it ended, every instance acknowledges.
+      const long = await modernRequest(viaProxy, setup.token, "tools/call", {
+        name: "exec",
+        arguments: { source: `await tools.danger.wipe({ what: "cancelled" })` },
+      }, caps);
+      const longId = String(long.result?.taskId);
+      await pollUntil("the long task to be held", async () => {
+        const read = await modernRequest(
+          viaProxy,
+          setup.token,
+          "tasks/get",
+          { taskId: longId },
+          caps,
+        );
+        return read.result?.status === "input_required" || undefined;
+      });
+      const answers = [];
+      for (const url of direct) {
+        answers.push(
+          await modernRequest(url, setup.token, "tasks/cancel", { taskId: longId }, caps),
+        );
+      }
+      // One instance (the one running it) cancels it; the others, while it still runs, say so.
+      assert.ok(answers.some((a) => a.result?.resultType === "complete"), JSON.stringify(answers));
+      for (const refused of answers.filter((a) => a.result?.resultType !== "complete")) {
+        assert.equal(refused.error?.code, -32600, JSON.stringify(refused));
+        assert.match(refused.error!.message, /runs on another gateway instance/);
+      }
+      await pollUntil("the long task to be cancelled", async () => {
+        const read = await modernRequest(
+          viaProxy,
+          setup.token,
+          "tasks/get",
+          { taskId: longId },
+          caps,
+        );
+        return read.result?.status === "cancelled" || undefined;
+      });
+      for (const url of direct) {
+        const again = await modernRequest(
+          url,
+          setup.token,
+          "tasks/cancel",
+          { taskId: longId },
+          caps,
+        );
+        assert.equal(again.result?.resultType, "complete", `${url}: ${JSON.stringify(again)}`);
+      }
+
       // A held call: the first answer asks; the retry, on the next instance, finishes it.
       const exec = (extra: Record<string, unknown> = {}) =>
         modernRequest(viaProxy, setup.token, "tools/call", {

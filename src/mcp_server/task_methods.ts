@@ -170,8 +170,16 @@ export function registerTaskMethods(parts: McpServerParts, surface: CodeSurface)
           await call("cancel", { runId: params.taskId });
         } catch (error) {
           if (!(error instanceof RpcError)) throw error;
-          // Already ended: cancelling it again is the same acknowledgement.
-          await taskOf(call, params.taskId, false);
+          // Already ended: cancelling it again is the same acknowledgement. Still going: it runs
+          // on another instance, which alone can stop its process.
+          const task = await taskOf(call, params.taskId, false);
+          if (task.status === "working" || task.status === "input_required") {
+            throw new ProtocolError(
+              ProtocolErrorCode.InvalidRequest,
+              `Task "${params.taskId}" runs on another gateway instance, which alone can cancel it: send tasks/cancel there`,
+              { taskId: params.taskId },
+            );
+          }
         }
         return {};
       }),
