@@ -395,14 +395,18 @@ Deno.test("MCP proxy exposure lists upstream tools as <namespace>__<tool>, over 
   });
 });
 
-Deno.test("gateway mcp --expose takes code or tools; anything else is a usage error naming both", async () => {
-  await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
-    const result = await gw.cli(["--no-autostart", "mcp", "--expose", "everything"]);
-    assert.equal(result.code, 2);
-    assert.match(
-      result.stderr,
-      /^error\[Usage\]: --expose must be "code" or "tools", not "everything"/,
-    );
-    assert.match(result.stderr, /--expose tools {2}every upstream tool directly/);
-  });
+Deno.test("gateway mcp --expose takes code, tools or a configured namespace; anything else is a usage error naming them", async () => {
+  await withHarness(
+    { files: { "gateway.json": '{ "port": 0 }\n', "tools/math.ts": TOOL } },
+    async (gw) => {
+      const result = await gw.cli(["mcp", "--expose", "everything"]);
+      assert.equal(result.code, 2);
+      assert.match(
+        result.stderr,
+        /^error\[Usage\]: Unknown exposure "everything": use code, tools, or a configured namespace \(math\)/,
+      );
+      assert.match(result.stderr, /--expose tools {2}every upstream tool directly/);
+      assert.match(result.stderr, /--expose NS {5}one namespace as itself/);
+    },
+  );
 });

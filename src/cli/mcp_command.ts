@@ -4,68 +4,76 @@
  * @module
  */
 
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createGatewayMcpServer } from "../mcp_server/gateway_mcp_server.ts";
+import { heldStateCodec } from "../mcp_server/gateway_mcp_server.ts";
+import { serveMcpOnStdio } from "../mcp_server/mcp_stdio.ts";
+import { STREAMING_METHODS } from "../mcp_server/gateway_call.ts";
+import { ExposureError, SurfaceCatalog } from "../mcp_server/surface_catalog.ts";
 import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
+import type { GatewayCall } from "../mcp_server/gateway_call.ts";
 
 /** Usage text of `gateway mcp`. */
-export const MCP_USAGE = `Usage: gateway mcp [--expose code|tools] [--root DIR]
+export const MCP_USAGE = `Usage: gateway mcp [--expose code|tools|NAMESPACE] [--root DIR]
 
-Serves the gateway as an MCP server on stdin/stdout, with resources (types, guide, upstream
-resources), prompts (upstream prompts, workflows), completions and logging.
+Serves the gateway as an MCP server on stdin/stdout (protocol 2025 and 2026-07-28), with
+resources (types, guide, upstream resources), prompts (upstream prompts, workflows),
+completions, and long runs as tasks.
   --expose code   (default) code-mode tools: exec, run_script, wait, cancel, search, describe,
                   types, catalog, history, workflow_start, workflow_step, workflow_status, invoke
   --expose tools  every upstream tool directly as <namespace>__<tool>, with policy and limits
+  --expose NS     one namespace as itself: its own tool, resource and prompt names, with
+                  policy, limits and history
 Example .mcp.json entry:
   { "mcpServers": { "gateway": { "command": "gateway", "args": ["mcp"] } } }`;
-
-/** Methods that start or hold a run: they stream output and can be cancelled. */
-const RUN_METHODS = new Set(["exec", "run", "upstream.call"]);
 
 /** Runs `gateway mcp`. */
 export async function mcpCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(args, { strings: ["expose"] }, MCP_USAGE);
-  const expose = parsed.flags.expose ?? "code";
-  if (expose !== "code" && expose !== "tools") {
-    throw new UsageError(`--expose must be "code" or "tools", not "${expose}"`, MCP_USAGE);
-  }
+  const expose = String(parsed.flags.expose ?? "code");
   const connection = await context.connect();
-  const server = createGatewayMcpServer({
-    call: async (method, params, sink) => {
-      if (!sink || !RUN_METHODS.has(method)) {
-        return await connection.client.request(method, { ...params });
-      }
-      // A tool call gets its own connection: the gateway sends a run's notifications to the
-      // connection that started it (so calls never see each other's), and closing it when the
-      // MCP client cancels the request cancels the run.
-      const own = await context.connect();
-      const stop = own.client.onNotification((n) => sink.notify(n.method, n.params));
-      const cancel = () => own.client.close();
-      sink.signal?.addEventListener("abort", cancel, { once: true });
-      try {
-        return await own.client.request(method, { ...params });
-      } finally {
-        sink.signal?.removeEventListener("abort", cancel);
-        stop();
-        await own.client.close();
-      }
-    },
+  const call: GatewayCall = async (method, params, sink) => {
+    if (!sink || !STREAMING_METHODS.has(method)) {
+      return await connection.client.request(method, { ...params });
+    }
+    // A tool call gets its own connection: the gateway sends a run's notifications to the
+    // connection that started it (so calls never see each other's), and closing it when the
+    // MCP client cancels the request cancels the run.
+    const own = await context.connect();
+    const stop = own.client.onNotification((n) => sink.notify(n.method, n.params));
+    const cancel = () => own.client.close();
+    sink.signal?.addEventListener("abort", cancel, { once: true });
+    try {
+      return await own.client.request(method, { ...params });
+    } finally {
+      sink.signal?.removeEventListener("abort", cancel);
+      stop();
+      await own.client.close();
+    }
+  };
+  // One client per process: the state of a run waiting for it never needs another instance.
+  const codec = await heldStateCodec(`${crypto.randomUUID()}${crypto.randomUUID()}`);
+  let surface;
+  try {
+    surface = await new SurfaceCatalog(call, codec).get(expose);
+  } catch (error) {
+    await connection.client.close();
+    if (error instanceof ExposureError) throw new UsageError(error.message, MCP_USAGE);
+    throw error;
+  }
+  await connection.client.request("events.subscribe");
+  await serveMcpOnStdio({
+    call,
     version: GATEWAY_VERSION,
+    surface,
+    codec,
     onError: (message) => context.output.err(`warning: ${message}\n`),
-    expose,
     events: (listener) =>
       connection.client.onNotification((n) => {
         if (n.method.startsWith("event.")) listener(n.method, n.params);
       }),
   });
-  await connection.client.request("events.subscribe");
-  const transport = new StdioServerTransport();
-  const closed = new Promise<void>((resolve) => (transport.onclose = () => resolve()));
-  await server.connect(transport);
-  await closed;
   await connection.client.close();
   return 0;
 }

@@ -7,7 +7,17 @@
  */
 
 /** Revisions in the order they were published; the SDK negotiates one of them. */
-export const REVISIONS = ["2024-10-07", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+export const REVISIONS = [
+  "2024-10-07",
+  "2024-11-05",
+  "2025-03-26",
+  "2025-06-18",
+  "2025-11-25",
+  "2026-07-28",
+];
+
+/** The newest revision negotiated with `initialize` (the 2025 era's last). */
+export const LATEST_LEGACY_REVISION = "2025-11-25";
 
 /** Whether `revision` is `since` or later (unknown revisions count as the newest). */
 export function atLeast(revision: string, since: string): boolean {

@@ -14,6 +14,17 @@ export interface NotificationSink {
   signal?: AbortSignal;
 }
 
+/**
+ * The gateway methods whose notifications (a run's output, progress, held calls) stream to the
+ * sink of the call that made them; a serving entry gives each such call its own channel.
+ */
+export const STREAMING_METHODS: ReadonlySet<string> = new Set([
+  "exec",
+  "run",
+  "wait",
+  "upstream.call",
+]);
+
 /** Calls a gateway method; notifications sent while it runs go to `sink`. */
 export type GatewayCall = (
   method: string,

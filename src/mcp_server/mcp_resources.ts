@@ -150,6 +150,8 @@ export async function listTemplates(call: GatewayCall): Promise<ListedTemplate[]
 
 /** A resource URI nobody serves: a JSON-RPC error naming the URI and what exists. */
 export class UnknownResourceError extends Error {
+  /** The URI the client asked for. */
+  readonly uri: string;
   constructor(uri: string, why?: string) {
     super(
       why
@@ -158,6 +160,7 @@ export class UnknownResourceError extends Error {
           `gateway://runs/ID/attachments/N and upstream resources under ${UPSTREAM_PREFIX}NS/…`,
     );
     this.name = "UnknownResourceError";
+    this.uri = uri;
   }
 }
 

@@ -32,7 +32,7 @@ export async function startServerParts(options: {
   const { log, token } = options;
   const core = await GatewayCore.start(options.paths, options.loaded, log, { token });
   const router = createRouter();
-  const mcpOptions: Parameters<typeof createMcpHttpHandler>[0] = {
+  const mcpOptions: Omit<Parameters<typeof createMcpHttpHandler>[0], "codec"> = {
     // Answers and notifications leave with the config's secrets masked (issue 9, item 4).
     call: async (method, params, sink) =>
       core.outgoingMask.deep(
@@ -62,8 +62,17 @@ export async function startServerParts(options: {
   // a gateway used from the CLI or RPC never pays its memory.
   let mcpHandler: Promise<ReturnType<typeof createMcpHttpHandler>> | null = null;
   const mcp = async (request: Request): Promise<Response> => {
-    mcpHandler ??= import("../mcp_server/mcp_http_handler.ts").then((module) =>
-      module.createMcpHttpHandler(mcpOptions)
+    mcpHandler ??= Promise.all([
+      import("../mcp_server/mcp_http_handler.ts"),
+      import("../mcp_server/gateway_mcp_server.ts"),
+    ]).then(async ([http, server]) =>
+      http.createMcpHttpHandler({
+        ...mcpOptions,
+        // Instances behind one proxy share the token, so a 2026-07-28 client's retry of a
+        // held run is verified by whichever instance it reaches.
+        codec: await server.heldStateCodec(token),
+        onError: (message) => log.warn("mcp", { error: message }),
+      })
     );
     return await (await mcpHandler)(request);
   };

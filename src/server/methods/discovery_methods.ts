@@ -20,7 +20,7 @@ import { defineMethod, type MethodContext, type MethodDefinition } from "../rout
 const DISCOVERY_WAIT_MS = 15_000;
 
 /** Waits, bounded, until the catalogue holds every namespace that is about to be ready. */
-async function settledCatalogue(context: MethodContext): Promise<void> {
+export async function settledCatalogue(context: MethodContext): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
     context.core.catalogueReady(),

@@ -16,6 +16,7 @@ import type { UpstreamMethod } from "../../namespaces/mcp/mcp_resources.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { newRunId } from "../../exec/script_runner.ts";
 import { messageOf } from "../../protocol/message_of.ts";
+import { settledCatalogue } from "./discovery_methods.ts";
 
 /** A resource or template of one namespace, with the namespace it came from. */
 export interface UpstreamResource {
@@ -129,7 +130,10 @@ function canForward(ns: ListedNamespace): ns is ListedNamespace & UpstreamCapabl
 
 /** The handlers, keyed by method name. */
 export const upstreamMethods: Record<string, MethodDefinition> = {
-  "upstream.tools": defineMethod(z.strictObject({}), (_params, context) => {
+  "upstream.tools": defineMethod(z.strictObject({}), async (_params, context) => {
+    // Right after a cold start the configured namespaces are still starting: a host caches
+    // its first listing, so it waits (bounded) for them; later ones announce a list change.
+    await settledCatalogue(context);
     const tools: UpstreamTool[] = [];
     for (const ns of context.core.registry.typed()) {
       if (ns.status.state !== "ready") continue;
@@ -145,7 +149,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
         });
       }
     }
-    return Promise.resolve({ tools });
+    return { tools };
   }),
   "upstream.call": defineMethod(
     z.strictObject({
