@@ -40,6 +40,7 @@ import type { GatewayPaths } from "./gateway_paths.ts";
 import { type OpenedState, openGatewayState } from "./gateway_state.ts";
 import { type CallOptions, ToolDispatcher } from "./tool_dispatcher.ts";
 import { NamespaceSetup } from "./namespace_setup.ts";
+import { ProtocolLogs } from "../namespaces/mcp/protocol_log.ts";
 import { diffConfig, RootWatcher } from "./root_watcher.ts";
 import { type RunEvent, RunTracker, type ToolCallEvent } from "./run_tracker.ts";
 import { createScriptRunner } from "./gateway_runner.ts";
@@ -68,6 +69,8 @@ export class GatewayCore {
   readonly workflows: WorkflowsOnDemand;
   /** The script runner. */
   readonly runner: ScriptRunner;
+  /** Each MCP namespace's raw traffic, for the dashboard's protocol log. */
+  readonly protocolLogs = new ProtocolLogs();
   #loaded: LoadedConfig;
   readonly #store: GatewayStore;
   readonly #checker: ScriptCheckerWorker;
@@ -148,6 +151,7 @@ export class GatewayCore {
       log,
       loaded: () => this.#loaded,
       onSpawn: (pid) => this.#ledger.record(pid),
+      protocolLogs: this.protocolLogs,
     });
     this.#views = new CatalogueViews(this.registry, join(paths.root.dir, "scripts"), log);
     this.#rootWatcher = new RootWatcher(paths.root, {

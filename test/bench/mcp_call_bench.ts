@@ -1,7 +1,8 @@
 /**
  * Measures the cost of one MCP tool call: 300 sequential calls of server-everything's `echo`
  * over stdio, through the SDK client directly, through the SDK client sending a progress token
- * (as the gateway must: progress resets a call's timeout) and through `McpNamespace`. Rounds
+ * (as the gateway must: progress resets a call's timeout) and through `McpNamespace` (bare, and
+ * with the dashboard's protocol log tapping its transport, as the gateway runs it). Rounds
  * alternate the paths; prints a JSON line per path (median, p95, mean in ms, this process's CPU
  * time per call and the upstream process's). Run:
  * `deno run -A test/bench/mcp_call_bench.ts [calls per round] [rounds]`.
@@ -12,6 +13,7 @@ import * as stdioModule from "@modelcontextprotocol/sdk/client/stdio.js";
 import type * as StdioTyped from "@modelcontextprotocol/sdk/client/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { McpNamespace } from "../../src/namespaces/mcp/mcp_namespace.ts";
+import { ProtocolLog } from "../../src/namespaces/mcp/protocol_log.ts";
 import { realServerBin, realServerConfig } from "../fixtures/mcp/mcp_test_servers.ts";
 import { cpuMs } from "./bench_support.ts";
 
@@ -62,6 +64,11 @@ const sdk = await sdkClient();
 const sdkProgress = await sdkClient();
 const namespace = new McpNamespace("everything", realServerConfig("everything"));
 await namespace.start();
+// As the gateway runs it: every message also goes to the dashboard's protocol log.
+const logged = new McpNamespace("everything", realServerConfig("everything"), {
+  protocolLog: new ProtocolLog(),
+});
+await logged.start();
 const options = { signal: new AbortController().signal, callTimeoutMs: 60_000, callMaxMs: 600_000 };
 const echo = { name: "echo", arguments: { message: "bench" } };
 const paths: Record<string, { call: () => Promise<unknown>; upstream: number }> = {
@@ -80,6 +87,10 @@ const paths: Record<string, { call: () => Promise<unknown>; upstream: number }> 
     call: () => namespace.callTool("echo", { message: "bench" }, options),
     upstream: namespace.pid!,
   },
+  "mcp-namespace-logged": {
+    call: () => logged.callTool("echo", { message: "bench" }, options),
+    upstream: logged.pid!,
+  },
 };
 // Rounds alternate the paths, so a busy machine slows them alike.
 const samples: Record<string, number[]> = {};
@@ -96,6 +107,7 @@ try {
   }
 } finally {
   await namespace.stop();
+  await logged.stop();
   await sdk.client.close();
   await sdkProgress.client.close();
 }

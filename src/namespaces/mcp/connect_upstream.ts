@@ -18,6 +18,8 @@ import { describeExit } from "../../process/describe_exit.ts";
 import { StdioProcessTransport } from "./stdio_process_transport.ts";
 import type { TailBuffer } from "./tail_buffer.ts";
 import { messageOf } from "../../protocol/message_of.ts";
+import type { ProtocolLog } from "./protocol_log.ts";
+import { tapTransport } from "./protocol_tap.ts";
 
 /** How the gateway introduces itself in `initialize`. */
 const CLIENT_INFO = { name: "gateway", version: "0.1.0" };
@@ -48,6 +50,8 @@ export interface ConnectUpstreamOptions {
   onSpawn?: (pid: number) => void;
   /** OAuth for an HTTP server that asks for it; absent = no authorization. */
   oauth?: UpstreamOAuthProvider;
+  /** Told every message sent and received on the connection. */
+  protocolLog?: ProtocolLog;
 }
 
 /**
@@ -135,6 +139,7 @@ async function handshake(
   options: ConnectUpstreamOptions,
 ): Promise<Client> {
   options.signal.throwIfAborted();
+  if (options.protocolLog) tapTransport(transport, options.protocolLog);
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   options.setup?.(client);
   const abort = () => void client.close().catch(() => {});

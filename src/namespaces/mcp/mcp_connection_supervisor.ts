@@ -19,6 +19,7 @@ import type { RenderedSchema } from "./schema_to_typescript.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { UpstreamNotifications } from "./upstream_notifications.ts";
+import type { ProtocolLog } from "./protocol_log.ts";
 import {
   findLoginRequired,
   type LoginRequiredError,
@@ -37,6 +38,8 @@ export interface McpConnectionSupervisorOptions {
   onSpawn?: ((pid: number) => void) | undefined;
   /** Authorizes HTTP connections; absent for stdio servers and without a data dir. */
   oauth?: UpstreamOAuthProvider | undefined;
+  /** Told every message of every connection (the dashboard's protocol log). */
+  protocolLog?: ProtocolLog | undefined;
 }
 
 /**
@@ -243,7 +246,7 @@ export class McpConnectionSupervisor implements McpCallHost {
     );
     // Clients of this attempt whose connection closed ("auto" may open and drop one first).
     const closed = new WeakSet<Client>();
-    const { killGraceMs, onSpawn, oauth } = this.#options;
+    const { killGraceMs, onSpawn, oauth, protocolLog } = this.#options;
     let connection: UpstreamConnection | undefined;
     try {
       connection = await connectUpstream(this.name, this.#config, {
@@ -253,6 +256,7 @@ export class McpConnectionSupervisor implements McpCallHost {
         ...(killGraceMs === undefined ? {} : { killGraceMs }),
         ...(onSpawn ? { onSpawn } : {}),
         ...(oauth ? { oauth } : {}),
+        ...(protocolLog ? { protocolLog } : {}),
         setup: (client) => {
           this.notifications.install(client, () => void this.#refresh(client));
           client.onclose = () => {

@@ -31,6 +31,7 @@ import { sendMcpToolCall } from "./mcp_tool_call.ts";
 import { unknownToolError } from "../unknown_tool_error.ts";
 import type { RestartPolicyOptions } from "../../process/restart_policy.ts";
 import type { UpstreamLogMessage } from "./upstream_notifications.ts";
+import type { ProtocolLog } from "./protocol_log.ts";
 
 /** Settings beyond the server's config entry. */
 export interface McpNamespaceOptions {
@@ -47,6 +48,8 @@ export interface McpNamespaceOptions {
    * server that asks for authorization cannot be reached.
    */
   dataDir?: string;
+  /** Told every message to and from the upstream (the dashboard's protocol log). */
+  protocolLog?: ProtocolLog;
 }
 
 /**
@@ -94,6 +97,7 @@ export class McpNamespace implements Namespace {
       killGraceMs: options.killGraceMs,
       onSpawn: options.onSpawn,
       oauth,
+      protocolLog: options.protocolLog,
     });
   }
 
