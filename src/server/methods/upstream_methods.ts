@@ -15,6 +15,7 @@ import type { UpstreamMethod } from "../../namespaces/mcp/mcp_resources.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { newRunId } from "../../exec/script_runner.ts";
 import { messageOf } from "../../protocol/message_of.ts";
+import { lookupToolIdentifier } from "../../protocol/catalogue.ts";
 
 /** A resource or template of one namespace, with the namespace it came from. */
 export interface UpstreamResource {
@@ -34,7 +35,8 @@ const UPSTREAM_METHODS = [
   "resources/unsubscribe",
 ] as const satisfies readonly UpstreamMethod[];
 
-function namespaceNamed(context: MethodContext, name: string): Namespace {
+/** Namespace `name` (its configured name or its identifier); InvalidParams naming the known ones. */
+export function namespaceNamed(context: MethodContext, name: string): Namespace {
   const direct = context.core.registry.get(name);
   if (direct) return direct;
   const typed = context.core.registry.typed().find((t) => t.identifier === name);
@@ -137,6 +139,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
           namespace: ns.name,
           identifier: ns.identifier,
           name: tool.originalName,
+          toolIdentifier: lookupToolIdentifier(ns, tool.originalName) ?? tool.originalName,
           description: tool.description,
           inputSchema: tool.inputSchema ?? schemaFromParams(tool.params),
           ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
