@@ -21,6 +21,11 @@ export interface ProtocolEntry {
   kind: "request" | "notification" | "result" | "error" | "invalid";
   /** The method; for a result or error, the method of the request it answers (when seen). */
   method: string | null;
+  /**
+   * What the request is about: the tool or prompt name (`params.name`) or the resource URI
+   * (`params.uri`); an answer has its request's.
+   */
+  target: string | null;
   id: string | number | null;
   /** UTF-8 size of the message as JSON. */
   bytes: number;
@@ -94,8 +99,8 @@ export class ProtocolLog {
   #seq = 0;
   #waiting: Recorded[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
-  /** `direction:id` of requests not yet answered → method and time. */
-  readonly #open = new Map<string, { method: string; at: number }>();
+  /** `direction:id` of requests not yet answered → method, target and time. */
+  readonly #open = new Map<string, { method: string; target: string | null; at: number }>();
   readonly #listeners = new Set<(entries: ProtocolEntry[]) => void>();
 
   constructor(options: ProtocolLogOptions = {}) {
@@ -183,6 +188,7 @@ export class ProtocolLog {
       direction: recorded.direction,
       kind: shape.kind,
       method: shape.method,
+      target: shape.target,
       id: shape.id,
       bytes,
       preview: text.slice(0, PREVIEW_CHARS),
@@ -193,6 +199,7 @@ export class ProtocolLog {
       if (shape.kind === "request" && shape.method !== null) {
         this.#open.set(`${recorded.direction}:${shape.id}`, {
           method: shape.method,
+          target: shape.target,
           at: recorded.at,
         });
         if (this.#open.size > MAX_OPEN_REQUESTS) {
@@ -205,6 +212,7 @@ export class ProtocolLog {
         if (request !== undefined) {
           this.#open.delete(key);
           entry.method = request.method;
+          entry.target = request.target;
           entry.durationMs = recorded.at - request.at;
         }
       }
@@ -220,22 +228,28 @@ function summary(entry: Stored): ProtocolEntry {
   return rest;
 }
 
-/** What kind of JSON-RPC message `message` is, its method and its id. */
-function shapeOf(message: unknown): {
-  kind: ProtocolEntry["kind"];
-  method: string | null;
-  id: string | number | null;
-} {
+/** What kind of JSON-RPC message `message` is, its method, target and id. */
+function shapeOf(message: unknown): Pick<ProtocolEntry, "kind" | "method" | "target" | "id"> {
   if (typeof message !== "object" || message === null) {
-    return { kind: "invalid", method: null, id: null };
+    return { kind: "invalid", method: null, target: null, id: null };
   }
   const fields = message as Record<string, unknown>;
   const id = typeof fields.id === "string" || typeof fields.id === "number" ? fields.id : null;
   const method = typeof fields.method === "string" ? fields.method : null;
-  if (method !== null) return { kind: id === null ? "notification" : "request", method, id };
-  if ("error" in fields) return { kind: "error", method: null, id };
-  if ("result" in fields) return { kind: "result", method: null, id };
-  return { kind: "invalid", method: null, id };
+  if (method !== null) {
+    const params = typeof fields.params === "object" && fields.params !== null
+      ? fields.params as Record<string, unknown>
+      : {};
+    const target = typeof params.name === "string"
+      ? params.name
+      : typeof params.uri === "string"
+      ? params.uri
+      : null;
+    return { kind: id === null ? "notification" : "request", method, target, id };
+  }
+  if ("error" in fields) return { kind: "error", method: null, target: null, id };
+  if ("result" in fields) return { kind: "result", method: null, target: null, id };
+  return { kind: "invalid", method: null, target: null, id };
 }
 
 /**

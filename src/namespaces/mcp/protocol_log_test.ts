@@ -21,6 +21,7 @@ Deno.test("`ProtocolLog` names an answer by the method of its request and times 
     ],
   );
   assert.equal(typeof entries[2]?.durationMs, "number");
+  assert.deepEqual(entries.map((e) => e.target), ["echo", null, "echo", null, null]);
   assert.equal(entries[0]?.durationMs, undefined);
   const request = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo" } };
   assert.equal(entries[0]?.bytes, JSON.stringify(request).length);
