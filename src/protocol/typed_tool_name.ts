@@ -31,11 +31,15 @@ export function typedToolName(map: ToolMap, namespace: string, tool: string): st
   return undefined;
 }
 
+/** How the gateway's own messages refer to a tool, just before its quoted path. */
+const TOOL_REFERENCE = /(?:\b[Tt]ool |\bCall to )$/;
+
 /**
- * `message` with the quoted upstream path (`"everything.get-sum"`) replaced by the typed one,
- * the upstream tool name following the first as a note when it differs:
- * `"everything.get_sum" (upstream name "get-sum")`. Unchanged when the names agree or the
- * message does not quote the path.
+ * `message` with the quoted upstream path of the tool (`tool "everything.get-sum"`, as the
+ * gateway's own messages say it) replaced by the typed one, the upstream tool name following
+ * the first as a note when it differs: `tool "everything.get_sum" (upstream name "get-sum")`.
+ * Only the gateway's references are changed: the same text quoted elsewhere (a policy rule,
+ * the tool's own words) stays as it is. Unchanged when the names agree.
  *
  * @example
  * ```ts
@@ -58,10 +62,17 @@ export function withTypedToolName(
   const upstream = `"${names.namespace}.${names.tool}"`;
   const typed = `"${names.typed}"`;
   if (upstream === typed) return message;
-  const at = message.indexOf(upstream);
-  if (at < 0) return message;
   const typedTool = names.typed.slice(names.typed.indexOf(".") + 1);
   const note = typedTool === names.tool ? "" : ` (upstream name "${names.tool}")`;
-  const rest = message.slice(at + upstream.length).replaceAll(upstream, typed);
-  return `${message.slice(0, at)}${typed}${note}${rest}`;
+  let out = "";
+  let rest = message;
+  let noted = false;
+  for (let at = rest.indexOf(upstream); at >= 0; at = rest.indexOf(upstream)) {
+    const before = rest.slice(0, at);
+    const ours = TOOL_REFERENCE.test(before);
+    out += before + (ours ? typed + (noted ? "" : note) : upstream);
+    noted ||= ours;
+    rest = rest.slice(at + upstream.length);
+  }
+  return out + rest;
 }

@@ -14,14 +14,15 @@ Deno.test("`typedToolName` finds the script's path of a tool by the upstream's n
   assert.equal(typedToolName(MAP, "nowhere", "echo"), undefined);
 });
 
-Deno.test("`withTypedToolName` notes the upstream tool name only where it differs", () => {
+Deno.test("`withTypedToolName` names the tool as typed where the gateway refers to it, once noted", () => {
   const names = { namespace: "everything", tool: "get-sum", typed: "everything.get_sum" };
   assert.equal(
     withTypedToolName(
-      'Call to "everything.get-sum" was cancelled; retry "everything.get-sum"',
+      'Call to "everything.get-sum" was cancelled; the tool "everything.get-sum" was slow',
       names,
     ),
-    'Call to "everything.get_sum" (upstream name "get-sum") was cancelled; retry "everything.get_sum"',
+    'Call to "everything.get_sum" (upstream name "get-sum") was cancelled; the tool ' +
+      '"everything.get_sum" was slow',
   );
   // Only the namespace differs: the typed path alone, no note.
   assert.equal(
@@ -39,4 +40,14 @@ Deno.test("`withTypedToolName` notes the upstream tool name only where it differ
     'Invalid input for tool "kv.get": x',
   );
   assert.equal(withTypedToolName("everything.get-sum failed", names), "everything.get-sum failed");
+});
+
+Deno.test("`withTypedToolName` leaves the path alone where it is not the gateway naming the tool", () => {
+  const names = { namespace: "everything", tool: "get-env", typed: "everything.get_env" };
+  const policy = 'Policy denies everything.get-env (rule "everything.get-env"): change the policy';
+  assert.equal(withTypedToolName(policy, names), policy);
+  assert.equal(
+    withTypedToolName('Tool "everything.get-env" failed: it said "everything.get-env"', names),
+    'Tool "everything.get_env" (upstream name "get-env") failed: it said "everything.get-env"',
+  );
 });

@@ -4,6 +4,7 @@
  * root, and shutdown order. Each part's logic lives in its own module: tool calls in
  * tool_dispatcher.ts, namespaces in namespace_setup.ts, the root watcher and config diff in
  * root_watcher.ts, the finished-runs cache, history rows and discovery views beside them.
+ * (Over 400 lines: every part is made and ordered here, and only here.)
  * @module
  */
 
@@ -69,8 +70,8 @@ export class GatewayCore {
   readonly workflows: WorkflowsOnDemand;
   /** The script runner. */
   readonly runner: ScriptRunner;
-  /** Each MCP namespace's raw traffic, for the dashboard's protocol log. */
-  readonly protocolLogs = new ProtocolLogs();
+  /** Each MCP namespace's raw traffic, for the dashboard's protocol log, secrets masked. */
+  readonly protocolLogs = new ProtocolLogs({ mask: (text) => this.outgoingMask.mask(text) });
   #loaded: LoadedConfig;
   readonly #store: GatewayStore;
   readonly #checker: ScriptCheckerWorker;

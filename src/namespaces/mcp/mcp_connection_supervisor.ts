@@ -2,6 +2,7 @@
  * The life of one MCP upstream's connection: the first connect within `startTimeoutMs`, crash
  * detection, back-off reconnects and the breaker, login-required states, `list_changed`
  * refreshes of the cached catalogue, and the status and change listeners that report it all.
+ * (Over 400 lines: one state machine, read best whole; what a call does lives elsewhere.)
  * @module
  */
 

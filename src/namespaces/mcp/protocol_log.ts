@@ -52,6 +52,12 @@ export interface ProtocolLogOptions {
   maxChars?: number;
   /** Characters kept of one message. @default 256 Ki */
   maxMessageChars?: number;
+  /**
+   * Masks secrets in a message's whole text before any of it is kept: a head cut through a
+   * secret would otherwise keep a piece of it that no later masking recognises.
+   * @default no masking
+   */
+  mask?: (text: string) => string;
 }
 
 interface Stored extends ProtocolEntry {
@@ -94,6 +100,7 @@ export class ProtocolLog {
   readonly #capacity: number;
   readonly #maxChars: number;
   readonly #maxMessageChars: number;
+  readonly #mask: (text: string) => string;
   #stored: Stored[] = [];
   #chars = 0;
   #seq = 0;
@@ -107,6 +114,7 @@ export class ProtocolLog {
     this.#capacity = options.capacity ?? 1000;
     this.#maxChars = options.maxChars ?? 4 * 1024 * 1024;
     this.#maxMessageChars = options.maxMessageChars ?? 256 * 1024;
+    this.#mask = options.mask ?? ((text) => text);
   }
 
   /** Notes one message; it is serialised and listed shortly after (or at the next read). */
@@ -179,6 +187,7 @@ export class ProtocolLog {
       text = `(cannot show this message as JSON: ${String(error)})`;
     }
     const bytes = Buffer.byteLength(text, "utf8");
+    text = this.#mask(text);
     const truncated = text.length > this.#maxMessageChars;
     if (truncated) text = text.slice(0, this.#maxMessageChars);
     const shape = shapeOf(recorded.message);
@@ -259,14 +268,20 @@ function shapeOf(message: unknown): Pick<ProtocolEntry, "kind" | "method" | "tar
  */
 export class ProtocolLogs {
   readonly #logs = new Map<string, ProtocolLog>();
+  readonly #options: ProtocolLogOptions;
   /** Per watcher (a connection's signal): the namespaces it watches, each with its stop. */
   readonly #watches = new WeakMap<AbortSignal, Map<string, () => void>>();
+
+  /** Each log is made with `options` (its bounds, how it masks secrets). */
+  constructor(options: ProtocolLogOptions = {}) {
+    this.#options = options;
+  }
 
   /** The log of namespace `name`, made on first use. */
   for(name: string): ProtocolLog {
     let log = this.#logs.get(name);
     if (log === undefined) {
-      log = new ProtocolLog();
+      log = new ProtocolLog(this.#options);
       this.#logs.set(name, log);
     }
     return log;

@@ -134,3 +134,21 @@ Deno.test("`ProtocolLogs.watch()` tells a watcher new messages until it unwatche
   await settle();
   assert.deepEqual(seen.sort(), ["a:one", "b:two"]);
 });
+
+Deno.test("`ProtocolLog` masks a message whole before it keeps a head of it", () => {
+  const secret = "s3cret-value-that-is-long";
+  const message = { jsonrpc: "2.0", id: 1, result: { env: `TOKEN=${secret}` } };
+  const text = JSON.stringify(message);
+  // The head ends inside the secret: masked after the cut, its first part would stay.
+  const log = new ProtocolLog({
+    maxMessageChars: text.indexOf(secret) + 6,
+    mask: (t) => t.replaceAll(secret, "[REDACTED]"),
+  });
+  log.record("received", message);
+  const [entry] = log.entries();
+  const kept = log.message(entry!.seq)!;
+  assert.equal(kept.truncated, true);
+  assert.ok(!kept.text.includes(secret.slice(0, 6)), kept.text);
+  assert.ok(!entry!.preview.includes(secret.slice(0, 6)), entry!.preview);
+  assert.equal(entry!.bytes, text.length, "the size is the message's own");
+});
