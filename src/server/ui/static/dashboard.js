@@ -89,6 +89,12 @@ function route() {
   if (view === "details") openRun(hashArgument());
   if (view === "run") editor.focus();
   if (INSPECTOR_VIEWS.includes(view)) openInspector(view, hashArgument());
+  if (view !== "protocol" && protocolOpen) {
+    // Nobody reads the log off screen: stop its pushes until the view is back.
+    protocolOpen = false;
+    inspected = { view: null, namespace: null };
+    protocol.close();
+  }
 }
 addEventListener("hashchange", route);
 
@@ -853,7 +859,9 @@ async function loadHistory() {
   const last = Math.min(offset + PAGE, answer.total);
   $("#page-info").textContent = answer.total
     ? `${offset + 1}–${last} of ${answer.total}`
-    : "no runs match";
+    : filtered
+    ? "no runs match"
+    : "no runs yet";
   $("#page-prev").disabled = offset === 0;
   $("#page-next").disabled = last >= answer.total;
 }

@@ -308,6 +308,9 @@ export function createInspectorViews(rpc, $) {
       return;
     }
     $("#h-resource-list").textContent = `Resources (${listing.resources.length})`;
+    if (listing.resources.length === 0 && listing.templates.length === 0) {
+      setChildren($("#resource-detail"));
+    }
     $("#h-template-list").textContent = `Templates (${listing.templates.length})`;
     setChildren(
       resources,

@@ -168,12 +168,7 @@ export function createProtocolView(rpc, $) {
 
   /** Shows namespace `name`'s log and follows it live (or says there is no MCP server). */
   async function open(name) {
-    if (namespace && namespace !== name) {
-      // Fails only when the connection is gone, and its watches went with it.
-      rpc.request("protocol.unwatch", { namespace }).catch((error) =>
-        console.warn(`protocol.unwatch ${namespace}: ${error.message}`)
-      );
-    }
+    if (namespace !== name) close();
     namespace = name ?? null;
     entries = [];
     held = [];
@@ -193,6 +188,17 @@ export function createProtocolView(rpc, $) {
       loading = false;
       early = [];
     }
+  }
+
+  /** Stops following the log (the view is left); `open` starts again from the kept messages. */
+  function close() {
+    if (!namespace) return;
+    const name = namespace;
+    namespace = null;
+    // Fails only when the connection is gone, and its watches went with it.
+    rpc.request("protocol.unwatch", { namespace: name }).catch((error) =>
+      console.warn(`protocol.unwatch ${name}: ${error.message}`)
+    );
   }
 
   /** Takes `event.protocol` pushes for the namespace shown. */
@@ -228,5 +234,5 @@ export function createProtocolView(rpc, $) {
     }
   });
 
-  return { open, onEvent };
+  return { open, close, onEvent };
 }
