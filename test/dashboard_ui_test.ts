@@ -3,21 +3,16 @@
  * stderr, restart), the tool browser and its "try it" form, the editor (completions, inline type
  * errors, live stdout), run details (error line, images, tool calls, rerun, save), history
  * filters and paging, approvals pushed live, workflow sessions; keyboard-only use of the main
- * flow; no serious or critical axe-core violations; screenshots at desktop and phone widths
- * kept under test/artifacts/.
+ * flow; no serious or critical axe-core violations and nothing wider than the screen at 1280
+ * and 390 px; screenshots of both kept under test/artifacts/dashboard/.
  * @module
  */
 
 import assert from "node:assert/strict";
-import { chromium, type Page } from "playwright-core";
-import axe from "axe-core";
 import { withHarness } from "./support/gateway_harness.ts";
 import { realServerBin } from "./fixtures/mcp/mcp_test_servers.ts";
 import { pollUntil } from "./support/poll_until.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = await Deno.stat(CHROMIUM).then(() => true, () => false);
-const ARTIFACTS = new URL("./artifacts/dashboard/", import.meta.url).pathname;
+import { checkView, hasChromium, launchChromium } from "./support/dashboard_browser.ts";
 
 const TOOL = `/** Adds two numbers. */
 export function add(args: { a: number; b: number }): number {
@@ -42,32 +37,10 @@ steps:
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
-async function axeViolations(page: Page, label: string): Promise<void> {
-  await page.addScriptTag({ content: axe.source });
-  // Runs in the page (a string, since this file is not type-checked against the DOM).
-  const result = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then(
-    (run) => run.violations.map((v) => ({
-      id: v.id,
-      impact: v.impact,
-      targets: v.nodes.map((n) => n.target.join(" ")).slice(0, 3),
-    })))`) as { id: string; impact: string; targets: string[] }[];
-  const serious = result.filter((v) => v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(serious, [], `${label}: ${JSON.stringify(serious, null, 2)}`);
-}
-
-async function shoot(page: Page, name: string): Promise<void> {
-  for (const [width, height, device] of [[1280, 900, "desktop"], [390, 844, "phone"]] as const) {
-    await page.setViewportSize({ width, height });
-    await page.screenshot({ path: `${ARTIFACTS}${name}-${device}.png`, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 Deno.test({
   name: "the dashboard, end to end in headless Chromium",
   ignore: !hasChromium,
   async fn() {
-    await Deno.mkdir(ARTIFACTS, { recursive: true });
     const config = {
       port: 0,
       policy: [{ match: "math.sub", action: "ask" }],
@@ -85,18 +58,7 @@ Deno.test({
     }, async (gw) => {
       const { port, token } = await gw.server();
       const client = await gw.client();
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
+      const browser = await launchChromium();
       try {
         await pollUntil("broken to fail and the others to be ready", async () => {
           const ns = await client.request<{ namespaces: { name: string; status: string }[] }>(
@@ -155,8 +117,7 @@ Deno.test({
         await page.locator("#stderr-panel:not([hidden])").waitFor();
         await everything.getByRole("button", { name: "Restart everything" }).click();
         await everything.locator("text=ready").waitFor();
-        await axeViolations(page, "namespaces");
-        await shoot(page, "namespaces");
+        await checkView(page, "namespaces");
 
         // Tool browser: search, signature, try-it form from the input schema.
         await page.click('a[href="#tools"]');
@@ -167,8 +128,7 @@ Deno.test({
         await page.fill("#arg-b", "40");
         await page.getByRole("button", { name: "Call" }).click();
         await page.locator("#tool-detail pre.result", { hasText: "42" }).waitFor();
-        await axeViolations(page, "tools");
-        await shoot(page, "tools");
+        await checkView(page, "tools");
 
         // Editor: completions from the live types, inline type errors, live stdout.
         await page.click('a[href="#run"]');
@@ -201,8 +161,7 @@ Deno.test({
         const addCall = run.locator("table.calls tbody tr", { hasText: "math.add" });
         assert.equal((await addCall.locator("td.call-result").textContent())?.trim(), "3");
         assert.ok(await addCall.locator("td.call-result").isVisible());
-        await axeViolations(page, "run");
-        await shoot(page, "run");
+        await checkView(page, "run");
 
         // A run that worked: rerun and save as a named script.
         await content.click();
@@ -230,11 +189,10 @@ Deno.test({
         await page.fill("#filter-text", "boom");
         await page.click("#history-filters button[type=submit]");
         await page.locator("#page-info", { hasText: "1–1 of 1" }).waitFor();
-        await axeViolations(page, "history");
-        await shoot(page, "history");
+        await checkView(page, "history");
         await page.locator("#runs tbody a").first().click();
         await page.locator("#details .error", { hasText: "boom" }).waitFor();
-        await shoot(page, "details");
+        await checkView(page, "details");
 
         // Approvals: pushed live over the WebSocket; allow answers the held call.
         await page.click('a[href="#approvals"]');
@@ -247,8 +205,7 @@ Deno.test({
           (await page.textContent("#approvals tbody")) ?? "",
           /math\.sub\(\{"a":50,"b":8\}\)/,
         );
-        await axeViolations(page, "approvals");
-        await shoot(page, "approvals");
+        await checkView(page, "approvals");
         const shown = await page.evaluate("window.shownNotifications") as { body: string }[];
         assert.ok(shown.some((n) => n.body.includes("math.sub")), JSON.stringify(shown));
         await allow.click();
@@ -261,8 +218,7 @@ Deno.test({
         await page.click('a[href="#workflows"]');
         await page.getByRole("button", { name: "Show session demo" }).click();
         await page.locator("#session-detail", { hasText: "Write the change" }).waitFor();
-        await axeViolations(page, "workflows");
-        await shoot(page, "workflows");
+        await checkView(page, "workflows");
 
         // Keyboard only: reach the Run tab, type a script, run it with Ctrl+Enter.
         const keys = await context.newPage();

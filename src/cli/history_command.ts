@@ -38,6 +38,8 @@ interface StoredRun {
     {
       namespace: string;
       tool: string;
+      /** The path a script types for the tool, when the server still serves it. */
+      typedName?: string;
       durationMs: number;
       ok: boolean;
       errorKind: string | null;
@@ -122,7 +124,7 @@ export async function historyCommand(args: string[], context: CliContext): Promi
       out(`--- tool calls (${run.toolCalls.length})\n`);
       for (const c of run.toolCalls) {
         out(
-          `${c.namespace}.${c.tool} ${c.durationMs} ms ${c.ok ? "ok" : c.errorKind}${
+          `${callName(c)} ${c.durationMs} ms ${c.ok ? "ok" : c.errorKind}${
             c.result === undefined ? "" : ` → ${shortResult(c.result)}`
           }\n`,
         );
@@ -186,4 +188,14 @@ const SHORT_RESULT_CHARS = 200;
 function shortResult(text: string): string {
   const line = text.replace(/\s*\n\s*/g, " ");
   return line.length > SHORT_RESULT_CHARS ? `${line.slice(0, SHORT_RESULT_CHARS - 1)}…` : line;
+}
+
+/**
+ * A tool call as the script typed it (`everything.get_sum`), with the upstream's tool name
+ * after it where that differs (`(upstream get-sum)`).
+ */
+function callName(call: { namespace: string; tool: string; typedName?: string }): string {
+  if (call.typedName === undefined) return `${call.namespace}.${call.tool}`;
+  const typedTool = call.typedName.slice(call.typedName.indexOf(".") + 1);
+  return typedTool === call.tool ? call.typedName : `${call.typedName} (upstream ${call.tool})`;
 }

@@ -20,6 +20,7 @@ import type { ToolCallRecord } from "../store/run_history.ts";
 import type { RunReturns } from "./run_returns.ts";
 import { Semaphore } from "./semaphore.ts";
 import { messageOf } from "../protocol/message_of.ts";
+import { withTypedToolName } from "../protocol/typed_tool_name.ts";
 
 /** A call from a script, as the router receives it. */
 export interface ScriptToolCall {
@@ -73,6 +74,11 @@ export interface CallBrokerOptions {
   trace: RunTrace;
   /** What kind of upstream serves a namespace ("local", "mcp"), for call spans. */
   upstreamOf?: (namespace: string) => string;
+  /**
+   * The path a script types for a tool named by the upstream (`everything.get_sum` for
+   * `everything`, `get-sum`), so a failed call's message names the tool as the script does.
+   */
+  typedName?: (namespace: string, tool: string) => string | undefined;
   /** Upstream progress of the run's tool calls. */
   onProgress?: (progress: ToolProgress & { namespace: string; tool: string }) => void;
 }
@@ -288,6 +294,14 @@ export class CallBroker {
       (error) => {
         try {
           const channelError = toChannelError(error, namespace, tool);
+          const typed = options.typedName?.(namespace, tool);
+          if (typed !== undefined) {
+            channelError.message = withTypedToolName(channelError.message, {
+              namespace,
+              tool,
+              typed,
+            });
+          }
           this.#send({
             t: "reply",
             id: message.id,

@@ -214,6 +214,27 @@ Deno.test("CallBroker forwards a tool's failure with its kind and envelope, and 
   ]);
 });
 
+Deno.test("CallBroker names a failed tool as the script typed it, with the upstream name beside", async () => {
+  const { broker: b, connection } = broker(
+    () =>
+      Promise.reject(
+        new ToolCallError(
+          "InvalidToolInput",
+          'Invalid input for tool "kv.get-sum": "/b" must be number',
+        ),
+      ),
+    { typedName: (namespace, tool) => `${namespace}.${tool.replaceAll("-", "_")}` },
+  );
+  connection.script(call(1, "get-sum"));
+  const reply = await connection.reply(1);
+  const expected =
+    'Invalid input for tool "kv.get_sum" (upstream name "get-sum"): "/b" must be number';
+  assert.ok(!reply.ok);
+  assert.equal(reply.error.message, expected);
+  assert.equal(reply.error.tool, "get-sum", "the error's fields keep the upstream's name");
+  assert.equal(b.toolCalls[0]?.result, expected);
+});
+
 Deno.test("CallBroker keeps only a head of a huge call result, with its whole size", async () => {
   const big = "x".repeat(100_000);
   const { broker: b, connection } = broker(() => Promise.resolve(big));

@@ -21,6 +21,7 @@ import { RunReturns } from "./run_returns.ts";
 import type { RunnerProcess } from "./runner_process.ts";
 import type { RunnerConnection } from "./run_channel_server.ts";
 import type { ScriptUsage } from "./script_analysis.ts";
+import { typedToolName } from "../protocol/typed_tool_name.ts";
 
 /** Name of the global a snippet's last expression is handed to. */
 export const RESULT_HOOK = "__gatewayResult";
@@ -118,6 +119,7 @@ export async function superviseRun(
       resources: (resources) => deps.resources(resources),
       trace,
       ...(deps.upstreamOf ? { upstreamOf: deps.upstreamOf } : {}),
+      typedName: (namespace, tool) => typedToolName(deps.toolMap(), namespace, tool),
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     });
     options.onBroker(broker);

@@ -36,7 +36,13 @@ export interface PendingApproval {
 export interface UpstreamTool {
   namespace: string;
   identifier: string;
+  /** The upstream's name for the tool: what is sent upstream and what MCP hosts see. */
   name: string;
+  /**
+   * The name a script types (`tools.<identifier>.<toolIdentifier>`), which the dashboard shows;
+   * `upstream.tools` always sets it (the MCP proxy names tools its own way and needs none).
+   */
+  toolIdentifier?: string;
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;

@@ -42,6 +42,7 @@ import type { GatewayPaths } from "./gateway_paths.ts";
 import { type OpenedState, openGatewayState } from "./gateway_state.ts";
 import { type CallOptions, ToolDispatcher } from "./tool_dispatcher.ts";
 import { NamespaceSetup } from "./namespace_setup.ts";
+import { ProtocolLogs } from "../namespaces/mcp/protocol_log.ts";
 import { diffConfig, RootWatcher } from "./root_watcher.ts";
 import { type RunEvent, RunTracker, type ToolCallEvent } from "./run_tracker.ts";
 import { createScriptRunner } from "./gateway_runner.ts";
@@ -70,6 +71,8 @@ export class GatewayCore {
   readonly workflows: WorkflowsOnDemand;
   /** The script runner. */
   readonly runner: ScriptRunner;
+  /** Each MCP namespace's raw traffic, for the dashboard's protocol log, secrets masked. */
+  readonly protocolLogs = new ProtocolLogs({ mask: (text) => this.outgoingMask.mask(text) });
   #loaded: LoadedConfig;
   readonly #store: GatewayStore;
   readonly #checker: ScriptCheckerWorker;
@@ -151,6 +154,7 @@ export class GatewayCore {
       log,
       loaded: () => this.#loaded,
       onSpawn: (pid) => this.#ledger.record(pid),
+      protocolLogs: this.protocolLogs,
     });
     this.#views = new CatalogueViews(this.registry, join(paths.root.dir, "scripts"), log);
     this.#rootWatcher = new RootWatcher(paths.root, {

@@ -227,6 +227,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
   );
   app.get("/ui", (c) => dashboardResponse(c.req.path));
   app.get("/ui/:asset", (c) => dashboardResponse(c.req.path));
+  app.get("/favicon.ico", (c) => dashboardResponse(c.req.path));
   app.all("/mcp", (c) => {
     if (!options.mcp) return json(c, { error: { message: "MCP endpoint is not enabled" } }, 404);
     return options.mcp(c.req.raw);

@@ -12,6 +12,7 @@ import { workflowMethods } from "./methods/workflow_methods.ts";
 import { approvalMethods } from "./methods/approval_methods.ts";
 import { upstreamMethods } from "./methods/upstream_methods.ts";
 import { dashboardMethods } from "./methods/dashboard_methods.ts";
+import { inspectorMethods } from "./methods/inspector_methods.ts";
 
 /** Builds the method table every interface dispatches through. */
 export function createRouter(): Router {
@@ -24,5 +25,6 @@ export function createRouter(): Router {
     ...approvalMethods,
     ...upstreamMethods,
     ...dashboardMethods,
+    ...inspectorMethods,
   });
 }

@@ -18,6 +18,7 @@ import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
 import { SharedToolHosts } from "../namespaces/local/shared_tool_host.ts";
 import { DeferredMcpNamespace } from "../namespaces/mcp/deferred_mcp_namespace.ts";
+import type { ProtocolLogs } from "../namespaces/mcp/protocol_log.ts";
 import {
   cacheRenderedSchemasIn,
   renderSchemasInChildProcess,
@@ -37,6 +38,8 @@ export interface NamespaceSetupOptions {
   loaded: () => LoadedConfig;
   /** Records a spawned child's pid, so a later server reaps it if this one dies. */
   onSpawn: (pid: number) => void;
+  /** Where each MCP namespace's traffic is kept for the dashboard. */
+  protocolLogs?: ProtocolLogs;
 }
 
 /** Adds, replaces and removes namespaces as the root and its config say. */
@@ -133,6 +136,7 @@ export class NamespaceSetup {
     }
     for (const name of diff.mcpRemoved) {
       await registry.remove(name);
+      this.#options.protocolLogs?.drop(name);
       // A tool module the server's name kept out is served now.
       if (this.#hasToolModule(name)) {
         this.#addLocal(name, join(this.#rootDir, "tools", `${name}.ts`));
@@ -254,10 +258,11 @@ export class NamespaceSetup {
     const config = "command" in server && server.cwd !== undefined
       ? { ...server, cwd: resolve(this.#rootDir, server.cwd) }
       : server;
-    const { paths, log, onSpawn } = this.#options;
+    const { paths, log, onSpawn, protocolLogs } = this.#options;
     return new DeferredMcpNamespace(name, config, {
       logger: log.child(`mcp.${name}`),
       onSpawn,
+      ...(protocolLogs ? { protocolLog: protocolLogs.for(name) } : {}),
       dataDir: paths.dataDir,
       loadAfter: this.#started.promise,
     });

@@ -35,7 +35,7 @@ export interface HttpRoute {
   /** Served without the token. @default {false} */
   public?: boolean;
   /** What the answer is when it is not JSON. */
-  produces?: "text/html" | "websocket";
+  produces?: "text/html" | "image/svg+xml" | "websocket";
 }
 
 const query = (name: string, field = name): RouteParameter => ({ name, in: "query", field });
@@ -147,6 +147,13 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
     public: true,
     produces: "text/html",
   },
+  {
+    verb: "get",
+    path: "/favicon.ico",
+    summary: "The dashboard's icon (no token needed)",
+    public: true,
+    produces: "image/svg+xml",
+  },
   { verb: "all", path: "/mcp", summary: "The gateway as an MCP server (streamable HTTP)" },
   {
     verb: "get",
@@ -199,8 +206,10 @@ function operation(
   const json = (schema: unknown) => ({ content: { "application/json": { schema } } });
   const ok = route.produces === "websocket"
     ? { "101": { description: "Switching to the WebSocket protocol" } }
-    : route.produces === "text/html"
-    ? { "200": { description: "OK", content: { "text/html": { schema: { type: "string" } } } } }
+    : route.produces !== undefined
+    ? {
+      "200": { description: "OK", content: { [route.produces]: { schema: { type: "string" } } } },
+    }
     : { "200": { description: "OK", ...json({ type: "object" }) } };
   const op: Record<string, unknown> = {
     summary: route.summary,

@@ -7,7 +7,7 @@
  */
 
 import type { PendingApproval } from "../protocol/wire_views.ts";
-import type { RunRecord, RunSummary, StoredRun } from "./run_history.ts";
+import type { AnsweredApproval, RunRecord, RunSummary, StoredRun } from "./run_history.ts";
 import type {
   NewWorkflowSessionEvent,
   WorkflowSession,
@@ -30,6 +30,11 @@ export interface HistoryStore {
    * finds it too; an ambiguous prefix rejects with an `InvalidArgumentError` (a `RangeError`) naming the matches.
    */
   get(runId: string): Promise<StoredRun | null>;
+  /**
+   * The newest `limit` tool calls an `ask` policy rule held, with their answers (who, when),
+   * so the dashboard's answered list outlives a reload and a restart.
+   */
+  answeredApprovals(limit: number): Promise<AnsweredApproval[]>;
   /** How many runs are stored (all, or only failed ones). */
   count(options?: { failed?: boolean }): Promise<number>;
   /** Retention: drops runs older than `maxAgeDays` and all but the newest `maxRuns`. */

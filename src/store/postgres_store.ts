@@ -15,6 +15,8 @@ import type { GatewayStore, HistoryStore, WorkflowSessionStore } from "./gateway
 import { PostgresWorkflowSessions } from "./postgres_workflow_sessions.ts";
 import { PostgresCoordination, RUN_DONE_CHANNEL } from "./postgres_coordination.ts";
 import {
+  answeredApprovalOf,
+  answeredApprovalsQuery,
   HistoryRedactor,
   type RunHistoryOptions,
   type RunRecord,
@@ -353,6 +355,15 @@ class PostgresHistory implements HistoryStore {
       "read history",
     );
     return storedRunOf(row, calls);
+  }
+
+  async answeredApprovals(limit: number) {
+    const rows = await this.#query(
+      answeredApprovalsQuery("$1"),
+      [Math.max(0, Math.trunc(limit))],
+      "read history",
+    );
+    return rows.map(answeredApprovalOf);
   }
 
   async count(options: { failed?: boolean } = {}) {

@@ -95,6 +95,42 @@ export interface RunSummary {
   preview: string;
 }
 
+/** A tool call an `ask` policy rule held, with its answer, as the dashboard lists it. */
+export interface AnsweredApproval {
+  runId: string;
+  namespace: string;
+  tool: string;
+  /** When the call started (ms since the epoch). */
+  startedAt: number;
+  allowed: boolean;
+  /** Who answered: `cli`, `dashboard`, `mcp`, … or `deadline` when nobody did in time. */
+  by: string;
+  /** When it was answered (ms since the epoch). */
+  at: number;
+}
+
+/** Selects the answered approvals, newest first; both stores run it (`?`/`$1` is the limit). */
+export function answeredApprovalsQuery(limitParameter: string): string {
+  return `SELECT r.id AS run_id, c.namespace, c.tool, c.started_at, c.approval
+    FROM tool_calls c JOIN runs r ON r.rid = c.run_rid
+    WHERE c.approval IS NOT NULL
+    ORDER BY c.started_at DESC, c.run_rid DESC, c.seq DESC LIMIT ${limitParameter}`;
+}
+
+/** An {@linkcode AnsweredApproval} from a row of {@linkcode answeredApprovalsQuery}. */
+export function answeredApprovalOf(row: Record<string, unknown>): AnsweredApproval {
+  const approval = JSON.parse(String(row.approval)) as NonNullable<ToolCallRecord["approval"]>;
+  return {
+    runId: String(row.run_id),
+    namespace: String(row.namespace),
+    tool: String(row.tool),
+    startedAt: Number(row.started_at),
+    allowed: approval.allowed,
+    by: approval.by,
+    at: approval.at,
+  };
+}
+
 /** Options of {@linkcode RunHistory}. */
 export interface RunHistoryOptions {
   /**
@@ -212,6 +248,12 @@ export class RunHistory {
        FROM tool_calls WHERE run_rid = ? ORDER BY seq`,
     ).all(row.rid ?? null);
     return storedRunOf(row, calls);
+  }
+
+  /** The newest `limit` tool calls an `ask` policy held, with their answers. */
+  answeredApprovals(limit: number): AnsweredApproval[] {
+    return this.#db.prepare(answeredApprovalsQuery("?")).all(Math.max(0, Math.trunc(limit)))
+      .map(answeredApprovalOf);
   }
 
   /** How many runs are stored (all, or only failed ones). */

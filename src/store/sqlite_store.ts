@@ -30,6 +30,7 @@ export class SqliteStore implements GatewayStore {
       record: (run) => attempt(() => history.record(run)),
       list: (query) => attempt(() => history.list(query)),
       get: (runId) => attempt(() => history.get(runId)),
+      answeredApprovals: (limit) => attempt(() => history.answeredApprovals(limit)),
       count: (query) => attempt(() => history.count(query)),
       prune: (query) => attempt(() => history.prune(query)),
     };

@@ -1,7 +1,8 @@
 /**
  * Measures the cost of one MCP tool call: 300 sequential calls of server-everything's `echo`
  * over stdio, through the SDK client directly, through the SDK client sending a progress token
- * (as the gateway must: progress resets a call's timeout) and through `McpNamespace`. Rounds
+ * (as the gateway must: progress resets a call's timeout) and through `McpNamespace` (bare, and
+ * with the dashboard's protocol log tapping its transport, as the gateway runs it). Rounds
  * alternate the paths; prints a JSON line per path (median, p95, mean in ms, this process's CPU
  * time per call and the upstream process's). Run:
  * `deno run -A test/bench/mcp_call_bench.ts [calls per round] [rounds]`.
@@ -11,6 +12,7 @@
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { McpNamespace } from "../../src/namespaces/mcp/mcp_namespace.ts";
+import { ProtocolLog } from "../../src/namespaces/mcp/protocol_log.ts";
 import { realServerBin, realServerConfig } from "../fixtures/mcp/mcp_test_servers.ts";
 import { cpuMs } from "./bench_support.ts";
 
@@ -60,6 +62,11 @@ const sdk = await sdkClient();
 const sdkProgress = await sdkClient();
 const namespace = new McpNamespace("everything", realServerConfig("everything"));
 await namespace.start();
+// As the gateway runs it: every message also goes to the dashboard's protocol log.
+const logged = new McpNamespace("everything", realServerConfig("everything"), {
+  protocolLog: new ProtocolLog(),
+});
+await logged.start();
 const options = { signal: new AbortController().signal, callTimeoutMs: 60_000, callMaxMs: 600_000 };
 const echo = { name: "echo", arguments: { message: "bench" } };
 const paths: Record<string, { call: () => Promise<unknown>; upstream: number }> = {
@@ -78,6 +85,10 @@ const paths: Record<string, { call: () => Promise<unknown>; upstream: number }> 
     call: () => namespace.callTool("echo", { message: "bench" }, options),
     upstream: namespace.pid!,
   },
+  "mcp-namespace-logged": {
+    call: () => logged.callTool("echo", { message: "bench" }, options),
+    upstream: logged.pid!,
+  },
 };
 // Rounds alternate the paths, so a busy machine slows them alike.
 const samples: Record<string, number[]> = {};
@@ -94,6 +105,7 @@ try {
   }
 } finally {
   await namespace.stop();
+  await logged.stop();
   await sdk.client.close();
   await sdkProgress.client.close();
 }

@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import type { GatewayStore } from "../../src/store/gateway_store.ts";
-import type { RunHistoryOptions, RunRecord } from "../../src/store/run_history.ts";
+import type { RunHistoryOptions, RunRecord, ToolCallRecord } from "../../src/store/run_history.ts";
 
 /** One backing database for a test: open any number of stores on it, then remove it. */
 export interface StoreBacking {
@@ -70,6 +70,58 @@ export function storeContract(options: {
       const { POSTGRES_MIGRATIONS } = await import("../../src/store/postgres_store.ts");
       assert.equal(POSTGRES_MIGRATIONS.length, GATEWAY_MIGRATIONS.length);
       assert.equal(await store.schemaVersion(), GATEWAY_MIGRATIONS.length);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("answeredApprovals() lists held calls with their answers, newest first", async (db) => {
+    const store = await db.open();
+    try {
+      assert.deepEqual(await store.history.answeredApprovals(10), []);
+      const call = (tool: string, startedAt: number, approval?: ToolCallRecord["approval"]) => ({
+        namespace: "kv",
+        tool,
+        startedAt,
+        durationMs: 1,
+        ok: approval?.allowed ?? true,
+        errorKind: approval?.allowed === false ? "PolicyDenied" : null,
+        ...(approval === undefined ? {} : { approval }),
+      });
+      const first = sampleRun({
+        startedAt: 1_000,
+        toolCalls: [
+          call("get", 1_001),
+          call("set", 1_002, { allowed: true, by: "cli", at: 1_050 }),
+        ],
+      });
+      const second = sampleRun({
+        startedAt: 2_000,
+        toolCalls: [call("delete", 2_001, { allowed: false, by: "deadline", at: 2_900 })],
+      });
+      await store.history.record(first);
+      await store.history.record(second);
+      assert.deepEqual(await store.history.answeredApprovals(10), [
+        {
+          runId: second.runId,
+          namespace: "kv",
+          tool: "delete",
+          startedAt: 2_001,
+          allowed: false,
+          by: "deadline",
+          at: 2_900,
+        },
+        {
+          runId: first.runId,
+          namespace: "kv",
+          tool: "set",
+          startedAt: 1_002,
+          allowed: true,
+          by: "cli",
+          at: 1_050,
+        },
+      ]);
+      assert.equal((await store.history.answeredApprovals(1)).length, 1);
     } finally {
       await store.close();
     }

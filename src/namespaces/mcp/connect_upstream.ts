@@ -26,6 +26,8 @@ import { inheritedEnvironment, StdioProcessTransport } from "./stdio_process_tra
 import type { TailBuffer } from "./tail_buffer.ts";
 import { CallQuestions } from "./call_questions.ts";
 import { messageOf } from "../../protocol/message_of.ts";
+import type { ProtocolLog } from "./protocol_log.ts";
+import { tapTransport } from "./protocol_tap.ts";
 
 /** How the gateway introduces itself (`initialize`, and every 2026-07-28 request's `_meta`). */
 export const CLIENT_INFO = { name: "gateway", version: "0.1.0" };
@@ -101,6 +103,8 @@ export interface ConnectUpstreamOptions {
    * server (some never answer requests they do not know). @default 5000
    */
   probeTimeoutMs?: number;
+  /** Told every message sent and received on the connection. */
+  protocolLog?: ProtocolLog;
 }
 
 /**
@@ -296,6 +300,7 @@ async function handshake(
   questions: CallQuestions,
 ): Promise<Client> {
   options.signal.throwIfAborted();
+  if (options.protocolLog) tapTransport(transport, options.protocolLog);
   const stdio = transport instanceof StdioProcessTransport;
   const client = new Client(CLIENT_INFO, {
     capabilities: stdio ? CLIENT_CAPABILITIES : HTTP_CLIENT_CAPABILITIES,

@@ -23,6 +23,7 @@ import type { RenderedSchema } from "./schema_to_typescript.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { UpstreamNotifications } from "./upstream_notifications.ts";
+import type { ProtocolLog } from "./protocol_log.ts";
 import {
   findLoginRequired,
   type LoginRequiredError,
@@ -43,6 +44,8 @@ export interface McpConnectionSupervisorOptions {
   oauth?: UpstreamOAuthProvider | undefined;
   /** The kept protocol eras; absent: the server is asked at every connect. */
   eras?: EraVerdicts | undefined;
+  /** Told every message of every connection (the dashboard's protocol log). */
+  protocolLog?: ProtocolLog | undefined;
 }
 
 /**
@@ -321,7 +324,7 @@ export class McpConnectionSupervisor implements McpCallHost {
     closed: WeakSet<Client>,
     prior: PriorDiscovery | undefined,
   ): Promise<{ connection: UpstreamConnection; loaded: LoadedMcpTools }> {
-    const { killGraceMs, onSpawn, oauth } = this.#options;
+    const { killGraceMs, onSpawn, oauth, protocolLog } = this.#options;
     let connection: UpstreamConnection | undefined;
     try {
       connection = await connectUpstream(this.name, this.#config, {
@@ -331,6 +334,7 @@ export class McpConnectionSupervisor implements McpCallHost {
         ...(killGraceMs === undefined ? {} : { killGraceMs }),
         ...(onSpawn ? { onSpawn } : {}),
         ...(oauth ? { oauth } : {}),
+        ...(protocolLog ? { protocolLog } : {}),
         ...(prior === undefined ? {} : { prior }),
         probeTimeoutMs: Math.min(5000, Math.max(500, this.#config.startTimeoutMs / 3)),
         setupListener: (listener, main) => {

@@ -32,6 +32,7 @@ import { sendMcpToolCall } from "./mcp_tool_call.ts";
 import { unknownToolError } from "../unknown_tool_error.ts";
 import type { RestartPolicyOptions } from "../../process/restart_policy.ts";
 import type { UpstreamLogMessage } from "./upstream_notifications.ts";
+import type { ProtocolLog } from "./protocol_log.ts";
 
 /** Settings beyond the server's config entry. */
 export interface McpNamespaceOptions {
@@ -49,6 +50,8 @@ export interface McpNamespaceOptions {
    * kept (`DATA_DIR/mcp/eras.json`; without it each process asks each server once).
    */
   dataDir?: string;
+  /** Told every message to and from the upstream (the dashboard's protocol log). */
+  protocolLog?: ProtocolLog;
 }
 
 /**
@@ -98,6 +101,7 @@ export class McpNamespace implements Namespace {
       killGraceMs: options.killGraceMs,
       onSpawn: options.onSpawn,
       oauth,
+      protocolLog: options.protocolLog,
     });
   }
 

@@ -1,9 +1,11 @@
 /**
  * RPC handlers the dashboard needs beyond the CLI's: `events.subscribe` (live pushes over the
  * WebSocket: runs started/finished, approvals held/answered, namespace changes, upstream
- * resources updated and upstream log messages — so the page and the MCP server never poll), `check` (type errors of a script against the live types, for the editor),
- * `namespace.restart`, `history.search` (filters and paging) and `history.save` (a run that
- * worked becomes a named script, as `gateway history save` does).
+ * resources updated and upstream log messages — so the page and the MCP server never poll),
+ * `check` (type errors of a script against the live types, for the editor),
+ * `namespace.restart`, `history.search` (filters and paging), `history.save` (a run that
+ * worked becomes a named script, as `gateway history save` does) and `approval.answered` (the
+ * answered approvals, from history, so the list outlives a reload).
  * @module
  */
 
@@ -12,6 +14,7 @@ import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
 import type { UpstreamLogMessage } from "../../namespaces/mcp/upstream_notifications.ts";
+import { typedToolName } from "../../protocol/typed_tool_name.ts";
 
 /** MCP namespaces announce changed resources and log messages; local ones have neither. */
 function hasUpstreamEvents(ns: object): ns is {
@@ -75,6 +78,19 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
     }, { once: true });
     return Promise.resolve({ subscribed: true });
   }),
+  "approval.answered": defineMethod(
+    z.strictObject({ limit: z.number().int().positive().max(200).default(50) }),
+    async (params, context) => {
+      const map = context.core.registry.toolMap();
+      const answered = await context.core.history.answeredApprovals(params.limit);
+      return {
+        answered: answered.map((call) => {
+          const typed = typedToolName(map, call.namespace, call.tool);
+          return typed === undefined ? call : { ...call, typedName: typed };
+        }),
+      };
+    },
+  ),
   check: defineMethod(z.strictObject({ source: z.string() }), async (params, context) => ({
     diagnostics: await context.core.checkSource(params.source),
   })),

@@ -5,6 +5,7 @@
 
 import { historyGetParams, historyListParams } from "../../protocol/rpc_params.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
+import { typedToolName } from "../../protocol/typed_tool_name.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
 
 /** The handlers, keyed by method name. */
@@ -24,6 +25,15 @@ export const historyMethods: Record<string, MethodDefinition> = {
         `No run "${params.id}" in history (gateway history lists runs)`,
       );
     }
-    return run;
+    // Calls are stored under the upstream's names; each also carries the path a script types
+    // (`typedName`, e.g. `everything.get_sum` for `get-sum`) while the tool is still served.
+    const map = context.core.registry.toolMap();
+    return {
+      ...run,
+      toolCalls: run.toolCalls.map((call) => {
+        const typed = typedToolName(map, call.namespace, call.tool);
+        return typed === undefined ? call : { ...call, typedName: typed };
+      }),
+    };
   }),
 };

@@ -17,6 +17,7 @@ import { defineMethod, type MethodContext, type MethodDefinition } from "../rout
 import { newRunId } from "../../exec/script_runner.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { settledCatalogue } from "./discovery_methods.ts";
+import { lookupToolIdentifier } from "../../protocol/catalogue.ts";
 
 /** A resource or template of one namespace, with the namespace it came from. */
 export interface UpstreamResource {
@@ -36,7 +37,8 @@ const UPSTREAM_METHODS = [
   "resources/unsubscribe",
 ] as const satisfies readonly UpstreamMethod[];
 
-function namespaceNamed(context: MethodContext, name: string): ListedNamespace {
+/** Namespace `name` (its configured name or its identifier); InvalidParams naming the known ones. */
+export function namespaceNamed(context: MethodContext, name: string): ListedNamespace {
   const direct = context.core.registry.get(name);
   if (direct) return direct;
   const typed = context.core.registry.typed().find((t) => t.identifier === name);
@@ -142,6 +144,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
           namespace: ns.name,
           identifier: ns.identifier,
           name: tool.originalName,
+          toolIdentifier: lookupToolIdentifier(ns, tool.originalName) ?? tool.originalName,
           description: tool.description,
           inputSchema: tool.inputSchema ?? schemaFromParams(tool.params),
           ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),

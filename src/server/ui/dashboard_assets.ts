@@ -3,15 +3,25 @@
  * the gateway's own and nothing loads from a CDN (the machine may be offline). The assets are
  * the same for everyone and hold no data, so only `/ui` itself needs the token; the page talks
  * to the gateway over `/ws?token=` alone. A strict Content-Security-Policy allows nothing else.
+ * `/favicon.ico` is the icon too, without the token: a browser asks for it on every page of
+ * the origin (the sign-in page, an error), and a 401 there is only noise in its console.
  * @module
  */
 
 /** Asset names under `/ui/` and their content types. */
 const ASSETS: Record<string, string> = {
   "dashboard.js": "text/javascript; charset=utf-8",
+  "elements.js": "text/javascript; charset=utf-8",
+  "rpc_socket.js": "text/javascript; charset=utf-8",
+  "inspector_views.js": "text/javascript; charset=utf-8",
+  "protocol_view.js": "text/javascript; charset=utf-8",
   "dashboard.css": "text/css; charset=utf-8",
   "editor.js": "text/javascript; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
 };
+
+/** Where browsers look for an icon when a page names none. */
+const FAVICON_PATH = "/favicon.ico";
 
 const CSP = [
   "default-src 'self'",
@@ -38,12 +48,17 @@ async function read(name: string): Promise<Uint8Array> {
 
 /** Whether `path` is one of the dashboard's static assets (served without the token). */
 export function isDashboardAsset(path: string): boolean {
-  return path.startsWith("/ui/") && Object.hasOwn(ASSETS, path.slice("/ui/".length));
+  return path === FAVICON_PATH ||
+    (path.startsWith("/ui/") && Object.hasOwn(ASSETS, path.slice("/ui/".length)));
 }
 
-/** The response for `/ui` (the page) or `/ui/<asset>`. */
+/** The response for `/ui` (the page), `/ui/<asset>` or `/favicon.ico`. */
 export async function dashboardResponse(path: string): Promise<Response> {
-  const name = path === "/ui" || path === "/ui/" ? "index.html" : path.slice("/ui/".length);
+  const name = path === "/ui" || path === "/ui/"
+    ? "index.html"
+    : path === FAVICON_PATH
+    ? "favicon.svg"
+    : path.slice("/ui/".length);
   const type = name === "index.html" ? "text/html; charset=utf-8" : ASSETS[name];
   if (!type) {
     return new Response(JSON.stringify({ error: { message: `No dashboard asset ${path}` } }), {

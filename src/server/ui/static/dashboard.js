@@ -1,6 +1,12 @@
 // The gateway dashboard: one WebSocket (JSON-RPC on /ws) for every request and every live
-// update (events.subscribe pushes runs, approvals and namespace changes; no polling).
+// update (events.subscribe pushes runs, approvals and namespace changes; protocol.watch the
+// protocol log; no polling). Views: namespaces, tools, resources, prompts, protocol log, the
+// script editor with its problems list, history, approvals and workflows.
 import { createEditor } from "./editor.js";
+import { RpcSocket } from "./rpc_socket.js";
+import { clippedText, el, fillTable, setChildren, showError } from "./elements.js";
+import { createInspectorViews } from "./inspector_views.js";
+import { createProtocolView } from "./protocol_view.js";
 
 const token = new URLSearchParams(location.search).get("token") ?? "";
 const FAILURE_KINDS = [
@@ -24,116 +30,50 @@ const FAILURE_KINDS = [
 
 const $ = (selector) => document.querySelector(selector);
 
-/** Builds an element: el("td", {class: "x"}, "text", child…). */
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "class") node.className = value;
-    else node.setAttribute(key, value === true ? "" : String(value));
-  }
-  for (const child of children.flat()) {
-    if (child === undefined || child === null || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
-// ---------------------------------------------------------------- RPC over the WebSocket
-
-class Rpc {
-  #socket = null;
-  #next = 1;
-  #pending = new Map();
-  #listeners = new Set();
-  #onOpen;
-  #retry = 500;
-
-  constructor(onOpen) {
-    this.#onOpen = onOpen;
-    this.#connect();
-  }
-
-  #connect() {
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(
-      `${scheme}://${location.host}/ws?token=${encodeURIComponent(token)}`,
-    );
-    this.#socket = socket;
-    socket.onopen = () => {
-      this.#retry = 500;
-      setConnection("live", "connected");
-      this.#onOpen();
-    };
-    socket.onmessage = (event) => {
-      const message = JSON.parse(event.data);
-      if (message.method && message.id === undefined) {
-        for (const listener of this.#listeners) listener(message.method, message.params);
-        return;
-      }
-      const pending = this.#pending.get(message.id);
-      if (!pending) return;
-      this.#pending.delete(message.id);
-      if (message.error) {
-        const error = new Error(message.error.message);
-        error.data = message.error.data;
-        pending.reject(error);
-      } else pending.resolve(message.result);
-    };
-    socket.onclose = () => {
-      setConnection("down", "disconnected: reconnecting…");
-      for (const pending of this.#pending.values()) {
-        pending.reject(new Error("connection lost"));
-      }
-      this.#pending.clear();
-      setTimeout(() => this.#connect(), this.#retry);
-      this.#retry = Math.min(this.#retry * 2, 10_000);
-    };
-  }
-
-  get connected() {
-    return this.#socket?.readyState === WebSocket.OPEN;
-  }
-
-  request(method, params = {}) {
-    if (this.#socket?.readyState !== WebSocket.OPEN) {
-      return Promise.reject(new Error("not connected to the gateway"));
-    }
-    const id = this.#next++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
-  }
-
-  on(listener) {
-    this.#listeners.add(listener);
-  }
-}
-
 function setConnection(state, text) {
   const node = $("#connection");
   node.textContent = text;
   node.dataset.state = state;
 }
 
-function showError(container, error) {
-  container.replaceChildren(el("p", { class: "error", role: "alert" }, `Error: ${error.message}`));
-}
-
-const rpc = new Rpc(async () => {
-  await rpc.request("events.subscribe");
-  await Promise.all([loadNamespaces(), loadTools(), loadApprovals(), loadWorkflows()]);
-  route();
+const rpc = new RpcSocket({
+  token,
+  onState: setConnection,
+  onOpen: async () => {
+    await rpc.request("events.subscribe");
+    // A new connection has no watches yet: the protocol view watches again.
+    protocolOpen = false;
+    await Promise.all([
+      loadNamespaces(),
+      loadTools(),
+      loadApprovals(),
+      loadAnswered(),
+      loadWorkflows(),
+    ]);
+    route();
+  },
 });
+const inspector = createInspectorViews(rpc, $);
+const protocol = createProtocolView(rpc, $);
+rpc.on((method, params) => protocol.onEvent(method, params));
 
 // ---------------------------------------------------------------- navigation
 
+/** The view a hash names (`#prompts/everything` → "prompts"), and its argument. */
 function currentView() {
   const hash = location.hash.slice(1) || "namespaces";
-  return hash.startsWith("run/") ? "details" : hash;
+  const slash = hash.indexOf("/");
+  const view = slash < 0 ? hash : hash.slice(0, slash);
+  return view === "run" && slash >= 0 ? "details" : view;
 }
+
+function hashArgument() {
+  const hash = location.hash.slice(1);
+  const slash = hash.indexOf("/");
+  return slash < 0 ? null : decodeURIComponent(hash.slice(slash + 1));
+}
+
+const INSPECTOR_VIEWS = ["resources", "prompts", "protocol"];
 
 function route() {
   const view = currentView();
@@ -146,16 +86,31 @@ function route() {
   }
   if (!rpc.connected) return;
   if (view === "history") loadHistory();
-  if (view === "details") openRun(decodeURIComponent(location.hash.slice("#run/".length)));
+  if (view === "details") openRun(hashArgument());
   if (view === "run") editor.focus();
+  if (INSPECTOR_VIEWS.includes(view)) openInspector(view, hashArgument());
+  if (view !== "protocol" && protocolOpen) {
+    // Nobody reads the log off screen: stop its pushes until the view is back.
+    protocolOpen = false;
+    inspected = { view: null, namespace: null };
+    protocol.close();
+  }
 }
 addEventListener("hashchange", route);
 
 // ---------------------------------------------------------------- namespaces
 
+let namespaces = [];
+
+/** MCP namespaces, the ones the inspector views can show. */
+function mcpNamespaces() {
+  return namespaces.filter((ns) => ns.kind === "mcp").map((ns) => ns.name);
+}
+
 function renderNamespaces(list) {
-  const body = $("#namespaces tbody");
-  body.replaceChildren(...list.map((ns) =>
+  namespaces = list;
+  fillPickers();
+  const rows = list.map((ns) =>
     el(
       "tr",
       { "data-namespace": ns.name },
@@ -175,26 +130,42 @@ function renderNamespaces(list) {
           type: "button",
           "aria-label": `Restart ${ns.name}`,
           onclick: async (event) => {
-            event.target.disabled = true;
+            const button = event.currentTarget;
+            button.disabled = true;
             try {
               await rpc.request("namespace.restart", { namespace: ns.name });
             } catch (error) {
-              showError($("#stderr"), error);
+              showError($("#namespace-status"), error);
             } finally {
-              event.target.disabled = false;
+              button.disabled = false;
             }
           },
         }, "Restart"),
         ns.kind === "mcp"
-          ? el("button", {
-            type: "button",
-            "aria-label": `Show stderr of ${ns.name}`,
-            onclick: () => showStderr(ns.name),
-          }, "stderr")
+          ? [
+            el("button", {
+              type: "button",
+              "aria-label": `Show stderr of ${ns.name}`,
+              onclick: () => showStderr(ns.name),
+            }, "stderr"),
+            INSPECTOR_VIEWS.map((view) =>
+              el("a", {
+                class: "button",
+                href: `#${view}/${encodeURIComponent(ns.name)}`,
+                "aria-label": `${view[0].toUpperCase()}${view.slice(1)} of ${ns.name}`,
+              }, view[0].toUpperCase() + view.slice(1))
+            ),
+          ]
           : null,
       ),
     )
-  ));
+  );
+  fillTable(
+    $("#namespaces"),
+    rows,
+    "No namespaces yet — add a tool module as tools/NAME.ts in the root, or an MCP server " +
+      "under mcpServers (or an API under apis) in gateway.json; they appear here as they start.",
+  );
 }
 
 async function loadNamespaces() {
@@ -209,37 +180,148 @@ async function showStderr(name) {
   $("#stderr").textContent = answer.lines.join("\n") || "(nothing on stderr)";
 }
 
+// ---------------------------------------------------------------- resources, prompts, protocol
+
+/** The MCP server pickers of the inspector views, one option per MCP namespace. */
+function fillPickers() {
+  const names = mcpNamespaces();
+  for (const picker of document.querySelectorAll(".ns-picker")) {
+    const chosen = picker.value;
+    setChildren(
+      picker,
+      ...(names.length
+        ? names.map((name) => el("option", { value: name }, name))
+        : [el("option", { value: "" }, "(no MCP servers)")]),
+    );
+    if (names.includes(chosen)) picker.value = chosen;
+  }
+}
+
+for (const picker of document.querySelectorAll(".ns-picker")) {
+  picker.addEventListener("change", () => {
+    location.hash = `#${picker.dataset.target}/${encodeURIComponent(picker.value)}`;
+  });
+}
+$("#resources-refresh").addEventListener("click", () => route());
+$("#prompts-refresh").addEventListener("click", () => route());
+
+let inspected = { view: null, namespace: null };
+
+/** Shows `view` for MCP namespace `name` (the first one when the hash names none). */
+function openInspector(view, name) {
+  const names = mcpNamespaces();
+  const namespace = name && names.includes(name) ? name : names[0] ?? null;
+  $(`#${view}-ns`).value = namespace ?? "";
+  const same = inspected.view === view && inspected.namespace === namespace;
+  inspected = { view, namespace };
+  if (view === "resources") inspector.showResources(namespace);
+  else if (view === "prompts") inspector.showPrompts(namespace);
+  else if (!same || !protocolOpen) {
+    protocolOpen = true;
+    protocol.open(namespace);
+  }
+}
+let protocolOpen = false;
+
 // ---------------------------------------------------------------- tools
 
 let tools = [];
+/** Tools by the path a script types (`everything.get_sum`). */
+let toolsByPath = new Map();
+/** The same tools by the upstream's names (`everything` + `get-sum`). */
+let toolsByUpstream = new Map();
+
+/** The path a script types for `tool` (`everything.get_sum`). */
+function typedPath(tool) {
+  return `${tool.identifier}.${tool.toolIdentifier ?? tool.name}`;
+}
+
+/**
+ * A call recorded under the upstream's names, as the script typed it, with the upstream's
+ * tool name as a note where it differs.
+ */
+function callLabel(namespace, tool, typedName) {
+  const typed = typedName ?? (toolsByUpstream.get(`${namespace}\u0000${tool}`) &&
+    typedPath(toolsByUpstream.get(`${namespace}\u0000${tool}`)));
+  if (!typed) return [`${namespace}.${tool}`];
+  const typedTool = typed.slice(typed.indexOf(".") + 1);
+  return typedTool === tool
+    ? [typed]
+    : [typed, " ", el("span", { class: "muted note" }, `(upstream name ${tool})`)];
+}
 
 async function loadTools() {
-  tools = (await rpc.request("upstream.tools")).tools;
-  renderToolList();
+  tools = (await rpc.request("upstream.tools")).tools
+    .sort((a, b) => typedPath(a) < typedPath(b) ? -1 : 1);
+  toolsByPath = new Map(tools.map((t) => [typedPath(t), t]));
+  toolsByUpstream = new Map(tools.map((t) => [`${t.namespace}\u0000${t.name}`, t]));
+  await renderToolList();
 }
 
-function renderToolList() {
-  const words = $("#tool-search").value.toLowerCase().split(/\s+/).filter(Boolean);
-  const matching = tools.filter((t) => {
-    const text = `${t.namespace} ${t.name} ${t.description}`.toLowerCase();
-    return words.every((w) => text.includes(w));
-  });
-  $("#tool-list").replaceChildren(
-    ...matching.slice(0, 200).map((t) =>
+let searchAsked = 0;
+
+/**
+ * Lists every tool, or the tools the gateway's search ranks for the query: it finds a tool by
+ * the path a script types (`kv.get`, `tools.kv.get`), by the upstream's name (`get-sum`) and
+ * by words of its name and description.
+ */
+async function renderToolList() {
+  const query = $("#tool-search").value.trim();
+  let matching = tools;
+  if (query !== "") {
+    const asked = ++searchAsked;
+    let answer;
+    try {
+      answer = await rpc.request("search", { query, limit: 200 });
+    } catch (error) {
+      showError($("#tool-count"), error);
+      return;
+    }
+    if (asked !== searchAsked) return;
+    matching = answer.results.filter((hit) => hit.kind === "tool")
+      .map((hit) => toolsByPath.get(hit.path.replace(/^tools\./, "")))
+      .filter((tool) => tool !== undefined);
+  }
+  $("#tool-count").textContent = query === ""
+    ? `${tools.length} tools`
+    : `${matching.length} of ${tools.length} tools match "${query}"`;
+  if (matching.length === 0) {
+    setChildren(
+      $("#tool-list"),
       el(
         "li",
-        {},
-        el("button", {
-          type: "button",
-          class: "link",
-          onclick: () => showTool(t),
-        }, `${t.identifier}.${t.name}`),
-        el("span", { class: "muted" }, ` ${t.description.split("\n")[0].slice(0, 80)}`),
-      )
-    ),
+        { class: "empty" },
+        tools.length === 0
+          ? "No tools yet — the tools of ready namespaces appear here: add a module as " +
+            "tools/NAME.ts or an MCP server in gateway.json (the Namespaces tab says why one is " +
+            "not ready)."
+          : `No tool matches "${query}" — try a part of its name or words of what it does.`,
+      ),
+    );
+    return;
+  }
+  setChildren(
+    $("#tool-list"),
+    ...matching.map((t) => {
+      const path = typedPath(t);
+      return el(
+        "li",
+        { "data-path": path },
+        el("button", { type: "button", class: "link", onclick: () => showTool(t) }, path),
+        t.toolIdentifier && t.toolIdentifier !== t.name
+          ? el("span", { class: "muted note" }, ` (upstream name ${t.name})`)
+          : null,
+        clippedText(t.description),
+      );
+    }),
   );
 }
-$("#tool-search").addEventListener("input", renderToolList);
+
+let searchTimer = null;
+$("#tool-search").addEventListener("input", () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(renderToolList, 120);
+});
 
 function fieldFor(name, schema, required) {
   const id = `arg-${name}`;
@@ -320,11 +402,12 @@ function formArgs(form) {
 
 async function showTool(tool) {
   const detail = $("#tool-detail");
+  const path = typedPath(tool);
   let described = "";
   try {
-    described = (await rpc.request("describe", { path: `${tool.identifier}.${tool.name}` })).text;
+    described = (await rpc.request("describe", { path })).text;
   } catch (error) {
-    described = `${tool.name}: ${tool.description}\n(${error.message})`;
+    described = `${path}: ${tool.description}\n(${error.message})`;
   }
   const schema = tool.inputSchema ?? {};
   const required = new Set(schema.required ?? []);
@@ -336,7 +419,7 @@ async function showTool(tool) {
     "form",
     {
       class: "try",
-      "aria-label": `Try ${tool.name}`,
+      "aria-label": `Try ${path}`,
       onsubmit: async (event) => {
         event.preventDefault();
         output.textContent = "calling…";
@@ -359,8 +442,12 @@ async function showTool(tool) {
     fields.length ? fields : el("p", { class: "muted" }, "This tool takes no arguments."),
     el("button", { type: "submit" }, "Call"),
   );
-  detail.replaceChildren(
-    el("h3", {}, `${tool.identifier}.${tool.name}`),
+  setChildren(
+    detail,
+    el("h3", {}, `tools.${path}`),
+    tool.toolIdentifier && tool.toolIdentifier !== tool.name
+      ? el("p", { class: "muted" }, `The server names it "${tool.name}"; scripts call it as above.`)
+      : null,
     el("pre", { class: "signature", tabindex: "0", "aria-label": "Signature and docs" }, described),
     el("h4", {}, "Try it"),
     form,
@@ -388,13 +475,14 @@ function complete(context) {
     const from = member.from + member.text.lastIndexOf(".") + 1;
     return {
       from,
-      options: tools.filter((t) => t.identifier === ns && /^[A-Za-z_$][\w$]*$/.test(t.name))
-        .map((t) => ({
-          label: t.name,
+      options: tools.filter((t) => t.identifier === ns).map((t) => t.toolIdentifier ?? t.name)
+        .filter((name) => /^[A-Za-z_$][\w$]*$/.test(name))
+        .map((name) => ({
+          label: name,
           type: "function",
           detail: "tool",
-          info: t.description,
-          apply: `${t.name}({})`,
+          info: toolsByPath.get(`${ns}.${name}`)?.description ?? "",
+          apply: `${name}({})`,
         })),
     };
   }
@@ -411,13 +499,73 @@ function complete(context) {
   return { from: word ? word.from : context.pos, options: GLOBALS };
 }
 
+/** Type errors of `source` for the editor's underlines, listed under it as Problems too. */
 async function diagnose(source) {
-  if (source.trim() === "") return [];
-  try {
-    return (await rpc.request("check", { source })).diagnostics;
-  } catch {
+  if (source.trim() === "") {
+    renderProblems([], null);
     return [];
   }
+  let diagnostics;
+  try {
+    diagnostics = (await rpc.request("check", { source })).diagnostics;
+  } catch (error) {
+    renderProblems([], error);
+    return [];
+  }
+  // An answer for text typed over since is not this text's problems.
+  if (source === editor.value) renderProblems(diagnostics, null);
+  return diagnostics;
+}
+
+/** The Problems list: each type error by line and column; a click puts the cursor there. */
+function renderProblems(diagnostics, error) {
+  const list = $("#problems");
+  $("#problem-count").textContent = diagnostics.length ? String(diagnostics.length) : "";
+  if (error) {
+    setChildren(list, el("li", { class: "error" }, `Cannot check the script: ${error.message}`));
+    return;
+  }
+  if (diagnostics.length === 0) {
+    setChildren(
+      list,
+      el(
+        "li",
+        { class: "empty" },
+        "No problems — type errors in the script are listed here as you type (checked " +
+          "against the live tool types); click one to go to its line.",
+      ),
+    );
+    return;
+  }
+  setChildren(
+    list,
+    ...diagnostics.map((d) =>
+      el(
+        "li",
+        {},
+        el(
+          "button",
+          {
+            type: "button",
+            class: "problem",
+            "data-line": d.line,
+            onclick: () => goToProblem(d),
+          },
+          el("span", { class: "where" }, `Line ${d.line}:${d.column}`),
+          ` ${d.message}`,
+        ),
+      )
+    ),
+  );
+}
+
+/** Moves the editor's cursor to a problem's line and column and focuses the editor. */
+function goToProblem(problem) {
+  const doc = editor.view.state.doc;
+  const line = doc.line(Math.min(Math.max(problem.line, 1), doc.lines));
+  const at = Math.min(line.from + Math.max(problem.column - 1, 0), line.to);
+  editor.view.dispatch({ selection: { anchor: at }, scrollIntoView: true });
+  editor.focus();
 }
 
 const editor = createEditor($("#editor"), {
@@ -426,6 +574,7 @@ const editor = createEditor($("#editor"), {
   diagnose,
   run: () => $("#run-form").requestSubmit(),
 });
+renderProblems([], null);
 
 function list(value) {
   return value.split(",").map((s) => s.trim()).filter(Boolean);
@@ -449,11 +598,11 @@ async function runSource(source, extra = {}) {
     ...extra,
   };
   const result = $("#run-result");
-  result.replaceChildren(el("p", { class: "muted" }, "running…"));
+  setChildren(result, el("p", { class: "muted" }, "running…"));
   try {
     const doc = await rpc.request("exec", params);
     const stored = await rpc.request("history.get", { id: doc.runId }).catch(() => null);
-    result.replaceChildren(renderRun(doc, stored ?? { source }));
+    setChildren(result, renderRun(doc, stored ?? { source }));
   } catch (error) {
     showError(result, error);
   }
@@ -602,7 +751,7 @@ function renderToolCalls(calls) {
     el("h4", {}, "tool calls"),
     el(
       "table",
-      { class: "calls" },
+      { class: "calls cards" },
       el(
         "thead",
         {},
@@ -622,11 +771,11 @@ function renderToolCalls(calls) {
           el(
             "tr",
             {},
-            el("td", {}, `${c.namespace}.${c.tool}`),
-            el("td", {}, String(c.durationMs)),
+            el("td", { "data-label": "Call" }, callLabel(c.namespace, c.tool, c.typedName)),
+            el("td", { "data-label": "ms" }, String(c.durationMs)),
             el(
               "td",
-              {},
+              { "data-label": "Outcome" },
               c.ok ? "ok" : c.errorKind ?? "failed",
               c.approval
                 ? ` (${c.approval.allowed ? "allowed" : "denied"} by ${c.approval.by})`
@@ -634,7 +783,7 @@ function renderToolCalls(calls) {
             ),
             el(
               "td",
-              { class: "call-result" },
+              { class: "call-result", "data-label": "Result" },
               typeof c.result === "string"
                 ? el("pre", { tabindex: "0" }, c.result)
                 : el("span", { class: "muted" }, "(none)"),
@@ -648,12 +797,12 @@ function renderToolCalls(calls) {
 
 async function openRun(runId) {
   const container = $("#details");
-  container.replaceChildren(el("p", { class: "muted" }, "loading…"));
+  setChildren(container, el("p", { class: "muted" }, "loading…"));
   try {
     const stored = await rpc.request("history.get", { id: runId });
     // The finished document (attachments, error line) while the gateway still remembers it.
     const doc = await rpc.request("wait", { runId, timeoutMs: 1 }).catch(() => null);
-    container.replaceChildren(renderRun(doc && "ok" in doc ? doc : null, stored));
+    setChildren(container, renderRun(doc && "ok" in doc ? doc : null, stored));
   } catch (error) {
     showError(container, error);
   }
@@ -683,10 +832,10 @@ async function loadHistory() {
   try {
     answer = await rpc.request("history.search", { ...filters(), limit: PAGE, offset });
   } catch (error) {
-    showError($("#page-info"), error);
+    $("#page-info").textContent = `Error: ${error.message}`;
     return;
   }
-  $("#runs tbody").replaceChildren(...answer.runs.map((r) =>
+  const rows = answer.runs.map((r) =>
     el(
       "tr",
       { class: r.status },
@@ -697,11 +846,22 @@ async function loadHistory() {
       el("td", {}, String(r.toolCalls)),
       el("td", {}, el("code", {}, r.preview)),
     )
-  ));
+  );
+  const filtered = Object.keys(filters()).length > 0;
+  fillTable(
+    $("#runs"),
+    rows,
+    filtered
+      ? "No runs match these filters — clear them to see every run."
+      : "No runs yet — run gateway exec '1+1' in the project, or a script on the Run tab; " +
+        "every run is kept here with its output and tool calls.",
+  );
   const last = Math.min(offset + PAGE, answer.total);
   $("#page-info").textContent = answer.total
     ? `${offset + 1}–${last} of ${answer.total}`
-    : "no runs match";
+    : filtered
+    ? "no runs match"
+    : "no runs yet";
   $("#page-prev").disabled = offset === 0;
   $("#page-next").disabled = last >= answer.total;
 }
@@ -724,17 +884,31 @@ $("#page-next").addEventListener("click", () => {
 
 const pending = new Map();
 
+/** A call's name as text (typed path, upstream name in brackets), for labels and notices. */
+function callText(namespace, tool) {
+  return callLabel(namespace, tool).map((part) =>
+    typeof part === "string" ? part : part.textContent
+  )
+    .join("");
+}
+
 function renderApprovals() {
   $("#approval-count").textContent = pending.size ? String(pending.size) : "";
-  $("#approvals tbody").replaceChildren(...[...pending.values()].map((p) => {
+  const rows = [...pending.values()].map((p) => {
     const answer = (allow) => async () => {
-      await rpc.request("approval.respond", { runId: p.id, allow, by: "dashboard" });
+      try {
+        await rpc.request("approval.respond", { runId: p.id, allow, by: "dashboard" });
+      } catch (error) {
+        showError($("#approval-status"), error);
+      }
     };
+    const name = callLabel(p.namespace, p.tool);
+    const typed = typeof name[0] === "string" ? name[0] : `${p.namespace}.${p.tool}`;
     return el(
       "tr",
       { "data-approval": p.id },
       el("td", {}, p.runId),
-      el("td", {}, el("code", {}, `${p.namespace}.${p.tool}(${p.args})`)),
+      el("td", {}, el("code", {}, `${typed}(${p.args})`), name.slice(1)),
       el("td", {}, p.rule),
       el(
         "td",
@@ -743,17 +917,23 @@ function renderApprovals() {
           type: "button",
           class: "allow",
           onclick: answer(true),
-          "aria-label": `Allow ${p.namespace}.${p.tool} for run ${p.runId}`,
+          "aria-label": `Allow ${typed} for run ${p.runId}`,
         }, "Allow"),
         el("button", {
           type: "button",
           class: "deny",
           onclick: answer(false),
-          "aria-label": `Deny ${p.namespace}.${p.tool} for run ${p.runId}`,
+          "aria-label": `Deny ${typed} for run ${p.runId}`,
         }, "Deny"),
       ),
     );
-  }));
+  });
+  fillTable(
+    $("#approvals"),
+    rows,
+    "Nothing is waiting — a call that an ask rule in gateway.json's policy holds appears " +
+      "here until you allow or deny it (or gateway approve RUNID does).",
+  );
 }
 
 async function loadApprovals() {
@@ -761,6 +941,52 @@ async function loadApprovals() {
   pending.clear();
   for (const p of answer.pending) pending.set(p.id, p);
   renderApprovals();
+}
+
+/** Answered approvals from history, newest first, and those answered since (not yet stored). */
+let answeredStored = [];
+let answeredLive = [];
+
+async function loadAnswered() {
+  answeredStored = (await rpc.request("approval.answered", { limit: 50 })).answered;
+  // A live answer leaves the list of its own once history holds its call (its run ended).
+  answeredLive = answeredLive.filter((live) =>
+    !answeredStored.some((s) =>
+      s.runId === live.runId && s.namespace === live.namespace && s.tool === live.tool
+    )
+  );
+  renderAnswered();
+}
+
+function renderAnswered() {
+  const items = [...answeredLive, ...answeredStored].map((a) =>
+    el(
+      "li",
+      {},
+      el("code", {}, callText(a.namespace, a.tool)),
+      " ",
+      el("strong", { class: a.allowed ? "allowed" : "denied" }, a.allowed ? "allowed" : "denied"),
+      ` by ${a.by}`,
+      el(
+        "span",
+        { class: "muted" },
+        ` · run `,
+        el("a", { href: `#run/${encodeURIComponent(a.runId)}` }, a.runId),
+        a.at ? ` · ${new Date(a.at).toLocaleString()}` : "",
+      ),
+    )
+  );
+  setChildren(
+    $("#answered"),
+    ...(items.length ? items : [
+      el(
+        "li",
+        { class: "empty" },
+        "No answered approvals yet — each call you allow or deny (here, with gateway " +
+          "approve, or from an MCP host) is listed here, and stays after a reload.",
+      ),
+    ]),
+  );
 }
 
 $("#enable-notifications").addEventListener("click", async () => {
@@ -775,25 +1001,29 @@ rpc.on((method, params) => {
     renderApprovals();
     if ("Notification" in window && Notification.permission === "granted") {
       new Notification("gateway: approval needed", {
-        body: `${params.namespace}.${params.tool}(${params.args})`,
+        body: `${callText(params.namespace, params.tool)}(${params.args})`,
       });
     }
   } else if (method === "event.approval.answered") {
+    const held = pending.get(params.id);
     pending.delete(params.id);
     renderApprovals();
-    $("#answered").prepend(
-      el(
-        "li",
-        {},
-        `${params.id}: ${params.allowed ? "allowed" : "denied"} by ${params.by}`,
-      ),
-    );
+    answeredLive.unshift({
+      runId: params.runId,
+      namespace: held?.namespace ?? "",
+      tool: held?.tool ?? params.id,
+      allowed: params.allowed,
+      by: params.by,
+      at: Date.now(),
+    });
+    renderAnswered();
   } else if (method === "event.namespaces") {
     renderNamespaces(params.namespaces);
     loadTools();
   } else if (method === "event.run.finished") {
     if (currentView() === "history") loadHistory();
     loadWorkflows();
+    loadAnswered();
   }
 });
 
@@ -801,7 +1031,7 @@ rpc.on((method, params) => {
 
 async function loadWorkflows() {
   const answer = await rpc.request("workflow.list");
-  $("#sessions tbody").replaceChildren(...answer.sessions.map((s) =>
+  const rows = answer.sessions.map((s) =>
     el(
       "tr",
       {},
@@ -818,17 +1048,37 @@ async function loadWorkflows() {
         }, "Show"),
       ),
     )
-  ));
-  $("#workflow-files").replaceChildren(...answer.files.map((f) =>
-    el(
-      "li",
-      {},
-      el("strong", {}, f.name),
-      f.error
-        ? el("span", { class: "error" }, ` ${f.error}`)
-        : ` ${f.description ?? ""} (${f.steps} steps)`,
-    )
-  ));
+  );
+  fillTable(
+    $("#sessions"),
+    rows,
+    "No workflow sessions — start one with gateway workflow start NAME (a workflow below), " +
+      "then gateway workflow step after each step; its progress shows here.",
+  );
+  setChildren(
+    $("#workflow-files"),
+    ...(answer.files.length
+      ? answer.files.map((f) =>
+        el(
+          "li",
+          {},
+          el("strong", {}, f.name),
+          f.error ? el("span", { class: "error" }, ` ${f.error}`) : [
+            " ",
+            clippedText(f.description ?? ""),
+            el("span", { class: "muted" }, ` (${f.steps} steps)`),
+          ],
+        )
+      )
+      : [
+        el(
+          "li",
+          { class: "empty" },
+          "No workflows — add a file as workflows/NAME.yaml in the root (a description and " +
+            "its steps, each with a title and a prompt).",
+        ),
+      ]),
+  );
 }
 
 async function showSession(session) {
@@ -836,7 +1086,8 @@ async function showSession(session) {
     rpc.request("workflow.status", { session }),
     rpc.request("workflow.log", { session }),
   ]);
-  $("#session-detail").replaceChildren(
+  setChildren(
+    $("#session-detail"),
     el("h3", {}, `Session ${session}`),
     el("pre", { tabindex: "0", "aria-label": "Current step" }, status.text),
     el("h4", {}, "Events"),
