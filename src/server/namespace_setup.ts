@@ -21,7 +21,7 @@ import { DeferredMcpNamespace } from "../namespaces/mcp/deferred_mcp_namespace.t
 import {
   cacheRenderedSchemasIn,
   renderSchemasInChildProcess,
-} from "../namespaces/mcp/schema_to_typescript.ts";
+} from "../namespaces/kind_support/schema_to_typescript.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
 

@@ -13,7 +13,7 @@ import {
 } from "../namespace.ts";
 import type { UpstreamConnection } from "./connect_upstream.ts";
 import type { McpToolEntry } from "./load_mcp_tools.ts";
-import type { ArgumentCheck } from "./tool_input_check.ts";
+import type { ArgumentCheck } from "../kind_support/tool_input_check.ts";
 import { ErrorCode, McpError } from "./mcp_sdk.ts";
 import type { LoginRequiredError } from "./upstream_oauth_provider.ts";
 import { unwrapToolResult } from "./unwrap_tool_result.ts";
