@@ -9,8 +9,10 @@
  */
 
 import assert from "node:assert/strict";
-import { chromium, type Page } from "playwright-core";
-import axe from "axe-core";
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the product's import map
+import { chromium, type Page } from "npm:playwright-core@1.65.1";
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the product's import map
+import axe from "npm:axe-core@4.14.1";
 import { withHarness } from "./support/gateway_harness.ts";
 import { realServerBin } from "./fixtures/mcp/mcp_test_servers.ts";
 import { pollUntil } from "./support/poll_until.ts";
