@@ -55,6 +55,9 @@ export const NAMESPACE_RANK: Readonly<Record<string, number>> = {
   ".": 3,
 };
 
+/** The rank of the namespace kinds in {@linkcode NAMESPACE_RANK}. */
+const KIND_RANK = 1;
+
 /**
  * Imports forbidden whatever the ranks say, each with the reason shown when one appears: the
  * client talks to the server over the wire, and imports that once ran back up the layers stay
@@ -100,6 +103,7 @@ function namespaceSubArea(path: string): string {
   return parts.length > 3 ? parts[2]! : ".";
 }
 
+/** The problem of an import from area `from` to area `to` under `ranks`; null when it is fine. */
 function rankProblem(
   where: string,
   [from, to]: [string, string],
@@ -141,7 +145,7 @@ function rankProblems(path: string, edge: Edge): string[] {
     const subFrom = namespaceSubArea(path);
     const subTo = namespaceSubArea(edge.to);
     if (subFrom === subTo) return [];
-    if (NAMESPACE_RANK[subFrom] === 1 && NAMESPACE_RANK[subTo] === 1) {
+    if (NAMESPACE_RANK[subFrom] === KIND_RANK && NAMESPACE_RANK[subTo] === KIND_RANK) {
       return [
         `${where}: namespaces/${subFrom}/ and namespaces/${subTo}/ are namespace kinds, side ` +
         `by side: neither imports the other (move what both use to src/namespaces/kind_support/)`,
