@@ -9,14 +9,17 @@
 
 import { readUntil } from "./support/read_until.ts";
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 import {
   type ElicitRequest,
   ElicitRequestSchema,
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+  // deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+} from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import { type GatewayHarness, MAIN, withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
 import type { PendingApproval } from "../src/protocol/wire_views.ts";

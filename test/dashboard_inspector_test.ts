@@ -11,7 +11,8 @@
  */
 
 import assert from "node:assert/strict";
-import type { Page } from "playwright-core";
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the product's import map
+import type { Page } from "npm:playwright-core@1.65.1";
 import { withHarness } from "./support/gateway_harness.ts";
 import { realServerBin } from "./fixtures/mcp/mcp_test_servers.ts";
 import { pollUntil } from "./support/poll_until.ts";

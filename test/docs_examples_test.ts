@@ -334,10 +334,8 @@ const COVERED_ELSEWHERE: Record<string, string> = {
   "deno task test": "the CI gate (.ci/run) runs the whole suite",
   "deno task check": "the CI gate (.ci/run) runs it before the tests",
   "deno task bench": "test/bench/bench.ts, run by hand (speed is never asserted in tests)",
-  "deno task bundle:runner":
-    "src/exec/runner/runner_bundle_test.ts runs the same bundle command and compares its output",
-  "deno task bundle:cli":
-    "src/cli/fast_main_bundle_test.ts runs the same bundle command and compares its output",
+  "deno task bundle":
+    "deno task check builds every bundle the same way (test/bundles.ts) and compares its output",
   "gateway mcp": "test/mcp_server_test.ts drives `gateway mcp` over stdio",
   "gateway status --all ; gateway stop --all":
     "test/multi_root_test.ts runs two roots at once, then status --all and stop --all",

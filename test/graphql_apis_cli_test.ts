@@ -7,8 +7,10 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import type { RunDocument } from "../src/protocol/run_document.ts";
 import { startLibraryServer } from "./fixtures/graphql/library_graphql_server.ts";
 import { withHarness } from "./support/gateway_harness.ts";

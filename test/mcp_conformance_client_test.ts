@@ -45,6 +45,8 @@ async function runSuite(suite: string, version: string): Promise<Map<string, Sce
       "--quiet",
       "--config",
       join(REPO_ROOT, "deno.json"),
+      "--lock",
+      join(REPO_ROOT, "test/deno.lock"),
       CLIENT,
     ].join(" ");
     const child = new Deno.Command(Deno.execPath(), {
@@ -52,6 +54,8 @@ async function runSuite(suite: string, version: string): Promise<Map<string, Sce
         "run",
         "-A",
         "--quiet",
+        "--lock",
+        "test/deno.lock",
         CONFORMANCE,
         "client",
         "--command",

@@ -19,9 +19,12 @@ import { join } from "node:path";
 import * as v2 from "npm:@modelcontextprotocol/client@2.4.0";
 // deno-lint-ignore no-import-prefix
 import * as v2stdio from "npm:@modelcontextprotocol/client@2.4.0/stdio";
-import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { Client as ClientV1 } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { StreamableHTTPClientTransport as HttpV1 } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { StdioClientTransport as StdioV1 } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 import { type GatewayHarness, MAIN, REPO, withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
 

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { LoggingMessageNotificationSchema } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
 import { MAIN, withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
 

@@ -7,8 +7,10 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 import { MAIN, runCli } from "./support/gateway_harness.ts";
 
 const tool = (word: string) =>

@@ -15,11 +15,13 @@ import { pollUntil } from "./support/poll_until.ts";
 import { parseRun, withRunHarness } from "./support/run_test_support.ts";
 
 const FIXTURE = new URL("./fixtures/mcp/oauth_mcp_server.ts", import.meta.url).pathname;
+/** The tests' lock, which pins the fixture's express (the product's deno.lock leaves it out). */
+const TEST_LOCK = new URL("./deno.lock", import.meta.url).pathname;
 
 /** Starts the OAuth-protected server; resolves with its MCP URL, admin base and a stopper. */
 async function startOAuthServer(env: Record<string, string> = {}) {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--no-prompt", "--quiet", FIXTURE],
+    args: ["run", "--allow-all", "--no-prompt", "--quiet", "--lock", TEST_LOCK, FIXTURE],
     env,
     stdin: "null",
     stdout: "piped",

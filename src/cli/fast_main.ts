@@ -1,6 +1,6 @@
 /**
  * The installed command's entry (`deno task install`, `deno task gateway`, the tests' harness),
- * run from its bundle (`fast_main.bundle.js`, built by `deno task bundle:cli`) with
+ * run from its bundle (`fast_main.bundle.js`, built by `deno task bundle`) with
  * `--no-config`: `gateway exec CODE` against a running server is what an agent pays for on
  * every run (issue 12), and reading deno.json and parsing deno.lock cost that process ≈ 3 ms
  * of CPU it never needs (the fast path loads no package); `gateway start` on a root with no

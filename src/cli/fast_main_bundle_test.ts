@@ -1,14 +1,9 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { fullCliArgs } from "./fast_main.ts";
-import { assertBundleFresh } from "../../test/support/bundle_freshness.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const BUNDLE = fileURLToPath(new URL("./fast_main.bundle.js", import.meta.url));
-
-Deno.test("the installed command's bundle is built from the CLI's current sources", async () => {
-  await assertBundleFresh("src/cli/fast_main.ts", BUNDLE, "bundle:cli");
-});
 
 Deno.test("the installed command's bundle loads nothing but itself", async () => {
   // Run with --no-config, the bundle can resolve no import map entry and check no lock: any

@@ -12,7 +12,8 @@ import {
   parseTree,
   printParseErrorCode,
 } from "jsonc-parser";
-import { ConfigError, configFromValue, type LoadedConfig } from "./config_loader.ts";
+import { ConfigError } from "./config_error.ts";
+import { configFromValue, type LoadedConfig } from "./config_value.ts";
 
 function lineOf(text: string, offset: number): number {
   let line = 1;

@@ -11,7 +11,6 @@ import { nearestNames } from "../protocol/names.ts";
 import {
   aliasesFromGlobals,
   aliasMeanings,
-  type AliasText,
   explainArrayMemberOnObject,
   explainIteratedObject,
   explainUnknownProperty,
@@ -19,25 +18,11 @@ import {
   type ShapeContext,
 } from "./shape_hints.ts";
 import { enclosingNamespace, enclosingToolSignature } from "./tool_call_hints.ts";
+import type { CheckCatalogue, HintContext } from "./hint_context.ts";
+
+export type { CheckCatalogue, HintContext };
 
 type TypeScript = typeof Ts;
-
-/** The namespaces and tool members the script globals declare, read from the `tools` type. */
-export interface CheckCatalogue {
-  /** Namespace identifier (and original name) → its tool members (identifiers and originals). */
-  namespaces: Map<string, string[]>;
-  /** Type aliases of the tool types by name, for saying what one stands for. */
-  aliases?: ReadonlyMap<string, readonly AliasText[]>;
-}
-
-/** Where a diagnostic is being explained. */
-export interface HintContext {
-  ts: TypeScript;
-  checker: Ts.TypeChecker;
-  /** The script as checked. */
-  file: Ts.SourceFile;
-  catalogue: CheckCatalogue;
-}
 
 /** Codes of "this argument or object does not fit the parameter" errors. */
 const ARGUMENT_CODES: ReadonlySet<number> = new Set([

@@ -6,7 +6,7 @@
  */
 
 import type Ts from "typescript";
-import type { HintContext } from "./check_hints.ts";
+import type { HintContext } from "./hint_context.ts";
 
 type TypeScript = typeof Ts;
 

@@ -14,9 +14,20 @@ import type { PreparedScript } from "../exec/script_transform.ts";
 import type { ToolMap } from "../protocol/channel_messages.ts";
 import type { ProcessLedger } from "../process/process_ledger.ts";
 import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
-import type { GatewayCore } from "./gateway_core.ts";
+import type { SearchIndex } from "../discovery/search.ts";
+import type { GatewayConfig } from "../config/gateway_config.ts";
+import type { SecretMask } from "../config/secret_mask.ts";
+import type { Logger } from "../logger.ts";
+import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
+import type { CatalogueSnapshot } from "../protocol/catalogue.ts";
+import type { DiscoveryData } from "../protocol/channel_messages.ts";
+import type { ScriptUsage } from "../exec/script_analysis.ts";
+import type { HistoryStore } from "../store/gateway_store.ts";
+import type { GatewayPaths } from "./gateway_paths.ts";
 import { historyEntryOf } from "./history_entry.ts";
 import type { ToolCallEvent } from "./run_tracker.ts";
+import type { SharedRunState } from "./shared_run_state.ts";
+import type { CallOptions } from "./tool_dispatcher.ts";
 
 /** Deno's cache directory, which runners share with the server. */
 function denoDir(): string {
@@ -31,6 +42,26 @@ function denoDir(): string {
 /** Scripts longer than this are type-checked every time (one would push out many small ones). */
 const MAX_REMEMBERED_CHECK = 64 * 1024;
 
+/**
+ * What the runner uses of the gateway core (which passes itself): its paths, log and
+ * configuration, the catalogue, the policy-gated tool call, and history.
+ */
+export interface RunnerHost {
+  readonly paths: GatewayPaths;
+  readonly log: Logger;
+  readonly config: GatewayConfig;
+  readonly registry: Pick<NamespaceRegistry, "get" | "toolMap">;
+  readonly shared: SharedRunState | null;
+  readonly history: HistoryStore;
+  readonly outgoingMask: SecretMask;
+  snapshot(): CatalogueSnapshot;
+  discoveryData(): DiscoveryData;
+  searchIndex(): SearchIndex;
+  catalogueReady(usage?: ScriptUsage): Promise<void>;
+  callTool(namespace: string, tool: string, args: unknown, options: CallOptions): Promise<unknown>;
+  resources(request: { namespace: string; op: "list" | "read"; uri?: string }): Promise<unknown>;
+}
+
 /** The parts of the core the runner is wired to that the core does not expose. */
 export interface RunnerParts {
   runsDir: string;
@@ -42,7 +73,7 @@ export interface RunnerParts {
 }
 
 /** Writes a finished run to history; false (logged) when the write failed. */
-async function recordRun(core: GatewayCore, run: FinishedRun): Promise<boolean> {
+async function recordRun(core: RunnerHost, run: FinishedRun): Promise<boolean> {
   try {
     await core.shared?.beforeRecord(run.document.runId);
     await core.history.record(historyEntryOf(run));
@@ -57,7 +88,7 @@ async function recordRun(core: GatewayCore, run: FinishedRun): Promise<boolean> 
 }
 
 /** Builds the gateway's script runner. */
-export function createScriptRunner(core: GatewayCore, parts: RunnerParts): ScriptRunner {
+export function createScriptRunner(core: RunnerHost, parts: RunnerParts): ScriptRunner {
   /** The last tool map's masked JSON, with the secret forms it was masked with. */
   let toolMapJson: { map: ToolMap; forms: readonly string[]; json: string } | null = null;
   const channel = new RunChannelServer({

@@ -22,7 +22,7 @@ import type { ProtocolLogs } from "../namespaces/mcp/protocol_log.ts";
 import {
   cacheRenderedSchemasIn,
   renderSchemasInChildProcess,
-} from "../namespaces/mcp/schema_to_typescript.ts";
+} from "../namespaces/kind_support/schema_to_typescript.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
 

@@ -12,8 +12,10 @@ import { join } from "node:path";
 // The pinned tokenizer is a bench-only dependency: imported by full specifier, not mapped.
 // deno-lint-ignore no-import-prefix
 import { encode } from "npm:gpt-tokenizer@4.0.0/encoding/o200k_base";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 import {
   CLI_RUN_ARGS,
   createHarness,

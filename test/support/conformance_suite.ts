@@ -39,6 +39,8 @@ export async function runConformance(url: string, revision: Revision): Promise<S
         "run",
         "-A",
         "--quiet",
+        "--lock",
+        "test/deno.lock",
         CONFORMANCE,
         "server",
         "--url",

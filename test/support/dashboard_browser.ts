@@ -7,8 +7,10 @@
  */
 
 import assert from "node:assert/strict";
-import { type Browser, chromium, type Page } from "playwright-core";
-import axe from "axe-core";
+// deno-lint-ignore no-import-prefix -- a test-only package stays out of the product's import map
+import { type Browser, chromium, type Page } from "npm:playwright-core@1.65.1";
+// deno-lint-ignore no-import-prefix -- as above
+import axe from "npm:axe-core@4.14.1";
 
 /** Where Chromium is installed on the machines that run these tests. */
 export const CHROMIUM = "/usr/bin/chromium";

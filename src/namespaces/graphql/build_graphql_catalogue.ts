@@ -28,9 +28,9 @@ import {
   type ToolDescriptor,
 } from "../namespace.ts";
 import { toIdentifier } from "../../protocol/names.ts";
-import { typeNameFor } from "../mcp/schema_to_typescript.ts";
-import { jsDoc } from "../openapi/api_schema_types.ts";
-import { globMatch } from "../openapi/operation_filter.ts";
+import { typeNameFor } from "../kind_support/schema_to_typescript.ts";
+import { jsDoc } from "../kind_support/api_schema_types.ts";
+import { globMatch } from "../kind_support/operation_filter.ts";
 
 /** The argument key that carries a script's own selection set. */
 export const SELECT_KEY = "$select";

@@ -12,9 +12,9 @@ import {
   type ToolCallOptions,
   type ToolCallResult,
 } from "../namespace.ts";
-import { ApiNamespace, type LoadedApi } from "../api_namespace.ts";
-import { readCapped } from "../openapi/send_api_request.ts";
-import { checkedToolInput } from "../mcp/input_validator.ts";
+import { ApiNamespace, type LoadedApi } from "../kind_support/api_namespace.ts";
+import { readCapped } from "../kind_support/read_capped.ts";
+import { checkedToolInput } from "../kind_support/input_validator.ts";
 import { buildGraphqlCatalogue, type GraphqlOperation } from "./build_graphql_catalogue.ts";
 import { graphqlDocument } from "./graphql_document.ts";
 import { messageOf } from "../../protocol/message_of.ts";

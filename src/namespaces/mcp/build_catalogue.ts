@@ -6,7 +6,11 @@
 
 import { assignIdentifiers } from "../../protocol/names.ts";
 import type { JsonSchema, NamespaceCatalogue, ToolDescriptor } from "../namespace.ts";
-import { type RenderedSchema, schemaToTypeScript, typeNameFor } from "./schema_to_typescript.ts";
+import {
+  type RenderedSchema,
+  schemaToTypeScript,
+  typeNameFor,
+} from "../kind_support/schema_to_typescript.ts";
 
 /** What a tool without an `outputSchema` resolves to in scripts. */
 const NO_SCHEMA_OUTPUT_TYPE = "any";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildCatalogue, type McpToolListing } from "./build_catalogue.ts";
-import type { RenderedSchema } from "./schema_to_typescript.ts";
+import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: "object",

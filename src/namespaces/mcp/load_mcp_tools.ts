@@ -6,9 +6,9 @@
 
 import type { NamespaceCatalogue } from "../namespace.ts";
 import { buildCatalogue, type McpToolListing } from "./build_catalogue.ts";
-import type { ArgumentCheck, InputValidator } from "./input_validator.ts";
+import type { ArgumentCheck, InputValidator } from "../kind_support/input_validator.ts";
 import type { Client } from "./mcp_sdk.ts";
-import type { RenderedSchema } from "./schema_to_typescript.ts";
+import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
 /** One upstream tool as calls need it: its listing and the compiled argument check. */

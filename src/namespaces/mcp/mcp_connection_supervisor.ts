@@ -13,13 +13,13 @@ import { ChangeListeners } from "../change_listeners.ts";
 import { type NamespaceCatalogue, type NamespaceStatus, ToolCallError } from "../namespace.ts";
 import { connectUpstream, type UpstreamConnection } from "./connect_upstream.ts";
 import type { EraVerdicts } from "./era_verdicts.ts";
-import type { InputValidator } from "./input_validator.ts";
+import type { InputValidator } from "../kind_support/input_validator.ts";
 import { type LoadedMcpTools, loadMcpTools, type McpToolEntry } from "./load_mcp_tools.ts";
 import type { LogMethods } from "../../logger.ts";
 import type { Client, PriorDiscovery } from "./mcp_sdk.ts";
 import type { McpCallHost } from "./mcp_tool_call.ts";
 import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
-import type { RenderedSchema } from "./schema_to_typescript.ts";
+import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { UpstreamNotifications } from "./upstream_notifications.ts";
@@ -385,7 +385,7 @@ export class McpConnectionSupervisor implements McpCallHost {
   }
 
   async #load(client: Client, signal?: AbortSignal): Promise<LoadedMcpTools> {
-    this.#validator ??= new (await import("./input_validator.ts")).InputValidator();
+    this.#validator ??= new (await import("../kind_support/input_validator.ts")).InputValidator();
     return await loadMcpTools(client, this.name, {
       validator: this.#validator,
       cache: this.#typeCache,

@@ -18,7 +18,7 @@ import type {
   ToolCallOptions,
   ToolCallResult,
 } from "../namespace.ts";
-import { checkedToolInput } from "./tool_input_check.ts";
+import { checkedToolInput } from "../kind_support/tool_input_check.ts";
 import { McpConnectionSupervisor } from "./mcp_connection_supervisor.ts";
 import type { UpstreamConnection } from "./connect_upstream.ts";
 import { type LogMethods, SILENT_LOGGER } from "../../logger.ts";

@@ -13,7 +13,7 @@ import {
 } from "../namespace.ts";
 import type { UpstreamConnection } from "./connect_upstream.ts";
 import type { McpToolEntry } from "./load_mcp_tools.ts";
-import type { ArgumentCheck } from "./tool_input_check.ts";
+import type { ArgumentCheck } from "../kind_support/tool_input_check.ts";
 import { CLIENT_CAPABILITIES, CLIENT_INFO } from "./connect_upstream.ts";
 import {
   ENVELOPE_KEYS,

@@ -6,8 +6,8 @@
  */
 
 import { toIdentifier } from "../../protocol/names.ts";
-import { type ApiSchemaTypes, asRecord } from "./api_schema_types.ts";
-import { operationSelected } from "./operation_filter.ts";
+import { type ApiSchemaTypes, asRecord } from "../kind_support/api_schema_types.ts";
+import { operationSelected } from "../kind_support/operation_filter.ts";
 
 /** One parameter of an operation as the argument object carries it. */
 export interface ApiParameter {

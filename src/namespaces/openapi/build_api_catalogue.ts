@@ -10,9 +10,9 @@ import {
   type NamespaceCatalogue,
   type ToolDescriptor,
 } from "../namespace.ts";
-import { typeNameFor } from "../mcp/schema_to_typescript.ts";
+import { typeNameFor } from "../kind_support/schema_to_typescript.ts";
 import { type ApiOperation, extractOperations } from "./api_operations.ts";
-import { ApiSchemaTypes, asRecord, docOf, jsDoc } from "./api_schema_types.ts";
+import { ApiSchemaTypes, asRecord, docOf, jsDoc } from "../kind_support/api_schema_types.ts";
 
 /** A built API catalogue plus what the call path needs. */
 export interface ApiCatalogue {

@@ -7,14 +7,14 @@
 
 import type { ApiConfig } from "../../config/gateway_config.ts";
 import type { PreparedCall } from "../namespace.ts";
-import { ApiNamespace, type LoadedApi } from "../api_namespace.ts";
+import { ApiNamespace, type LoadedApi } from "../kind_support/api_namespace.ts";
 import {
   type ArgumentCheck,
   checkedToolInput,
   type InputValidator,
-} from "../mcp/input_validator.ts";
+} from "../kind_support/input_validator.ts";
 import type { ApiOperation } from "./api_operations.ts";
-import { asRecord } from "./api_schema_types.ts";
+import { asRecord } from "../kind_support/api_schema_types.ts";
 import { type ApiCatalogue, buildApiCatalogue } from "./build_api_catalogue.ts";
 import { loadApiDocument } from "./load_api_document.ts";
 import { buildApiRequest, sendBuiltRequest } from "./send_api_request.ts";

@@ -9,6 +9,7 @@ import { Buffer } from "node:buffer";
 import { ToolCallError, type ToolCallOptions, type ToolCallResult } from "../namespace.ts";
 import type { ApiOperation } from "./api_operations.ts";
 import { buildUrl, scalar, serialiseSimple } from "./build_api_url.ts";
+import { readCapped } from "../kind_support/read_capped.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
 /** Error bodies are cut to this many characters in messages. */
@@ -16,8 +17,6 @@ const MAX_ERROR_TEXT = 2_000;
 /** Raw bodies kept on the result or error envelope. */
 const MAX_RAW_TEXT = 65_536;
 const MAX_REDIRECTS = 5;
-/** Answers larger than this are refused rather than held in the gateway's memory. */
-export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** Where and how a namespace's requests go. */
 export interface ApiTarget {
@@ -260,32 +259,4 @@ function cap(text: string): string {
   return text.length > MAX_ERROR_TEXT
     ? `${text.slice(0, MAX_ERROR_TEXT)}… (${text.length} characters)`
     : text;
-}
-
-/** The whole body, or a `ToolError` once it passes {@linkcode MAX_ANSWER_BYTES}. */
-export async function readCapped(response: Response, what: string): Promise<Uint8Array> {
-  const declared = Number(response.headers.get("content-length") ?? 0);
-  const tooLarge = () =>
-    new ToolCallError(
-      "ToolError",
-      `${what} answered more than ${MAX_ANSWER_BYTES} bytes: refused (ask the API for less, e.g. a smaller page)`,
-    );
-  if (declared > MAX_ANSWER_BYTES) {
-    await response.body?.cancel();
-    throw tooLarge();
-  }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) throw tooLarge();
-    chunks.push(chunk);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }

@@ -1,12 +1,15 @@
 // The dashboard's script editor: CodeMirror 6 with TypeScript highlighting, completions and
 // lint diagnostics fed by the page. Bundled into static/editor.js by
-// `deno run -A src/server/ui/build_editor_bundle.ts`; the page loads it from the gateway, never a CDN.
-import { basicSetup, EditorView } from "codemirror";
-import { javascript } from "@codemirror/lang-javascript";
-import { linter, lintGutter } from "@codemirror/lint";
-import { autocompletion } from "@codemirror/autocomplete";
-import { keymap } from "@codemirror/view";
-import { EditorState, Prec } from "@codemirror/state";
+// `deno task bundle`; the page loads it from the gateway, never a CDN. CodeMirror is needed only
+// to build that bundle, so it stays out of the product's import map and lock (test/deno.lock
+// pins it).
+// deno-lint-ignore-file no-import-prefix
+import { basicSetup, EditorView } from "npm:codemirror@6.0.2";
+import { javascript } from "npm:@codemirror/lang-javascript@6.2.5";
+import { linter, lintGutter } from "npm:@codemirror/lint@6.9.8";
+import { autocompletion } from "npm:@codemirror/autocomplete@6.20.4";
+import { keymap } from "npm:@codemirror/view@6.43.15";
+import { EditorState, Prec } from "npm:@codemirror/state@6.7.6";
 
 /**
  * Creates an editor in `parent`. `options.complete(context)` answers completion results,

@@ -7,7 +7,7 @@
  */
 
 import type { JsonSchema } from "../namespace.ts";
-import { typeNameFor } from "../mcp/schema_to_typescript.ts";
+import { typeNameFor } from "./schema_to_typescript.ts";
 
 /** Aggregated loosenings, reported in `gateway tools NS`. */
 export interface SchemaNotes {

@@ -12,12 +12,12 @@ import {
   ToolCallError,
   type ToolCallOptions,
   type ToolCallResult,
-} from "./namespace.ts";
-import { describeStatus } from "../protocol/catalogue.ts";
-import { unknownToolError } from "./unknown_tool_error.ts";
-import { ChangeListeners } from "./change_listeners.ts";
-import { type ArgumentCheck, InputValidator } from "./mcp/input_validator.ts";
-import { messageOf } from "../protocol/message_of.ts";
+} from "../namespace.ts";
+import { describeStatus } from "../../protocol/catalogue.ts";
+import { unknownToolError } from "../unknown_tool_error.ts";
+import { ChangeListeners } from "../change_listeners.ts";
+import { type ArgumentCheck, InputValidator } from "./input_validator.ts";
+import { messageOf } from "../../protocol/message_of.ts";
 
 /** What one load of an API gives: the catalogue scripts see and the operations by tool name. */
 export interface LoadedApi<Operation> {
