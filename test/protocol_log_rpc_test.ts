@@ -55,9 +55,16 @@ Deno.test("the protocol log over RPC: kept, whole, live, cleared, and secrets ma
       const log = (await client.request<{ entries: ProtocolEntry[] }>("protocol.log", {
         namespace: "everything",
       })).entries;
+      // The first connect asks the server's era (server/discover, which this 2025 server
+      // refuses) and then makes the 2025 handshake: the log opens with both, in that order.
       assert.deepEqual(
-        log.slice(0, 2).map((e) => `${e.direction} ${e.kind} ${e.method}`),
-        ["sent request initialize", "received result initialize"],
+        log.slice(0, 4).map((e) => `${e.direction} ${e.kind} ${e.method}`),
+        [
+          "sent request server/discover",
+          "received error server/discover",
+          "sent request initialize",
+          "received result initialize",
+        ],
       );
 
       // The attacker's move: a tool whose answer carries a configured secret (get-env prints
