@@ -16,7 +16,15 @@ import type { ProcessLedger } from "../process/process_ledger.ts";
 import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 import { historyEntryOf } from "./history_entry.ts";
+import { localSocketPath } from "./local_socket.ts";
 import type { ToolCallEvent } from "./run_tracker.ts";
+
+/** What no run may read or write: the data dir, and the CLI's socket wherever it lives. */
+function deniedPathsOf(dataDir: string): string[] {
+  const socket = localSocketPath(dataDir);
+  const inside = socket === null || socket.startsWith(join(dataDir, "/"));
+  return inside ? [dataDir] : [dataDir, socket];
+}
 
 /** Deno's cache directory, which runners share with the server. */
 function denoDir(): string {
@@ -97,7 +105,9 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
     channel,
     runsDir: parts.runsDir,
     denoDir: denoDir(),
-    deniedPaths: [core.paths.dataDir],
+    // The data dir holds the token and the CLI's socket, which needs no token: a run reaches
+    // neither (the socket's path is named too when it had to live outside the data dir).
+    deniedPaths: deniedPathsOf(core.paths.dataDir),
     onSpawn: (pid) => parts.ledger.record(pid),
     telemetry: parts.telemetry,
     upstreamOf: (name) => core.registry.get(name)?.kind ?? "unknown",

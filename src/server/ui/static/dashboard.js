@@ -2,7 +2,6 @@
 // update (events.subscribe pushes runs, approvals and namespace changes; no polling).
 import { createEditor } from "./editor.js";
 
-const token = new URLSearchParams(location.search).get("token") ?? "";
 const FAILURE_KINDS = [
   "CheckFailed",
   "SyntaxError",
@@ -57,9 +56,8 @@ class Rpc {
 
   #connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(
-      `${scheme}://${location.host}/ws?token=${encodeURIComponent(token)}`,
-    );
+    // The session cookie `gateway ui` signed this browser in with goes along.
+    const socket = new WebSocket(`${scheme}://${location.host}/ws`);
     this.#socket = socket;
     socket.onopen = () => {
       this.#retry = 500;
