@@ -307,3 +307,66 @@ console.log(JSON.stringify({ url, tried, reuse: reuse.status, cookie: reuse.head
   });
   await Deno.remove(home, { recursive: true });
 });
+
+/** Opens COUNT connections to PORT that never finish their headers, and counts those closed. */
+const SLOW_HEADERS = `
+const port = Number(Deno.args[0]);
+const count = Number(Deno.args[1]);
+let closed = 0;
+const held = [];
+for (let i = 0; i < count; i++) {
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    held.push(conn);
+    conn.write(new TextEncoder().encode("GET /health HTTP/1.1\\r\\nHost: 127.0")).catch(() => undefined);
+    conn.read(new Uint8Array(64)).then(() => closed++, () => closed++);
+  } catch {
+    closed++;
+  }
+}
+console.log(JSON.stringify({ opened: count }));
+setInterval(() => console.log(JSON.stringify({ closed })), 250);
+`;
+
+Deno.test({
+  name:
+    "3,000 connections from another user that never finish their headers are capped and timed out, and the gateway stays usable",
+  ignore: ignore || Deno.build.os !== "linux",
+  sanitizeResources: false,
+  sanitizeOps: false,
+}, async () => {
+  const home = await otherUserDir();
+  await withHarness({ files: { "gateway.json": "{}" } }, async (gw) => {
+    const { port, pid, token } = await gw.server();
+    const descriptors = () => [...Deno.readDirSync(`/proc/${pid}/fd`)].length;
+    const before = descriptors();
+    const count = 3000;
+    // The attacker's move: hold as many connections as it can, each a request never finished.
+    const flood = await runAsOtherUser(home, SLOW_HEADERS, [String(port), String(count)]);
+    try {
+      assert.deepEqual(await flood.next(), { opened: count });
+      const during = descriptors();
+      // The server keeps at most its cap of connections without a credential (a quarter of its
+      // descriptor limit, at most 1,024), not one per attacking connection.
+      assert.ok(
+        during - before <= 1024 + 64,
+        `the server holds ${during - before} more descriptors`,
+      );
+      const ran = await gw.cli(["exec", "1 + 1"]);
+      assert.equal(ran.code, 0, ran.stderr);
+      assert.equal(ran.stdout, "2\n");
+      const health = await fetch(`http://127.0.0.1:${port}/health`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal((await health.json()).pid, pid);
+      // And what it still holds, it lets go of once the headers are overdue.
+      await pollUntil("the server to close every unfinished connection", async () => {
+        const { closed } = await flood.next<{ closed: number }>();
+        return closed >= count;
+      }, { timeoutMs: 60_000 });
+    } finally {
+      await flood.stop();
+    }
+  });
+  await Deno.remove(home, { recursive: true });
+});

@@ -16,14 +16,14 @@ import type { ProcessLedger } from "../process/process_ledger.ts";
 import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 import { historyEntryOf } from "./history_entry.ts";
-import { localSocketPath } from "./local_socket.ts";
+import { localSockets } from "./local_socket.ts";
 import type { ToolCallEvent } from "./run_tracker.ts";
 
-/** What no run may read or write: the data dir, and the CLI's socket wherever it lives. */
+/** What no run may read or write: the data dir, and the server's sockets wherever they live. */
 function deniedPathsOf(dataDir: string): string[] {
-  const socket = localSocketPath(dataDir);
-  const inside = socket === null || socket.startsWith(join(dataDir, "/"));
-  return inside ? [dataDir] : [dataDir, socket];
+  const sockets = localSockets(dataDir);
+  if (sockets === null || sockets.cli.startsWith(join(dataDir, "/"))) return [dataDir];
+  return [dataDir, sockets.cli, sockets.http];
 }
 
 /** Deno's cache directory, which runners share with the server. */

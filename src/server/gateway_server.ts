@@ -19,8 +19,10 @@ import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ServerParts } from "./server_parts.ts";
 import { bootHealth } from "./boot_health.ts";
 import type { Listener } from "./http_routes.ts";
-import { localSocketPath } from "./local_socket.ts";
-import { serveSupervised, type SupervisedServer } from "./supervised_serve.ts";
+import { openListeners, type ServerListeners } from "./server_listeners.ts";
+import type { RequestHead } from "./tcp_front.ts";
+import { checkToken } from "./request_guard.ts";
+import { DashboardSessions } from "./ui/dashboard_sessions.ts";
 import { ensureToken } from "../config/token_file.ts";
 import { unsafeReason } from "../config/root_safety.ts";
 import {
@@ -137,6 +139,7 @@ async function startLocked(
     await Deno.remove(serverStatePath(paths.dataDir)).catch(() => undefined);
   }
   const token = await ensureToken(paths.dataDir);
+  const sessions = new DashboardSessions();
   let port = 0;
   // Until the parts are up, /health answers from the config alone and the rest waits.
   let parts: ServerParts | null = null;
@@ -192,25 +195,20 @@ async function startLocked(
     Deno.addSignalListener("SIGINT", signalled);
   }
   const config = loaded.config;
-  let server: SupervisedServer;
-  const logError = (message: string, fields?: Record<string, unknown>) =>
-    log.error(message, fields);
-  const listen = (port: number) =>
-    serveSupervised({
-      address: { hostname: config.host, port },
-      handler: handler("tcp"),
-      log: logError,
-    });
+  let listeners: ServerListeners;
   try {
-    try {
-      server = listen(config.port ?? DEFAULT_PORT);
-    } catch (error) {
+    listeners = openListeners({
+      dataDir: paths.dataDir,
+      hostname: config.host,
+      port: config.port ?? DEFAULT_PORT,
       // Several projects each run a gateway: without a configured port, the second takes any
       // free one (clients find it in server.json).
-      if (!(error instanceof Deno.errors.AddrInUse) || config.port !== undefined) throw error;
-      log.info("default port in use; taking a free one", { port: DEFAULT_PORT });
-      server = listen(0);
-    }
+      fallbackPort: config.port === undefined ? 0 : null,
+      handler,
+      authenticated: (head) => credentialed(head, { token, sessions, port }),
+      log,
+      settle: (promise) => settlesWithin(promise, 2000),
+    });
   } catch (error) {
     dropSignals();
     if (error instanceof Deno.errors.AddrInUse) {
@@ -221,41 +219,15 @@ async function startLocked(
         { cause: error },
       );
     }
-    throw error;
+    throw new ServerStartError(`Cannot listen: ${(error as Error).message}`, { cause: error });
   }
-  port = (server.addr as Deno.NetAddr).port;
-  const socketPath = localSocketPath(paths.dataDir);
-  let local: SupervisedServer | null = null;
-  try {
-    if (socketPath !== null) {
-      local = serveSupervised({
-        address: { path: socketPath },
-        handler: handler("socket"),
-        log: logError,
-      });
-      // Only this user may connect, whatever the umask (the data dir is private already).
-      Deno.chmodSync(socketPath, 0o600);
-    }
-  } catch (error) {
-    dropSignals();
-    await settlesWithin(server.shutdown(), 2000);
-    throw new ServerStartError(
-      `Cannot listen on the socket "${socketPath}": ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
-  const closeListeners = async () => {
-    await Promise.all([
-      settlesWithin(server.shutdown(), 2000),
-      ...(local ? [settlesWithin(local.shutdown(), 2000)] : []),
-    ]);
-    if (socketPath !== null) await Deno.remove(socketPath).catch(() => undefined);
-  };
+  port = listeners.port;
+  const closeListeners = () => listeners.close();
   await writeServerState(paths.dataDir, {
     pid: Deno.pid,
     host: config.host,
     port,
-    socket: socketPath,
+    socket: listeners.cliSocket,
     root: paths.root.dir,
     dataDir: paths.dataDir,
     version: GATEWAY_VERSION,
@@ -276,6 +248,7 @@ async function startLocked(
       token,
       port: () => port,
       requestStop: () => onSignal(),
+      sessions,
     });
     booted.resolve(parts);
   } catch (error) {
@@ -324,4 +297,30 @@ async function startLocked(
     return stopping;
   };
   return { port, core, finished, stop };
+}
+
+/**
+ * Whether a connection's first request carries a credential the routes accept: the token (as
+ * a header, or as `?token=` on `/ws` and `/ui`), or a dashboard session. Decides only how long
+ * the TCP front lets the connection live (see `tcp_front.ts`); the routes check every request.
+ */
+function credentialed(
+  head: RequestHead,
+  options: { token: string; sessions: DashboardSessions; port: number },
+): boolean {
+  let request: Request;
+  try {
+    request = new Request(new URL(head.target, "http://localhost"), { headers: head.headers });
+  } catch {
+    return false; // not a path the routes could answer
+  }
+  const path = new URL(request.url).pathname;
+  const page = path === "/ws" || path === "/ui" || path.startsWith("/ui/");
+  if (checkToken(request, { token: options.token, allowQuery: page }) === null) return true;
+  // Any port's cookie name would do here: only a live session's secret counts.
+  const cookie = request.headers.get("cookie") ?? "";
+  return page &&
+    [...cookie.matchAll(/gateway_session_\d+=([0-9a-f]+)/g)].some((m) =>
+      options.sessions.isSession(m[1]!)
+    );
 }

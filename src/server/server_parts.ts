@@ -12,6 +12,7 @@ import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import { GatewayCore, type GatewayPaths } from "./gateway_core.ts";
 import { createHttpRoutes, type Listener } from "./http_routes.ts";
 import { createRouter } from "./method_table.ts";
+import type { DashboardSessions } from "./ui/dashboard_sessions.ts";
 
 /** The started core and what serves it. */
 export interface ServerParts {
@@ -31,6 +32,8 @@ export async function startServerParts(options: {
   port: () => number;
   /** Stops the server (`POST /stop`). */
   requestStop: () => void;
+  /** The dashboard's sign-in codes and sessions, which the TCP front consults too. */
+  sessions: DashboardSessions;
 }): Promise<ServerParts> {
   const { log, token } = options;
   const core = await GatewayCore.start(options.paths, options.loaded, log, { token });
@@ -78,6 +81,7 @@ export async function startServerParts(options: {
     version: GATEWAY_VERSION,
     mcp,
     requestStop: options.requestStop,
+    sessions: options.sessions,
   });
   return {
     core,
