@@ -11,8 +11,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { withHarness } from "./support/gateway_harness.ts";
 
-/** Any control character a terminal acts on (ESC, CR, BEL, CSI …). */
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+/** Any control character a terminal acts on (ESC, CR, BEL, CSI …) but the line ends. */
+const CONTROL = /(?!\n)\p{Cc}/u;
 
 Deno.test("gateway import shows what a hostile .mcp.json would run, escapes its control characters and refuses __proto__", async () => {
   await withHarness({ files: { "gateway.json": "{}\n" } }, async (gw) => {

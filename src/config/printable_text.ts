@@ -6,9 +6,8 @@
  * @module
  */
 
-/** C0 and C1 controls, DEL, and the format characters that reorder or hide text. */
-const UNPRINTABLE =
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+/** Controls (C0, DEL, C1), format characters (bidirectional overrides, zero widths …), separators. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 /**
  * `text` with every control and format character written as an escape.
