@@ -11,11 +11,12 @@
 
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { RpcCode, RpcError, rpcError, rpcResult } from "../protocol/json_rpc.ts";
+import { RpcCode, RpcError, rpcError } from "../protocol/json_rpc.ts";
 import { checkHostAndOrigin, checkToken } from "./request_guard.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 import type { Router } from "./router.ts";
 import { normaliseMessage, serveSocket } from "./socket_session.ts";
+import { rpcStream } from "./rpc_stream.ts";
 import { openApiDocument } from "./openapi_document.ts";
 import { dashboardResponse, isDashboardAsset } from "./ui/dashboard_assets.ts";
 import { dashboardLoginHtml } from "./ui/dashboard_login.ts";
@@ -43,12 +44,6 @@ export type Listener = "socket" | "tcp";
 export interface RouteBindings {
   via: Listener;
 }
-
-/**
- * Methods whose answer opens a subscription: their `/rpc` stream stays open after the response,
- * carrying the notifications, until the client closes it.
- */
-const SUBSCRIPTIONS: ReadonlySet<string> = new Set(["events.subscribe"]);
 
 function statusOf(error: RpcError): 400 | 404 | 422 | 500 | 503 {
   switch (error.code) {
@@ -227,7 +222,12 @@ export function createHttpRoutes(
       );
       return json(c, rpcError(incoming.id ?? null, refusal.toJSON()), 400);
     }
-    return rpcStream(c, { core, router }, { ...incoming, id: incoming.id });
+    return rpcStream({
+      core,
+      router,
+      client: c.env.via === "socket" ? "cli" : "http",
+      signal: c.req.raw.signal,
+    }, { ...incoming, id: incoming.id });
   });
   app.post("/stop", (c) => {
     if (!options.requestStop) {
@@ -337,70 +337,4 @@ function signedIn(cookie: string): Response {
 
 function rpcParseError(): RpcError {
   return new RpcError(RpcCode.ParseError, "Parse error: the request body is not JSON");
-}
-
-/**
- * The answer to one `/rpc` request: its notifications, each a JSON line as it happens, then its
- * response line; the stream ends there, except for a subscription, which stays open until the
- * client closes it. A client that goes away aborts the request (a run it started is cancelled,
- * as when a WebSocket closes).
- */
-function rpcStream(
-  c: Context<{ Bindings: RouteBindings }>,
-  deps: { core: GatewayCore; router: Router },
-  request: { id: string | number | null; method: string; params: unknown },
-): Response {
-  const { core, router } = deps;
-  const encoder = new TextEncoder();
-  const gone = new AbortController();
-  c.req.raw.signal.addEventListener("abort", () => gone.abort(), { once: true });
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  let open = true;
-  const stream = new ReadableStream<Uint8Array>({
-    start: (ctrl) => {
-      controller = ctrl;
-    },
-    cancel: () => {
-      open = false;
-      gone.abort();
-    },
-  });
-  const write = (payload: unknown) => {
-    if (!open) return;
-    try {
-      controller.enqueue(encoder.encode(`${core.outgoingMask.stringify(payload)}\n`));
-    } catch {
-      open = false; // the client went away meanwhile
-    }
-  };
-  const end = () => {
-    if (!open) return;
-    open = false;
-    try {
-      controller.close();
-    } catch {
-      // cancelled already
-    }
-  };
-  router.dispatch(request.method, request.params, {
-    core,
-    client: c.env.via === "socket" ? "cli" : "http",
-    notify: (method, params) => write({ jsonrpc: "2.0", method, params }),
-    signal: gone.signal,
-  }).then(
-    (result) => {
-      write(rpcResult(request.id, result));
-      if (!SUBSCRIPTIONS.has(request.method)) end();
-    },
-    (error: RpcError) => {
-      write(rpcError(request.id, error.toJSON()));
-      end();
-    },
-  );
-  return new Response(stream, {
-    headers: {
-      "content-type": "application/x-ndjson; charset=UTF-8",
-      "cache-control": "no-store",
-    },
-  });
 }
