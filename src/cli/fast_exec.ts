@@ -97,11 +97,11 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
       rootDir: root.dir,
     });
     const state = JSON.parse(Deno.readTextFileSync(serverStatePath(dataDir))) as ServerState;
-    if (state.root !== root.dir || typeof state.port !== "number") return null;
+    // No socket (Windows, or a server from before sockets): the full path, which asks the
+    // server's lock before it sends the token to a port.
+    if (state.root !== root.dir || typeof state.socket !== "string") return null;
     // The socket must be one this user's server made: another user's stand-in gets nothing.
-    client = new GatewayHttpClient(
-      endpointOf({ socket: state.socket ?? null, port: state.port }, dataDir),
-    );
+    client = new GatewayHttpClient(endpointOf({ socket: state.socket, port: state.port }, dataDir));
   } catch {
     return null; // no usable server, or a root to refuse: the full path starts one or says why
   }

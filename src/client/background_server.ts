@@ -1,7 +1,8 @@
 /**
  * Starting `gateway server` detached and asking it whether it is up: shared by the full CLI
  * (`server_connection.ts`) and the installed command's fast `gateway start` (`fast_start.ts`),
- * so it loads only Deno APIs (no `node:` module, issue 12).
+ * so it loads only Deno APIs (no `node:` module, whose first import costs that path more than the
+ * rest of its work).
  * @module
  */
 
