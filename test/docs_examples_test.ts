@@ -340,7 +340,8 @@ const COVERED_ELSEWHERE: Record<string, string> = {
   "gateway status --all ; gateway stop --all":
     "test/multi_root_test.ts runs two roots at once, then status --all and stop --all",
   "gateway import .mcp.json": "test/existing_configs_test.ts imports a .mcp.json into gateway.json",
-  "gateway ui [--print]": "test/ui_command_test.ts prints the dashboard URL with its token",
+  "gateway ui [--print]":
+    "test/ui_command_test.ts prints a one-use sign-in address and opens the dashboard with it",
   'README.md json: "mcpServers": {':
     "test/existing_configs_test.ts serves this .mcp.json (from Claude Code's documentation)",
   "# .gateway/gateway.env, mode 0600 (chmod 600 .gateway/gateway.env)":

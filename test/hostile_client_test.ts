@@ -94,18 +94,23 @@ Deno.test("secrets expanded into a failing upstream's command or URL never leave
   });
 });
 
+/** How many descriptors a process has open now. */
+function openDescriptors(pid: number): number {
+  return [...Deno.readDirSync(`/proc/${pid}/fd`)].length;
+}
+
 /**
  * Starts a server with a low descriptor limit (the attack is the same, only smaller), floods its
  * port with half-open connections once server.json names it — at once (`"starting"`: its parts
- * are still opening) or once `/health` says the parts are up — then lets the connections go and
- * checks the server answers `/health` as up. Returns the server's log.
+ * are still opening) or once `/health` says the parts are up — and checks, while the flood
+ * still holds its connections, that the server answers `/health` and holds no more descriptors
+ * than its limit allows; then lets the connections go and checks it is up. Returns the
+ * server's log and the most descriptors it held during the flood.
  */
-async function survivesFlood(when: "starting" | "up"): Promise<string> {
-  // A port below the kernel's ephemeral range (32768–60999 here): while the listener is down,
-  // an ephemeral port can be taken by any outgoing connection on the machine (the other tests
-  // run in parallel) and the server could not listen on it again for as long as that lasts.
-  const port = freePortBelowEphemeralRange();
-  const gw = await createHarness({ files: { "gateway.json": `{ "port": ${port} }\n` } });
+async function shedsFlood(
+  when: "starting" | "up",
+): Promise<{ log: string; mostDescriptors: number }> {
+  const gw = await createHarness({ files: { "gateway.json": `{ "port": 0 }\n` } });
   const child = new Deno.Command("sh", {
     args: [
       "-c",
@@ -118,7 +123,7 @@ async function survivesFlood(when: "starting" | "up"): Promise<string> {
     clearEnv: true,
     env: {
       GATEWAY_DATA_DIR: gw.dataDir,
-      GATEWAY_PORT: String(port),
+      GATEWAY_PORT: "0",
       NO_COLOR: "1",
       HOME: Deno.env.get("HOME") ?? gw.cwd,
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
@@ -127,11 +132,11 @@ async function survivesFlood(when: "starting" | "up"): Promise<string> {
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  // The log is read as it comes, so the test can see what the flood did while it lasts.
   let log = "";
   const logRead = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
     new WritableStream({ write: (chunk) => void (log += chunk) }),
   ).catch(() => undefined);
+  let port = 0;
   const health = async () => {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/health`);
@@ -141,11 +146,12 @@ async function survivesFlood(when: "starting" | "up"): Promise<string> {
     }
   };
   const conns: Deno.Conn[] = [];
+  let mostDescriptors = 0;
   try {
-    await pollUntil("the server to publish server.json", async () => {
+    port = await pollUntil("the server to publish server.json", async () => {
       try {
         const state = JSON.parse(await Deno.readTextFile(join(gw.dataDir, "server.json")));
-        return state.pid === child.pid && state.port === port;
+        return state.pid === child.pid ? state.port as number : undefined;
       } catch {
         return undefined;
       }
@@ -157,28 +163,24 @@ async function survivesFlood(when: "starting" | "up"): Promise<string> {
       }, { timeoutMs: 30_000 });
     }
     for (let i = 0; i < 400; i++) {
-      try {
-        const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-        await conn.write(new TextEncoder().encode("GET /health HTTP/1.1\r\nHost: 127.0"));
-        conns.push(conn);
-      } catch {
-        break; // refused or reset: the server's listener is down, as intended by the attack
-      }
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      await conn.write(new TextEncoder().encode("GET /health HTTP/1.1\r\nHost: 127.0"));
+      conns.push(conn);
+      if (i % 50 === 0) mostDescriptors = Math.max(mostDescriptors, openDescriptors(child.pid));
     }
-    // The flood holds the descriptors until the listener sheds it (and logs that it failed).
-    await pollUntil(
-      "the flood to exhaust the server's descriptors",
-      () => log.includes("the HTTP listener failed; listening again") || !processAlive(child.pid),
-      {
-        timeoutMs: 30_000,
-        last: () => log.slice(-2000),
-      },
-    );
+    mostDescriptors = Math.max(mostDescriptors, openDescriptors(child.pid));
+    // Still flooded: the server answers, the oldest half-open connections made room.
+    const during = await pollUntil("/health to answer during the flood", health, {
+      timeoutMs: 30_000,
+      last: () => log.slice(-2000),
+    });
+    assert.equal(during.ok, true);
+    mostDescriptors = Math.max(mostDescriptors, openDescriptors(child.pid));
     for (const conn of conns.splice(0)) {
       try {
         conn.close();
       } catch {
-        // reset by the server already
+        // closed by the server already
       }
     }
     const up = await pollUntil("/health to say the server is up after the flood", async () => {
@@ -187,11 +189,10 @@ async function survivesFlood(when: "starting" | "up"): Promise<string> {
       return body !== undefined && body.starting !== true ? body : undefined;
     }, { timeoutMs: 30_000, last: () => log.slice(-4000) });
     assert.equal(up.ok, true);
-    assert.ok(processAlive(child.pid), "the server process died");
     Deno.kill(child.pid, "SIGTERM");
     await child.status;
     await logRead;
-    return log;
+    return { log, mostDescriptors };
   } finally {
     for (const conn of conns) {
       try {
@@ -212,23 +213,22 @@ async function survivesFlood(when: "starting" | "up"): Promise<string> {
 }
 
 Deno.test(
-  "the server survives a flood of half-open connections that exhausts its file descriptors",
-  { sanitizeOps: false, sanitizeResources: false },
+  "a flood of half-open connections is shed: the server keeps its descriptors and answers during it",
+  { sanitizeOps: false, sanitizeResources: false, ignore: Deno.build.os !== "linux" },
   async () => {
-    const log = await survivesFlood("up");
-    // The flood did exhaust the descriptors: the listener failed and was started again.
-    assert.match(log, /the HTTP listener failed; listening again/);
+    const { log, mostDescriptors } = await shedsFlood("up");
+    assert.ok(mostDescriptors < 256, `the server held ${mostDescriptors} descriptors`);
+    assert.doesNotMatch(log, /the HTTP listener failed/);
   },
 );
 
 Deno.test(
-  "a flood while the server's parts are still opening delays its start instead of ending it",
-  { sanitizeOps: false, sanitizeResources: false },
+  "a flood while the server's parts are still opening does not stop its start",
+  { sanitizeOps: false, sanitizeResources: false, ignore: Deno.build.os !== "linux" },
   async () => {
-    // Whether the flood lands before or after the history database opens depends on timing;
-    // either way the start completes (descriptor_wait_test.ts proves the wait itself).
-    const log = await survivesFlood("starting");
-    assert.match(log, /the HTTP listener failed; listening again/);
+    const { log, mostDescriptors } = await shedsFlood("starting");
+    assert.ok(mostDescriptors < 256, `the server held ${mostDescriptors} descriptors`);
+    assert.doesNotMatch(log, /the HTTP listener failed/);
     // A start that failed ends with `error[…]` naming what it could not open.
     assert.doesNotMatch(log, /^error\[/m);
   },
@@ -452,17 +452,3 @@ Deno.test("after kill -9 of the server, the next server ends the runners and hos
     }
   });
 });
-
-/** A port no one listens on, below the ephemeral range (`ip_local_port_range` starts at 32768). */
-function freePortBelowEphemeralRange(): number {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    try {
-      Deno.listen({ hostname: "127.0.0.1", port }).close();
-      return port;
-    } catch {
-      // taken: try another
-    }
-  }
-  throw new Error("no free port found between 20000 and 32000");
-}

@@ -72,13 +72,31 @@ Deno.test("the gateway's HTTP and WebSocket interfaces admit only the token hold
       assert.equal(await runsRecorded(), before);
     });
 
-    await t.step("?token= is accepted on /ws and /ui only", async () => {
-      const query = `?token=${token}`;
-      assert.equal((await get(`/namespaces${query}`, {})).status, 401);
-      assert.equal((await get(`/types${query}`, {})).status, 401);
-      assert.equal((await get(`/ui${query}`, {})).status, 200);
-      assert.equal((await upgrade(`/ws${query}`, {})).status, 101);
-    });
+    await t.step(
+      "?token= is accepted on /ws and /ui only, where it becomes a session",
+      async () => {
+        const query = `?token=${token}`;
+        assert.equal((await get(`/namespaces${query}`, {})).status, 401);
+        assert.equal((await get(`/types${query}`, {})).status, 401);
+        // The dashboard trades the token for an HttpOnly session cookie and drops it from the
+        // address, so it stays in no browser history.
+        const ui = await get(`/ui${query}`, {});
+        assert.equal(ui.status, 303);
+        assert.equal(ui.headers.location, "/ui");
+        const cookie = ui.headers["set-cookie"] ?? "";
+        assert.match(
+          cookie,
+          new RegExp(`^gateway_session_${port}=[0-9a-f]{64}; HttpOnly; SameSite=Strict; Path=/`),
+        );
+        assert.ok(!cookie.includes(token));
+        const session = { Cookie: cookie.split(";")[0]! };
+        assert.equal((await get("/ui", session)).status, 200);
+        assert.equal((await upgrade("/ws", session)).status, 101);
+        // The session opens the page and its WebSocket, nothing else.
+        assert.equal((await get("/namespaces", session)).status, 401);
+        assert.equal((await upgrade(`/ws${query}`, {})).status, 101);
+      },
+    );
 
     await t.step(
       "a WebSocket upgrade without a valid token is refused with 401, no 101",

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { GatewayClient } from "../client/gateway_client.ts";
+import type { ServerNotification } from "../client/rpc_answers.ts";
 import type { PendingApproval } from "../protocol/wire_views.ts";
 import type { CliContext } from "./cli_context.ts";
 
@@ -21,7 +21,7 @@ export function approveCommandLine(
 
 /** Prints a line on stderr for each held call of this client's runs; returns the unsubscribe. */
 export function printApprovalNotices(
-  client: Pick<GatewayClient, "onNotification">,
+  client: { onNotification(listener: (n: ServerNotification) => void): () => void },
   context: Pick<CliContext, "root" | "output">,
 ): () => void {
   const seen = new Set<string>();

@@ -16,6 +16,8 @@ import { OAuthStore } from "../namespaces/mcp/oauth_store.ts";
 import { UpstreamOAuthProvider } from "../namespaces/mcp/upstream_oauth_provider.ts";
 import { extractWWWAuthenticateParams, oauthFlow } from "../namespaces/mcp/mcp_sdk.ts";
 import { messageOf } from "../protocol/message_of.ts";
+import { timingSafeEqualText } from "../protocol/timing_safe_equal.ts";
+import { printable } from "../config/printable_text.ts";
 
 /** Usage text of `gateway auth`. */
 export const AUTH_USAGE = `Usage: gateway auth login NS [--no-browser] [--timeout SECONDS]
@@ -100,8 +102,8 @@ async function login(
   const server = await serverFor(context, name);
   const namespace = name!;
   const settings = server.oauth || {};
-  const callback = listenForRedirect(settings.redirectPort ?? 0);
   const state = crypto.randomUUID();
+  const callback = listenForRedirect(settings.redirectPort ?? 0, state);
   const provider = new UpstreamOAuthProvider({
     namespace,
     store: new OAuthStore(context.dataDir, namespace),
@@ -153,9 +155,12 @@ async function login(
         throw new Error("the redirect's state does not match this login: try again");
       }
       if (answer.error) {
+        // The authorization server's words, with nothing in them that acts on the terminal.
         context.output.err(
           `error[LoginRefused]: the authorization server refused the login of "${namespace}": ` +
-            `${answer.error}${answer.errorDescription ? `: ${answer.errorDescription}` : ""}\n`,
+            `${printable(answer.error)}${
+              answer.errorDescription ? `: ${printable(answer.errorDescription)}` : ""
+            }\n`,
         );
         return 1;
       }
@@ -290,14 +295,24 @@ interface RedirectAnswer {
   errorDescription?: string;
 }
 
-/** A loopback listener for the authorization server's redirect (RFC 8252 §7.3). */
-function listenForRedirect(port: number) {
+/**
+ * A loopback listener for the authorization server's redirect (RFC 8252 §7.3). Any local
+ * process can reach the port, so only a redirect carrying this login's `state` ends the login;
+ * anything else is answered 400 and the login keeps waiting.
+ */
+function listenForRedirect(port: number, state: string) {
   let deliver!: (answer: RedirectAnswer) => void;
   const answered = new Promise<RedirectAnswer>((resolve) => (deliver = resolve));
   const server = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, (request) => {
     const url = new URL(request.url);
     if (url.pathname !== "/callback") return new Response("Not found", { status: 404 });
     const get = (key: string) => url.searchParams.get(key) ?? undefined;
+    if (!timingSafeEqualText(state, get("state") ?? "")) {
+      return new Response(
+        "This answer is not for the login in progress (its state does not match): ignored.",
+        { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } },
+      );
+    }
     const answer: RedirectAnswer = {};
     for (
       const [key, field] of [
@@ -315,7 +330,7 @@ function listenForRedirect(port: number) {
     deliver(answer);
     return new Response(
       answer.error
-        ? `Login refused: ${answer.error}. You can close this tab.`
+        ? `Login refused: ${printable(answer.error)}. You can close this tab.`
         : "Logged in: you can close this tab and return to the terminal.",
       { headers: { "content-type": "text/plain; charset=utf-8" } },
     );

@@ -1,4 +1,655 @@
-// src/config/hash_padding.ts
+// src/protocol/json_rpc.ts
+var RpcError = class extends Error {
+  /** JSON-RPC error code. */
+  code;
+  /** Extra data, e.g. `{kind: "PermissionRefused"}`. */
+  data;
+  constructor(code, message, data) {
+    super(message);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+  /** The wire form. */
+  toJSON() {
+    return this.data === void 0 ? {
+      code: this.code,
+      message: this.message
+    } : {
+      code: this.code,
+      message: this.message,
+      data: this.data
+    };
+  }
+};
+
+// src/client/rpc_answers.ts
+function receiveRpcText(data, pending, listeners) {
+  let message;
+  try {
+    message = JSON.parse(data);
+  } catch {
+    return;
+  }
+  if (typeof message.method === "string" && message.id === void 0) {
+    for (const l of listeners) l({
+      method: message.method,
+      params: message.params
+    });
+    return;
+  }
+  const id = typeof message.id === "number" ? message.id : null;
+  const waiting = id === null ? void 0 : pending.get(id);
+  if (!waiting || id === null) return;
+  pending.delete(id);
+  if (message.error) {
+    const error = message.error;
+    waiting.reject(new RpcError(error.code, error.message, error.data));
+  } else waiting.resolve(message.result);
+}
+
+// src/protocol/bytes.ts
+function concatBytes(parts) {
+  if (parts.length === 1 && parts[0] !== void 0) return parts[0];
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+async function writeAll(writer, bytes) {
+  for (let at = 0; at < bytes.length; ) at += await writer.write(bytes.subarray(at));
+}
+
+// src/client/http_response_reader.ts
+var MAX_HEAD_BYTES = 64 * 1024;
+function requestBytes(method, path, headers, body) {
+  const encoder = new TextEncoder();
+  const payload = body === null ? null : encoder.encode(body);
+  let head = `${method} ${path} HTTP/1.1\r
+`;
+  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r
+`;
+  if (payload !== null) {
+    head += `Content-Type: application/json\r
+Content-Length: ${payload.length}\r
+`;
+  }
+  head += "Connection: close\r\n\r\n";
+  const bytes = encoder.encode(head);
+  return payload === null ? bytes : concatBytes([
+    bytes,
+    payload
+  ]);
+}
+var ConnInput = class {
+  #conn;
+  #buffered;
+  #chunk = new Uint8Array(64 * 1024);
+  constructor(conn) {
+    this.#conn = conn;
+    this.#buffered = new Uint8Array(0);
+  }
+  /** What is buffered, taken; or the next read (null at the connection's end). */
+  async next() {
+    if (this.#buffered.length > 0) {
+      const out = this.#buffered;
+      this.#buffered = new Uint8Array(0);
+      return out;
+    }
+    const n = await this.#conn.read(this.#chunk);
+    return n === null ? null : this.#chunk.slice(0, n);
+  }
+  /** Reads until `buffered` holds `n` bytes; false when the connection ends first. */
+  async fill(n) {
+    if (this.#buffered.length >= n) return true;
+    const parts = [
+      this.#buffered
+    ];
+    let total = this.#buffered.length;
+    let ended = false;
+    while (total < n) {
+      const read = await this.#conn.read(this.#chunk);
+      if (read === null) {
+        ended = true;
+        break;
+      }
+      parts.push(this.#chunk.slice(0, read));
+      total += read;
+    }
+    this.#buffered = concatBytes(parts);
+    return !ended;
+  }
+  /** The first `n` buffered bytes, taken (after a successful {@linkcode fill}). */
+  take(n) {
+    const out = this.#buffered.subarray(0, n);
+    this.#buffered = this.#buffered.subarray(n);
+    return out;
+  }
+  /** The index just past the next CRLF (or CRLFCRLF), reading more as needed; -1 at the end. */
+  async find(pattern, limit) {
+    for (let from = 0; ; ) {
+      const at = indexOf(this.#buffered, pattern, from);
+      if (at >= 0) return at + pattern.length;
+      if (this.#buffered.length > limit) {
+        throw new Error("the gateway's answer has too long a header");
+      }
+      from = Math.max(0, this.#buffered.length - pattern.length + 1);
+      if (!await this.fill(this.#buffered.length + 1)) return -1;
+    }
+  }
+};
+function indexOf(bytes, pattern, from) {
+  const last = bytes.length - pattern.length;
+  outer: for (let i = from; i <= last; i++) {
+    for (let j = 0; j < pattern.length; j++) {
+      if (bytes[i + j] !== pattern.charCodeAt(j)) continue outer;
+    }
+    return i;
+  }
+  return -1;
+}
+async function readAnswer(conn) {
+  const input = new ConnInput(conn);
+  const end = await input.find("\r\n\r\n", MAX_HEAD_BYTES);
+  if (end < 0) throw new Error("the gateway closed the connection before answering");
+  const head = new TextDecoder().decode(input.take(end));
+  const [statusLine = "", ...lines] = head.split("\r\n");
+  const status = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1];
+  if (status === void 0) throw new Error(`the answer is not HTTP: "${statusLine.slice(0, 80)}"`);
+  const headers = /* @__PURE__ */ new Map();
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    if (colon > 0) {
+      headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    }
+  }
+  const chunked = /\bchunked\b/i.test(headers.get("transfer-encoding") ?? "");
+  const length = headers.has("content-length") ? Number(headers.get("content-length")) : null;
+  return {
+    status: Number(status),
+    headers,
+    body: chunked ? chunkedBody(input) : length !== null && Number.isFinite(length) ? sizedBody(input, length) : untilEnd(input)
+  };
+}
+async function* sizedBody(input, length) {
+  for (let left = length; left > 0; ) {
+    const chunk = await input.next();
+    if (chunk === null) throw new Error("the gateway closed the connection mid-answer");
+    const part = chunk.length > left ? chunk.subarray(0, left) : chunk;
+    left -= part.length;
+    yield part;
+  }
+}
+async function* untilEnd(input) {
+  for (let chunk = await input.next(); chunk !== null; chunk = await input.next()) yield chunk;
+}
+async function* chunkedBody(input) {
+  for (; ; ) {
+    const lineEnd = await input.find("\r\n", 1024);
+    if (lineEnd < 0) throw new Error("the gateway closed the connection mid-answer");
+    const size = parseInt(new TextDecoder().decode(input.take(lineEnd)), 16);
+    if (!Number.isFinite(size)) throw new Error("the gateway's answer has a malformed chunk");
+    if (size === 0) return;
+    if (!await input.fill(size + 2)) {
+      throw new Error("the gateway closed the connection mid-answer");
+    }
+    yield input.take(size).slice();
+    input.take(2);
+  }
+}
+
+// src/config/token_file.ts
+function tokenPath(dataDir) {
+  return `${dataDir.replace(/[\\/]+$/, "")}/token`;
+}
+function readTokenSync(dataDir) {
+  const path = tokenPath(dataDir);
+  refuseOpenMode(path, Deno.statSync(path));
+  return validToken(path, Deno.readTextFileSync(path));
+}
+function refuseOpenMode(path, info) {
+  if (Deno.build.os !== "windows" && info.mode !== null && (info.mode & 63) !== 0) {
+    throw new Error(`Token file "${path}" is readable by others (mode ${(info.mode & 511).toString(8)}): run chmod 600 "${path}" or delete it to make a new one`);
+  }
+}
+function validToken(path, text) {
+  const token = text.trim();
+  if (token.length < 32) {
+    throw new Error(`Token file "${path}" is too short: delete it to make a new one`);
+  }
+  return token;
+}
+
+// src/client/gateway_http_client.ts
+var ForeignSocketError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "ForeignSocketError";
+  }
+};
+var UnreachableError = class extends Error {
+  constructor(message, options) {
+    super(message, options);
+    this.name = "UnreachableError";
+  }
+};
+function assertOwnSocket(path) {
+  const info = Deno.lstatSync(path);
+  const uid = Deno.uid();
+  if (info.isSocket !== true) {
+    throw new ForeignSocketError(`"${path}" is not a socket: refusing to talk to it`);
+  }
+  if (uid !== null && info.uid !== uid) {
+    throw new ForeignSocketError(`The socket "${path}" belongs to uid ${info.uid}, not to you (uid ${uid}): refusing to talk to it; stop whatever made it, or delete it and start again`);
+  }
+}
+function endpointOf(state, dataDir) {
+  if (state.socket !== null) {
+    assertOwnSocket(state.socket);
+    return {
+      transport: "unix",
+      path: state.socket
+    };
+  }
+  return {
+    transport: "tcp",
+    port: state.port,
+    token: readTokenSync(dataDir)
+  };
+}
+var GatewayHttpClient = class {
+  #endpoint;
+  #pending = /* @__PURE__ */ new Map();
+  #listeners = /* @__PURE__ */ new Set();
+  #conns = /* @__PURE__ */ new Set();
+  #nextId = 1;
+  #closed = false;
+  constructor(endpoint) {
+    this.#endpoint = endpoint;
+  }
+  /** Where this client sends its requests. */
+  get endpoint() {
+    return this.#endpoint;
+  }
+  /**
+   * Sends a request and resolves with its result; rejects with {@linkcode RpcError} when the
+   * server answers an error, with {@linkcode UnreachableError} when no server listens (nothing
+   * was sent), and with an Error when the connection ends before the answer. `params` may be a
+   * function, called once the connection is open: for params that must not be read when no
+   * server answers (the CLI's piped stdin, which the full CLI then reads).
+   */
+  request(method, params = {}) {
+    if (this.#closed) return Promise.reject(new Error("The connection to the gateway is closed"));
+    const id = this.#nextId++;
+    const answer = new Promise((resolve, reject) => {
+      this.#pending.set(id, {
+        resolve: (v) => resolve(v),
+        reject
+      });
+    });
+    this.#exchange(id, async () => JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: typeof params === "function" ? await params() : params
+    }));
+    return answer;
+  }
+  /** Listens for notifications of every request of this client; returns an unsubscribe. */
+  onNotification(listener) {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+  /**
+   * One plain HTTP request (`GET /health`, `POST /ui/code` …) with its whole answer read as
+   * JSON; `signal` gives up on it (the connection is closed).
+   */
+  async send(method, path, options = {}) {
+    const conn = await this.#connect();
+    const abort = () => conn.close();
+    options.signal?.addEventListener("abort", abort, {
+      once: true
+    });
+    try {
+      const body = options.body === void 0 ? null : JSON.stringify(options.body);
+      await writeAll(conn, requestBytes(method, path, this.#headers(), body));
+      const answer = await readAnswer(conn);
+      const text = await readText(answer.body);
+      let parsed = null;
+      try {
+        parsed = text === "" ? null : JSON.parse(text);
+      } catch {
+      }
+      return {
+        status: answer.status,
+        body: parsed
+      };
+    } catch (error) {
+      if (options.signal?.aborted) throw new Error(`No answer from the gateway to ${path} in time`);
+      throw error;
+    } finally {
+      options.signal?.removeEventListener("abort", abort);
+      this.#drop(conn);
+    }
+  }
+  /** Closes every open request's connection; what still waits rejects. */
+  close() {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    for (const conn of [
+      ...this.#conns
+    ]) this.#drop(conn);
+    if (this.#pending.size > 0) {
+      const error = new Error("The connection to the gateway was closed");
+      for (const p of this.#pending.values()) p.reject(error);
+      this.#pending.clear();
+    }
+    return Promise.resolve();
+  }
+  #headers() {
+    const endpoint = this.#endpoint;
+    return endpoint.transport === "unix" ? {
+      Host: "localhost"
+    } : {
+      Host: `127.0.0.1:${endpoint.port}`,
+      Authorization: `Bearer ${endpoint.token}`
+    };
+  }
+  /** Opens a connection; rejects with {@linkcode UnreachableError} when nobody listens. */
+  async #connect() {
+    const endpoint = this.#endpoint;
+    let conn;
+    try {
+      conn = endpoint.transport === "unix" ? await Deno.connect({
+        transport: "unix",
+        path: endpoint.path
+      }) : await Deno.connect({
+        hostname: "127.0.0.1",
+        port: endpoint.port
+      });
+    } catch (error) {
+      const where = endpoint.transport === "unix" ? endpoint.path : `port ${endpoint.port}`;
+      throw new UnreachableError(`No gateway answers on ${where}: ${error.message}`, {
+        cause: error
+      });
+    }
+    if (this.#closed) {
+      conn.close();
+      throw new Error("The connection to the gateway is closed");
+    }
+    this.#conns.add(conn);
+    return conn;
+  }
+  #drop(conn) {
+    if (!this.#conns.delete(conn)) return;
+    try {
+      conn.close();
+    } catch {
+    }
+  }
+  /** Sends request `id` and hands its lines to listeners and its pending entry. */
+  async #exchange(id, body) {
+    let conn = null;
+    try {
+      conn = await this.#connect();
+      await writeAll(conn, requestBytes("POST", "/rpc", this.#headers(), await body()));
+      const answer = await readAnswer(conn);
+      if (answer.status !== 200) {
+        this.#fail(id, errorOf(answer.status, await readText(answer.body)));
+        return;
+      }
+      const decoder = new TextDecoder();
+      let partial = [];
+      for await (const chunk of answer.body) {
+        let text = decoder.decode(chunk, {
+          stream: true
+        });
+        for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n")) {
+          partial.push(text.slice(0, end));
+          const line = partial.join("");
+          partial = [];
+          text = text.slice(end + 1);
+          if (line !== "") receiveRpcText(line, this.#pending, this.#listeners);
+        }
+        if (text !== "") partial.push(text);
+      }
+    } catch (error) {
+      if (!this.#closed) {
+        this.#fail(id, error instanceof UnreachableError ? error : new Error(`The connection to the gateway failed: ${error.message}`));
+      }
+    } finally {
+      if (conn !== null) this.#drop(conn);
+      this.#fail(id, new Error("The gateway closed the connection before answering"));
+    }
+  }
+  /** Rejects request `id` with `error` if it still waits. */
+  #fail(id, error) {
+    const waiting = this.#pending.get(id);
+    if (!waiting) return;
+    this.#pending.delete(id);
+    waiting.reject(error);
+  }
+};
+async function readText(body) {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of body) text += decoder.decode(chunk, {
+    stream: true
+  });
+  return text + decoder.decode();
+}
+function errorOf(status, text) {
+  let error;
+  try {
+    error = JSON.parse(text).error;
+  } catch {
+  }
+  if (error && typeof error.code === "number" && typeof error.message === "string") {
+    return new RpcError(error.code, error.message, error.data);
+  }
+  return new Error(`The gateway answered ${status}: ${error?.message ?? text.slice(0, 200)}`);
+}
+
+// src/config/config_error.ts
+var ConfigError = class extends Error {
+  constructor(message, options) {
+    super(message, options);
+    this.name = "ConfigError";
+  }
+};
+
+// src/config/path_text.ts
+function windowsRoot(path) {
+  const unc = /^[\\/]{2}[^\\/]+[\\/][^\\/]+[\\/]?/.exec(path);
+  if (unc) return unc[0].replace(/[\\/]/g, "\\").replace(/\\?$/, "\\");
+  const drive = /^[A-Za-z]:[\\/]/.exec(path);
+  if (drive) return `${path[0].toUpperCase()}:\\`;
+  return "";
+}
+function normalise(root, rest, separators, sep) {
+  const parts = [];
+  for (const part of rest.split(separators)) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") parts.pop();
+    else parts.push(part);
+  }
+  return root + parts.join(sep);
+}
+var POSIX = {
+  sep: "/",
+  delimiter: ":",
+  isAbsolute: (path) => path.startsWith("/"),
+  resolve: (base, path) => normalise("/", path.startsWith("/") ? path : `${base}/${path}`, /\/+/, "/"),
+  dirname(path) {
+    const trimmed = path.replace(/\/+$/, "");
+    const at = trimmed.lastIndexOf("/");
+    if (at < 0) return path.startsWith("/") ? "/" : ".";
+    return at === 0 ? "/" : trimmed.slice(0, at);
+  },
+  basename: (path) => {
+    const trimmed = path.replace(/\/+$/, "");
+    return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+  },
+  join: (...parts) => {
+    const joined = parts.filter((p) => p !== "").join("/");
+    const absolute = joined.startsWith("/");
+    const normal = normalise(absolute ? "/" : "", joined, /\/+/, "/");
+    return normal === "" ? "." : normal;
+  }
+};
+var WINDOWS = {
+  sep: "\\",
+  delimiter: ";",
+  isAbsolute: (path) => windowsRoot(path) !== "",
+  resolve(base, path) {
+    const full = windowsRoot(path) !== "" ? path : /^[\\/]/.test(path) ? `${windowsRoot(base)}${path}` : `${base}\\${path}`;
+    const root = windowsRoot(full);
+    return normalise(root, full.slice(root.length), /[\\/]+/, "\\");
+  },
+  dirname(path) {
+    const root = windowsRoot(path);
+    const rest = path.slice(root.length).replace(/[\\/]+$/, "");
+    const at = Math.max(rest.lastIndexOf("\\"), rest.lastIndexOf("/"));
+    return at < 0 ? root || "." : root + rest.slice(0, at);
+  },
+  basename(path) {
+    const rest = path.slice(windowsRoot(path).length).replace(/[\\/]+$/, "");
+    return rest.slice(Math.max(rest.lastIndexOf("\\"), rest.lastIndexOf("/")) + 1);
+  },
+  join(...parts) {
+    const joined = parts.filter((p) => p !== "").join("\\");
+    const root = windowsRoot(joined);
+    const normal = normalise(root, joined.slice(root.length), /[\\/]+/, "\\");
+    return normal === "" ? "." : normal;
+  }
+};
+function pathText(os = Deno.build.os) {
+  return os === "windows" ? WINDOWS : POSIX;
+}
+function filePathOf(url, os = Deno.build.os) {
+  const path = decodeURIComponent(url.pathname);
+  return os === "windows" ? path.slice(1).replaceAll("/", "\\") : path;
+}
+
+// src/config/root_safety.ts
+var CONTROL_NAMES = [
+  "gateway.json",
+  "gateway.jsonc",
+  "lootbox.config.json",
+  "gateway.env",
+  ".mcp.json",
+  "tools"
+];
+var BESIDE_NAMES = [
+  ".mcp.json",
+  "lootbox.config.json"
+];
+function unsafeReason(info, me) {
+  if (info.uid === null || info.mode === null) return null;
+  if (info.uid !== me.uid && info.uid !== 0) {
+    return `belongs to uid ${info.uid}, not to you (uid ${me.uid})`;
+  }
+  if ((info.mode & 2) !== 0) return `is writable by every user (mode ${octal(info.mode)})`;
+  if ((info.mode & 16) !== 0 && info.gid !== me.gid) {
+    return `is writable by group ${info.gid} (mode ${octal(info.mode)})`;
+  }
+  return null;
+}
+function octal(mode) {
+  return (mode & 4095).toString(8).padStart(4, "0");
+}
+function safeRootsFile(env) {
+  const path = pathText();
+  if (env.XDG_CONFIG_HOME) return path.join(env.XDG_CONFIG_HOME, "gateway", "safe_roots");
+  const home = env.HOME ?? env.USERPROFILE;
+  return home ? path.join(home, ".config", "gateway", "safe_roots") : null;
+}
+function optedIn(env, me, notes) {
+  const path = pathText();
+  const entries = (env.GATEWAY_SAFE_ROOTS ?? "").split(path.delimiter);
+  const file = safeRootsFile(env);
+  if (file !== null) {
+    let text = null;
+    try {
+      const reason = unsafeReason(Deno.statSync(file), me);
+      if (reason === null) text = Deno.readTextFileSync(file);
+      else notes.push(`${file} is ignored: it ${reason}`);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) {
+        notes.push(`${file} cannot be read: ${error.message}`);
+      }
+    }
+    if (text !== null) {
+      entries.push(...text.split("\n").map((line) => line.replace(/#.*$/, "")));
+    }
+  }
+  return entries.map((entry) => entry.trim()).filter((entry) => entry !== "");
+}
+function isOptedIn(dir, entries) {
+  const path = pathText();
+  for (const entry of entries) {
+    if (entry === "*") return true;
+    if (entry.endsWith("/*") || entry.endsWith("\\*")) {
+      const parent = path.resolve("/", entry.slice(0, -2));
+      if (dir.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep)) return true;
+    } else if (path.resolve("/", entry) === dir) return true;
+  }
+  return false;
+}
+function assertSafeRoot(dir, options) {
+  const uid = Deno.uid();
+  if (uid === null) return;
+  const me = {
+    uid,
+    gid: Deno.gid()
+  };
+  const path = pathText();
+  const checked = [
+    dir
+  ];
+  const present = options.entries ?? namesIn(dir);
+  for (const name of CONTROL_NAMES) if (present.includes(name)) checked.push(path.join(dir, name));
+  const base = path.basename(dir);
+  if (base === ".gateway" || base === ".lootbox") {
+    const parent = path.dirname(dir);
+    const beside = namesIn(parent);
+    for (const name of BESIDE_NAMES) {
+      if (beside.includes(name)) checked.push(path.join(parent, name));
+    }
+  }
+  for (const file of checked) {
+    let reason;
+    try {
+      const link = file === dir ? Deno.lstatSync(file) : null;
+      reason = (link?.isSymlink ? unsafeReason({
+        ...link,
+        mode: 493
+      }, me) : null) ?? unsafeReason(Deno.statSync(file), me);
+    } catch {
+      continue;
+    }
+    if (reason === null) continue;
+    const notes = [];
+    if (isOptedIn(dir, optedIn(options.env, me, notes))) return;
+    const what = file === dir ? "it" : `"${file}"`;
+    const list = safeRootsFile(options.env);
+    throw new ConfigError(`Refusing root "${dir}": ${what} ${reason}, so another user could run code as you through it. If you trust it, opt in with GATEWAY_SAFE_ROOTS="${dir}"${list ? ` (or add the line ${dir} to ${list})` : ""}; otherwise remove it, or pass --root DIR to use another root${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`);
+  }
+}
+function namesIn(dir) {
+  try {
+    return [
+      ...Deno.readDirSync(dir)
+    ].map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+}
+
+// src/config/sha256_hex.ts
 function paddedBlocks(message) {
   const blocks = Math.ceil((message.length + 9) / 64);
   const padded = new Uint8Array(blocks * 64);
@@ -12,8 +663,6 @@ function paddedBlocks(message) {
     blocks
   };
 }
-
-// src/config/sha256_hex.ts
 var K = new Uint32Array([
   1116352408,
   1899447441,
@@ -129,23 +778,45 @@ function sha256Hex(text) {
   return Array.from(h, (word) => word.toString(16).padStart(8, "0")).join("");
 }
 
-// src/config/lean_gateway_paths.ts
-function resolvePath(base, path) {
-  const parts = [];
-  for (const part of (path.startsWith("/") ? path : `${base}/${path}`).split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") parts.pop();
-    else parts.push(part);
+// src/config/gateway_paths.ts
+var CONFIG_NAMES = [
+  "gateway.json",
+  "gateway.jsonc",
+  "lootbox.config.json"
+];
+var Listings = class {
+  #seen = /* @__PURE__ */ new Map();
+  /** The entries of `dir`, or null when it cannot be listed. */
+  of(dir) {
+    let entries = this.#seen.get(dir);
+    if (entries === void 0) {
+      try {
+        entries = [
+          ...Deno.readDirSync(dir)
+        ];
+      } catch {
+        entries = null;
+      }
+      this.#seen.set(dir, entries);
+    }
+    return entries;
   }
-  return `/${parts.join("/")}`;
-}
-function parentOf(path) {
-  const at = path.lastIndexOf("/");
-  return at <= 0 ? "/" : path.slice(0, at);
-}
-function nameOf(path) {
-  return path.slice(path.lastIndexOf("/") + 1);
-}
+  /** Whether `dir` holds a directory (or a link to one) called `name`. */
+  hasDir(dir, name) {
+    const entries = this.of(dir);
+    const path = pathText();
+    if (entries === null) return isDir(path.join(dir, name));
+    const entry = entries.find((e) => e.name === name);
+    if (entry === void 0) return false;
+    return entry.isDirectory || entry.isSymlink && isDir(path.join(dir, name));
+  }
+  /** Whether `dir` holds an entry called `name`. */
+  has(dir, name) {
+    const entries = this.of(dir);
+    if (entries === null) return exists(pathText().join(dir, name));
+    return entries.some((e) => e.name === name);
+  }
+};
 function isDir(path) {
   try {
     return Deno.statSync(path).isDirectory;
@@ -153,117 +824,143 @@ function isDir(path) {
     return false;
   }
 }
-function hasDir(listings, dir, name) {
-  let entries = listings.get(dir);
-  if (entries === void 0) {
-    try {
-      entries = [
-        ...Deno.readDirSync(dir)
-      ];
-    } catch {
-      entries = null;
-    }
-    listings.set(dir, entries);
+function exists(path) {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
   }
-  if (entries === null) return isDir(resolvePath(dir, name));
-  const entry = entries.find((e) => e.name === name);
-  if (entry === void 0) return false;
-  return entry.isDirectory || entry.isSymlink && isDir(resolvePath(dir, name));
 }
-function leanRootKey(dir) {
-  const parent = nameOf(dir) === ".gateway" || nameOf(dir) === ".lootbox";
-  const named = parent ? nameOf(parentOf(dir)) : nameOf(dir);
+function rootKey(rootDir) {
+  const path = pathText();
+  const dir = path.resolve("/", rootDir);
+  const base = path.basename(dir);
+  const named = base === ".gateway" || base === ".lootbox" ? path.basename(path.dirname(dir)) : base;
   const slug = named.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^-+|-+$/g, "") || "root";
   return `${slug.slice(0, 40)}-${sha256Hex(dir).slice(0, 8)}`;
 }
-function leanRoot(options) {
-  const { env, cwd } = options;
+function installationDir() {
+  return pathText().resolve("/", filePathOf(new URL("../..", import.meta.url)));
+}
+function configFileIn(dir, listings) {
+  const name = CONFIG_NAMES.find((n) => listings.has(dir, n));
+  return name === void 0 ? null : pathText().join(dir, name);
+}
+function findRoot(options, listings) {
+  const path = pathText();
   if (options.flag) {
-    const dir = resolvePath(cwd, options.flag);
-    return isDir(dir) ? {
-      dir,
-      source: "flag"
-    } : null;
-  }
-  if (env.GATEWAY_ROOT) {
-    const dir = resolvePath(cwd, env.GATEWAY_ROOT);
-    return isDir(dir) ? {
-      dir,
-      source: "env"
-    } : null;
-  }
-  const home = env.HOME ?? env.USERPROFILE;
-  if (home && !home.startsWith("/")) return null;
-  const homeRoot = home ? resolvePath("/", `${home}/.gateway`) : null;
-  const listings = /* @__PURE__ */ new Map();
-  for (let dir = resolvePath(cwd, "."); ; dir = parentOf(dir)) {
-    const candidate = resolvePath(dir, ".gateway");
-    if (candidate !== homeRoot && hasDir(listings, dir, ".gateway")) {
-      return {
-        dir: candidate,
-        source: "project"
-      };
-    }
-    if (dir === "/") break;
-  }
-  if (homeRoot && hasDir(listings, parentOf(homeRoot), ".gateway")) {
+    const dir = path.resolve(options.cwd, options.flag);
+    if (!isDir(dir)) throw new Error(`Root "${dir}" given by --root is not a directory`);
     return {
-      dir: homeRoot,
-      source: "home"
+      dir,
+      source: "flag",
+      configFile: configFileIn(dir, listings)
     };
   }
-  for (let dir = resolvePath(cwd, "."); ; dir = parentOf(dir)) {
-    if (hasDir(listings, dir, ".lootbox")) return null;
-    if (dir === "/") break;
+  const fromEnv = options.env.GATEWAY_ROOT;
+  if (fromEnv) {
+    const dir = path.resolve(options.cwd, fromEnv);
+    if (!isDir(dir)) throw new Error(`Root "${dir}" given by $GATEWAY_ROOT is not a directory`);
+    return {
+      dir,
+      source: "env",
+      configFile: configFileIn(dir, listings)
+    };
   }
+  const home = options.env.HOME ?? options.env.USERPROFILE;
+  const homeRoot = home ? path.resolve(options.cwd, path.join(home, ".gateway")) : null;
+  const start = path.resolve(options.cwd, ".");
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, ".gateway");
+    if (candidate !== homeRoot && listings.hasDir(dir, ".gateway")) {
+      return {
+        dir: candidate,
+        source: "project",
+        configFile: configFileIn(candidate, listings)
+      };
+    }
+    if (path.dirname(dir) === dir) break;
+  }
+  if (homeRoot && listings.hasDir(path.dirname(homeRoot), ".gateway")) {
+    return {
+      dir: homeRoot,
+      source: "home",
+      configFile: configFileIn(homeRoot, listings)
+    };
+  }
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    if (listings.hasDir(dir, ".lootbox")) {
+      const candidate = path.join(dir, ".lootbox");
+      const config = listings.has(dir, "lootbox.config.json") ? path.join(dir, "lootbox.config.json") : configFileIn(candidate, listings);
+      return {
+        dir: candidate,
+        source: "lootbox",
+        configFile: config
+      };
+    }
+    if (path.dirname(dir) === dir) break;
+  }
+  const bundled = installationDir();
   return {
-    dir: resolvePath(import.meta.dirname ?? "/", "../.."),
-    source: "bundled"
+    dir: bundled,
+    source: "bundled",
+    configFile: configFileIn(bundled, listings)
   };
 }
-function leanGatewayPaths(options) {
-  if (Deno.build.os === "windows" || !options.cwd.startsWith("/")) return null;
-  const root = leanRoot(options);
-  if (root === null) return null;
-  const { env, cwd } = options;
-  let dataDir;
-  if (env.GATEWAY_DATA_DIR) dataDir = resolvePath(cwd, env.GATEWAY_DATA_DIR);
-  else {
-    let userDir;
-    if (env.XDG_DATA_HOME) userDir = `${env.XDG_DATA_HOME}/gateway`;
-    else {
-      const home = env.HOME ?? env.USERPROFILE;
-      if (!home) return null;
-      userDir = Deno.build.os === "darwin" ? `${home}/Library/Application Support/gateway` : `${home}/.local/share/gateway`;
-    }
-    if (!userDir.startsWith("/")) return null;
-    dataDir = resolvePath("/", `${userDir}/roots/${leanRootKey(root.dir)}`);
+function resolveRoot(options) {
+  const listings = new Listings();
+  const root = findRoot(options, listings);
+  if (root.source !== "bundled") {
+    const entries = listings.of(root.dir);
+    assertSafeRoot(root.dir, {
+      env: options.env,
+      ...entries !== null ? {
+        entries: entries.map((e) => e.name)
+      } : {}
+    });
   }
-  return {
-    rootDir: root.dir,
-    rootSource: root.source,
-    dataDir
-  };
+  return root;
+}
+function userDataDir(options) {
+  const { env } = options;
+  const path = pathText(options.os);
+  if (env.XDG_DATA_HOME) return path.join(env.XDG_DATA_HOME, "gateway");
+  const home = env.HOME ?? env.USERPROFILE;
+  if (!home) throw new Error("Cannot find a data dir: set $GATEWAY_DATA_DIR or $HOME");
+  if (options.os === "darwin") return path.join(home, "Library", "Application Support", "gateway");
+  return path.join(home, ".local", "share", "gateway");
+}
+function rootsDataDir(userDir) {
+  return pathText().join(userDir, "roots");
+}
+function resolveDataDir(options) {
+  const path = pathText(options.os);
+  if (options.env.GATEWAY_DATA_DIR) return path.resolve(options.cwd, options.env.GATEWAY_DATA_DIR);
+  return path.join(rootsDataDir(userDataDir(options)), rootKey(options.rootDir));
 }
 
 // src/config/server_state.ts
 function serverStatePath(dataDir) {
   return `${dataDir.replace(/[\\/]+$/, "")}/server.json`;
 }
-function pidAlive(pid) {
+function serverLockPath(dataDir) {
+  return `${dataDir.replace(/[\\/]+$/, "")}/server.lock`;
+}
+function serverLockHeld(dataDir) {
+  let file;
   try {
-    Deno.kill(pid, "SIGCONT");
-    if (Deno.build.os === "linux") {
-      try {
-        const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-        const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-        if (state === "Z" || state === "X") return false;
-      } catch {
-      }
-    }
-    return true;
+    file = Deno.openSync(serverLockPath(dataDir), {
+      read: true
+    });
   } catch (error) {
-    return !(error instanceof Deno.errors.NotFound) && !(error instanceof Error && /ESRCH|No such process/.test(error.message));
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+  try {
+    return !file.tryLockSync(false);
+  } finally {
+    file.close();
   }
 }
 async function readServerState(dataDir) {
@@ -283,6 +980,7 @@ async function readServerState(dataDir) {
         pid: 0,
         host: "",
         port: 0,
+        socket: null,
         root: "",
         dataDir,
         version: "",
@@ -291,476 +989,41 @@ async function readServerState(dataDir) {
       stale: true
     };
   }
+  state.socket ??= null;
   return {
     state,
-    stale: typeof state.pid !== "number" || !pidAlive(state.pid)
+    stale: typeof state.pid !== "number" || !serverLockHeld(dataDir)
   };
 }
 
-// src/config/token_file.ts
-function tokenPath(dataDir) {
-  return `${dataDir.replace(/[\\/]+$/, "")}/token`;
-}
-function readTokenSync(dataDir) {
-  const path = tokenPath(dataDir);
-  refuseOpenMode(path, Deno.statSync(path));
-  return validToken(path, Deno.readTextFileSync(path));
-}
-function refuseOpenMode(path, info) {
-  if (Deno.build.os !== "windows" && info.mode !== null && (info.mode & 63) !== 0) {
-    throw new Error(`Token file "${path}" is readable by others (mode ${(info.mode & 511).toString(8)}): run chmod 600 "${path}" or delete it to make a new one`);
-  }
-}
-function validToken(path, text) {
-  const token = text.trim();
-  if (token.length < 32) {
-    throw new Error(`Token file "${path}" is too short: delete it to make a new one`);
-  }
-  return token;
-}
-
-// src/protocol/json_rpc.ts
-var RpcError = class extends Error {
-  /** JSON-RPC error code. */
-  code;
-  /** Extra data, e.g. `{kind: "PermissionRefused"}`. */
-  data;
-  constructor(code, message, data) {
-    super(message);
-    this.name = "RpcError";
-    this.code = code;
-    this.data = data;
-  }
-  /** The wire form. */
-  toJSON() {
-    return this.data === void 0 ? {
-      code: this.code,
-      message: this.message
-    } : {
-      code: this.code,
-      message: this.message,
-      data: this.data
-    };
-  }
-};
-
-// src/client/rpc_answers.ts
-function receiveRpcText(data, pending, listeners) {
-  let message;
+// src/cli/fast_connection.ts
+function fastConnection(input) {
   try {
-    message = JSON.parse(data);
+    const root = resolveRoot({
+      flag: input.rootFlag ?? void 0,
+      env: input.env,
+      cwd: input.cwd
+    });
+    const dataDir = resolveDataDir({
+      env: input.env,
+      os: Deno.build.os,
+      cwd: input.cwd,
+      rootDir: root.dir
+    });
+    const state = JSON.parse(Deno.readTextFileSync(serverStatePath(dataDir)));
+    if (state.root !== root.dir || typeof state.socket !== "string") return null;
+    const client = new GatewayHttpClient(endpointOf({
+      socket: state.socket,
+      port: state.port
+    }, dataDir));
+    return {
+      client,
+      root
+    };
   } catch {
-    return;
-  }
-  if (typeof message.method === "string" && message.id === void 0) {
-    for (const l of listeners) l({
-      method: message.method,
-      params: message.params
-    });
-    return;
-  }
-  const id = typeof message.id === "number" ? message.id : null;
-  const waiting = id === null ? void 0 : pending.get(id);
-  if (!waiting || id === null) return;
-  pending.delete(id);
-  if (message.error) {
-    const error = message.error;
-    waiting.reject(new RpcError(error.code, error.message, error.data));
-  } else waiting.resolve(message.result);
-}
-
-// src/protocol/bytes.ts
-function concatBytes(parts) {
-  if (parts.length === 1 && parts[0] !== void 0) return parts[0];
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-async function writeAll(writer, bytes) {
-  for (let at = 0; at < bytes.length; ) at += await writer.write(bytes.subarray(at));
-}
-
-// src/client/websocket_accept.ts
-var WEBSOCKET_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-function acceptFor(key) {
-  return base64(sha1(new TextEncoder().encode(key + WEBSOCKET_GUID)));
-}
-function sha1(message) {
-  const { view, blocks } = paddedBlocks(message);
-  const h = [
-    1732584193,
-    4023233417,
-    2562383102,
-    271733878,
-    3285377520
-  ];
-  const w = new Uint32Array(80);
-  for (let block = 0; block < blocks; block++) {
-    for (let t = 0; t < 16; t++) w[t] = view.getUint32(block * 64 + t * 4);
-    for (let t = 16; t < 80; t++) {
-      const x = w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16];
-      w[t] = x << 1 | x >>> 31;
-    }
-    let [a, b, c, d, e] = h;
-    for (let t = 0; t < 80; t++) {
-      const f = t < 20 ? (b & c | ~b & d) + 1518500249 : t < 40 ? (b ^ c ^ d) + 1859775393 : t < 60 ? (b & c | b & d | c & d) + 2400959708 : (b ^ c ^ d) + 3395469782;
-      const next = (a << 5 | a >>> 27) + f + e + w[t] >>> 0;
-      e = d;
-      d = c;
-      c = b << 30 | b >>> 2;
-      b = a;
-      a = next;
-    }
-    h[0] = h[0] + a >>> 0;
-    h[1] = h[1] + b >>> 0;
-    h[2] = h[2] + c >>> 0;
-    h[3] = h[3] + d >>> 0;
-    h[4] = h[4] + e >>> 0;
-  }
-  const out = new Uint8Array(20);
-  const outView = new DataView(out.buffer);
-  h.forEach((word, i) => outView.setUint32(i * 4, word));
-  return out;
-}
-var BASE64_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-function base64(bytes) {
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 3) {
-    const a = bytes[i];
-    const b = bytes[i + 1];
-    const c = bytes[i + 2];
-    const n = a << 16 | (b ?? 0) << 8 | (c ?? 0);
-    out += BASE64_DIGITS[n >> 18 & 63] + BASE64_DIGITS[n >> 12 & 63] + (b === void 0 ? "=" : BASE64_DIGITS[n >> 6 & 63]) + (c === void 0 ? "=" : BASE64_DIGITS[n & 63]);
-  }
-  return out;
-}
-
-// src/client/lean_gateway_client.ts
-var MAX_HEADER_BYTES = 16 * 1024;
-var OPCODE_CONTINUATION = 0;
-var OPCODE_TEXT = 1;
-var OPCODE_CLOSE = 8;
-var OPCODE_PING = 9;
-var OPCODE_PONG = 10;
-var HandshakeError = class extends Error {
-  /** False when the deadline passed with no answer: the server may yet read what was sent. */
-  answered;
-  constructor(message, options) {
-    super(message);
-    this.name = "HandshakeError";
-    this.answered = options.answered;
-  }
-};
-var LeanGatewayClient = class _LeanGatewayClient {
-  #conn;
-  #pending = /* @__PURE__ */ new Map();
-  #listeners = /* @__PURE__ */ new Set();
-  #decoder = new TextDecoder("utf-8", {
-    fatal: true
-  });
-  #nextId = 1;
-  #closed = false;
-  #writing;
-  /** Settles with the upgrade's answer; see {@linkcode LeanGatewayClient.handshake}. */
-  handshake;
-  /** The answer to `first` given to {@linkcode open} (request id 1), or null without one. */
-  firstAnswer = null;
-  constructor(conn, upgrade) {
-    this.#conn = conn;
-    this.#writing = upgrade.sent.catch(() => void 0);
-    if (upgrade.first) {
-      this.firstAnswer = new Promise((resolve, reject) => {
-        this.#pending.set(this.#nextId++, {
-          resolve,
-          reject
-        });
-      });
-      this.firstAnswer.catch(() => void 0);
-    }
-    const handshake = this.#readHandshake(upgrade);
-    this.handshake = handshake.then(() => void 0);
-    this.handshake.catch(() => void 0);
-    handshake.then((rest) => this.#readFrames(rest)).catch(() => void 0).finally(() => this.#end());
-  }
-  /**
-   * Connects to `ws://host:port/ws` with the token and completes the upgrade; rejects when
-   * the server cannot be reached or refuses (bad token, not a gateway) within `timeoutMs`.
-   */
-  static async connect(options) {
-    const client = await _LeanGatewayClient.open(options);
-    try {
-      await client.handshake;
-    } catch (error) {
-      await client.close();
-      throw error;
-    }
-    return client;
-  }
-  /**
-   * Opens the TCP connection and sends the upgrade request without waiting for its answer,
-   * with `first` (a request) in the same write: the server reads it once it has switched,
-   * which saves the CLI a round trip, and the answer to the upgrade is checked while the
-   * server works on the request. Rejects only when the connection cannot be made (nothing
-   * was sent then); a refused upgrade rejects {@linkcode handshake} and `firstAnswer`.
-   */
-  static async open(options) {
-    const conn = await Deno.connect({
-      hostname: options.host,
-      port: options.port
-    });
-    const key = base64(crypto.getRandomValues(new Uint8Array(16)));
-    const host = options.host.includes(":") ? `[${options.host}]` : options.host;
-    const encoder = new TextEncoder();
-    const upgrade = encoder.encode(`GET /ws?token=${encodeURIComponent(options.token)} HTTP/1.1\r
-Host: ${host}:${options.port}\r
-Upgrade: websocket\r
-Connection: Upgrade\r
-Sec-WebSocket-Key: ${key}\r
-Sec-WebSocket-Version: 13\r
-\r
-`);
-    const first = options.first === void 0 ? null : maskedFrame(OPCODE_TEXT, encoder.encode(JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      ...options.first
-    })));
-    const sent = writeAll(conn, first === null ? upgrade : concatBytes([
-      upgrade,
-      first
-    ]));
-    return new _LeanGatewayClient(conn, {
-      sent,
-      key,
-      port: options.port,
-      timeoutMs: options.timeoutMs ?? 5e3,
-      first: first !== null
-    });
-  }
-  /**
-   * Reads and checks the upgrade's answer; resolves with the bytes that came after it. The
-   * deadline, its listener and the expected accept value (together 1–3 ms of first calls in
-   * a fresh process) are made while the server answers.
-   */
-  async #readHandshake(upgrade) {
-    const { port, timeoutMs } = upgrade;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const timedOut = () => new HandshakeError(`Cannot connect to the gateway on port ${port}: no WebSocket upgrade within ${timeoutMs} ms`, {
-      answered: false
-    });
-    const onTimeout = () => this.#end(timedOut());
-    deadline.addEventListener("abort", onTimeout, {
-      once: true
-    });
-    const expected = acceptFor(upgrade.key);
-    try {
-      await upgrade.sent;
-      const { head, rest } = await readHead(this.#conn);
-      const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
-      if (status !== "101") {
-        throw new HandshakeError(`Cannot connect to the gateway on port ${port}: the upgrade was answered ${status ?? "with no HTTP status"}`, {
-          answered: true
-        });
-      }
-      const accept = /^sec-websocket-accept:\s*(\S+)\s*$/im.exec(head)?.[1];
-      if (accept !== expected) {
-        throw new HandshakeError(`Cannot connect to the gateway on port ${port}: the upgrade answer is not a WebSocket handshake for this request`, {
-          answered: true
-        });
-      }
-      return rest;
-    } catch (error) {
-      const failure = deadline.aborted ? timedOut() : error instanceof HandshakeError ? error : new HandshakeError(`Cannot connect to the gateway on port ${port}: ${error.message}`, {
-        answered: true
-      });
-      this.#end(failure);
-      throw failure;
-    } finally {
-      deadline.removeEventListener("abort", onTimeout);
-    }
-  }
-  /** Sends a request and resolves with its result; rejects with {@linkcode RpcError}. */
-  request(method, params = {}) {
-    if (this.#closed) return Promise.reject(new Error("The connection to the gateway is closed"));
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, {
-        resolve: (v) => resolve(v),
-        reject
-      });
-      const text = JSON.stringify({
-        jsonrpc: "2.0",
-        id,
-        method,
-        params
-      });
-      this.#send(OPCODE_TEXT, new TextEncoder().encode(text)).catch((error) => {
-        this.#pending.delete(id);
-        reject(new Error(`Cannot send to the gateway: ${error.message}`));
-      });
-    });
-  }
-  /** Listens for notifications; returns an unsubscribe function. */
-  onNotification(listener) {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-  /** Sends a close frame and closes the connection (nothing is waited for). */
-  async close() {
-    if (this.#closed) return;
-    await this.#send(OPCODE_CLOSE, new Uint8Array([
-      3,
-      232
-    ])).catch(() => void 0);
-    this.#end();
-  }
-  /**
-   * Closes the connection and fails what still waits with `reason`. The default error is made
-   * only when a request waits: the fast path's process would pay its first error's stack
-   * (≈ 1.5 ms, see `lean_gateway_paths.ts`) on every clean close.
-   */
-  #end(reason) {
-    if (this.#closed) return;
-    this.#closed = true;
-    try {
-      this.#conn.close();
-    } catch {
-    }
-    if (this.#pending.size === 0) return;
-    const error = reason ?? new Error("The gateway closed the connection");
-    for (const p of this.#pending.values()) p.reject(error);
-    this.#pending.clear();
-  }
-  /** Writes one masked frame (a client's frames are always masked, RFC 6455 §5.3). */
-  #send(opcode, payload) {
-    const frame = maskedFrame(opcode, payload);
-    const next = this.#writing.then(() => writeAll(this.#conn, frame));
-    this.#writing = next.catch(() => void 0);
-    return next;
-  }
-  async #readFrames(initial) {
-    const input = new ByteInput(this.#conn, initial);
-    let message = [];
-    for (; ; ) {
-      const head = await input.take(2);
-      if (head === null) return;
-      const fin = (head[0] & 128) !== 0;
-      const opcode = head[0] & 15;
-      const masked = (head[1] & 128) !== 0;
-      let length = head[1] & 127;
-      if (length === 126) {
-        const more = await input.take(2);
-        if (more === null) return;
-        length = new DataView(more.buffer, more.byteOffset).getUint16(0);
-      } else if (length === 127) {
-        const more = await input.take(8);
-        if (more === null) return;
-        length = Number(new DataView(more.buffer, more.byteOffset).getBigUint64(0));
-      }
-      const mask = masked ? await input.take(4) : null;
-      if (masked && mask === null) return;
-      const payload = await input.take(length);
-      if (payload === null) return;
-      if (mask) {
-        for (let i = 0; i < payload.length; i++) payload[i] ^= mask[i & 3];
-      }
-      if (opcode === OPCODE_CLOSE) return;
-      if (opcode === OPCODE_PING) {
-        await this.#send(OPCODE_PONG, payload);
-        continue;
-      }
-      if (opcode !== OPCODE_TEXT && opcode !== OPCODE_CONTINUATION) continue;
-      message.push(payload);
-      if (!fin) continue;
-      const whole = concatBytes(message);
-      message = [];
-      this.#receive(this.#decoder.decode(whole));
-    }
-  }
-  #receive(data) {
-    receiveRpcText(data, this.#pending, this.#listeners);
-  }
-};
-function maskedFrame(opcode, payload) {
-  const length = payload.length;
-  const extra = length < 126 ? 0 : length < 65536 ? 2 : 8;
-  const frame = new Uint8Array(2 + extra + 4 + length);
-  frame[0] = 128 | opcode;
-  frame[1] = 128 | (extra === 0 ? length : extra === 2 ? 126 : 127);
-  const view = new DataView(frame.buffer);
-  if (extra === 2) view.setUint16(2, length);
-  if (extra === 8) view.setBigUint64(2, BigInt(length));
-  const mask = crypto.getRandomValues(new Uint8Array(4));
-  frame.set(mask, 2 + extra);
-  const start = 2 + extra + 4;
-  for (let i = 0; i < length; i++) frame[start + i] = payload[i] ^ mask[i & 3];
-  return frame;
-}
-async function readHead(conn) {
-  let buffered = new Uint8Array(0);
-  const chunk = new Uint8Array(4096);
-  for (; ; ) {
-    const end = indexOfHeadEnd(buffered);
-    if (end >= 0) {
-      return {
-        head: new TextDecoder().decode(buffered.subarray(0, end)),
-        rest: buffered.slice(end + 4)
-      };
-    }
-    if (buffered.length > MAX_HEADER_BYTES) {
-      throw new Error("The gateway's upgrade answer has too long a header");
-    }
-    const n = await conn.read(chunk);
-    if (n === null) throw new Error("The gateway closed the connection during the upgrade");
-    buffered = concatBytes([
-      buffered,
-      chunk.subarray(0, n)
-    ]);
+    return null;
   }
 }
-function indexOfHeadEnd(bytes) {
-  for (let i = 0; i + 3 < bytes.length; i++) {
-    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
-      return i;
-    }
-  }
-  return -1;
-}
-var ByteInput = class {
-  #conn;
-  /** Bytes read and not yet taken, in order; the first may be partly taken already. */
-  #chunks = [];
-  #length = 0;
-  #chunk = new Uint8Array(64 * 1024);
-  constructor(conn, initial) {
-    this.#conn = conn;
-    if (initial.length > 0) this.#chunks.push(initial);
-    this.#length = initial.length;
-  }
-  /** The next `n` bytes (a copy), or null when the connection ends first. */
-  async take(n) {
-    while (this.#length < n) {
-      const read = await this.#conn.read(this.#chunk);
-      if (read === null) return null;
-      this.#chunks.push(this.#chunk.slice(0, read));
-      this.#length += read;
-    }
-    const out = new Uint8Array(n);
-    for (let at = 0; at < n; ) {
-      const first = this.#chunks[0];
-      const part = Math.min(first.length, n - at);
-      out.set(first.subarray(0, part), at);
-      at += part;
-      if (part === first.length) this.#chunks.shift();
-      else this.#chunks[0] = first.subarray(part);
-    }
-    this.#length -= n;
-    return out;
-  }
-};
 
 // src/cli/approval_notice.ts
 function approveCommandLine(pending, context) {
@@ -877,69 +1140,37 @@ async function fastExec(input) {
   if (output.isTty) return null;
   const simple = parseSimpleExec(input.argv);
   if (simple === null) return null;
-  const paths = leanGatewayPaths({
-    flag: simple.rootFlag,
+  const connection = fastConnection({
+    rootFlag: simple.rootFlag,
     env: input.env,
     cwd: input.cwd
   });
-  if (paths === null) return null;
-  const params = (stdin) => ({
-    source: simple.source,
-    args: simple.args,
-    stdin,
-    cwd: input.cwd,
-    client: "cli",
-    ...simple.check !== void 0 ? {
-      check: simple.check
-    } : {}
-  });
-  const sendEarly = simple.noStdin || input.stdinIsEmpty();
-  let client;
+  if (connection === null) return null;
+  const { client, root } = connection;
   try {
-    const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir)));
-    if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
-    const token = readTokenSync(paths.dataDir);
-    client = await LeanGatewayClient.open({
-      host: "127.0.0.1",
-      port: state.port,
-      token,
-      timeoutMs: 2e3,
-      ...sendEarly ? {
-        first: {
-          method: "exec",
-          params: params("")
-        }
-      } : {}
-    });
-  } catch {
-    return null;
-  }
-  try {
-    const early = client.firstAnswer;
     printApprovalNotices(client, {
-      root: {
-        dir: paths.rootDir,
-        source: paths.rootSource,
-        configFile: null
-      },
+      root,
       output
     });
-    try {
-      await client.handshake;
-    } catch (error) {
-      if (early === null || !(error instanceof HandshakeError) || error.answered) return null;
-      printError(output, "Server", `${error.message}; the run was sent and may still start: see \`gateway history\``);
-      return 1;
-    }
     let answer;
     try {
-      answer = await (early ?? client.request("exec", params(await input.readStdin())));
+      answer = await client.request("exec", async () => ({
+        source: simple.source,
+        args: simple.args,
+        stdin: simple.noStdin ? "" : await input.readStdin(),
+        cwd: input.cwd,
+        client: "cli",
+        ...simple.check !== void 0 ? {
+          check: simple.check
+        } : {}
+      }));
     } catch (error) {
+      if (error instanceof UnreachableError) return null;
       if (error instanceof RpcError) {
         printError(output, String(error.data?.kind ?? "Usage"), error.message);
         return 2;
       }
-      printError(output, "Internal", messageOf(error));
+      printError(output, "Server", `${messageOf(error)}; the run may have started: see \`gateway history\``);
       return 1;
     }
     const document = answer;
@@ -951,23 +1182,6 @@ async function fastExec(input) {
     return runExitCode(document);
   } finally {
     await client.close();
-  }
-}
-function stdinIsEmpty() {
-  if (Deno.stdin.isTerminal()) return true;
-  if (Deno.build.os === "linux") {
-    try {
-      return Deno.readLinkSync("/proc/self/fd/0") === "/dev/null";
-    } catch {
-      return false;
-    }
-  }
-  try {
-    const stdin = Deno.statSync("/dev/stdin");
-    const nothing = Deno.statSync("/dev/null");
-    return stdin.isCharDevice === true && stdin.dev === nothing.dev && stdin.ino === nothing.ino;
-  } catch {
-    return false;
   }
 }
 async function readStdinText() {
@@ -988,14 +1202,6 @@ async function readStdinText() {
   return new TextDecoder().decode(bytes);
 }
 
-// src/config/config_error.ts
-var ConfigError = class extends Error {
-  constructor(message, options) {
-    super(message, options);
-    this.name = "ConfigError";
-  }
-};
-
 // src/config/server_v8_flags.ts
 var SERVER_V8_FLAGS = "--v8-flags=--max-semi-space-size=4";
 
@@ -1008,10 +1214,6 @@ var NoServerError = class extends Error {
 };
 
 // src/client/background_server.ts
-function pathOf(url) {
-  const path = decodeURIComponent(url.pathname);
-  return Deno.build.os === "windows" ? path.slice(1).replaceAll("/", "\\") : path;
-}
 function serverLogPath(dataDir) {
   const separator = Deno.build.os === "windows" ? "\\" : "/";
   return `${dataDir.replace(/[\\/]+$/, "")}${separator}server.log`;
@@ -1023,7 +1225,7 @@ function spawnBackgroundServer(options) {
     "--no-prompt",
     "--quiet",
     SERVER_V8_FLAGS,
-    pathOf(new URL("../main.ts", import.meta.url)),
+    filePathOf(new URL("../main.ts", import.meta.url)),
     "server",
     "--log-file",
     serverLogPath(options.dataDir),
@@ -1043,22 +1245,22 @@ function spawnBackgroundServer(options) {
     detached: true
   }).spawn();
   child.unref();
-  return child.pid;
+  return child;
 }
 async function serverHealth(state, waitUp) {
+  const client = new GatewayHttpClient(endpointOf(state, state.dataDir));
   try {
-    const response = await fetch(`http://127.0.0.1:${state.port}/health${waitUp ? "?wait=up" : ""}`, {
+    const answer = await client.send("GET", `/health${waitUp ? "?wait=up" : ""}`, {
       signal: AbortSignal.timeout(2e3)
     });
-    if (!response.ok) {
-      await response.body?.cancel();
-      return null;
-    }
-    const body = await response.json();
+    if (answer.status !== 200) return null;
+    const body = answer.body;
     const starting = typeof body === "object" && body !== null && "starting" in body && body.starting === true;
     return starting ? "starting" : "up";
   } catch {
     return null;
+  } finally {
+    await client.close();
   }
 }
 async function findServer(dataDir, options = {}) {
@@ -1084,14 +1286,17 @@ async function startBackgroundServer(options) {
     recursive: true,
     mode: 448
   });
-  const pid = spawnBackgroundServer({
+  const child = spawnBackgroundServer({
     rootFlag: options.rootFlag,
     dataDir: options.dataDir
   });
+  const pid = child.pid;
+  let exited = false;
+  child.status.then(() => exited = true, () => exited = true);
   const timeoutMs = options.startTimeoutMs ?? 3e4;
   const deadline = Date.now() + timeoutMs;
   for (; ; ) {
-    if (!pidAlive(pid)) {
+    if (exited) {
       const reason = await logTail(options.dataDir);
       if (/: start-up failed: (Invalid config|Invalid JSON in|Cannot read config)/.test(reason)) {
         throw new ConfigError(reason.replace(/^: start-up failed: /, ""));
@@ -1123,12 +1328,25 @@ async function fastStart(input) {
   if (output.isTty) return null;
   const rootFlag = parseSimpleStart(input.argv);
   if (rootFlag === null) return null;
-  const paths = leanGatewayPaths({
-    flag: rootFlag || null,
-    env: input.env,
-    cwd: input.cwd
-  });
-  if (paths === null) return null;
+  let paths;
+  try {
+    const root = resolveRoot({
+      flag: rootFlag || void 0,
+      env: input.env,
+      cwd: input.cwd
+    });
+    paths = {
+      rootDir: root.dir,
+      dataDir: resolveDataDir({
+        env: input.env,
+        os: Deno.build.os,
+        cwd: input.cwd,
+        rootDir: root.dir
+      })
+    };
+  } catch {
+    return null;
+  }
   try {
     Deno.statSync(serverStatePath(paths.dataDir));
     return null;
@@ -1214,42 +1432,24 @@ function parseSimpleTools(argv) {
 async function fastTools(input) {
   const simple = parseSimpleTools(input.argv);
   if (simple === null) return null;
-  const paths = leanGatewayPaths({
-    flag: simple.rootFlag,
+  const connection = fastConnection({
+    rootFlag: simple.rootFlag,
     env: input.env,
     cwd: input.cwd
   });
-  if (paths === null) return null;
-  let client;
+  if (connection === null) return null;
+  const { client } = connection;
   try {
-    const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir)));
-    if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
-    client = await LeanGatewayClient.open({
-      host: "127.0.0.1",
-      port: state.port,
-      token: readTokenSync(paths.dataDir),
-      timeoutMs: 2e3,
-      first: {
-        method: "namespaces",
-        params: {
-          settle: true
-        }
-      }
-    });
-  } catch {
-    return null;
-  }
-  try {
+    let answer;
     try {
-      await client.handshake;
+      answer = await client.request("namespaces", {
+        settle: true
+      });
     } catch {
       return null;
     }
-    const answer = await client.firstAnswer;
     printNamespaceListing(answer, input.output, simple);
     return 0;
-  } catch {
-    return null;
   } finally {
     await client.close();
   }
@@ -1289,12 +1489,12 @@ function fullCliArgs(argv) {
     "--allow-all",
     "--no-prompt",
     "--config",
-    pathOf2(new URL("../../deno.json", import.meta.url)),
-    pathOf2(new URL("../main.ts", import.meta.url)),
+    pathOf(new URL("../../deno.json", import.meta.url)),
+    pathOf(new URL("../main.ts", import.meta.url)),
     ...argv
   ];
 }
-function pathOf2(url) {
+function pathOf(url) {
   const path = decodeURIComponent(url.pathname);
   return Deno.build.os === "windows" ? path.slice(1).replaceAll("/", "\\") : path;
 }
@@ -1330,8 +1530,7 @@ if (import.meta.main) {
     env,
     cwd,
     output,
-    readStdin: readStdinText,
-    stdinIsEmpty
+    readStdin: readStdinText
   }) ?? await fastStart({
     argv: Deno.args,
     env,

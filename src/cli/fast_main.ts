@@ -1,20 +1,19 @@
 /**
- * The installed command's entry (`deno task install`, `deno task gateway`, the tests' harness),
- * run from its bundle (`fast_main.bundle.js`, built by `deno task bundle`) with
- * `--no-config`: `gateway exec CODE` against a running server is what an agent pays for on
- * every run (issue 12), and reading deno.json and parsing deno.lock cost that process ≈ 3 ms
- * of CPU it never needs (the fast path loads no package); `gateway start` on a root with no
- * server starts it here too (`fast_start.ts`), and `gateway tools` lists a running server's
- * namespaces (`fast_tools.ts`). Every other invocation goes to the
- * full CLI (`src/main.ts`) in a child `deno run` given the project's deno.json, so the full
- * CLI's npm packages stay pinned and checked against deno.lock as before. It runs with
- * `--v8-flags=--single-threaded` (deno.json's `gateway` and `install` tasks): V8's platform
- * threads cost a process this short more to start than they save it, ≈ 1.3–2.9 ms of a warm
- * `gateway exec` (alternated A/B over 40 rounds, issue 12).
+ * The command's one entry (`deno task install`, `deno task gateway`, the tests' harness), run
+ * from its bundle (`fast_main.bundle.js`, built by `deno task bundle`) with `--no-config`:
+ * `gateway exec CODE` against a running server is what an agent pays for on every run, and
+ * reading deno.json and parsing deno.lock would cost that process CPU it never needs (the fast
+ * path loads no package); `gateway start` on a root with no server starts it here too
+ * (`fast_start.ts`), and `gateway tools` lists a running server's namespaces
+ * (`fast_tools.ts`). Every other invocation goes to the full CLI (`src/main.ts`) in a child
+ * `deno run` given the project's deno.json, so the full CLI's npm packages stay pinned and
+ * checked against deno.lock. It runs with `--v8-flags=--single-threaded` (deno.json's `gateway`
+ * and `install` tasks): V8's platform threads cost a process this short more to start than
+ * they save it.
  * @module
  */
 
-import { fastExec, readStdinText, stdinIsEmpty } from "./fast_exec.ts";
+import { fastExec, readStdinText } from "./fast_exec.ts";
 import { fastStart } from "./fast_start.ts";
 import { fastTools } from "./fast_tools.ts";
 import { stdioOutput } from "./stdio_output.ts";
@@ -90,7 +89,6 @@ if (import.meta.main) {
     cwd,
     output,
     readStdin: readStdinText,
-    stdinIsEmpty,
   }) ?? await fastStart({ argv: Deno.args, env, cwd, output }) ??
     await fastTools({ argv: Deno.args, env, cwd, output });
   Deno.exit(fast ?? await runFullCli(Deno.args));

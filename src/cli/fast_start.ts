@@ -1,13 +1,13 @@
 /**
  * The fast path of `gateway start` when no server has run for the root (no `server.json`): the
  * installed command starts the server itself instead of handing the verb to the full CLI in a
- * child `deno run` (≈ 65 ms before the server is even spawned; issue 12's start row). Anything
- * else — flags, a `server.json` (running, stale or another root's), a terminal — returns null
- * before anything is started, and the full CLI runs.
+ * child `deno run`, which costs tens of milliseconds before the server is even spawned.
+ * Anything else — flags, a `server.json` (running, stale or another root's), a terminal, a
+ * root to refuse — returns null before anything is started, and the full CLI runs.
  * @module
  */
 
-import { leanGatewayPaths } from "../config/lean_gateway_paths.ts";
+import { resolveDataDir, resolveRoot } from "../config/gateway_paths.ts";
 import { serverStatePath } from "../config/server_state.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { startBackgroundServer } from "../client/background_server.ts";
@@ -42,8 +42,21 @@ export async function fastStart(input: FastStartInput): Promise<number | null> {
   if (output.isTty) return null; // progress lines: the full path
   const rootFlag = parseSimpleStart(input.argv);
   if (rootFlag === null) return null;
-  const paths = leanGatewayPaths({ flag: rootFlag || null, env: input.env, cwd: input.cwd });
-  if (paths === null) return null;
+  let paths: { rootDir: string; dataDir: string };
+  try {
+    const root = resolveRoot({ flag: rootFlag || undefined, env: input.env, cwd: input.cwd });
+    paths = {
+      rootDir: root.dir,
+      dataDir: resolveDataDir({
+        env: input.env,
+        os: Deno.build.os,
+        cwd: input.cwd,
+        rootDir: root.dir,
+      }),
+    };
+  } catch {
+    return null; // the full path says why
+  }
   try {
     Deno.statSync(serverStatePath(paths.dataDir));
     return null; // a server ran here: already running, stale or another root's — the full path

@@ -1,15 +1,12 @@
 /**
  * The fast path of `gateway tools` (the listing, optionally `--json`/`--warnings`) against a
- * running server: like `fast_exec.ts`, only Deno APIs, the lean wire client and the printer, so
+ * running server: like `fast_exec.ts`, only Deno APIs, the socket client and the printer, so
  * a model checking what is available pays what an `exec` pays. Anything else (`tools NS`,
  * `tools types`, no live server for the root) returns null and the full CLI runs.
  * @module
  */
 
-import { leanGatewayPaths } from "../config/lean_gateway_paths.ts";
-import { type ServerState, serverStatePath } from "../config/server_state.ts";
-import { readTokenSync } from "../config/token_file.ts";
-import { LeanGatewayClient } from "../client/lean_gateway_client.ts";
+import { fastConnection } from "./fast_connection.ts";
 import type { CliOutput } from "./cli_context.ts";
 import { type NamespaceListing, printNamespaceListing } from "./tools_listing.ts";
 
@@ -51,33 +48,18 @@ export function parseSimpleTools(
 export async function fastTools(input: FastToolsInput): Promise<number | null> {
   const simple = parseSimpleTools(input.argv);
   if (simple === null) return null;
-  const paths = leanGatewayPaths({ flag: simple.rootFlag, env: input.env, cwd: input.cwd });
-  if (paths === null) return null;
-  let client: LeanGatewayClient;
+  const connection = fastConnection({ rootFlag: simple.rootFlag, env: input.env, cwd: input.cwd });
+  if (connection === null) return null;
+  const { client } = connection;
   try {
-    const state = JSON.parse(Deno.readTextFileSync(serverStatePath(paths.dataDir))) as ServerState;
-    if (state.root !== paths.rootDir || typeof state.port !== "number") return null;
-    client = await LeanGatewayClient.open({
-      host: "127.0.0.1",
-      port: state.port,
-      token: readTokenSync(paths.dataDir),
-      timeoutMs: 2000,
-      first: { method: "namespaces", params: { settle: true } },
-    });
-  } catch {
-    return null; // no usable server: the full path starts one or explains why not
-  }
-  try {
+    let answer: NamespaceListing;
     try {
-      await client.handshake;
+      answer = await client.request("namespaces", { settle: true }) as NamespaceListing;
     } catch {
-      return null; // a refused upgrade read nothing: the full path takes over
+      return null; // no answer: the full path starts a server or says why not
     }
-    const answer = await client.firstAnswer as NamespaceListing;
     printNamespaceListing(answer, input.output, simple);
     return 0;
-  } catch {
-    return null;
   } finally {
     await client.close();
   }

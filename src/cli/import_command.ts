@@ -1,7 +1,10 @@
 /**
  * `gateway import PATH`: copies the MCP servers of a `.mcp.json` (Claude Code) or a Claude
  * Desktop `claude_desktop_config.json` into the root's `gateway.json`, keeping its comments
- * and `${VAR}` references, and says what it took, kept and left out.
+ * and `${VAR}` references, and says what it took — with the command each will run or the URL
+ * it will reach, since the file may be someone else's — what it kept and what it left out. Names
+ * and values from the file are printed with their control characters escaped, so the file cannot
+ * rewrite what the terminal shows.
  * @module
  */
 
@@ -10,6 +13,7 @@ import { applyEdits, modify, parse } from "jsonc-parser";
 import { ConfigError } from "../config/config_error.ts";
 import { parseConfigText } from "../config/config_text.ts";
 import { parseForeignServers } from "../config/mcp_json.ts";
+import { printable, shellWord } from "../config/printable_text.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
@@ -77,13 +81,37 @@ export async function importCommand(args: string[], context: CliContext): Promis
   parseConfigText(config, { file: target, env: {} });
   if (taken.length > 0) await Deno.writeTextFile(target, config);
   const out = context.output.out;
-  for (const name of taken) out(`imported mcpServers "${name}" from ${from}\n`);
-  for (const name of kept) out(`kept mcpServers "${name}": ${target} already has it\n`);
-  for (const warning of foreign.warnings) context.output.err(`warning: ${warning}\n`);
+  for (const name of taken) {
+    out(
+      `imported mcpServers "${printable(name)}" from ${printable(from)}: ` +
+        `${whatItDoes(foreign.servers[name]!)}\n`,
+    );
+  }
+  for (const name of kept) {
+    out(`kept mcpServers "${printable(name)}": ${printable(target)} already has it\n`);
+  }
+  for (const warning of foreign.warnings) context.output.err(`warning: ${printable(warning)}\n`);
   out(
     taken.length > 0
-      ? `wrote ${target}: ${taken.length} server${taken.length === 1 ? "" : "s"} added\n`
-      : `nothing to import into ${target}\n`,
+      ? `wrote ${printable(target)}: ${taken.length} server${taken.length === 1 ? "" : "s"} ` +
+        `added; the gateway runs ${taken.length === 1 ? "it" : "them"} as shown once it loads ` +
+        `this config\n`
+      : `nothing to import into ${printable(target)}\n`,
   );
   return 0;
+}
+
+/** What a server entry makes the gateway do: the command it runs, or the URL it reaches. */
+export function whatItDoes(entry: Record<string, unknown>): string {
+  const names = (value: unknown) =>
+    value !== null && typeof value === "object" ? Object.keys(value).map(printable).join(", ") : "";
+  if (typeof entry.url === "string") {
+    const headers = names(entry.headers);
+    return `connects to ${printable(entry.url)}${headers ? ` with headers ${headers}` : ""}`;
+  }
+  const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
+  const env = names(entry.env);
+  const cwd = typeof entry.cwd === "string" ? ` in ${shellWord(entry.cwd)}` : "";
+  return `runs ${[String(entry.command), ...args].map(shellWord).join(" ")}${cwd}` +
+    (env ? ` with environment ${env}` : "");
 }

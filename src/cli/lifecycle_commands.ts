@@ -1,14 +1,23 @@
 /**
  * `gateway start`, `stop`, `status`: the background server's life, found through
- * `server.json` in the data dir. Stop signals only the pid that file names (never by name).
+ * `server.json` in the data dir and the lock the server holds. Stop asks the server itself on
+ * its socket; only a server that does not answer there gets a signal, sent to the process the
+ * kernel says holds the data dir's lock — never to a pid read from a file, which may since be
+ * anyone's.
  * @module
  */
 
 import { join } from "node:path";
 import { findServer } from "../client/server_connection.ts";
+import { endpointOf, GatewayHttpClient } from "../client/gateway_http_client.ts";
 import { rootsDataDir, userDataDir } from "../config/gateway_paths.ts";
-import { readServerState, serverLockFree, type ServerState } from "../config/server_state.ts";
-import { readToken } from "../config/token_file.ts";
+import {
+  lockHolderPid,
+  readServerState,
+  serverLockFree,
+  type ServerState,
+} from "../config/server_state.ts";
+import { messageOf } from "../protocol/message_of.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 
@@ -51,7 +60,10 @@ export async function runningServers(context: CliContext): Promise<ServerState[]
   return found;
 }
 
-/** Sends SIGTERM to the server of `dataDir` (by the pid its server.json names) and waits. */
+/**
+ * Asks the server of `dataDir` to stop (`POST /stop` on its socket), or, when it does not
+ * answer there, sends SIGTERM to the lock's holder; then waits until it has let go of the lock.
+ */
 async function stopServerIn(
   dataDir: string,
   context: CliContext,
@@ -59,14 +71,34 @@ async function stopServerIn(
   const found = await readServerState(dataDir);
   if (!found || found.stale) return "none";
   const pid = found.state.pid;
-  Deno.kill(pid, "SIGTERM");
+  const client = new GatewayHttpClient(endpointOf(found.state, dataDir));
+  try {
+    const answer = await client.send("POST", "/stop", { signal: AbortSignal.timeout(5000) });
+    if (answer.status !== 200) throw new Error(`it answered HTTP ${answer.status}`);
+  } catch (error) {
+    const holder = lockHolderPid(dataDir);
+    if (holder === null) {
+      context.output.err(
+        `error[Server]: the gateway server of ${dataDir} did not take the stop request ` +
+          `(${messageOf(error)}), and which process holds its lock cannot be told here\n`,
+      );
+      return "timeout";
+    }
+    context.output.err(
+      `warning: the gateway server did not take the stop request (${messageOf(error)}): ` +
+        `sending SIGTERM to pid ${holder}, which holds its lock\n`,
+    );
+    Deno.kill(holder, "SIGTERM");
+  } finally {
+    await client.close();
+  }
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     const now = await readServerState(dataDir);
     // Gone once it has let go of the data dir too, so a `gateway start` may follow at once;
     // or replaced already (a supervisor restarted it), when the lock is the new server's.
     const replaced = now !== null && !now.stale && now.state.pid !== pid;
-    if (replaced || ((!now || now.stale) && await serverLockFree(dataDir))) {
+    if (replaced || ((!now || now.stale) && serverLockFree(dataDir))) {
       context.output.out(`stopped gateway server (pid ${pid}, root ${found.state.root})\n`);
       return "stopped";
     }
@@ -137,10 +169,14 @@ export async function statusCommand(args: string[], context: CliContext): Promis
     }
     return 3;
   }
-  const token = await readToken(state.dataDir);
-  const health = await (await fetch(`http://127.0.0.1:${state.port}/health`, {
-    headers: { authorization: `Bearer ${token}` },
-  })).json() as {
+  const client = new GatewayHttpClient(endpointOf(state, state.dataDir));
+  let answer;
+  try {
+    answer = await client.send("GET", "/health");
+  } finally {
+    await client.close();
+  }
+  const health = answer.body as {
     namespaces: Array<{ name: string; status: string; tools: number; reason?: string }>;
     configError?: string;
     configWarnings?: string[];

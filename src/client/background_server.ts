@@ -1,20 +1,17 @@
 /**
  * Starting `gateway server` detached and asking it whether it is up: shared by the full CLI
  * (`server_connection.ts`) and the installed command's fast `gateway start` (`fast_start.ts`),
- * so it loads only Deno APIs (no `node:` module, issue 12).
+ * so it loads only Deno APIs (no `node:` module, whose first import costs that path more than the
+ * rest of its work).
  * @module
  */
 
-import { pidAlive, readServerState, type ServerState } from "../config/server_state.ts";
+import { readServerState, type ServerState } from "../config/server_state.ts";
 import { SERVER_V8_FLAGS } from "../config/server_v8_flags.ts";
 import { ConfigError } from "../config/config_error.ts";
+import { filePathOf } from "../config/path_text.ts";
 import { NoServerError } from "./no_server_error.ts";
-
-/** A `file:` URL's path without `node:url` (which loads the Node compatibility layer). */
-function pathOf(url: URL): string {
-  const path = decodeURIComponent(url.pathname);
-  return Deno.build.os === "windows" ? path.slice(1).replaceAll("/", "\\") : path;
-}
+import { endpointOf, GatewayHttpClient } from "./gateway_http_client.ts";
 
 /** The background server's log: `DATA_DIR/server.log`. */
 export function serverLogPath(dataDir: string): string {
@@ -22,17 +19,17 @@ export function serverLogPath(dataDir: string): string {
   return `${dataDir.replace(/[\\/]+$/, "")}${separator}server.log`;
 }
 
-/** Starts `gateway server` detached, logging to the data dir; returns its pid. */
+/** Starts `gateway server` detached, logging to the data dir; returns its process. */
 export function spawnBackgroundServer(
   options: { rootFlag: string | null; dataDir: string },
-): number {
+): Deno.ChildProcess {
   const args = [
     "run",
     "--allow-all",
     "--no-prompt",
     "--quiet",
     SERVER_V8_FLAGS,
-    pathOf(new URL("../main.ts", import.meta.url)),
+    filePathOf(new URL("../main.ts", import.meta.url)),
     "server",
     "--log-file",
     serverLogPath(options.dataDir),
@@ -47,40 +44,41 @@ export function spawnBackgroundServer(
     detached: true,
   }).spawn();
   child.unref();
-  return child.pid;
+  return child;
 }
 
 /**
- * How the server answers `/health`: "up", "starting" (listening, its parts still loading: they
- * may yet fail, and then the process exits with the reason in its log), or null (not answering).
- * `waitUp` asks a starting server to hold the answer until its parts are up (up to 1 s), so the
- * caller learns it in the same turn instead of on a later poll.
+ * How the server answers `/health` on its socket: "up", "starting" (listening, its parts still
+ * loading: they may yet fail, and then the process exits with the reason in its log), or null
+ * (not answering). `waitUp` asks a starting server to hold the answer until its parts are up
+ * (up to 1 s), so the caller learns it in the same turn instead of on a later poll. A socket
+ * that is not this user's is an error, not "not answering".
  */
 export async function serverHealth(
   state: ServerState,
   waitUp: boolean,
 ): Promise<"up" | "starting" | null> {
+  const client = new GatewayHttpClient(endpointOf(state, state.dataDir));
   try {
-    const response = await fetch(
-      `http://127.0.0.1:${state.port}/health${waitUp ? "?wait=up" : ""}`,
-      { signal: AbortSignal.timeout(2000) },
-    );
-    if (!response.ok) {
-      await response.body?.cancel();
-      return null;
-    }
-    const body: unknown = await response.json();
+    const answer = await client.send("GET", `/health${waitUp ? "?wait=up" : ""}`, {
+      signal: AbortSignal.timeout(2000),
+    });
+    if (answer.status !== 200) return null;
+    const body = answer.body;
     const starting = typeof body === "object" && body !== null && "starting" in body &&
       body.starting === true;
     return starting ? "starting" : "up";
   } catch {
     return null;
+  } finally {
+    await client.close();
   }
 }
 
 /**
- * The server that runs for `dataDir`, if it is alive and answering; with `up`, only once its
- * parts have loaded (what a client that just started it waits for).
+ * The server that runs for `dataDir` (it holds the data dir's lock), if it answers on its
+ * socket; with `up`, only once its parts have loaded (what a client that just started it waits
+ * for).
  */
 export async function findServer(
   dataDir: string,
@@ -116,11 +114,14 @@ export async function startBackgroundServer(
   options: { rootFlag: string | null; dataDir: string; startTimeoutMs?: number },
 ): Promise<ServerState> {
   await Deno.mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-  const pid = spawnBackgroundServer({ rootFlag: options.rootFlag, dataDir: options.dataDir });
+  const child = spawnBackgroundServer({ rootFlag: options.rootFlag, dataDir: options.dataDir });
+  const pid = child.pid;
+  let exited = false;
+  child.status.then(() => (exited = true), () => (exited = true));
   const timeoutMs = options.startTimeoutMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (!pidAlive(pid)) {
+    if (exited) {
       const reason = await logTail(options.dataDir);
       // A bad config is the user's to fix, like a usage error (exit 2, error[Config]).
       if (/: start-up failed: (Invalid config|Invalid JSON in|Cannot read config)/.test(reason)) {

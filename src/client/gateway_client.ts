@@ -1,6 +1,8 @@
 /**
- * A JSON-RPC client over the gateway's WebSocket: what the CLI (and tests) use to talk to a
- * running server. Requests are matched to answers by id; notifications go to listeners.
+ * A JSON-RPC client over the gateway's WebSocket on its TCP port, with the token: the wire other
+ * programs (and lootbox's clients) use, and the tests' view of it. The CLI talks to its server
+ * on the data dir's socket instead (`gateway_http_client.ts`). Requests are matched to answers
+ * by id; notifications go to listeners.
  * @module
  */
 

@@ -1,8 +1,8 @@
 /**
- * How a gateway client reads what the server sends over its WebSocket, written once for the
- * full client (`gateway_client.ts`, Deno's WebSocket) and the CLI's lean one
- * (`lean_gateway_client.ts`, frames by hand): a notification goes to every listener, an answer
- * settles the request with its id.
+ * How a gateway client reads the JSON-RPC messages the server sends, written once for the
+ * WebSocket client (`gateway_client.ts`, one message per frame) and the CLI's client
+ * (`gateway_http_client.ts`, one message per line of a `/rpc` answer): a notification goes to
+ * every listener, an answer settles the request with its id.
  * @module
  */
 

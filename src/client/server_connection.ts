@@ -1,13 +1,13 @@
 /**
  * Finds the running server for a data dir and root, or starts one in the background and waits
- * until it answers (SPEC §1: one command does the main job on a fresh checkout).
+ * until it answers, so one command does the main job on a fresh checkout. The server is
+ * reached on its unix socket, checked to be this user's before anything is sent.
  * @module
  */
 
 import { readServerState, type ServerState } from "../config/server_state.ts";
-import { readToken } from "../config/token_file.ts";
 import { findServer, startBackgroundServer } from "./background_server.ts";
-import { GatewayClient } from "./gateway_client.ts";
+import { endpointOf, GatewayHttpClient } from "./gateway_http_client.ts";
 import { NoServerError } from "./no_server_error.ts";
 
 /** Where the CLI looks for (or starts) a server. */
@@ -23,45 +23,33 @@ export interface ConnectOptions {
   startTimeoutMs?: number;
 }
 
-/** A usable connection and what it connected to. */
+/** A client of the server and what it is. */
 export interface ServerConnection {
-  client: GatewayClient;
+  client: GatewayHttpClient;
   state: ServerState;
-  token: string;
   started: boolean;
 }
 
 export { NoServerError } from "./no_server_error.ts";
 export { findServer } from "./background_server.ts";
 
-/** Connects to the server, starting one first when allowed and needed. */
+/** A client of the server for this root, starting one first when allowed and needed. */
 export async function connectToServer(options: ConnectOptions): Promise<ServerConnection> {
-  // Fast path: a live server.json for this root means one WebSocket handshake and no health
-  // probe (the CLI's start-up is part of every run's latency). Any failure takes the slow path.
+  // A server holding the data dir's lock for this root is used as it is: no health probe (the
+  // CLI's start-up is part of every run's latency); its socket is checked to be ours.
   const recorded = await readServerState(options.dataDir);
   if (recorded && !recorded.stale && recorded.state.root === options.rootDir) {
-    try {
-      const token = await readToken(options.dataDir);
-      const client = await GatewayClient.connect({
-        host: "127.0.0.1",
-        port: recorded.state.port,
-        token,
-        timeoutMs: 2000,
-      });
-      return { client, state: recorded.state, token, started: false };
-    } catch {
-      // not answering after all (crashed, or the pid now belongs to someone else)
-    }
+    const client = new GatewayHttpClient(endpointOf(recorded.state, options.dataDir));
+    return { client, state: recorded.state, started: false };
   }
-  const { state, token, started } = await ensureServer(options);
-  const client = await GatewayClient.connect({ host: "127.0.0.1", port: state.port, token });
-  return { client, state, token, started };
+  const { state, started } = await ensureServer(options);
+  return { client: new GatewayHttpClient(endpointOf(state, options.dataDir)), state, started };
 }
 
 /**
  * The server of this data dir and root once it answers `/health` (with its parts up when this
- * call started it), starting one when allowed and needed — no WebSocket: `gateway start` needs
- * no more.
+ * call started it), starting one when allowed and needed — no client: `gateway start` needs no
+ * more.
  */
 export async function ensureServer(
   options: ConnectOptions,
@@ -89,5 +77,5 @@ export async function ensureServer(
         `stop it with gateway stop, or unset GATEWAY_DATA_DIR so each root gets its own server`,
     );
   }
-  return { state, token: await readToken(options.dataDir), started };
+  return { state, started };
 }

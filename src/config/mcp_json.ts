@@ -6,6 +6,7 @@
  */
 
 import { ConfigError } from "./config_error.ts";
+import { printable } from "./printable_text.ts";
 
 /** Servers taken from a foreign config file, in gateway.json's shape, and what was dropped. */
 export interface ForeignServers {
@@ -15,6 +16,23 @@ export interface ForeignServers {
 }
 
 const COMMON_KEYS = new Set(["disabled", "startTimeoutMs"]);
+
+/** Longest server name taken from a foreign config. */
+const MAX_NAME_LENGTH = 64;
+
+/**
+ * Why `name` cannot name a server taken from a foreign config, or null when it can: it must be
+ * printable text (no control or format characters, which would act on the terminal that shows
+ * it), at most 64 characters, and no member of every object (`__proto__`, `constructor` …),
+ * which as a key would change or shadow the object that holds the servers.
+ */
+export function serverNameProblem(name: string): string | null {
+  if (name.trim() === "") return "is empty";
+  if (name.length > MAX_NAME_LENGTH) return `is longer than ${MAX_NAME_LENGTH} characters`;
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(name)) return "holds control characters";
+  if (name in Object.prototype) return "is a name every JavaScript object has";
+  return null;
+}
 const STDIO_KEYS = new Set(["command", "args", "env", "cwd"]);
 const REMOTE_KEYS = new Set(["url", "headers", "transport"]);
 
@@ -81,8 +99,15 @@ export function parseForeignServers(text: string, file: string): ForeignServers 
     );
   }
   const warnings: string[] = [];
-  const out: Record<string, Record<string, unknown>> = {};
+  const out: Record<string, Record<string, unknown>> = Object.create(null);
   for (const [name, entry] of Object.entries(servers as Record<string, unknown>)) {
+    const problem = serverNameProblem(name);
+    if (problem !== null) {
+      warnings.push(
+        `"${file}": the server named "${printable(name)}" is left out: its name ${problem}`,
+      );
+      continue;
+    }
     out[name] = normaliseServerEntry(name, entry, { file, warnings, strict: false });
   }
   return { servers: out, warnings };

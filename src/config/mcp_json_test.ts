@@ -49,3 +49,25 @@ Deno.test("parseForeignServers() refuses a file without mcpServers or with a bad
     (e: unknown) => e instanceof ConfigError && /Invalid JSON in "x\.json"/.test(e.message),
   );
 });
+
+Deno.test("parseForeignServers() leaves out servers whose names are not printable names, saying why", () => {
+  const text = JSON.stringify({
+    mcpServers: {
+      ok: { command: "node" },
+      "": { command: "a" },
+      "bell\u0007": { command: "b" },
+      ["x".repeat(65)]: { command: "c" },
+    },
+  }).replace('"ok":', '"__proto__":{"command":"p"},"constructor":{"command":"q"},"ok":');
+  const parsed = parseForeignServers(text, "/p/.mcp.json");
+  assert.deepEqual(Object.keys(parsed.servers), ["ok"]);
+  assert.equal(Object.getPrototypeOf(parsed.servers), null);
+  assert.deepEqual(parsed.warnings.map((w) => w.replace(/^.*its name /, "")), [
+    "is a name every JavaScript object has",
+    "is a name every JavaScript object has",
+    "is empty",
+    "holds control characters",
+    "is longer than 64 characters",
+  ]);
+  assert.match(parsed.warnings[3]!, /the server named "bell\\u\{7\}" is left out/);
+});

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { sha256Hex } from "./sha256_hex.ts";
 
 /**
  * Makes sure `dir` is a real directory (not a link) that only we own and can enter: another
@@ -42,7 +42,9 @@ export function runtimeDirFor(
   const base = env.get("XDG_RUNTIME_DIR") || env.get("TMPDIR") || "/tmp";
   const user = join(base, `gateway-${Deno.uid() ?? "user"}`);
   ensurePrivateDir(user);
-  const dir = join(user, createHash("sha256").update(dataDir).digest("hex").slice(0, 16));
+  // The JavaScript SHA-256 (equal to node:crypto's): the server asks for this dir before it
+  // listens, where loading node:crypto would delay its first answer.
+  const dir = join(user, sha256Hex(dataDir).slice(0, 16));
   ensurePrivateDir(dir);
   return dir;
 }

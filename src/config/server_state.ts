@@ -1,6 +1,8 @@
 /**
- * `server.json` in the data dir: how clients find the running server (pid, port, root,
- * version). Written atomically; a file whose pid is dead is stale and never trusted.
+ * `server.json` in the data dir: how clients find the running server (its socket, port, pid,
+ * root, version). Written atomically by the server that holds the data dir's `server.lock`;
+ * whether that server still lives is asked of the lock, never of the pid (a pid is reused by
+ * any process once its owner dies, and may then belong to another user's program).
  * @module
  */
 
@@ -9,6 +11,11 @@ export interface ServerState {
   pid: number;
   host: string;
   port: number;
+  /**
+   * The unix socket the local CLI reaches the server on (inside the data dir, or the private
+   * runtime dir when that path is too long for a socket); null where there are none (Windows).
+   */
+  socket: string | null;
   root: string;
   dataDir: string;
   version: string;
@@ -38,8 +45,10 @@ export async function writeServerState(dataDir: string, state: ServerState): Pro
 }
 
 /**
- * Whether a process with this pid exists and has not exited. A zombie (exited, not yet reaped
- * by its parent) answers signals, so on Linux its state in `/proc` is checked too.
+ * Whether a process with this pid exists and has not exited, for a process the caller started
+ * itself (its own child), never for a server: a pid in a file may since belong to anyone. A
+ * zombie (exited, not yet reaped by its parent) answers signals, so on Linux its state in
+ * `/proc` is checked too.
  */
 export function pidAlive(pid: number): boolean {
   try {
@@ -61,8 +70,31 @@ export function pidAlive(pid: number): boolean {
 }
 
 /**
- * Reads `server.json`. Returns null when absent; `stale: true` when its pid is dead (the
- * server crashed or was killed), so callers start a new one instead of trusting it.
+ * Whether a server holds the data dir's `server.lock` now. The kernel drops the lock when its
+ * holder dies (even by `kill -9`), so a held lock is a live server of this data dir, and a free
+ * one means no server runs here whatever `server.json` says. Probed with a shared lock, let go
+ * at once: probes never conflict with each other, and a server that starts at that very moment
+ * tries again (`gateway_server.ts`).
+ */
+export function serverLockHeld(dataDir: string): boolean {
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(serverLockPath(dataDir), { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false; // never started here
+    throw error;
+  }
+  try {
+    return !file.tryLockSync(false);
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * Reads `server.json`. Returns null when absent; `stale: true` when no server holds the data
+ * dir's lock (the server crashed or was killed), so callers start a new one instead of trusting
+ * the file.
  */
 export async function readServerState(
   dataDir: string,
@@ -79,11 +111,21 @@ export async function readServerState(
     state = JSON.parse(text) as ServerState;
   } catch {
     return {
-      state: { pid: 0, host: "", port: 0, root: "", dataDir, version: "", startedAt: "" },
+      state: {
+        pid: 0,
+        host: "",
+        port: 0,
+        socket: null,
+        root: "",
+        dataDir,
+        version: "",
+        startedAt: "",
+      },
       stale: true,
     };
   }
-  return { state, stale: typeof state.pid !== "number" || !pidAlive(state.pid) };
+  state.socket ??= null; // written by a server from before the socket
+  return { state, stale: typeof state.pid !== "number" || !serverLockHeld(dataDir) };
 }
 
 /** Removes `server.json` if it still names `pid` (never another server's file). */
@@ -95,25 +137,45 @@ export async function removeServerState(dataDir: string, pid: number): Promise<v
 }
 
 /**
- * Whether no process holds the data dir's server lock (`server.lock`, which a server keeps for
- * its whole life): what a new server needs to start. A server removes its `server.json` before
- * its last steps, so a stop that waited only for that let a `gateway start` right after it find
- * the data dir still taken. Probed by taking the lock and letting it go at once.
+ * Whether no process holds the data dir's server lock: what a new server needs to start. A
+ * server removes its `server.json` before its last steps, so a stop that waited only for that
+ * let a `gateway start` right after it find the data dir still taken.
  */
-export async function serverLockFree(dataDir: string): Promise<boolean> {
-  let file: Deno.FsFile;
+export function serverLockFree(dataDir: string): boolean {
+  return !serverLockHeld(dataDir);
+}
+
+/**
+ * The pid of the process holding the data dir's `server.lock`, read from the kernel's lock
+ * table (`/proc/locks`, Linux), or null where there is none or no such table. Unlike a pid in
+ * `server.json`, this one is the server's for as long as it holds the lock.
+ */
+export function lockHolderPid(dataDir: string): number | null {
+  if (Deno.build.os !== "linux") return null;
+  let info: Deno.FileInfo;
+  let table: string;
   try {
-    file = await Deno.open(serverLockPath(dataDir), {
-      read: true,
-      write: true,
-    });
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return true; // never started here
-    throw error;
+    info = Deno.statSync(serverLockPath(dataDir));
+    table = Deno.readTextFileSync("/proc/locks");
+  } catch {
+    return null;
   }
-  try {
-    return await file.tryLock(true);
-  } finally {
-    file.close();
+  if (info.dev === null || info.ino === null) return null;
+  const dev = BigInt(info.dev);
+  const major = Number(((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn));
+  const minor = Number((dev & 0xffn) | ((dev >> 12n) & ~0xffn));
+  for (const line of table.split("\n")) {
+    // "1: FLOCK  ADVISORY  WRITE 4242 fe:00:2149569 0 EOF" (blocked waiters start "1: ->")
+    const fields = line.trim().split(/\s+/);
+    if (fields[1] !== "FLOCK" || fields[3] !== "WRITE") continue;
+    const [maj, min, ino] = (fields[5] ?? "").split(":");
+    if (
+      parseInt(maj ?? "", 16) === major && parseInt(min ?? "", 16) === minor &&
+      Number(ino) === info.ino
+    ) {
+      const pid = Number(fields[4]);
+      return Number.isInteger(pid) && pid > 0 ? pid : null;
+    }
   }
+  return null;
 }

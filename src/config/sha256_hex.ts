@@ -6,7 +6,17 @@
  * @module
  */
 
-import { paddedBlocks } from "./hash_padding.ts";
+/** `message` padded to whole 64-byte blocks: a 1 bit, zeros, then its length in bits. */
+function paddedBlocks(message: Uint8Array): { view: DataView; blocks: number } {
+  const blocks = Math.ceil((message.length + 9) / 64);
+  const padded = new Uint8Array(blocks * 64);
+  padded.set(message);
+  padded[message.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(message.length / 0x20000000));
+  view.setUint32(padded.length - 4, (message.length * 8) >>> 0);
+  return { view, blocks };
+}
 
 const K = new Uint32Array([
   0x428a2f98,

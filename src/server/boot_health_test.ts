@@ -42,12 +42,13 @@ Deno.test("startingNamespaces() lists what the root will serve, each starting, c
   }
 });
 
-Deno.test("bootHealth() says only 'up, starting' without the token and refuses a foreign Host", async () => {
+Deno.test("bootHealth() says only 'up, starting' without the token, refuses a foreign Host, and answers in full on the socket", async () => {
   const dir = await rootWith({ "tools/echo.ts": "export function echo() {}\n" });
   try {
     const root = { dir, source: "flag" as const, configFile: null };
     const options = {
       token: "secret-token",
+      trusted: false,
       port: () => 4000,
       version: "0.0.0",
       rootDir: dir,
@@ -71,6 +72,12 @@ Deno.test("bootHealth() says only 'up, starting' without the token and refuses a
     const foreign = bootHealth(new Request(url, { headers: { host: "evil.example" } }), options);
     assert.equal(foreign.status, 403);
     await foreign.body?.cancel();
+    // On the CLI's socket, reaching it is the credential.
+    const local = await bootHealth(new Request("http://localhost/health"), {
+      ...options,
+      trusted: true,
+    }).json();
+    assert.equal(local.root, dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -25,9 +25,17 @@ import type { ScriptUsage } from "../exec/script_analysis.ts";
 import type { HistoryStore } from "../store/gateway_store.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import { historyEntryOf } from "./history_entry.ts";
+import { localSockets } from "./local_socket.ts";
 import type { ToolCallEvent } from "./run_tracker.ts";
 import type { SharedRunState } from "./shared_run_state.ts";
 import type { CallOptions } from "./tool_dispatcher.ts";
+
+/** What no run may read or write: the data dir, and the server's sockets wherever they live. */
+function deniedPathsOf(dataDir: string): string[] {
+  const sockets = localSockets(dataDir);
+  if (sockets === null || sockets.cli.startsWith(join(dataDir, "/"))) return [dataDir];
+  return [dataDir, sockets.cli, sockets.http];
+}
 
 /** Deno's cache directory, which runners share with the server. */
 function denoDir(): string {
@@ -128,7 +136,9 @@ export function createScriptRunner(core: RunnerHost, parts: RunnerParts): Script
     channel,
     runsDir: parts.runsDir,
     denoDir: denoDir(),
-    deniedPaths: [core.paths.dataDir],
+    // The data dir holds the token and the CLI's socket, which needs no token: a run reaches
+    // neither (the socket's path is named too when it had to live outside the data dir).
+    deniedPaths: deniedPathsOf(core.paths.dataDir),
     onSpawn: (pid) => parts.ledger.record(pid),
     telemetry: parts.telemetry,
     upstreamOf: (name) => core.registry.get(name)?.kind ?? "unknown",

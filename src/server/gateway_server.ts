@@ -1,9 +1,10 @@
 /**
- * The server process: refuses a second instance for the same data dir, listens on loopback
- * first (so `/health` answers at once, every namespace "starting"), then loads and starts the
- * core and its routes, publishes `server.json`, and shuts down cleanly on SIGTERM/SIGINT
- * (RELIABILITY SVC-02, SVC-03, UP-10). Requests other than `/health` that arrive while the
- * core starts wait for it.
+ * The server process: refuses a second instance for the same data dir (its lock), listens
+ * first — on the data dir's unix socket for the user's CLI, and on the loopback TCP port for
+ * everything else — so `/health` answers at once, every namespace "starting"; then loads and
+ * starts the core and its routes, publishes `server.json`, and shuts down cleanly on
+ * SIGTERM/SIGINT or `POST /stop`. Requests other than `/health` that arrive while the core
+ * starts wait for it.
  * @module
  */
 
@@ -17,12 +18,18 @@ import type { GatewayCore } from "./gateway_core.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ServerParts } from "./server_parts.ts";
 import { bootHealth } from "./boot_health.ts";
-import { serveSupervised, type SupervisedServer } from "./supervised_serve.ts";
+import type { Listener } from "./http_routes.ts";
+import { openListeners, type ServerListeners } from "./server_listeners.ts";
+import type { RequestHead } from "./tcp_front.ts";
+import { checkToken } from "./request_guard.ts";
+import { DashboardSessions } from "./ui/dashboard_sessions.ts";
 import { ensureToken } from "../config/token_file.ts";
+import { unsafeReason } from "../config/root_safety.ts";
 import {
   readServerState,
   removeServerState,
   serverLockPath,
+  serverStatePath,
   writeServerState,
 } from "../config/server_state.ts";
 import { settlesWithin } from "../process/terminate_process_group.ts";
@@ -38,6 +45,12 @@ const HEALTH_WAIT_MS = 1000;
 
 /** How long runs in flight may finish after SIGTERM before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 5000;
+
+/**
+ * How many times the lock is tried before the data dir counts as taken: a client probing
+ * whether a server runs holds it (shared) for a moment (`serverLockHeld`).
+ */
+const LOCK_ATTEMPTS = 20;
 
 /** A running server. */
 export interface RunningServer {
@@ -69,13 +82,19 @@ export async function startGatewayServer(
  */
 async function acquireServerLock(dataDir: string): Promise<Deno.FsFile> {
   await Deno.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  refuseSharedDataDir(dataDir);
   const file = await Deno.open(serverLockPath(dataDir), {
     read: true,
     write: true,
     create: true,
     mode: 0o600,
   });
-  if (!await file.tryLock(true)) {
+  let locked = await file.tryLock(true);
+  for (let attempt = 1; !locked && attempt < LOCK_ATTEMPTS; attempt++) {
+    await new Promise((r) => setTimeout(r, 10));
+    locked = await file.tryLock(true);
+  }
+  if (!locked) {
     file.close();
     const existing = await readServerState(dataDir);
     const who = existing
@@ -89,38 +108,59 @@ async function acquireServerLock(dataDir: string): Promise<Deno.FsFile> {
   return file;
 }
 
+/**
+ * Refuses a data dir another user owns or can write to: its socket, token and `server.json` are
+ * what tells the CLI it is talking to its own server.
+ */
+function refuseSharedDataDir(dataDir: string): void {
+  const uid = Deno.uid();
+  if (uid === null) return;
+  const reason = unsafeReason(Deno.statSync(dataDir), { uid, gid: Deno.gid() });
+  if (reason !== null) {
+    throw new ServerStartError(
+      `Refusing data dir "${dataDir}": it ${reason}, and it holds the token and the socket ` +
+        `that prove the server is yours: chmod 700 "${dataDir}", or set GATEWAY_DATA_DIR to a ` +
+        `directory of your own`,
+    );
+  }
+}
+
 async function startLocked(
   options: { paths: GatewayPaths; loaded: LoadedConfig; log: Logger; handleSignals?: boolean },
   lock: Deno.FsFile,
 ): Promise<RunningServer> {
   const { paths, loaded, log } = options;
-  // The lock is ours, so a server.json left here names a server that is gone (or a pid since
-  // reused): no probe of it can show otherwise.
+  // The lock is ours, so a server.json left here names a server that is gone (its pid may
+  // since belong to anyone): it goes at once, so while a server holds the lock, the
+  // server.json beside it is that server's or none.
   const existing = await readServerState(paths.dataDir);
   if (existing && existing.state.pid !== Deno.pid) {
-    log.info("ignoring a stale server.json", { pid: existing.state.pid });
+    log.info("removing a stale server.json", { pid: existing.state.pid });
+    await Deno.remove(serverStatePath(paths.dataDir)).catch(() => undefined);
   }
   const token = await ensureToken(paths.dataDir);
+  const sessions = new DashboardSessions();
   let port = 0;
   // Until the parts are up, /health answers from the config alone and the rest waits.
   let parts: ServerParts | null = null;
   const booted = Promise.withResolvers<ServerParts>();
   booted.promise.catch(() => undefined); // the start-up failure is thrown below
-  const handler: Deno.ServeHandler = async (request, info) => {
-    if (parts !== null) return await parts.fetch(request, info);
+  const handler = (via: Listener): Deno.ServeHandler => async (request) => {
+    if (parts !== null) return await parts.fetch(request, via);
     const url = new URL(request.url);
     if (url.pathname === "/health" && url.searchParams.get("wait") === "up") {
       // The CLI that started this server waits for its parts: answered in the same turn as they
-      // come up, before the pool and the MCP code start loading (a 10 ms poll landed behind
-      // them, ≈ 60–100 ms later; issue 12).
+      // come up, before the pool and the MCP code start loading (a poll would land behind
+      // them).
       if (await settlesWithin(booted.promise, HEALTH_WAIT_MS)) {
         const up = await booted.promise.catch(() => null);
-        if (up !== null) return await up.fetch(request, info);
+        if (up !== null) return await up.fetch(request, via);
       }
     }
     if (url.pathname === "/health") {
       return bootHealth(request, {
         token,
+        trusted: via === "socket",
         port: () => port,
         version: GATEWAY_VERSION,
         rootDir: paths.root.dir,
@@ -135,7 +175,7 @@ async function startLocked(
         status: 503,
       });
     }
-    return await ready.fetch(request, info);
+    return await ready.fetch(request, via);
   };
   // Signal listeners are taken before the port is published: Deno needs a descriptor to add
   // one and panics when there is none left (a flood of connections during the start,
@@ -155,24 +195,20 @@ async function startLocked(
     Deno.addSignalListener("SIGINT", signalled);
   }
   const config = loaded.config;
-  let server: SupervisedServer;
-  const listen = (port: number) =>
-    serveSupervised({
-      hostname: config.host,
-      port,
-      handler,
-      log: (message, fields) => log.error(message, fields),
-    });
+  let listeners: ServerListeners;
   try {
-    try {
-      server = listen(config.port ?? DEFAULT_PORT);
-    } catch (error) {
+    listeners = openListeners({
+      dataDir: paths.dataDir,
+      hostname: config.host,
+      port: config.port ?? DEFAULT_PORT,
       // Several projects each run a gateway: without a configured port, the second takes any
       // free one (clients find it in server.json).
-      if (!(error instanceof Deno.errors.AddrInUse) || config.port !== undefined) throw error;
-      log.info("default port in use; taking a free one", { port: DEFAULT_PORT });
-      server = listen(0);
-    }
+      fallbackPort: config.port === undefined ? 0 : null,
+      handler,
+      authenticated: (head) => credentialed(head, { token, sessions, port }),
+      log,
+      settle: (promise) => settlesWithin(promise, 2000),
+    });
   } catch (error) {
     dropSignals();
     if (error instanceof Deno.errors.AddrInUse) {
@@ -183,13 +219,15 @@ async function startLocked(
         { cause: error },
       );
     }
-    throw error;
+    throw new ServerStartError(`Cannot listen: ${(error as Error).message}`, { cause: error });
   }
-  port = server.addr.port;
+  port = listeners.port;
+  const closeListeners = () => listeners.close();
   await writeServerState(paths.dataDir, {
     pid: Deno.pid,
     host: config.host,
     port,
+    socket: listeners.cliSocket,
     root: paths.root.dir,
     dataDir: paths.dataDir,
     version: GATEWAY_VERSION,
@@ -203,13 +241,21 @@ async function startLocked(
       new URL("./staged_import.ts", import.meta.url).href
     );
     const { startServerParts } = await importServerParts();
-    parts = await startServerParts({ paths, loaded, log, token, port: () => port });
+    parts = await startServerParts({
+      paths,
+      loaded,
+      log,
+      token,
+      port: () => port,
+      requestStop: () => onSignal(),
+      sessions,
+    });
     booted.resolve(parts);
   } catch (error) {
     dropSignals();
     booted.reject(error);
     await removeServerState(paths.dataDir, Deno.pid);
-    await settlesWithin(server.shutdown(), 2000);
+    await closeListeners();
     throw error;
   }
   const { core } = parts;
@@ -242,13 +288,39 @@ async function startLocked(
       await core.runner.close();
       await new Promise((r) => setTimeout(r, 50)); // let the last answers go out
       await closeMcp();
-      const shutdown = server.shutdown();
+      const shutdown = closeListeners();
       await core.stop();
-      await settlesWithin(shutdown, 2000);
+      await shutdown;
       lock.close();
       resolveFinished();
     })().finally(dropSignals);
     return stopping;
   };
   return { port, core, finished, stop };
+}
+
+/**
+ * Whether a connection's first request carries a credential the routes accept: the token (as
+ * a header, or as `?token=` on `/ws` and `/ui`), or a dashboard session. Decides only how long
+ * the TCP front lets the connection live (see `tcp_front.ts`); the routes check every request.
+ */
+function credentialed(
+  head: RequestHead,
+  options: { token: string; sessions: DashboardSessions; port: number },
+): boolean {
+  let request: Request;
+  try {
+    request = new Request(new URL(head.target, "http://localhost"), { headers: head.headers });
+  } catch {
+    return false; // not a path the routes could answer
+  }
+  const path = new URL(request.url).pathname;
+  const page = path === "/ws" || path === "/ui" || path.startsWith("/ui/");
+  if (checkToken(request, { token: options.token, allowQuery: page }) === null) return true;
+  // Any port's cookie name would do here: only a live session's secret counts.
+  const cookie = request.headers.get("cookie") ?? "";
+  return page &&
+    [...cookie.matchAll(/gateway_session_\d+=([0-9a-f]+)/g)].some((m) =>
+      options.sessions.isSession(m[1]!)
+    );
 }

@@ -11,7 +11,6 @@ import type { LoadedConfig } from "../config/config_loader.ts";
 import { runtimeDirFor } from "../config/runtime_dir.ts";
 import { ProcessLedger } from "../process/process_ledger.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
-import { pidAlive } from "../config/server_state.ts";
 import type { Logger } from "../logger.ts";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
 import type { GatewayStore } from "../store/gateway_store.ts";
@@ -22,12 +21,14 @@ import { retryWhileDescriptorsExhausted } from "./descriptor_wait.ts";
 
 /**
  * Removes run directories and channel sockets left by gateways that died without stopping
- * (kill -9), so scratch space returns to its baseline (RELIABILITY SBX-13).
+ * (kill -9), so scratch space returns to its baseline. Both dirs belong to one data dir, whose
+ * lock this server holds: every other server's leftovers there are a dead server's (their pid
+ * says whose, not whether it lives — it may since be anyone's).
  */
 export async function removeStaleState(dir: string, log: Logger): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {
     const match = /^(?:runs|channel|tools)-(\d+)(?:\.sock|-\w+)?$/.exec(entry.name);
-    if (!match || Number(match[1]) === Deno.pid || pidAlive(Number(match[1]))) continue;
+    if (!match || Number(match[1]) === Deno.pid) continue;
     await Deno.remove(join(dir, entry.name), { recursive: true }).catch((error) =>
       log.warn("cannot remove stale run state", { path: entry.name, error: String(error) })
     );

@@ -1,19 +1,26 @@
 /**
- * The HTTP surface (SPEC §11) as a hono app: each route maps onto the same router methods
- * the WebSocket uses, so both answer alike. Auth runs first for every path.
+ * The HTTP surface as a hono app, served on two listeners: the loopback TCP port (browsers,
+ * MCP clients, other programs: Host, Origin and the token are checked on every path but
+ * `/health`) and the data dir's unix socket (the user's own CLI: reaching the socket is the
+ * credential, so it needs no token; a request carrying an `Origin` is refused there, since no
+ * browser should ever reach it). Each route maps onto the same router methods the WebSocket
+ * uses, so all answer alike; `POST /rpc` answers one JSON-RPC request with JSON lines (its
+ * notifications, then its response), which is how the CLI talks to its server.
  * @module
  */
 
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
+import { RpcCode, RpcError, rpcError } from "../protocol/json_rpc.ts";
 import { checkHostAndOrigin, checkToken } from "./request_guard.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 import type { Router } from "./router.ts";
-import { serveSocket } from "./socket_session.ts";
+import { normaliseMessage, serveSocket } from "./socket_session.ts";
+import { rpcStream } from "./rpc_stream.ts";
 import { openApiDocument } from "./openapi_document.ts";
 import { dashboardResponse, isDashboardAsset } from "./ui/dashboard_assets.ts";
 import { dashboardLoginHtml } from "./ui/dashboard_login.ts";
+import { DashboardSessions } from "./ui/dashboard_sessions.ts";
 
 /** What the routes need. */
 export interface HttpRoutesOptions {
@@ -24,6 +31,18 @@ export interface HttpRoutesOptions {
   version: string;
   /** Handles `/mcp` (the gateway as an MCP server), when present. */
   mcp?: (request: Request) => Promise<Response>;
+  /** Stops the server (`POST /stop`, what `gateway stop` sends). */
+  requestStop?: () => void;
+  /** The dashboard's sign-in codes and sessions (one set per server). */
+  sessions?: DashboardSessions;
+}
+
+/** Which listener a request came in on; passed as the app's environment. */
+export type Listener = "socket" | "tcp";
+
+/** What the app's `fetch` is given beside the request. */
+export interface RouteBindings {
+  via: Listener;
 }
 
 function statusOf(error: RpcError): 400 | 404 | 422 | 500 | 503 {
@@ -79,9 +98,17 @@ async function readBoundedBody(request: Request, maxBytes: number): Promise<Requ
 }
 
 /** Builds the app. */
-export function createHttpRoutes(options: HttpRoutesOptions): Hono {
+export function createHttpRoutes(
+  options: HttpRoutesOptions,
+): Hono<{ Bindings: RouteBindings }> {
   const { core, router } = options;
-  const app = new Hono();
+  const sessions = options.sessions ?? new DashboardSessions();
+  const app = new Hono<{ Bindings: RouteBindings }>();
+  /** Whether the request carries a live dashboard session (the page and its WebSocket only). */
+  const hasSession = (request: Request) => {
+    const session = sessions.sessionOf(request, options.port());
+    return session !== null && sessions.isSession(session);
+  };
   /** Every JSON answer goes out with the config's secrets masked (issue 9, item 4). */
   const json = (_c: Context, value: unknown, status: number = 200) =>
     new Response(core.outgoingMask.stringify(value), {
@@ -90,16 +117,28 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     });
 
   app.use("*", async (c, next) => {
-    const refusal = checkHostAndOrigin(c.req.raw, { port: options.port() });
-    if (refusal) {
-      core.log.warn("refused request", { path: c.req.path, reason: refusal.message });
-      return json(c, { error: { message: refusal.message } }, refusal.status);
+    if (c.env.via === "socket") {
+      if (c.req.header("origin") !== undefined) {
+        return json(c, {
+          error: { message: "Refused: the gateway's local socket takes no browser requests" },
+        }, 403);
+      }
+    } else {
+      const refusal = checkHostAndOrigin(c.req.raw, { port: options.port() });
+      if (refusal) {
+        core.log.warn("refused request", { path: c.req.path, reason: refusal.message });
+        return json(c, { error: { message: refusal.message } }, refusal.status);
+      }
     }
-    if (c.req.path !== "/health" && !isDashboardAsset(c.req.path)) {
-      const allowQuery = c.req.path === "/ws" || c.req.path === "/ui";
-      const denied = checkToken(c.req.raw, { token: options.token, allowQuery });
-      if (denied && c.req.path === "/ui") return c.html(dashboardLoginHtml(), denied.status);
-      if (denied) return json(c, { error: { message: denied.message } }, denied.status);
+    const open = c.req.path === "/health" || c.req.path === "/ui/login" ||
+      isDashboardAsset(c.req.path);
+    if (c.env.via === "tcp" && !open) {
+      const page = c.req.path === "/ws" || c.req.path === "/ui";
+      const denied = checkToken(c.req.raw, { token: options.token, allowQuery: page });
+      if (denied && !(page && hasSession(c.req.raw))) {
+        if (c.req.path === "/ui") return c.html(dashboardLoginHtml(), denied.status);
+        return json(c, { error: { message: denied.message } }, denied.status);
+      }
     }
     if (c.req.raw.body !== null) {
       // Bodies are read whole before any handler sees them, within a cap: a 200 MB upload must
@@ -118,13 +157,13 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     await next();
   });
 
-  const call = async (c: Context, method: string, params: unknown) => {
+  const call = async (c: Context<{ Bindings: RouteBindings }>, method: string, params: unknown) => {
     const gone = new AbortController();
     c.req.raw.signal.addEventListener("abort", () => gone.abort());
     try {
       const result = await router.dispatch(method, params, {
         core,
-        client: "http",
+        client: c.env.via === "socket" ? "cli" : "http",
         signal: gone.signal,
       });
       return json(c, result as Record<string, unknown>);
@@ -142,7 +181,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
       throw new RpcError(RpcCode.ParseError, "Parse error: the request body is not JSON");
     }
   };
-  const withBody = (method: string) => async (c: Context) => {
+  const withBody = (method: string) => async (c: Context<{ Bindings: RouteBindings }>) => {
     let params: unknown;
     try {
       params = await body(c);
@@ -156,7 +195,7 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
   app.get(
     "/health",
     (c) =>
-      checkToken(c.req.raw, { token: options.token, allowQuery: false })
+      c.env.via === "tcp" && checkToken(c.req.raw, { token: options.token, allowQuery: false })
         ? json(c, { ok: true })
         : json(c, {
           ok: true,
@@ -167,6 +206,36 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
           ...core.healthExtras(),
         }),
   );
+  app.post("/rpc", async (c) => {
+    let message: unknown;
+    try {
+      message = await c.req.json();
+    } catch {
+      return json(c, rpcError(null, rpcParseError().toJSON()), 400);
+    }
+    const incoming = normaliseMessage(message);
+    if ("error" in incoming) return json(c, rpcError(incoming.id, incoming.error.toJSON()), 400);
+    if (incoming.lootbox || incoming.id === undefined) {
+      const refusal = new RpcError(
+        RpcCode.InvalidRequest,
+        'Invalid request: /rpc takes one JSON-RPC 2.0 request with an "id"',
+      );
+      return json(c, rpcError(incoming.id ?? null, refusal.toJSON()), 400);
+    }
+    return rpcStream({
+      core,
+      router,
+      client: c.env.via === "socket" ? "cli" : "http",
+      signal: c.req.raw.signal,
+    }, { ...incoming, id: incoming.id });
+  });
+  app.post("/stop", (c) => {
+    if (!options.requestStop) {
+      return json(c, { error: { message: "This gateway cannot be stopped over HTTP" } }, 404);
+    }
+    options.requestStop();
+    return json(c, { stopping: true, pid: Deno.pid });
+  });
   app.get("/namespaces", (c) => call(c, "namespaces", {}));
   app.get("/types", (c) => call(c, "types", {}));
   app.get("/types/:ns", (c) => call(c, "types", { namespaces: c.req.param("ns").split(",") }));
@@ -225,7 +294,27 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     "/openapi.json",
     (c) => json(c, openApiDocument(options.version, (m) => router.schemaOf(m))),
   );
-  app.get("/ui", (c) => dashboardResponse(c.req.path));
+  app.get("/ui", (c) => {
+    // The token in the address (an older `gateway ui`, a bookmark) becomes a session at once,
+    // and the address loses it: it would stay in the browser's history otherwise.
+    if (c.req.query("token") !== undefined) {
+      return signedIn(sessions.cookie(sessions.open(), options.port()));
+    }
+    return dashboardResponse(c.req.path);
+  });
+  app.get("/ui/login", (c) => {
+    const session = sessions.exchange(c.req.query("code") ?? "");
+    if (session === null) {
+      return c.html(
+        dashboardLoginHtml(
+          "That sign-in address was used already or is over a minute old: run gateway ui again.",
+        ),
+        401,
+      );
+    }
+    return signedIn(sessions.cookie(session, options.port()));
+  });
+  app.post("/ui/code", (c) => json(c, sessions.issueCode()));
   app.get("/ui/:asset", (c) => dashboardResponse(c.req.path));
   app.get("/favicon.ico", (c) => dashboardResponse(c.req.path));
   app.all("/mcp", (c) => {
@@ -248,4 +337,16 @@ export function createHttpRoutes(options: HttpRoutesOptions): Hono {
     return json(c, { error: { message: `Internal error: ${error.message}` } }, 500);
   });
   return app;
+}
+
+/** Sends the browser to the dashboard with its new session cookie. */
+function signedIn(cookie: string): Response {
+  return new Response(null, {
+    status: 303,
+    headers: { location: "/ui", "set-cookie": cookie, "cache-control": "no-store" },
+  });
+}
+
+function rpcParseError(): RpcError {
+  return new RpcError(RpcCode.ParseError, "Parse error: the request body is not JSON");
 }

@@ -35,8 +35,22 @@ export interface HttpRoute {
   /** Served without the token. @default {false} */
   public?: boolean;
   /** What the answer is when it is not JSON. */
-  produces?: "text/html" | "image/svg+xml" | "websocket";
+  produces?: "text/html" | "image/svg+xml" | "websocket" | "application/x-ndjson";
+  /** The JSON body's schema, for a route that maps onto no one method. */
+  request?: Record<string, unknown>;
 }
+
+/** A JSON-RPC 2.0 request, as `POST /rpc` takes it. */
+const RPC_REQUEST = {
+  type: "object",
+  properties: {
+    jsonrpc: { const: "2.0" },
+    id: { type: ["string", "number", "null"] },
+    method: { type: "string" },
+    params: {},
+  },
+  required: ["jsonrpc", "id", "method"],
+};
 
 const query = (name: string, field = name): RouteParameter => ({ name, in: "query", field });
 const path = (name: string, field = name): RouteParameter => ({ name, in: "path", field });
@@ -45,6 +59,15 @@ const WORKFLOW_COMMANDS = ["start", "step", "status", "reset", "abort", "list", 
 /** Every HTTP route the gateway serves, in the order `http_routes.ts` registers them. */
 export const HTTP_ROUTES: readonly HttpRoute[] = [
   { verb: "get", path: "/health", summary: "Per-namespace status (no token needed)", public: true },
+  {
+    verb: "post",
+    path: "/rpc",
+    summary:
+      "One JSON-RPC 2.0 request (any router method), answered in JSON lines: its notifications, then its response",
+    produces: "application/x-ndjson",
+    request: RPC_REQUEST,
+  },
+  { verb: "post", path: "/stop", summary: "Stop the server (what gateway stop sends)" },
   {
     verb: "get",
     path: "/namespaces",
@@ -136,8 +159,21 @@ export const HTTP_ROUTES: readonly HttpRoute[] = [
   {
     verb: "get",
     path: "/ui",
-    summary: "The dashboard (token in the query or a cookie)",
+    summary: "The dashboard (a session cookie; a token in the query becomes one)",
     produces: "text/html",
+  },
+  {
+    verb: "get",
+    path: "/ui/login",
+    summary: "Trade a one-use sign-in code for a dashboard session cookie",
+    params: [{ name: "code", in: "query", schema: { type: "string" } }],
+    public: true,
+    produces: "text/html",
+  },
+  {
+    verb: "post",
+    path: "/ui/code",
+    summary: "A one-use dashboard sign-in code, good for a minute (what gateway ui asks for)",
   },
   {
     verb: "get",
@@ -225,6 +261,7 @@ function operation(
   };
   const input = route.method ? methodSchema(route, schemaOf) : { properties: {} };
   if (route.body) op.requestBody = { required: true, ...json(input) };
+  if (route.request) op.requestBody = { required: true, ...json(route.request) };
   if (route.params) {
     const properties = (input.properties ?? {}) as Record<string, Record<string, unknown>>;
     const required = new Set((input.required ?? []) as string[]);

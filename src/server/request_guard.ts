@@ -1,7 +1,8 @@
 /**
- * Who may talk to the gateway: loopback `Host` names only, no foreign `Origin`, and the token
- * on everything but `/health` (SPEC §11; RELIABILITY SEC-02…04). One check for HTTP, WebSocket
- * and `/mcp`, so no route can forget it.
+ * Who may talk to the gateway on its TCP port: loopback `Host` names only, no foreign `Origin`,
+ * and the token on everything but `/health`. One check for HTTP, WebSocket and `/mcp`, so no
+ * route can forget it. (The data dir's socket, which only this user can reach, needs none of
+ * it: see `http_routes.ts`.)
  * @module
  */
 

@@ -10,13 +10,15 @@ import type { Logger } from "../logger.ts";
 import type { createMcpHttpHandler } from "../mcp_server/mcp_http_handler.ts";
 import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import { GatewayCore, type GatewayPaths } from "./gateway_core.ts";
-import { createHttpRoutes } from "./http_routes.ts";
+import { createHttpRoutes, type Listener } from "./http_routes.ts";
 import { createRouter } from "./method_table.ts";
+import type { DashboardSessions } from "./ui/dashboard_sessions.ts";
 
 /** The started core and what serves it. */
 export interface ServerParts {
   core: GatewayCore;
-  fetch: (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
+  /** Answers a request that came in on `via` (the CLI's socket, or the TCP port). */
+  fetch: (request: Request, via: Listener) => Response | Promise<Response>;
   /** Closes the MCP endpoint's sessions. */
   closeMcp: () => Promise<void>;
 }
@@ -28,6 +30,10 @@ export async function startServerParts(options: {
   log: Logger;
   token: string;
   port: () => number;
+  /** Stops the server (`POST /stop`). */
+  requestStop: () => void;
+  /** The dashboard's sign-in codes and sessions, which the TCP front consults too. */
+  sessions: DashboardSessions;
 }): Promise<ServerParts> {
   const { log, token } = options;
   const core = await GatewayCore.start(options.paths, options.loaded, log, { token });
@@ -83,10 +89,12 @@ export async function startServerParts(options: {
     port: options.port,
     version: GATEWAY_VERSION,
     mcp,
+    requestStop: options.requestStop,
+    sessions: options.sessions,
   });
   return {
     core,
-    fetch: (request, info) => app.fetch(request, info),
+    fetch: (request, via) => app.fetch(request, { via }),
     closeMcp: async () => {
       if (mcpHandler !== null) await (await mcpHandler).close();
     },

@@ -1,36 +1,47 @@
 /**
- * `Deno.serve` that outlives its own accept loop: when the loop dies (a flood of connections
- * exhausting file descriptors ends it with EMFILE), the server logs why and listens again on
- * the same address with back-off, instead of the process dying of an uncaught rejection
- * (issue 9, item 3). Deno.serve offers no connection cap or header-read timeout to prevent
- * the flood itself; surviving it and answering `/health` afterwards is the guarantee.
+ * `Deno.serve` that outlives its own accept loop: when the loop dies (descriptors exhausted
+ * end it with EMFILE), the server logs why and listens again on the same address with
+ * back-off, instead of the process dying of an uncaught rejection. Serves a TCP port or a unix
+ * socket; a socket's file is replaced when it listens again (the caller holds the data dir's
+ * lock, so no other server can own it).
  * @module
  */
 
 /** A server whose listener is restarted when it fails. */
 export interface SupervisedServer {
-  /** The bound address (the port stays the same across restarts). */
-  readonly addr: Deno.NetAddr;
+  /** The bound address (the port or socket stays the same across restarts). */
+  readonly addr: Deno.Addr;
   /** Stops listening for good and waits for requests in flight. */
   shutdown(): Promise<void>;
 }
+
+/** Where to listen: a TCP address, or a unix socket's path. */
+export type ListenAddress = { hostname: string; port: number } | { path: string };
 
 /** Longest pause between attempts to listen again. */
 const MAX_BACKOFF_MS = 5000;
 
 /** Serves `handler` on `hostname:port`; throws only when the first listen fails. */
 export function serveSupervised(options: {
-  hostname: string;
-  port: number;
+  address: ListenAddress;
   handler: Deno.ServeHandler;
   log: (message: string, fields?: Record<string, unknown>) => void;
 }): SupervisedServer {
-  let current = Deno.serve({
-    hostname: options.hostname,
-    port: options.port,
-    onListen: () => {},
-  }, options.handler);
-  const addr = current.addr as Deno.NetAddr;
+  const listen = (address: ListenAddress): Deno.HttpServer => {
+    if ("path" in address) {
+      try {
+        Deno.removeSync(address.path); // left by a server that is gone (see above)
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+      }
+    }
+    return Deno.serve({ ...address, onListen: () => {} }, options.handler);
+  };
+  let current = listen(options.address);
+  const addr = current.addr;
+  const again: ListenAddress = "path" in options.address
+    ? options.address
+    : { hostname: (addr as Deno.NetAddr).hostname, port: (addr as Deno.NetAddr).port };
   let stopped = false;
   let backoffMs = 50;
   const watch = (server: Deno.HttpServer) => {
@@ -51,11 +62,7 @@ export function serveSupervised(options: {
     setTimeout(function attempt() {
       if (stopped) return;
       try {
-        current = Deno.serve({
-          hostname: addr.hostname,
-          port: addr.port,
-          onListen: () => {},
-        }, options.handler);
+        current = listen(again);
         backoffMs = 50;
         watch(current);
       } catch (again) {

@@ -1,9 +1,10 @@
 /**
  * The dashboard's files (`/ui` and `/ui/<asset>`), served by the gateway itself so its origin is
  * the gateway's own and nothing loads from a CDN (the machine may be offline). The assets are
- * the same for everyone and hold no data, so only `/ui` itself needs the token; the page talks
- * to the gateway over `/ws?token=` alone. A strict Content-Security-Policy allows nothing else.
- * `/favicon.ico` is the icon too, without the token: a browser asks for it on every page of
+ * the same for everyone and hold no data, so only `/ui` itself needs a signed-in browser (its
+ * session cookie, see `dashboard_sessions.ts`); the page talks to the gateway over `/ws` alone,
+ * which the cookie opens too. A strict Content-Security-Policy allows nothing else.
+ * `/favicon.ico` is the icon too, without a sign-in: a browser asks for it on every page of
  * the origin (the sign-in page, an error), and a 401 there is only noise in its console.
  * @module
  */

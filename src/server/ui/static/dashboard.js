@@ -8,7 +8,6 @@ import { clippedText, el, fillTable, setChildren, showError } from "./elements.j
 import { createInspectorViews } from "./inspector_views.js";
 import { createProtocolView } from "./protocol_view.js";
 
-const token = new URLSearchParams(location.search).get("token") ?? "";
 const FAILURE_KINDS = [
   "CheckFailed",
   "SyntaxError",
@@ -37,7 +36,6 @@ function setConnection(state, text) {
 }
 
 const rpc = new RpcSocket({
-  token,
   onState: setConnection,
   onOpen: async () => {
     await rpc.request("events.subscribe");

@@ -8,13 +8,11 @@ export class RpcSocket {
   #next = 1;
   #pending = new Map();
   #listeners = new Set();
-  #token;
   #onOpen;
   #onState;
   #retry = 500;
 
-  constructor({ token, onOpen, onState }) {
-    this.#token = token;
+  constructor({ onOpen, onState }) {
     this.#onOpen = onOpen;
     this.#onState = onState;
     this.#connect();
@@ -22,9 +20,8 @@ export class RpcSocket {
 
   #connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(
-      `${scheme}://${location.host}/ws?token=${encodeURIComponent(this.#token)}`,
-    );
+    // The session cookie `gateway ui` signed this browser in with goes along.
+    const socket = new WebSocket(`${scheme}://${location.host}/ws`);
     this.#socket = socket;
     socket.onopen = () => {
       this.#retry = 500;
