@@ -12,6 +12,12 @@ import type { PermissionSet } from "../config/gateway_config.ts";
 import { permissionFlags } from "../config/permission_flags.ts";
 import { canonicalPath, pathWithin } from "../config/permission_values.ts";
 import { terminateProcess, terminateProcessGroup } from "../process/terminate_process_group.ts";
+import {
+  namespacedChildPid,
+  type OsSandbox,
+  unwrapNamespacedStatus,
+} from "../process/os_sandbox.ts";
+import { privateDirectories, type SandboxView } from "../process/sandbox_view.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 import {
   leadsGroup,
@@ -19,7 +25,11 @@ import {
   spawnRunnerProcess,
   terminalSignalsReach,
 } from "./runner_spawn.ts";
-import type { RunChannelServer, RunnerConnection } from "./run_channel_server.ts";
+import type {
+  ChannelExpectation,
+  RunChannelServer,
+  RunnerConnection,
+} from "./run_channel_server.ts";
 import { type RunStorageSweep, storageDirs, storageKey } from "./run_storage_sweep.ts";
 import type { RunnerSlots } from "./runner_slots.ts";
 
@@ -32,9 +42,17 @@ export interface RunnerProcess {
    * written, which the kill removes. Throws what the write threw.
    */
   writeScript(code: string, javaScript: boolean): string;
-  /** The directory holding the script (and the other runners' files: `runsDir`). */
+  /** The directory holding the script and the channel socket (its slot's, in `runsDir`). */
   dir: string;
+  /** The process started: Deno, or the bwrap around it (see `namespaced`). */
   child: Deno.ChildProcess;
+  /**
+   * How the runner's Deno exited, as if it had been started directly (a bwrap around it
+   * reports a signal as an exit code; see `unwrapNamespacedStatus`).
+   */
+  status: Promise<Deno.CommandStatus>;
+  /** The pid whose memory is the run's: Deno's own (inside a bwrap: its only child), or null. */
+  memoryPid(): number | null;
   /** Resolves when the runner has connected and presented its token. */
   connection: Promise<RunnerConnection>;
   /**
@@ -78,6 +96,16 @@ export interface RunnerSpawnOptions {
   denoDir: string;
   /** Directories the run is denied whatever it was granted (the data dir). @default {[]} */
   deniedPaths?: readonly string[];
+  /**
+   * The operating-system layer under Deno's permissions (`exec.osSandbox`): the runner starts
+   * in a view of only its grants, where `hiddenPaths` never exist. Without it, a plain spawn.
+   */
+  sandbox?: OsSandbox;
+  /**
+   * Directories never shown inside the OS sandbox, whatever the grant (the data dir, the
+   * user's gateway data dir with every root's state, the run scratch space). @default {[]}
+   */
+  hiddenPaths?: readonly string[];
   /**
    * Told the pid (= process group) of every runner once it has connected, so a later server can
    * reap it. Not at the spawn: reading the new process's start time then waits in the kernel
@@ -256,28 +284,41 @@ export function runnerFlags(
 /** Spawns a runner and registers its one-time token with the channel server. */
 export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerProcess> {
   const runnerId = randomHex(8);
-  const dir = options.runsDir;
   const slot = options.slots?.take();
-  const scriptPath = join(dir, slot === undefined ? `${runnerId}.ts` : `script-${slot}.ts`);
+  // A directory per slot, kept for the slot's next runner (a mkdir that finds it is cheap):
+  // the OS sandbox shows a runner its own directory and nothing else of `runsDir`.
+  const dir = join(options.runsDir, slot === undefined ? runnerId : `${slot}`);
+  const scriptPath = join(dir, "script.ts");
   const socketPath = join(dir, `${runnerId}.sock`);
   const token = randomHex(32);
   const endNonce = randomHex(16);
-  const expectation = options.channel.listen(socketPath, token);
+  let expectation: ChannelExpectation;
+  try {
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    expectation = options.channel.listen(socketPath, token);
+  } catch (error) {
+    if (slot !== undefined) options.slots?.give(slot);
+    throw error;
+  }
   // Storage named by a slot the sweep hands out again only once the storage is gone; without a
   // sweep, by this runner's random id.
   const storageSlot = options.storageSweep?.takeSlot();
   const storage = storageSlot === undefined ? runnerId : `${storageSlot}`;
   const storageName = runnerMainUrl(storage);
+  const sandbox = options.sandbox?.active ? options.sandbox : undefined;
   // A runner that may start processes leads a process group of its own, so its end takes
   // whatever it started (SBX-06); one that cannot is ended alone, and spawned without
   // setsid(1)'s exec (≈ 1 ms of CPU per run) and without a group signal that finds nothing
-  // (an Error built per signal; issue 12: CPU per run). Unless a terminal's Ctrl-C could
-  // reach the server's group: it would kill the runs a graceful stop lets finish.
-  const ownGroup = mayStartProcesses(options.permissions) || terminalSignalsReach();
+  // (an Error built per signal; issue 12: CPU per run). Inside the OS sandbox's PID namespace
+  // everything it starts ends with it, so no group is needed for that. Unless a terminal's
+  // Ctrl-C could reach the server's group: it would kill the runs a graceful stop lets finish.
+  const ownGroup = (sandbox?.kind !== "bwrap" && mayStartProcesses(options.permissions)) ||
+    terminalSignalsReach();
   let child: Deno.ChildProcess;
   let viaSetsid: boolean;
+  let namespaced: boolean;
   try {
-    ({ child, viaSetsid } = spawnRunnerProcess(options, ownGroup, {
+    ({ child, viaSetsid, namespaced } = spawnRunnerProcess(options, ownGroup, {
       args: runnerFlags({
         permissions: options.permissions,
         scriptPath,
@@ -286,10 +327,17 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
         ...(options.deniedPaths ? { deniedPaths: options.deniedPaths } : {}),
         storage,
       }),
+      ...(options.sandbox
+        ? {
+          confine: (argv: string[]) =>
+            options.sandbox!.command(argv, runnerView(options, { dir, socketPath })),
+        }
+        : {}),
     }));
   } catch (error) {
     expectation.cancel();
-    if (slot !== undefined) options.slots?.give(slot);
+    if (slot === undefined) removeQuietly(dir);
+    else options.slots?.give(slot);
     if (storageSlot !== undefined) options.storageSweep?.release(storageSlot, storageName);
     throw error;
   }
@@ -305,7 +353,13 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   let connected = false;
   let exited = false;
   let ready: RunnerConnection | null = null;
+  const status = namespaced ? child.status.then(unwrapNamespacedStatus) : child.status;
   child.status.then(() => (exited = true));
+  /** Deno's pid inside bwrap, once found (it never changes). */
+  let inner: number | null = null;
+  const memoryPid = namespaced
+    ? () => exited ? null : inner ??= namespacedChildPid(child.pid)
+    : () => exited ? null : child.pid;
   expectation.connection.then((connection) => {
     ready = connection;
     connected = true;
@@ -315,7 +369,8 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   let written: string[] | null = null;
   const writeScript = (code: string, javaScript: boolean) => {
     const path = javaScript ? javaScriptTwin(scriptPath) : scriptPath;
-    written = javaScript ? [path] : [path, compiledCopyPath(options.denoDir, path)];
+    // Inside bwrap, Deno's cache is read-only: no compiled copy is left to remove.
+    written = javaScript || namespaced ? [path] : [path, compiledCopyPath(options.denoDir, path)];
     Deno.writeTextFileSync(path, code, { mode: 0o600 });
     return path;
   };
@@ -327,7 +382,8 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
       // ≈ 3× the CPU of the unlink itself (issue 12: CPU per run). Only what was written: a
       // failed unlink builds an error (a stack capture) for nothing.
       for (const path of written ?? []) removeFileQuietly(path);
-      if (slot !== undefined) options.slots?.give(slot);
+      if (slot === undefined) removeQuietly(dir);
+      else options.slots?.give(slot);
     });
   const end = async (graceMs: number, exitWaitMs: number) => {
     expectation.cancel();
@@ -361,6 +417,8 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     writeScript,
     dir,
     child,
+    status,
+    memoryPid,
     connection: expectation.connection,
     get ready() {
       return ready;
@@ -370,6 +428,56 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     maxMemoryMb: options.maxMemoryMb,
     kill,
   };
+}
+
+/** The paths of a grant that the OS sandbox shows (`true`: everything). */
+function grantPaths(grant: boolean | string[] | undefined): true | string[] {
+  return grant === true ? true : Array.isArray(grant) ? grant : [];
+}
+
+/**
+ * What the OS sandbox shows a runner: its read (and FFI library) and write grants, never the
+ * gateway's own directories, the private directories only where a grant lies inside them,
+ * and what it needs to run — Deno, the runner's code, Deno's cache (read-only: a run adds
+ * nothing there but, with network, the remote and npm modules it imports), its slot directory
+ * (script and channel socket), and web storage of its own that ends with it.
+ */
+function runnerView(
+  options: RunnerSpawnOptions,
+  own: { dir: string; socketPath: string },
+): SandboxView {
+  const { permissions, denoDir } = options;
+  const read = grantPaths(permissions.read);
+  const ffi = grantPaths(permissions.ffi);
+  const net = permissions.net === true ||
+    (Array.isArray(permissions.net) && permissions.net.length > 0);
+  return {
+    read: read === true || ffi === true ? true : [...read, ...ffi],
+    write: grantPaths(permissions.write),
+    hidden: options.hiddenPaths ?? [],
+    private: privateDirs ??= privateDirectories(),
+    masked: [],
+    own: [denoHome ??= dirname(Deno.realPathSync(Deno.execPath())), RUNNER_DIR, denoDir, own.dir],
+    ownWritable: net ? [join(denoDir, "remote"), join(denoDir, "npm")] : [],
+    scratch: [join(denoDir, "location_data")],
+    net,
+    cwd: options.cwd,
+  };
+}
+
+/** The directory of the runner's bundles. */
+const RUNNER_DIR = dirname(RUNNER_MAIN);
+/** Looked up once: the private directories and where the Deno binary lives. */
+let privateDirs: string[] | undefined;
+let denoHome: string | undefined;
+
+/** Removes a directory and what is left in it; one already gone is what was wanted. */
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path, { recursive: true });
+  } catch {
+    // not there
+  }
 }
 
 /** Removes a file; one already gone (or never written) is what was wanted. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { RunChannelServer } from "../exec/run_channel_server.ts";
 import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { type FinishedRun, RESULT_HOOK, ScriptRunner } from "../exec/script_runner.ts";
@@ -13,6 +13,9 @@ import { rememberRecentAnswers } from "../exec/recent_answers.ts";
 import type { PreparedScript } from "../exec/script_transform.ts";
 import type { ToolMap } from "../protocol/channel_messages.ts";
 import type { ProcessLedger } from "../process/process_ledger.ts";
+import type { OsSandbox } from "../process/os_sandbox.ts";
+import { withRealPath } from "../process/sandbox_view.ts";
+import { userDataDir } from "../config/gateway_paths.ts";
 import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 import { historyEntryOf } from "./history_entry.ts";
@@ -28,11 +31,28 @@ function denoDir(): string {
     : join(Deno.env.get("XDG_CACHE_HOME") ?? join(home, ".cache"), "deno");
 }
 
+/**
+ * The directories the OS sandbox never shows a run: this root's data dir, the user's data dir
+ * (every root's token and history), and the user's run scratch space (every run's script and
+ * channel; a run sees only its own, `runner_process.ts`). Both their written and resolved forms.
+ */
+function gatewayDirectories(dataDir: string, runsDir: string): string[] {
+  const dirs = [dataDir, dirname(dirname(runsDir))];
+  try {
+    dirs.push(userDataDir({ env: Deno.env.toObject(), os: Deno.build.os }));
+  } catch {
+    // no home: only a pinned data dir exists
+  }
+  return [...new Set(dirs.flatMap(withRealPath))];
+}
+
 /** Scripts longer than this are type-checked every time (one would push out many small ones). */
 const MAX_REMEMBERED_CHECK = 64 * 1024;
 
 /** The parts of the core the runner is wired to that the core does not expose. */
 export interface RunnerParts {
+  /** The operating-system layer under Deno's permissions (`exec.osSandbox`). */
+  sandbox: OsSandbox;
   runsDir: string;
   ledger: ProcessLedger;
   telemetry: GatewayTelemetry;
@@ -98,6 +118,8 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
     runsDir: parts.runsDir,
     denoDir: denoDir(),
     deniedPaths: [core.paths.dataDir],
+    sandbox: parts.sandbox,
+    hiddenPaths: gatewayDirectories(core.paths.dataDir, parts.runsDir),
     onSpawn: (pid) => parts.ledger.record(pid),
     telemetry: parts.telemetry,
     upstreamOf: (name) => core.registry.get(name)?.kind ?? "unknown",

@@ -11,6 +11,7 @@ import type { ApiConfig, GatewayConfig, McpServerConfig } from "../config/gatewa
 import type { LoadedConfig } from "../config/config_loader.ts";
 import { runtimeDirFor } from "../config/runtime_dir.ts";
 import type { Logger } from "../logger.ts";
+import type { OsSandbox } from "../process/os_sandbox.ts";
 import type { Namespace } from "../namespaces/namespace.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
@@ -37,6 +38,8 @@ export interface NamespaceSetupOptions {
   loaded: () => LoadedConfig;
   /** Records a spawned child's pid, so a later server reaps it if this one dies. */
   onSpawn: (pid: number) => void;
+  /** The operating-system layer tool hosts start under (`exec.osSandbox`). */
+  sandbox?: OsSandbox;
 }
 
 /** Adds, replaces and removes namespaces as the root and its config say. */
