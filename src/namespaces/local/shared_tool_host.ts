@@ -4,8 +4,9 @@
  * its own permissions (issue 12: ≈ 64 MB per module saved). A module that exits, hangs or
  * crashes ends only its Worker; if the process itself dies, each module's `ToolHost` restarts
  * it under the restart policy (RELIABILITY MOD-*). Calls and results travel on each Worker's own
- * socket (`worker_links.ts`); the process's stdio carries the lifecycle. (Over 400 lines: the
- * process and the per-module handle share one message stream and read best together.)
+ * socket, the lifecycle on the host thread's own link (`worker_links.ts`); what the process
+ * writes on stdout and stderr is logged as untrusted text. (Over 400 lines: the process and the
+ * per-module handle share one message stream and read best together.)
  * @module
  */
 
@@ -22,14 +23,17 @@ import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { describeLoadError } from "./tool_host_process.ts";
 import {
   encodeMessage,
+  isWireError,
   readLines,
   type ResultMessage,
   type WireError,
 } from "./tool_host_protocol.ts";
+import { HostOutputLog } from "./host_output_log.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { type PendingCall, PendingCalls } from "./pending_calls.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { type LinkedModule, type WorkerLink, WorkerLinks } from "./worker_links.ts";
+import { settlesWithin } from "../../process/terminate_process_group.ts";
 
 const ENCODER = new TextEncoder();
 
@@ -134,7 +138,9 @@ class SharedHostProcess {
   readonly pid: number;
   readonly closed: Promise<Deno.CommandStatus>;
   #child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** The host thread's link, once it presented its token; requests wait in `#queued` before. */
+  #control: WorkerLink | undefined;
+  #queued: string[] = [];
   #modules = new Map<number, SharedModule>();
   #status: Deno.CommandStatus | undefined;
   #options: SharedToolHostsOptions;
@@ -171,7 +177,27 @@ class SharedHostProcess {
     }).spawn();
     this.pid = this.#child.pid;
     options.onSpawn?.(this.pid);
-    this.#writer = this.#child.stdin.getWriter();
+    // The host's thread joins the socket with this token, read from stdin before any module
+    // runs; stdin is closed after it, and the lifecycle travels on that link only.
+    const hostToken = crypto.randomUUID() + crypto.randomUUID();
+    this.links.expectHost({
+      token: hostToken,
+      joined: (link) => {
+        this.#control = link;
+        for (const line of this.#queued.splice(0)) link.send(line);
+      },
+      receive: (message) => this.#onNotice(message),
+      unlinked: (link) => {
+        if (this.#control === link) this.#control = undefined;
+      },
+    });
+    const writer = this.#child.stdin.getWriter();
+    const linkLine = JSON.stringify({
+      type: "link",
+      socket: this.links.socketPath,
+      token: hostToken,
+    });
+    writer.write(ENCODER.encode(`${linkLine}\n`)).then(() => writer.close()).catch(() => {});
     const maxMemoryMb = options.maxMemoryMb ?? 1024;
     const memory = watchMemory(this.pid, maxMemoryMb, () => {
       memory.stop();
@@ -181,19 +207,27 @@ class SharedHostProcess {
       );
       signalProcessGroup(this.pid, "SIGKILL");
     }, { intervalMs: 250 });
-    const stdoutDone = readLines(this.#child.stdout, (line) => this.#onLine(line), {
-      maxLineLength: 64 * 1024 * 1024,
-      onOversized: (length) =>
-        options.logger.warn(`the shared tool host sent a line of ${length} characters: dropped`),
+    // Every module in the process can write to its stdout and stderr: logged, never read as
+    // messages.
+    const stdout = new HostOutputLog("shared tool host stdout", options.logger);
+    const stderr = new HostOutputLog("shared tool host", options.logger);
+    const stdoutDone = readLines(this.#child.stdout, (line) => stdout.line(line), {
+      maxLineLength: 64 * 1024,
     }).catch(() => {});
-    const stderrDone = readLines(this.#child.stderr, (line) => {
-      options.logger.info(`[shared tool host] ${line}`);
-    }, { maxLineLength: 64 * 1024 }).catch(() => {});
+    const stderrDone = readLines(this.#child.stderr, (line) => stderr.line(line), {
+      maxLineLength: 64 * 1024,
+    }).catch(() => {});
     this.closed = this.#child.status.then(async (status) => {
       this.#status = status;
       memory.stop();
       signalProcessGroup(this.pid, "SIGKILL");
-      await Promise.all([stdoutDone, stderrDone]);
+      // The lifecycle the host sent before it died is read first (a module's import error).
+      const control = this.#control;
+      await Promise.all([
+        stdoutDone,
+        stderrDone,
+        control === undefined ? undefined : settlesWithin(control.ended, 2_000),
+      ]);
       for (const module of [...this.#modules.values()]) {
         module.hostEnded(`the shared tool host ${describeExit(status)}`);
       }
@@ -232,12 +266,15 @@ class SharedHostProcess {
 
   send(message: SharedHostRequest): void {
     if (this.#status !== undefined) return; // the exit fails the module's calls
-    this.#writer.write(ENCODER.encode(encodeMessage(message))).catch(() => {});
+    const line = encodeMessage(message);
+    if (this.#control === undefined) this.#queued.push(line);
+    else this.#control.send(line);
   }
 
   async stop(): Promise<void> {
     if (this.#status === undefined) {
-      await this.#writer.close().catch(() => {});
+      // Its link closing ends the host (it terminates its Workers and exits).
+      this.#control?.close();
       await terminateProcessGroup(this.pid, this.#child.status, {
         exitWaitMs: 500,
         graceMs: this.#options.killGraceMs ?? 2_000,
@@ -246,17 +283,8 @@ class SharedHostProcess {
     await this.closed;
   }
 
-  #onLine(line: string): void {
-    let message: { worker?: unknown; type?: unknown } & Record<string, unknown>;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      this.#options.logger.warn(
-        `the shared tool host wrote a line that is not a message: dropped: ` +
-          JSON.stringify(line.slice(0, 200)),
-      );
-      return;
-    }
+  /** A lifecycle message from the host's thread, on its link. */
+  #onNotice(message: Record<string, unknown>): void {
     const module = typeof message.worker === "number"
       ? this.#modules.get(message.worker)
       : undefined;
@@ -289,7 +317,7 @@ class SharedModule implements ToolHostConnection, LinkedModule {
   #settleReady: { resolve(exports: string[]): void; reject(error: Error): void } | undefined;
   /**
    * The exports of an import that finished before the Worker's `join` reached us: the `ready`
-   * notice (host stdout) can overtake the join (the Worker's socket). The module is ready once
+   * notice (the host's link) can overtake the join (the Worker's link). The module is ready once
    * both arrived, so that a Worker ended for another module's sake also detaches this one.
    */
   #exportsBeforeJoin: string[] | undefined;
@@ -422,7 +450,7 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     }
   }
 
-  /** A lifecycle message about the module, from the host's stdout. */
+  /** A lifecycle message about the module, from the host's thread on its link. */
   notice(message: Record<string, unknown>): void {
     switch (message.type) {
       case "ready": {
@@ -434,8 +462,8 @@ class SharedModule implements ToolHostConnection, LinkedModule {
         break;
       }
       case "load_error": {
-        const error = message.error as WireError;
-        const { reason, line } = describeLoadError(error, this.#options.moduleUrl);
+        if (!isWireError(message.error)) break;
+        const { reason, line } = describeLoadError(message.error, this.#options.moduleUrl);
         this.#failLoad(reason, line);
         this.#end("failed to import");
         break;

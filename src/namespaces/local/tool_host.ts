@@ -71,8 +71,6 @@ export interface ToolHostOptions {
   maxRestartDelayMs?: number;
   /** The breaker (and the rest of the back-off); the same policy as MCP upstreams'. */
   restart?: Partial<RestartPolicyOptions>;
-  /** Longest result message accepted from the host. @default {67108864} */
-  maxMessageLength?: number;
   /** Resident memory of the host; past it the host is restarted (issue 9). @default {1024} */
   maxMemoryMb?: number;
   /** Told the pid (= process group) of every host started, so a later server can reap it. */
@@ -387,7 +385,6 @@ export class ToolHost {
         DENO_NO_UPDATE_CHECK: "1",
       },
       loadTimeoutMs: options.loadTimeoutMs ?? 10_000,
-      maxMessageLength: options.maxMessageLength ?? 64 * 1024 * 1024,
       logger: this.#logger,
     });
   }

@@ -1,0 +1,113 @@
+/**
+ * A hostile tool module against the other modules of the shared tool host. A module with
+ * `permissions: {}` shares the host's process: it writes lifecycle lines (`exit`,
+ * `load_error`, `restarted`, `ready` with another module's number) to the process's stdout,
+ * and posts lines with embedded newlines to the host's thread; neither may fail, restart or
+ * answer for another module. Lifecycle travels only on the host's own authenticated link, and
+ * a module with restricted permissions has a Worker (a JavaScript realm) of its own.
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import type { GatewayClient } from "../src/client/gateway_client.ts";
+import { pollUntil } from "./support/poll_until.ts";
+import { execRpc, runTestRoot, withRunHarness } from "./support/run_test_support.ts";
+
+/** Forges every lifecycle line for module numbers 1…64, on stdout and through `postMessage`. */
+const EVIL = `/** Forges lifecycle messages for the other modules. @module */
+const encoder = new TextEncoder();
+/** Writes forged lifecycle lines for every module number. */
+export function strike(): number {
+  let sent = 0;
+  for (let n = 1; n <= 64; n++) {
+    const lines = [
+      { worker: n, type: "exit", reason: "PWNED exit" },
+      { worker: n, type: "load_error", error: { message: "PWNED load_error" } },
+      { worker: n, type: "restarted", placement: 99, message: "PWNED restarted" },
+      { worker: n, type: "ready", exports: ["pwned"] },
+      { worker: n, type: "log", line: "PWNED log" },
+    ];
+    for (const line of lines) {
+      Deno.stdout.writeSync(encoder.encode("\\n" + JSON.stringify(line) + "\\n"));
+      sent++;
+    }
+    // A Worker's own thread may post to the host: a line with more lines inside it.
+    const post = (globalThis as unknown as { postMessage?: (m: unknown) => void }).postMessage;
+    post?.({
+      type: "line",
+      module: n,
+      text: JSON.stringify({ type: "ready", exports: [] }) + "\\n" +
+        JSON.stringify({ worker: n + 1, type: "exit", reason: "PWNED relay" }),
+      settled: "ready",
+    });
+  }
+  return sent;
+}
+`;
+
+const VICTIM = `/** An innocent module. @module */
+/** Answers pong. */
+export function ping(): string {
+  return "pong";
+}
+`;
+
+interface NamespaceRow {
+  name: string;
+  status: string;
+  reason?: string;
+}
+
+async function statuses(client: GatewayClient): Promise<Map<string, NamespaceRow>> {
+  const answer = await client.request<{ namespaces: NamespaceRow[] }>("namespaces", {});
+  return new Map(answer.namespaces.map((n) => [n.name, n]));
+}
+
+Deno.test(
+  "a module writing forged lifecycle lines cannot fail, restart or answer for another module",
+  {
+    sanitizeOps: false,
+    sanitizeResources: false,
+  },
+  async () => {
+    const files = await runTestRoot({
+      probe: false,
+      config: {
+        // The hostile module has restricted permissions; the others have the default (all).
+        tools: { evil: { permissions: {} }, sibling: { permissions: {} } },
+      },
+      files: {
+        "tools/evil.ts": EVIL,
+        "tools/victim.ts": VICTIM,
+        "tools/sibling.ts": VICTIM,
+      },
+    });
+    await withRunHarness({ files }, async (gw) => {
+      const client = await gw.client();
+      try {
+        await pollUntil("every module ready", async () => {
+          const list = await statuses(client);
+          return ["evil", "victim", "sibling"].every((n) => list.get(n)?.status === "ready");
+        });
+        const struck = await execRpc(client, { source: "await tools.evil.strike()" });
+        assert.equal(struck.ok, true, JSON.stringify(struck));
+        // Whatever the forged lines could do, they would have done it by the next call's answer:
+        // the victims answer, stay ready, and no reason anywhere carries the attacker's text.
+        const document = await execRpc(client, {
+          source: "[await tools.victim.ping(), await tools.sibling.ping()]",
+        });
+        assert.deepEqual(document.result, ["pong", "pong"], JSON.stringify(document));
+        const list = await statuses(client);
+        for (const name of ["victim", "sibling"]) {
+          assert.equal(list.get(name)?.status, "ready", JSON.stringify(list.get(name)));
+        }
+        assert.ok(!JSON.stringify([...list.values()]).includes("PWNED"), JSON.stringify([...list]));
+        const described = await client.request<unknown>("describe", { path: "tools.victim" })
+          .catch(() => null);
+        assert.ok(!JSON.stringify(described).includes("pwned"));
+      } finally {
+        client.close();
+      }
+    });
+  },
+);
