@@ -57,14 +57,18 @@ export class HostOutputLog {
   }
 }
 
+// deno-lint-ignore no-control-regex
+const COLOUR = /\u001b\[[0-9;]*m/g;
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
 /**
  * `text` with ANSI colour codes removed, other control characters escaped (`\u001b`, `\r`…),
  * and cut to a length a log line can hold.
  */
 export function printable(text: string): string {
-  // deno-lint-ignore no-control-regex
-  const plain = text.replace(/\u001b\[[0-9;]*m/g, "").replace(
-    /[\u0000-\u0008\u000b-\u001f\u007f]/g,
+  const plain = text.replace(COLOUR, "").replace(
+    CONTROL,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
   return plain.length <= MAX_LOGGED_LENGTH
