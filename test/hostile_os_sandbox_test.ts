@@ -11,6 +11,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { findOsSandboxTools } from "../src/process/os_sandbox.ts";
+import { storagePaths } from "../src/exec/runner_process.ts";
+import { pollUntil } from "./support/poll_until.ts";
 import type { GatewayHarness } from "./support/gateway_harness.ts";
 import {
   parseRun,
@@ -156,9 +158,32 @@ Deno.test({
           "[Deno.pid, await tools.probe.echo({ nonce: 'n1' })]",
         ]);
         assert.equal(document.ok, true, JSON.stringify(document));
-        // The runner is the first process of its PID namespace.
-        assert.deepEqual(document.result, [1, { nonce: "n1" }]);
+        // The runner is the first program of its PID namespace (bwrap's reaper is pid 1).
+        assert.deepEqual(document.result, [2, { nonce: "n1" }]);
       });
+
+      await t.step(
+        "a run leaves nothing on the host: its script goes, and no compiled copy or web storage is written",
+        async () => {
+          const document = await cliRun(gw, [
+            `const file: string = import.meta.filename!;
+            localStorage.setItem("k", "v");
+            [file, Deno.mainModule, localStorage.getItem("k")]`,
+          ]);
+          const [file, main, stored] = document.result as [string, string, string];
+          assert.equal(stored, "v", JSON.stringify(document));
+          const denoDir = env(where).DENO_DIR!;
+          const compiled = join(denoDir, "gen", "file", `${file.replace(/^\/+/, "")}.js`);
+          const absent = (path: string) => Deno.stat(path).then(() => false, () => true);
+          assert.ok(await absent(compiled), `a compiled copy at ${compiled}`);
+          for (const path of storagePaths(denoDir, main)) {
+            assert.ok(await absent(path), `web storage on the host at ${path}`);
+          }
+          await pollUntil("the run's script to be removed", () => absent(file), {
+            timeoutMs: 5_000,
+          });
+        },
+      );
     });
   } finally {
     await Deno.remove(base, { recursive: true });

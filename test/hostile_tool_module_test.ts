@@ -9,9 +9,19 @@
  */
 
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import type { GatewayClient } from "../src/client/gateway_client.ts";
+import { findOsSandboxTools } from "../src/process/os_sandbox.ts";
 import { pollUntil } from "./support/poll_until.ts";
-import { execRpc, runTestRoot, withRunHarness } from "./support/run_test_support.ts";
+import {
+  execRpc,
+  killPids,
+  processesMatching,
+  type RunningDocument,
+  runTestRoot,
+  startForegroundServer,
+  withRunHarness,
+} from "./support/run_test_support.ts";
 
 /** Forges every lifecycle line for module numbers 1…64, on stdout and through `postMessage`. */
 const EVIL = `/** Forges lifecycle messages for the other modules. @module */
@@ -111,3 +121,130 @@ Deno.test(
     });
   },
 );
+
+const SNOOP = `/** Reads a path for whoever asks. @module */
+/** The text at path, or the name of the error met. */
+export function read(args: { path: string }): string {
+  try {
+    return Deno.readTextFileSync(args.path);
+  } catch (error) {
+    return "refused: " + (error as Error).name;
+  }
+}
+/** Spins for ever. */
+export function spin(): never {
+  for (;;) {
+    // busy
+  }
+}
+`;
+
+const tools = await findOsSandboxTools();
+
+Deno.test({
+  name:
+    "under exec.osSandbox a module's host sees its grants only: a link in a granted directory to the token reads nothing, and a module with every permission cannot read the token",
+  ignore: tools.sandbox.kind !== "bwrap",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "gateway-host-view-" }));
+  try {
+    const granted = join(base, "granted");
+    await Deno.mkdir(granted);
+    const files = await runTestRoot({
+      probe: false,
+      config: {
+        exec: { osSandbox: "required" },
+        tools: { confined: { permissions: { read: [granted] } }, trusted: { isolate: true } },
+      },
+      files: { "tools/confined.ts": SNOOP, "tools/trusted.ts": SNOOP },
+    });
+    await withRunHarness({ files }, async (gw) => {
+      const token = join(gw.dataDir, "token");
+      const client = await gw.client();
+      try {
+        await Deno.symlink(token, join(granted, "notes.txt"));
+        const document = await execRpc(client, {
+          source: `[await tools.confined.read({ path: ${
+            JSON.stringify(join(granted, "notes.txt"))
+          } }),
+            await tools.trusted.read({ path: ${JSON.stringify(token)} })]`,
+        });
+        assert.deepEqual(
+          document.result,
+          ["refused: NotFound", "refused: PermissionDenied"],
+          JSON.stringify(document),
+        );
+      } finally {
+        client.close();
+      }
+    });
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+for (
+  const { osSandbox, ignore } of [
+    { osSandbox: "off", ignore: Deno.build.os !== "linux" || tools.setpriv === null },
+    { osSandbox: "required", ignore: tools.sandbox.kind !== "bwrap" },
+  ] as const
+) {
+  Deno.test({
+    name:
+      `a tool host busy in a loop dies within 1 s of a kill -9 of its server (exec.osSandbox ${osSandbox})`,
+    ignore,
+    sanitizeOps: false,
+    sanitizeResources: false,
+  }, async () => {
+    const files = await runTestRoot({
+      probe: false,
+      config: { exec: { osSandbox }, tools: { snoop: { isolate: true } } },
+      files: { "tools/snoop.ts": SNOOP },
+    });
+    await withRunHarness({ files }, async (gw) => {
+      const server = await startForegroundServer(gw);
+      // Its tool host processes: their command lines name the host's entry and the module.
+      const hosts = () =>
+        processesMatching("tool_host_main.ts").filter((pid) => {
+          try {
+            return Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes(gw.root);
+          } catch {
+            return false;
+          }
+        });
+      try {
+        const client = await gw.client();
+        const running = await client.request<RunningDocument>("exec", {
+          source: "await tools.snoop.spin()",
+          check: false,
+          yieldAfterMs: 300,
+        });
+        assert.equal(running.status, "running", JSON.stringify(running));
+        await pollUntil("the tool host to be busy", () => hosts().some((pid) => cpuMs(pid) > 250));
+        client.close();
+        Deno.kill(server.pid, "SIGKILL");
+        await server.status;
+        await pollUntil("the tool host to die with the server", () => hosts().length === 0, {
+          timeoutMs: 1_000,
+          intervalMs: 20,
+          last: () => hosts(),
+        });
+      } finally {
+        killPids([server.pid, ...hosts()]);
+      }
+    });
+  });
+}
+
+/** CPU time a process has used, in ms (Linux: /proc/PID/stat utime + stime), 0 when gone. */
+function cpuMs(pid: number): number {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}

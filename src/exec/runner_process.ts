@@ -1,23 +1,23 @@
 /**
- * Starts one runner subprocess: a fresh Deno process in its own process group with no
- * permissions beyond its own channel socket and its script file (plus what the caller was
- * granted), the gateway's data dir always denied, remote and npm imports off unless network
- * access was granted (and then only from the granted hosts), and web storage private to the run
+ * Starts one runner subprocess: a fresh Deno process with no permissions beyond its own channel
+ * socket and its script file (plus what the caller was granted; flags in `runner_flags.ts`),
+ * under the operating-system sandbox when it is on (`runner_view.ts`: only its grants exist,
+ * in a PID namespace, dying with the gateway) or else through the parent-death guard, with
+ * web storage private to the run, in a process group of its own when it may start processes
  * (SPEC §5, SBX-02, issue 9 items 2, 8, 12).
  * @module
  */
 
 import { basename, dirname, join } from "node:path";
 import type { PermissionSet } from "../config/gateway_config.ts";
-import { permissionFlags } from "../config/permission_flags.ts";
-import { canonicalPath, pathWithin } from "../config/permission_values.ts";
+import { javaScriptTwin, RUNNER_MAIN, runnerFlags, runnerMainUrl } from "./runner_flags.ts";
 import { terminateProcess, terminateProcessGroup } from "../process/terminate_process_group.ts";
 import {
   namespacedChildPid,
   type OsSandbox,
   unwrapNamespacedStatus,
 } from "../process/os_sandbox.ts";
-import { privateDirectories, type SandboxView } from "../process/sandbox_view.ts";
+import { runnerView } from "./runner_view.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
 import {
   leadsGroup,
@@ -51,7 +51,7 @@ export interface RunnerProcess {
    * reports a signal as an exit code; see `unwrapNamespacedStatus`).
    */
   status: Promise<Deno.CommandStatus>;
-  /** The pid whose memory is the run's: Deno's own (inside a bwrap: its only child), or null. */
+  /** The pid whose memory is the run's: Deno's own (inside bwrap: found under the namespace's reaper), or null. */
   memoryPid(): number | null;
   /** Resolves when the runner has connected and presented its token. */
   connection: Promise<RunnerConnection>;
@@ -125,21 +125,6 @@ export interface RunnerSpawnOptions {
   slots?: RunnerSlots;
 }
 
-/**
- * The runner as one pre-built file: `runner/runner_main.ts` and the modules it imports, bundled
- * by `deno task bundle:runner` (`runner/runner_bundle_test.ts` fails when it is out of date).
- * One JavaScript file costs a runner less CPU than loading and transpiling ten modules, and
- * every run pays that start (issue 12: throughput of runs in flight).
- */
-export const RUNNER_MAIN = new URL("./runner/runner_main.bundle.js", import.meta.url).pathname;
-
-/**
- * The code of `search()`/`describe()`, bundled apart (`runner/runner_discovery.ts`): a runner
- * reads it only for a run whose script uses them, then drops its grant.
- */
-export const RUNNER_DISCOVERY =
-  new URL("./runner/runner_discovery.bundle.js", import.meta.url).pathname;
-
 /** Two hex digits of every byte value, so a token is a string concatenation per byte. */
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
@@ -147,43 +132,6 @@ function randomHex(bytes: number): string {
   let hex = "";
   for (const b of crypto.getRandomValues(new Uint8Array(bytes))) hex += HEX[b];
   return hex;
-}
-
-/**
- * `canonicalPath` of the denied paths, remembered: they are the server's own data dir, the
- * same for every runner, and resolving one costs a `realpath` walk per spawn.
- */
-const canonicalDenied = new Map<string, string>();
-
-function canonicalOnce(path: string): string {
-  let canonical = canonicalDenied.get(path);
-  if (canonical === undefined) canonicalDenied.set(path, canonical = canonicalPath(path));
-  return canonical;
-}
-
-function merge(grant: boolean | string[] | undefined, own: string[]): boolean | string[] {
-  if (grant === true) return true;
-  return [...own, ...(Array.isArray(grant) ? grant : [])];
-}
-
-/** Whether a caller's grant already covers `path` (then revoking it would narrow their grant). */
-function grantCoversPath(grant: boolean | string[] | undefined, path: string): boolean {
-  return grant === true || (Array.isArray(grant) && grant.some((g) => pathWithin(path, g)));
-}
-
-/**
- * The URL a runner is started from: the runner's file with `storage` as its query. Without
- * `--location`, Deno keys a process's web storage by its main module's URL, so a storage name
- * no other live runner holds gives the run `localStorage` and a Cache API of its own that
- * start empty (issue 9, item 8). `--location` did the same, but setting it up cost every
- * runner ≈ 3.4 M instructions (≈ 0.9 ms of CPU; callgrind, issue 12). The names are reused
- * slots (`RunStorageSweep`), since Deno also keeps its analysis of a module under its URL.
- */
-export function runnerMainUrl(storage: string): string {
-  const url = new URL("file:///");
-  url.pathname = RUNNER_MAIN;
-  url.search = `storage=${encodeURIComponent(storage)}`;
-  return url.href;
 }
 
 /**
@@ -206,79 +154,6 @@ export function compiledCopyDir(denoDir: string, dir: string): string {
 /** Where Deno keeps the compiled copy of the TypeScript module `path`: `<path>.js` there. */
 export function compiledCopyPath(denoDir: string, path: string): string {
   return `${compiledCopyDir(denoDir, dirname(path))}/${basename(path)}.js`;
-}
-
-/** The `.js` file beside a runner's TypeScript script, for a script that is JavaScript. */
-function javaScriptTwin(scriptPath: string): string {
-  return scriptPath.replace(/\.ts$/, ".js");
-}
-
-/** Builds the `deno run` flags of a runner. Exported for tests of the sandbox flags. */
-export function runnerFlags(
-  options: {
-    permissions: PermissionSet;
-    scriptPath: string;
-    socketPath: string;
-    maxMemoryMb: number;
-    /** Denied whatever the grant says (the data dir). @default {[]} */
-    deniedPaths?: readonly string[];
-    /**
-     * Names the run's private web storage (see {@linkcode runnerMainUrl}).
-     * @default {"0"}
-     */
-    storage?: string;
-  },
-): string[] {
-  const { permissions, scriptPath, socketPath } = options;
-  const netHosts = Array.isArray(permissions.net) ? permissions.net : [];
-  // Imports: none without network; only from the granted hosts with a host list (Deno's default
-  // import allow-list, esm.sh and friends, would otherwise open a channel the grant never named,
-  // and npm: would reach the registry); anything with unrestricted network.
-  const importFlags = permissions.net === true
-    ? []
-    : netHosts.length > 0
-    ? [`--allow-import=${netHosts.join(",")}`, "--no-npm"]
-    : ["--no-remote", "--no-npm"];
-  const grants: PermissionSet = {
-    ...permissions,
-    read: merge(permissions.read, [
-      scriptPath,
-      javaScriptTwin(scriptPath),
-      socketPath,
-      RUNNER_DISCOVERY,
-    ]),
-    write: merge(permissions.write, [socketPath]),
-    net: merge(permissions.net, [`unix:${socketPath}`]),
-  };
-  const denied = [...new Set((options.deniedPaths ?? []).flatMap((p) => [p, canonicalOnce(p)]))];
-  const denyFlags = denied.length === 0
-    ? []
-    : [`--deny-read=${denied.join(",")}`, `--deny-write=${denied.join(",")}`];
-  // The runner drops its socket grants once connected, unless the caller's own grant covers
-  // the path (Deno revokes a covering grant too, which would narrow what the caller asked for).
-  const revoke = !grantCoversPath(permissions.read, socketPath) &&
-    !grantCoversPath(permissions.write, socketPath);
-  return [
-    "run",
-    "--no-prompt",
-    "--no-config",
-    "--no-lock",
-    // The script is a new file for every run: its V8 code cache would be written once, never
-    // read, and grow Deno's shared cache database by one entry per run.
-    "--no-code-cache",
-    "--quiet",
-    ...importFlags,
-    // `--single-threaded`: no V8 platform threads (concurrent GC and compilers) to start and
-    // stop; a run is short and its heap small, so the start costs less CPU than they save
-    // (issue 12: throughput of runs in flight).
-    `--v8-flags=--max-old-space-size=${options.maxMemoryMb},--single-threaded`,
-    ...permissionFlags(grants),
-    ...denyFlags,
-    runnerMainUrl(options.storage ?? "0"),
-    socketPath,
-    revoke ? "revoke" : "keep",
-    ...(grantCoversPath(permissions.read, RUNNER_DISCOVERY) ? [] : ["revoke-discovery"]),
-  ];
 }
 
 /** Spawns a runner and registers its one-time token with the channel server. */
@@ -330,7 +205,10 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
       ...(options.sandbox
         ? {
           confine: (argv: string[]) =>
-            options.sandbox!.command(argv, runnerView(options, { dir, socketPath })),
+            options.sandbox!.command(
+              argv,
+              runnerView({ ...options, runnerDir: dirname(RUNNER_MAIN) }, { dir }),
+            ),
         }
         : {}),
     }));
@@ -429,47 +307,6 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     kill,
   };
 }
-
-/** The paths of a grant that the OS sandbox shows (`true`: everything). */
-function grantPaths(grant: boolean | string[] | undefined): true | string[] {
-  return grant === true ? true : Array.isArray(grant) ? grant : [];
-}
-
-/**
- * What the OS sandbox shows a runner: its read (and FFI library) and write grants, never the
- * gateway's own directories, the private directories only where a grant lies inside them,
- * and what it needs to run — Deno, the runner's code, Deno's cache (read-only: a run adds
- * nothing there but, with network, the remote and npm modules it imports), its slot directory
- * (script and channel socket), and web storage of its own that ends with it.
- */
-function runnerView(
-  options: RunnerSpawnOptions,
-  own: { dir: string; socketPath: string },
-): SandboxView {
-  const { permissions, denoDir } = options;
-  const read = grantPaths(permissions.read);
-  const ffi = grantPaths(permissions.ffi);
-  const net = permissions.net === true ||
-    (Array.isArray(permissions.net) && permissions.net.length > 0);
-  return {
-    read: read === true || ffi === true ? true : [...read, ...ffi],
-    write: grantPaths(permissions.write),
-    hidden: options.hiddenPaths ?? [],
-    private: privateDirs ??= privateDirectories(),
-    masked: [],
-    own: [denoHome ??= dirname(Deno.realPathSync(Deno.execPath())), RUNNER_DIR, denoDir, own.dir],
-    ownWritable: net ? [join(denoDir, "remote"), join(denoDir, "npm")] : [],
-    scratch: [join(denoDir, "location_data")],
-    net,
-    cwd: options.cwd,
-  };
-}
-
-/** The directory of the runner's bundles. */
-const RUNNER_DIR = dirname(RUNNER_MAIN);
-/** Looked up once: the private directories and where the Deno binary lives. */
-let privateDirs: string[] | undefined;
-let denoHome: string | undefined;
 
 /** Removes a directory and what is left in it; one already gone is what was wanted. */
 function removeQuietly(path: string): void {

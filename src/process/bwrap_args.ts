@@ -2,8 +2,9 @@
  * Turns a {@linkcode SandboxView} into bubblewrap (`bwrap`) arguments: a new mount namespace
  * built from an empty root, holding the system's read-only directories (or the whole file
  * system when the grant is everything), each grant, the hidden and private directories
- * replaced by empty ones, then the process's own files; a PID namespace in which the program is
- * the first process, so ending it (or the bwrap that watches it) ends everything it started;
+ * replaced by empty ones, then the process's own files; a PID namespace whose first process is
+ * bwrap's own reaper, so ending the bwrap the gateway started ends everything inside (and the
+ * program keeps the signal semantics of an ordinary process: it can end itself);
  * `--die-with-parent` at both levels, so nothing outlives the gateway; `--new-session`, so no
  * terminal can be driven from inside; a network namespace of its own when the view has no
  * network (unix sockets on the file system still connect).
@@ -68,7 +69,6 @@ export function bwrapArgs(view: SandboxView, host: HostPaths = DENO_HOST_PATHS):
     "--die-with-parent",
     "--new-session",
     "--unshare-pid",
-    "--as-pid-1",
     ...(view.net ? [] : ["--unshare-net"]),
   ];
   const mounts: Mount[] = [];
@@ -91,6 +91,7 @@ export function bwrapArgs(view: SandboxView, host: HostPaths = DENO_HOST_PATHS):
       args.push("--tmpfs", path);
       mounts.push({ dest: path, shows: false });
     } else {
+      // The null device on bwrap's nodev mount: opening it fails (EACCES), as a secret should.
       args.push("--ro-bind", "/dev/null", path);
       mounts.push({ dest: path, shows: false });
     }
@@ -114,8 +115,7 @@ export function bwrapArgs(view: SandboxView, host: HostPaths = DENO_HOST_PATHS):
   const grants = grantList(view, exists).filter((g) =>
     !view.hidden.some((hidden) => within(g.path, hidden))
   );
-  const insidePrivate = (path: string) =>
-    view.private.some((dir) => within(path, dir) && path !== dir);
+  const insidePrivate = (path: string) => view.private.some((dir) => within(path, dir));
   for (const grant of grants) {
     if (insidePrivate(grant.path)) continue;
     // Under an unrestricted read, a read grant shows nothing new.
@@ -135,9 +135,10 @@ export function bwrapArgs(view: SandboxView, host: HostPaths = DENO_HOST_PATHS):
   }
   // Again: a grant shown again inside a private directory may hold a hidden one.
   for (const path of [...view.hidden].sort(byDepth)) empty(path);
-  for (const path of view.masked) empty(path);
   for (const path of view.own) bind(path, false);
   for (const path of view.ownWritable) bind(path, true);
+  // Last: a secret stays empty whatever shows the directory it is in.
+  for (const path of view.masked) empty(path);
   for (const path of view.scratch) {
     if (host.kind(path) === "dir") args.push("--tmpfs", path);
   }

@@ -96,6 +96,8 @@ async function probe(argv: string[]): Promise<string | null> {
 }
 
 let found: Promise<OsSandboxTools> | undefined;
+/** What {@linkcode findOsSandboxTools} found, once it has. */
+let foundTools: OsSandboxTools | undefined;
 
 /**
  * Finds and tries the sandbox tools once per process: bwrap must start a process in the
@@ -103,7 +105,22 @@ let found: Promise<OsSandboxTools> | undefined;
  * and setpriv must accept `--pdeathsig`.
  */
 export function findOsSandboxTools(): Promise<OsSandboxTools> {
-  return found ??= (async (): Promise<OsSandboxTools> => {
+  return found ??= probeTools().then((tools) => foundTools = tools);
+}
+
+/**
+ * What {@linkcode findOsSandboxTools} found; throws when it has not finished (a server awaits
+ * it while it opens its state, before anything starts a process).
+ */
+export function foundOsSandboxTools(): OsSandboxTools {
+  if (foundTools === undefined) {
+    throw new Error("The operating-system sandbox tools were not looked for yet");
+  }
+  return foundTools;
+}
+
+function probeTools(): Promise<OsSandboxTools> {
+  return (async (): Promise<OsSandboxTools> => {
     if (Deno.build.os === "darwin") {
       const path = "/usr/bin/sandbox-exec";
       const why = await probe([path, "-p", "(version 1)(allow default)", "/usr/bin/true"]);
@@ -133,7 +150,6 @@ export function findOsSandboxTools(): Promise<OsSandboxTools> {
         "--new-session",
         "--unshare-pid",
         "--unshare-net",
-        "--as-pid-1",
         truePath,
       ]).then((why) => why === null ? null : `bwrap cannot make namespaces here (${why})`),
       setprivPath === null
@@ -268,13 +284,19 @@ export function unwrapNamespacedStatus(status: Deno.CommandStatus): Deno.Command
 }
 
 /**
- * The pid of the program inside a bwrap started with `--as-pid-1` (bwrap's only child), as
- * this process sees it, or null before it is started or after it is gone. Its memory is the
- * run's; bwrap's own is not.
+ * The pid of the program inside a bwrap started by the gateway, as this process sees it: the
+ * child of the reaper that is the first process of the namespace (the only child of the bwrap
+ * started). Null before it is started or after it is gone. Its memory is the run's; bwrap's own
+ * is not.
  */
 export function namespacedChildPid(bwrapPid: number): number | null {
+  const reaper = onlyChild(bwrapPid);
+  return reaper === null ? null : onlyChild(reaper);
+}
+
+function onlyChild(pid: number): number | null {
   try {
-    const children = Deno.readTextFileSync(`/proc/${bwrapPid}/task/${bwrapPid}/children`).trim();
+    const children = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`).trim();
     const first = Number(children.split(" ")[0]);
     return Number.isInteger(first) && first > 0 ? first : null;
   } catch {

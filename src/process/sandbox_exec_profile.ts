@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { SandboxView } from "./sandbox_view.ts";
+import { type SandboxView, within } from "./sandbox_view.ts";
 
 /** A Seatbelt string literal (the profile language reads `\\` and `\"` escapes). */
 export function seatbeltString(text: string): string {
@@ -31,8 +31,7 @@ const DEVICE_WRITES = ["/dev/null", "/dev/zero", "/dev/dtracehelper", "/dev/tty"
 /** The `sandbox-exec -p` profile showing `view`. */
 export function sandboxExecProfile(view: SandboxView): string {
   const lines = ["(version 1)", "(allow default)"];
-  const insidePrivate = (path: string) =>
-    view.private.some((dir) => path !== dir && (path.startsWith(`${dir}/`) || dir === "/"));
+  const insidePrivate = (path: string) => view.private.some((dir) => within(path, dir));
   if (view.private.length > 0) {
     lines.push(`(deny file-read* file-write* ${subpaths(view.private)})`);
   }
@@ -50,12 +49,12 @@ export function sandboxExecProfile(view: SandboxView): string {
   if (view.hidden.length > 0) {
     lines.push(`(deny file-read* file-write* ${subpaths(view.hidden)})`);
   }
-  if (view.masked.length > 0) {
-    lines.push(`(deny file-read* file-write* ${literals(view.masked)})`);
-  }
   if (view.own.length > 0) lines.push(`(allow file-read* ${subpaths(view.own)})`);
   const writable = [...view.ownWritable, ...view.scratch];
   if (writable.length > 0) lines.push(`(allow file-read* file-write* ${subpaths(writable)})`);
+  if (view.masked.length > 0) {
+    lines.push(`(deny file-read* file-write* ${subpaths(view.masked)})`);
+  }
   if (!view.net) {
     lines.push("(deny network*)");
     lines.push("(allow network-outbound (remote unix-socket))");

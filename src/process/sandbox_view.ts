@@ -22,10 +22,13 @@ export interface SandboxView {
   /**
    * Directories that exist inside only where a grant lies within them (home directories,
    * `/tmp`): a grant of a parent such as `/` does not open them, a grant of `~/project` opens
-   * that directory alone.
+   * that directory alone (and a grant of `~` the whole home).
    */
   private: readonly string[];
-  /** Files that read as empty whatever a grant covers (a secret in a directory it may see). */
+  /**
+   * Secrets in a directory the process may see, whatever shows them (applied last): a
+   * directory is empty there, a file cannot be opened.
+   */
   masked: readonly string[];
   /** Read-only, whatever else is hidden: what the process itself needs (its program, its code). */
   own: readonly string[];

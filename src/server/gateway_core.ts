@@ -19,7 +19,6 @@ import { renderScriptGlobals } from "../namespaces/render_types.ts";
 import { Approvals } from "./approvals.ts";
 import { CallPolicy } from "./call_policy.ts";
 import type { ProcessLedger } from "../process/process_ledger.ts";
-import { findOsSandboxTools, OsSandbox, type OsSandboxTools } from "../process/os_sandbox.ts";
 import { SecretMask } from "../config/secret_mask.ts";
 import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import {
@@ -100,11 +99,8 @@ export class GatewayCore {
   ): Promise<GatewayCore> {
     const approvals = new Approvals();
     const token = options.token ?? null;
-    // "required" with no sandbox on this machine is refused before anything is opened.
-    const sandboxTools = await findOsSandboxTools();
-    new OsSandbox(sandboxTools, { setting: () => loaded.config.exec.osSandbox }).check();
     const state = await openGatewayState(paths, loaded, { token, approvals, log });
-    const core = new GatewayCore(paths, loaded, log, approvals, token, { ...state, sandboxTools });
+    const core = new GatewayCore(paths, loaded, log, approvals, token, state);
     await core.#begin();
     return core;
   }
@@ -115,7 +111,7 @@ export class GatewayCore {
     log: Logger,
     approvals: Approvals,
     token: string | null,
-    state: OpenedState & { sandboxTools: OsSandboxTools },
+    state: OpenedState,
   ) {
     this.paths = paths;
     this.#loaded = loaded;
@@ -127,11 +123,6 @@ export class GatewayCore {
     this.shared = state.shared;
     this.#ledger = state.ledger;
     this.#runtimeDir = state.runtimeDir;
-    const sandbox = new OsSandbox(state.sandboxTools, {
-      setting: () => this.config.exec.osSandbox,
-      log: (message) => log.warn(message, { component: "sandbox" }),
-    });
-    sandbox.check();
     this.workflows = new WorkflowsOnDemand(state.store.workflows, paths.root.dir);
     this.#checker = ScriptCheckerWorker.start({
       cacheDir: join(paths.dataDir, "cache"),
@@ -157,7 +148,6 @@ export class GatewayCore {
       log,
       loaded: () => this.#loaded,
       onSpawn: (pid) => this.#ledger.record(pid),
-      sandbox,
     });
     this.#views = new CatalogueViews(this.registry, join(paths.root.dir, "scripts"), log);
     this.#rootWatcher = new RootWatcher(paths.root, {
@@ -171,7 +161,6 @@ export class GatewayCore {
       maxQueuedRuns: () => this.config.exec.maxQueuedRuns,
     });
     this.runner = createScriptRunner(this, {
-      sandbox,
       runsDir: state.runsDir,
       ledger: state.ledger,
       telemetry: this.#telemetry,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { RunChannelServer } from "../exec/run_channel_server.ts";
 import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { type FinishedRun, RESULT_HOOK, ScriptRunner } from "../exec/script_runner.ts";
@@ -13,23 +13,14 @@ import { rememberRecentAnswers } from "../exec/recent_answers.ts";
 import type { PreparedScript } from "../exec/script_transform.ts";
 import type { ToolMap } from "../protocol/channel_messages.ts";
 import type { ProcessLedger } from "../process/process_ledger.ts";
-import type { OsSandbox } from "../process/os_sandbox.ts";
+import { foundOsSandboxTools, OsSandbox } from "../process/os_sandbox.ts";
+import { denoDir } from "../process/deno_dir.ts";
 import { withRealPath } from "../process/sandbox_view.ts";
 import { userDataDir } from "../config/gateway_paths.ts";
 import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 import { historyEntryOf } from "./history_entry.ts";
 import type { ToolCallEvent } from "./run_tracker.ts";
-
-/** Deno's cache directory, which runners share with the server. */
-function denoDir(): string {
-  const env = Deno.env.get("DENO_DIR");
-  if (env) return env;
-  const home = Deno.env.get("HOME") ?? "/tmp";
-  return Deno.build.os === "darwin"
-    ? join(home, "Library", "Caches", "deno")
-    : join(Deno.env.get("XDG_CACHE_HOME") ?? join(home, ".cache"), "deno");
-}
 
 /**
  * The directories the OS sandbox never shows a run: this root's data dir, the user's data dir
@@ -51,8 +42,6 @@ const MAX_REMEMBERED_CHECK = 64 * 1024;
 
 /** The parts of the core the runner is wired to that the core does not expose. */
 export interface RunnerParts {
-  /** The operating-system layer under Deno's permissions (`exec.osSandbox`). */
-  sandbox: OsSandbox;
   runsDir: string;
   ledger: ProcessLedger;
   telemetry: GatewayTelemetry;
@@ -118,7 +107,9 @@ export function createScriptRunner(core: GatewayCore, parts: RunnerParts): Scrip
     runsDir: parts.runsDir,
     denoDir: denoDir(),
     deniedPaths: [core.paths.dataDir],
-    sandbox: parts.sandbox,
+    // The tools were found while the state was opened (`gateway_state.ts`), which also said
+    // once if there are none.
+    sandbox: new OsSandbox(foundOsSandboxTools(), { setting: () => core.config.exec.osSandbox }),
     hiddenPaths: gatewayDirectories(core.paths.dataDir, parts.runsDir),
     onSpawn: (pid) => parts.ledger.record(pid),
     telemetry: parts.telemetry,

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RUNNER_DISCOVERY, RUNNER_MAIN } from "../runner_process.ts";
+import { RUNNER_DISCOVERY, RUNNER_MAIN } from "../runner_flags.ts";
 import { assertBundleFresh } from "../../../test/support/bundle_freshness.ts";
 
 for (

@@ -10,7 +10,17 @@
  * @module
  */
 
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { LogMethods } from "../../logger.ts";
+import type { PermissionSet } from "../../config/gateway_config.ts";
+import {
+  type ConfinedCommand,
+  namespacedChildPid,
+  type OsSandbox,
+  unwrapNamespacedStatus,
+} from "../../process/os_sandbox.ts";
+import { toolHostView } from "./tool_host_view.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { watchMemory } from "../../process/memory_watch.ts";
 import {
@@ -55,6 +65,13 @@ export interface SharedToolHostsOptions {
    * where a later server finds what a dead one left. @default {the system temp dir}
    */
   socketDir?: string;
+  /**
+   * The operating-system layer the hosts start under (`exec.osSandbox`); modules whose views
+   * differ (`tool_host_view.ts`) then share no process.
+   */
+  sandbox?: OsSandbox;
+  /** Directories the OS sandbox never shows a host (other processes' scratch space). */
+  hiddenPaths?: readonly string[];
 }
 
 /** How to load one module into a shared host. */
@@ -70,6 +87,10 @@ export interface SharedModuleOptions {
   configPath: string | null;
   /** The Worker's permissions. */
   permissions: Deno.PermissionOptions;
+  /** The module's configured grants (undefined = all): what the OS sandbox shows its host. */
+  grants: PermissionSet | undefined;
+  /** The data dir handed to the module (`GATEWAY_DATA_DIR`). */
+  dataDir: string;
   /**
    * Whether the module may import from any host (it may use the network): such modules share
    * a host started with `--allow-import`; the others one limited to Deno's default import
@@ -99,7 +120,12 @@ export class SharedToolHosts {
   /** Loads a module into the shared host for its cwd and config (started if none runs). */
   open(options: SharedModuleOptions): ToolHostConnection {
     if (this.#stopped) throw new Error("Cannot load a tool module: the shared tool hosts stopped");
-    const key = `${options.cwd}\0${options.configPath ?? ""}\0${options.importAnywhere}`;
+    // Under the OS sandbox a host's view is its first module's grants: only modules with the
+    // same grants (and directory) may share it.
+    const view = this.#options.sandbox?.active
+      ? `\0${JSON.stringify(options.grants ?? "all")}\0${dirname(options.moduleUrl)}`
+      : "";
+    const key = `${options.cwd}\0${options.configPath ?? ""}\0${options.importAnywhere}${view}`;
     let host = this.#hosts.get(key);
     if (host === undefined || host.exited) {
       const started = new SharedHostProcess(options, this.#options);
@@ -115,6 +141,12 @@ export class SharedToolHosts {
   /** Where the hosts' socket directories go; isolated hosts put theirs there too. */
   get socketDir(): string | undefined {
     return this.#options.socketDir;
+  }
+
+  /** The OS sandbox the hosts start under, and what it hides; isolated hosts use them too. */
+  get confinement(): { sandbox?: OsSandbox; hiddenPaths?: readonly string[] } {
+    const { sandbox, hiddenPaths } = this.#options;
+    return { ...(sandbox ? { sandbox } : {}), ...(hiddenPaths ? { hiddenPaths } : {}) };
   }
 
   /** The sockets the running hosts' Workers take their calls on (diagnostics and tests). */
@@ -146,6 +178,7 @@ class SharedHostProcess {
   #options: SharedToolHostsOptions;
   /** The Workers' direct connections: calls and results bypass the host's thread. */
   readonly links: WorkerLinks;
+  #memoryPid: () => number | null = () => null;
 
   constructor(module: SharedModuleOptions, options: SharedToolHostsOptions) {
     this.#options = options;
@@ -157,7 +190,8 @@ class SharedHostProcess {
     const grants = module.importAnywhere
       ? ["--allow-all"]
       : ["read", "write", "net", "env", "run", "ffi", "sys"].map((name) => `--allow-${name}`);
-    const args = [
+    const command = [
+      Deno.execPath(),
       "run",
       "--no-prompt",
       "--unstable-worker-options",
@@ -165,8 +199,27 @@ class SharedHostProcess {
       ...grants,
       new URL("./shared_tool_host_main.ts", import.meta.url).href,
     ];
-    options.logger.info(`starting the shared tool host: ${Deno.execPath()} ${args.join(" ")}`);
-    this.#child = new Deno.Command(Deno.execPath(), {
+    let confined: ConfinedCommand = { argv: command, namespaced: false };
+    try {
+      confined = options.sandbox?.command(
+        command,
+        toolHostView({
+          permissions: module.grants,
+          moduleDir: dirname(fileURLToPath(module.moduleUrl)),
+          configPath,
+          cwd: module.cwd,
+          socketDir: dirname(this.links.socketPath),
+          dataDir: module.dataDir,
+          hidden: options.hiddenPaths ?? [],
+        }),
+      ) ?? confined;
+    } catch (error) {
+      this.links.close();
+      throw error;
+    }
+    const [program, ...args] = confined.argv;
+    options.logger.info(`starting the shared tool host: ${confined.argv.join(" ")}`);
+    this.#child = new Deno.Command(program!, {
       args,
       cwd: module.cwd,
       env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
@@ -199,7 +252,16 @@ class SharedHostProcess {
     });
     writer.write(ENCODER.encode(`${linkLine}\n`)).then(() => writer.close()).catch(() => {});
     const maxMemoryMb = options.maxMemoryMb ?? 1024;
-    const memory = watchMemory(this.pid, maxMemoryMb, () => {
+    /** The host's pid inside bwrap, once found. */
+    let inner: number | null = null;
+    const memoryPid = () =>
+      this.#status !== undefined
+        ? null
+        : confined.namespaced
+        ? inner ??= namespacedChildPid(this.pid)
+        : this.pid;
+    this.#memoryPid = memoryPid;
+    const memory = watchMemory(memoryPid, maxMemoryMb, () => {
       memory.stop();
       options.logger.warn(
         `the shared tool host used more than ${maxMemoryMb} MB of memory and was restarted ` +
@@ -217,7 +279,10 @@ class SharedHostProcess {
     const stderrDone = readLines(this.#child.stderr, (line) => stderr.line(line), {
       maxLineLength: 64 * 1024,
     }).catch(() => {});
-    this.closed = this.#child.status.then(async (status) => {
+    const exit = confined.namespaced
+      ? this.#child.status.then(unwrapNamespacedStatus)
+      : this.#child.status;
+    this.closed = exit.then(async (status) => {
       this.#status = status;
       memory.stop();
       signalProcessGroup(this.pid, "SIGKILL");
@@ -239,6 +304,11 @@ class SharedHostProcess {
 
   get exited(): boolean {
     return this.#status !== undefined;
+  }
+
+  /** The pid whose memory is the host's (inside bwrap: found under the namespace's reaper), or null when gone. */
+  memoryPid(): number | null {
+    return this.#memoryPid();
   }
 
   load(worker: number, options: SharedModuleOptions): ToolHostConnection {
@@ -343,6 +413,11 @@ class SharedModule implements ToolHostConnection, LinkedModule {
 
   get pid(): number {
     return this.#host.pid;
+  }
+
+  /** The shared process's (not watched per module: see `SharedToolHostsOptions.maxMemoryMb`). */
+  memoryPid(): number | null {
+    return this.#host.memoryPid();
   }
 
   get worker(): number {

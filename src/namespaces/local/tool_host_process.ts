@@ -26,6 +26,7 @@ import {
 } from "./tool_host_protocol.ts";
 import { HostOutputLog, printable } from "./host_output_log.ts";
 import { settlesWithin } from "../../process/terminate_process_group.ts";
+import { namespacedChildPid, unwrapNamespacedStatus } from "../../process/os_sandbox.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import type { LinkedModule, WorkerLink, WorkerLinks } from "./worker_links.ts";
 
@@ -43,6 +44,11 @@ export interface ToolHostProcessOptions {
   moduleUrl: string;
   /** Executable and its arguments, e.g. `[Deno.execPath(), "run", …]`. */
   command: string[];
+  /**
+   * Whether `command` starts bwrap around the host (`OsSandbox.command`): its status is then
+   * read as the host's, and the host's memory is the program's inside it.
+   */
+  namespaced?: boolean;
   cwd: string;
   /** Added to the inherited environment. */
   env: Record<string, string>;
@@ -77,6 +83,8 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
   #held: string[] = [];
   #status: Deno.CommandStatus | undefined;
   #loadError: WireError | undefined;
+  /** The host's pid inside bwrap, once found. */
+  #innerPid: number | null = null;
   /** The module's output: logged with its label, kept for a failed import's hint. */
   #stderr: HostOutputLog;
   #settleReady: { resolve(exports: string[]): void; reject(error: Error): void } | undefined;
@@ -124,7 +132,10 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
     const stderrDone = readLines(this.#child.stderr, (line) => this.#stderr.line(line), {
       maxLineLength: 64 * 1024,
     }).catch(() => {});
-    this.closed = this.#child.status.then(async (status) => {
+    const exit = options.namespaced
+      ? this.#child.status.then(unwrapNamespacedStatus)
+      : this.#child.status;
+    this.closed = exit.then(async (status) => {
       this.#status = status;
       signalProcessGroup(this.pid, "SIGKILL"); // descendants the module left behind in its group
       // What it sent on its link before it died is read first (its import error).
@@ -140,6 +151,13 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
       this.#onExit(status);
       return status;
     });
+  }
+
+  /** The pid whose memory is the host's (inside bwrap: found under the namespace's reaper), or null when gone. */
+  memoryPid(): number | null {
+    if (this.#status !== undefined) return null;
+    if (!this.#options.namespaced) return this.pid;
+    return this.#innerPid ??= namespacedChildPid(this.pid);
   }
 
   /** How the process ended (`exited with code 3`), once it has. */

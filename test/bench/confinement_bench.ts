@@ -1,0 +1,241 @@
+/**
+ * What the gateway's confinement costs, measured in one process against the same gateway
+ * without it: the operating-system sandbox (`exec.osSandbox`, bubblewrap here) per run from the
+ * warm pool and per local tool call, each alternated with a gateway set to "off" (which still
+ * starts runners through setpriv's parent-death signal); the CPU of one call with a 15 MB
+ * argument and a 15 MB result; and the memory of five tool modules in the shared host against
+ * five isolated (what one process per module, the way to keep a module's memory from taking
+ * the others down, would cost).
+ * @module
+ */
+
+import { createHarness, type GatewayHarness, type RootFiles } from "../support/gateway_harness.ts";
+import type { RunDocument } from "../../src/protocol/run_document.ts";
+import { findOsSandboxTools } from "../../src/process/os_sandbox.ts";
+import { pollUntil } from "../support/poll_until.ts";
+import { median, row, valueRow } from "./bench_support.ts";
+import { describeTotal, describeTree, processTreeMemory } from "./process_tree_memory.ts";
+import { procStatFields } from "../../src/process/proc_stat.ts";
+
+const ECHO = `/** Returns its argument. */
+export function echo(args: { v: string }): string {
+  return args.v;
+}
+`;
+
+/** CPU of a process itself, in ms (Linux: utime, stime). */
+function cpuOwnMs(pid: number): number {
+  const fields = procStatFields(pid);
+  return fields === null ? NaN : (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/**
+ * CPU of a process and of its children it has reaped, in ms (Linux: utime, stime, cutime,
+ * cstime): a server's runners, and the bwrap around them, end as its reaped children.
+ */
+function cpuTreeMs(pid: number): number {
+  const fields = procStatFields(pid);
+  if (fields === null) return NaN;
+  return [11, 12, 13, 14].reduce((sum, at) => sum + Number(fields[at]), 0) * 10;
+}
+
+interface Side {
+  gw: GatewayHarness;
+  pid: number;
+  exec(source: string): Promise<RunDocument>;
+  close(): void;
+}
+
+async function startSide(osSandbox: "auto" | "off", files: RootFiles): Promise<Side> {
+  const config = JSON.parse(files["gateway.json"] ?? "{}");
+  const gw = await createHarness({
+    files: {
+      ...files,
+      "gateway.json": JSON.stringify({ ...config, exec: { ...config.exec, osSandbox } }),
+    },
+  });
+  const client = await gw.client();
+  const { pid } = await gw.server();
+  const exec = async (source: string) => {
+    const doc = await client.request<RunDocument>("exec", { source, check: false });
+    if (!doc.ok) throw new Error(`bench run failed: ${JSON.stringify(doc.error)}`);
+    return doc;
+  };
+  return { gw, pid, exec, close: () => client.close() };
+}
+
+/**
+ * The OS sandbox against "off": wall time and server-tree CPU (the runners' and the pool's
+ * refills included) per trivial run, and time per local call, the two gateways in turn.
+ */
+export async function measureOsSandboxCost(runs: number, rounds: number): Promise<void> {
+  const tools = await findOsSandboxTools();
+  if (tools.sandbox.kind !== "bwrap") {
+    console.log(`OS sandbox: not measured (${tools.sandbox.kind ?? tools.sandbox.why})`);
+    return;
+  }
+  const files: RootFiles = {
+    "gateway.json": JSON.stringify({ port: 0, exec: { poolSize: 2, maxToolCalls: 5000 } }),
+    "tools/echo.ts": ECHO,
+  };
+  const sides = { auto: await startSide("auto", files), off: await startSide("off", files) };
+  try {
+    const times = { auto: [] as number[], off: [] as number[] };
+    const cpu = { auto: [] as number[], off: [] as number[] };
+    const calls = { auto: [] as number[], off: [] as number[] };
+    const callScript = `let t = 0; const n = 300;
+      for (let i = 0; i < 20; i++) await tools.echo.echo({ v: "x" });
+      const start = performance.now();
+      for (let i = 0; i < n; i++) await tools.echo.echo({ v: "x" });
+      (performance.now() - start) / n`;
+    for (const side of Object.values(sides)) {
+      await side.exec("1");
+      await side.exec(callScript);
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const name of ["auto", "off"] as const) {
+        const side = sides[name];
+        const before = cpuTreeMs(side.pid);
+        for (let i = 0; i < runs; i++) {
+          // An agent thinks between runs: the pool refills in the pause.
+          await new Promise((r) => setTimeout(r, 150));
+          const start = performance.now();
+          await side.exec("console.log(1 + 1)");
+          times[name].push(performance.now() - start);
+        }
+        // The last refill's spawn is part of the runs' cost: let it finish.
+        await new Promise((r) => setTimeout(r, 300));
+        cpu[name].push((cpuTreeMs(side.pid) - before) / runs);
+        calls[name].push(Number((await side.exec(callScript)).result));
+      }
+    }
+    const run = { auto: median(times.auto), off: median(times.off) };
+    const runCpu = { auto: median(cpu.auto), off: median(cpu.off) };
+    const call = { auto: median(calls.auto), off: median(calls.off) };
+    console.log("the OS sandbox (bubblewrap) against exec.osSandbox off, alternated:");
+    row(
+      "  a run from the warm pool, over RPC (check off)",
+      run.auto,
+      `vs ${run.off.toFixed(2)} ms off: ${(run.auto - run.off).toFixed(2)} ms more`,
+    );
+    row(
+      "  its CPU: server + runner + the pool's refill, per run",
+      runCpu.auto,
+      `vs ${runCpu.off.toFixed(2)} ms off: ${(runCpu.auto - runCpu.off).toFixed(2)} ms more`,
+    );
+    row(
+      "  a local tool call (echo, timed in the script)",
+      call.auto,
+      `vs ${call.off.toFixed(2)} ms off: ${(call.auto - call.off).toFixed(3)} ms more`,
+    );
+    const idle = processTreeMemory(sides.auto.pid);
+    valueRow(
+      "  its gateway's resident memory, idle after runs",
+      describeTotal(idle),
+      `vs ${describeTotal(processTreeMemory(sides.off.pid))} off`,
+    );
+  } finally {
+    for (const side of Object.values(sides)) {
+      side.close();
+      await side.gw.dispose();
+    }
+  }
+}
+
+/**
+ * One call with a 15 MB argument, then one with a 15 MB result: wall time and the CPU of the
+ * server and the shared tool host, the runner's as it reads it itself.
+ */
+export async function measureBigCall(): Promise<void> {
+  const side = await startSide("auto", {
+    "gateway.json": JSON.stringify({ port: 0, exec: { timeoutMs: 120_000 } }),
+    "tools/echo.ts": ECHO,
+  });
+  try {
+    const host = await pollUntil("the shared tool host", () => sharedHostPid(side.pid));
+    await side.exec(`await tools.echo.echo({ v: "warm" })`);
+    console.log("one local call of 15 MB:");
+    for (
+      const [label, source] of [
+        [
+          "argument",
+          `const v = "x".repeat(15_000_000); const c = process.cpuUsage(); const t = performance.now();
+          (await tools.echo.echo({ v })).length;
+          const used = process.cpuUsage(c);
+          [performance.now() - t, (used.user + used.system) / 1000]`,
+        ],
+        [
+          "argument and result",
+          `const v = "x".repeat(15_000_000); const c = process.cpuUsage(); const t = performance.now();
+          const back = await tools.echo.echo({ v });
+          const used = process.cpuUsage(c);
+          [performance.now() - t, (used.user + used.system) / 1000, back.length]`,
+        ],
+      ] as const
+    ) {
+      const server = cpuOwnMs(side.pid);
+      const hostCpu = cpuOwnMs(host);
+      const doc = await side.exec(source);
+      const [ms, runnerCpu] = doc.result as [number, number];
+      row(
+        `  a 15 MB ${label}, timed in the script`,
+        ms,
+        `CPU: server ${(cpuOwnMs(side.pid) - server).toFixed(0)} ms, tool host ${
+          (cpuOwnMs(host) - hostCpu).toFixed(0)
+        } ms, runner ${runnerCpu.toFixed(0)} ms`,
+      );
+    }
+  } finally {
+    side.close();
+    await side.gw.dispose();
+  }
+}
+
+function sharedHostPid(serverPid: number): number | null {
+  for (const process of processTreeMemory(serverPid).processes) {
+    if (process.command === "shared tool host") return process.pid;
+  }
+  return null;
+}
+
+/**
+ * Five tool modules idle in the shared host against the same five isolated (a process each):
+ * the memory one process per module would cost.
+ */
+export async function measureModuleIsolation(modules: Record<string, string>): Promise<void> {
+  const names = Object.keys(modules);
+  const files = (isolate: boolean): RootFiles => ({
+    "gateway.json": JSON.stringify({
+      port: 0,
+      tools: Object.fromEntries(names.map((name) => [name, { isolate }])),
+    }),
+    ...Object.fromEntries(names.map((name) => [`tools/${name}.ts`, modules[name]!])),
+  });
+  console.log(`${names.length} tool modules idle, shared host against a process each:`);
+  for (const isolate of [false, true]) {
+    const gw = await createHarness({ files: files(isolate) });
+    try {
+      const client = await gw.client();
+      const { pid, port, token } = await gw.server();
+      await pollUntil("every module ready", async () => {
+        const response = await fetch(`http://127.0.0.1:${port}/health`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        const health = await response.json() as { namespaces: { status: string }[] };
+        return health.namespaces.length === names.length &&
+          health.namespaces.every((ns) => ns.status === "ready");
+      }, { timeoutMs: 60_000, intervalMs: 100 });
+      await new Promise((r) => setTimeout(r, 2_000));
+      const memory = processTreeMemory(pid);
+      valueRow(
+        isolate ? "  isolated (a process per module)" : "  in the shared host (today)",
+        describeTotal(memory),
+        `${memory.processes.length} processes`,
+      );
+      console.log(describeTree(memory));
+      client.close();
+    } finally {
+      await gw.dispose();
+    }
+  }
+}
