@@ -4,7 +4,9 @@
  * `load_error`, `restarted`, `ready` with another module's number) to the process's stdout,
  * and posts lines with embedded newlines to the host's thread; neither may fail, restart or
  * answer for another module. Lifecycle travels only on the host's own authenticated link, and
- * a module with restricted permissions has a Worker (a JavaScript realm) of its own.
+ * a module with restricted permissions has a Worker (a JavaScript realm) of its own. Memory is
+ * the one thing the shared process's modules share: one that exhausts it takes their calls in
+ * flight with it, never an isolated module's (the promise README states).
  * @module
  */
 
@@ -248,3 +250,64 @@ function cpuMs(pid: number): number {
     return 0;
   }
 }
+
+const HOG = `/** Grows until it is stopped. @module */
+/** Allocates 64 MB at a time, up to 4 GB, then waits. */
+export async function grow(): Promise<number> {
+  const kept: Uint8Array[] = [];
+  for (let i = 0; i < 64; i++) {
+    kept.push(new Uint8Array(64 * 1024 * 1024).fill(1));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await new Promise((r) => setTimeout(r, 60_000));
+  return kept.length;
+}
+`;
+
+const PATIENT = `/** Answers after a while. @module */
+/** Waits ms, then answers. */
+export async function wait(args: { ms: number }): Promise<string> {
+  await new Promise((r) => setTimeout(r, args.ms));
+  return "answered";
+}
+`;
+
+Deno.test(
+  "a module that exhausts the shared host's memory takes the shared modules' calls in flight with it, never an isolated module's",
+  {
+    sanitizeOps: false,
+    sanitizeResources: false,
+  },
+  async () => {
+    const files = await runTestRoot({
+      probe: false,
+      config: { exec: { timeoutMs: 60_000 }, tools: { apart: { isolate: true } } },
+      files: { "tools/hog.ts": HOG, "tools/sharing.ts": PATIENT, "tools/apart.ts": PATIENT },
+    });
+    await withRunHarness({ files }, async (gw) => {
+      const client = await gw.client();
+      try {
+        const document = await execRpc(client, {
+          source: `const settle = (p: Promise<unknown>) =>
+          p.then((v) => ["ok", v], (e) => ["failed", (e as Error).message]);
+        const apart = settle(tools.apart.wait({ ms: 4000 }));
+        const sharing = settle(tools.sharing.wait({ ms: 4000 }));
+        const hog = settle(tools.hog.grow());
+        await Promise.all([apart, sharing, hog])`,
+        });
+        const [apart, sharing, hog] = document.result as [string, string][];
+        assert.deepEqual(apart, ["ok", "answered"], JSON.stringify(document));
+        assert.equal(sharing?.[0], "failed", JSON.stringify(document));
+        assert.equal(hog?.[0], "failed", JSON.stringify(document));
+        assert.match(sharing?.[1] ?? "", /shared tool host/);
+        // The shared modules come back on their own.
+        await pollUntil("the shared module to answer again", async () => {
+          const again = await execRpc(client, { source: "await tools.sharing.wait({ ms: 1 })" });
+          return again.result === "answered";
+        }, { timeoutMs: 30_000, intervalMs: 500 });
+      } finally {
+        client.close();
+      }
+    });
+  },
+);
