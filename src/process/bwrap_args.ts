@@ -5,9 +5,14 @@
  * replaced by empty ones, then the process's own files; a PID namespace whose first process is
  * bwrap's own reaper, so ending the bwrap the gateway started ends everything inside (and the
  * program keeps the signal semantics of an ordinary process: it can end itself);
- * `--die-with-parent` at both levels, so nothing outlives the gateway; `--new-session`, so no
- * terminal can be driven from inside; a network namespace of its own when the view has no
- * network (unix sockets on the file system still connect).
+ * `--die-with-parent` at both levels, so nothing outlives the gateway; a network namespace of
+ * its own when the view has no network (unix sockets on the file system still connect).
+ *
+ * No `--new-session`: a process the gateway starts never holds a terminal to drive (a tool host
+ * starts detached, and a runner of a server that has a controlling terminal starts through
+ * setsid(1), `runner_spawn.ts`), and a session of its own would also put it in a scheduling
+ * group of its own, which on a busy machine made every call between a runner and the server
+ * wait two to four times longer.
  * @module
  */
 
@@ -67,7 +72,6 @@ export const DENO_HOST_PATHS: HostPaths = {
 export function bwrapArgs(view: SandboxView, host: HostPaths = DENO_HOST_PATHS): string[] {
   const args: string[] = [
     "--die-with-parent",
-    "--new-session",
     "--unshare-pid",
     ...(view.net ? [] : ["--unshare-net"]),
   ];

@@ -147,7 +147,6 @@ function probeTools(): Promise<OsSandboxTools> {
         "--dev",
         "/dev",
         "--die-with-parent",
-        "--new-session",
         "--unshare-pid",
         "--unshare-net",
         truePath,

@@ -2,7 +2,7 @@
  * What the gateway's confinement costs, measured in one process against the same gateway
  * without it: the operating-system sandbox (`exec.osSandbox`, bubblewrap here) per run from the
  * warm pool and per local tool call, each alternated with a gateway set to "off" (which still
- * starts runners through setpriv's parent-death signal); the CPU of one call with a 15 MB
+ * starts runners through setpriv's parent-death signal), and bwrap's own CPU; the CPU of one call with a 15 MB
  * argument and a 15 MB result; and the memory of five tool modules in the shared host against
  * five isolated (what one process per module, the way to keep a module's memory from taking
  * the others down, would cost).
@@ -16,6 +16,9 @@ import { pollUntil } from "../support/poll_until.ts";
 import { median, row, valueRow } from "./bench_support.ts";
 import { describeTotal, describeTree, processTreeMemory } from "./process_tree_memory.ts";
 import { procStatFields } from "../../src/process/proc_stat.ts";
+import { bwrapArgs } from "../../src/process/bwrap_args.ts";
+import { privateDirectories } from "../../src/process/sandbox_view.ts";
+import { dirname } from "node:path";
 
 const ECHO = `/** Returns its argument. */
 export function echo(args: { v: string }): string {
@@ -23,20 +26,17 @@ export function echo(args: { v: string }): string {
 }
 `;
 
-/** CPU of a process itself, in ms (Linux: utime, stime). */
-function cpuOwnMs(pid: number): number {
-  const fields = procStatFields(pid);
-  return fields === null ? NaN : (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 /**
- * CPU of a process and of its children it has reaped, in ms (Linux: utime, stime, cutime,
- * cstime): a server's runners, and the bwrap around them, end as its reaped children.
+ * CPU of a process itself, in ms: from /proc/PID/schedstat (nanoseconds on the CPU) where the
+ * kernel has it, else utime + stime (10 ms ticks, too coarse for one short process).
  */
-function cpuTreeMs(pid: number): number {
-  const fields = procStatFields(pid);
-  if (fields === null) return NaN;
-  return [11, 12, 13, 14].reduce((sum, at) => sum + Number(fields[at]), 0) * 10;
+function cpuOwnMs(pid: number): number {
+  try {
+    return Number(Deno.readTextFileSync(`/proc/${pid}/schedstat`).split(" ")[0]) / 1e6;
+  } catch {
+    const fields = procStatFields(pid);
+    return fields === null ? NaN : (Number(fields[11]) + Number(fields[12])) * 10;
+  }
 }
 
 interface Side {
@@ -65,8 +65,52 @@ async function startSide(osSandbox: "auto" | "off", files: RootFiles): Promise<S
 }
 
 /**
- * The OS sandbox against "off": wall time and server-tree CPU (the runners' and the pool's
- * refills included) per trivial run, and time per local call, the two gateways in turn.
+ * CPU of bwrap's own two processes (the one the gateway starts and the reaper that is the first
+ * process of the namespace) for one program started with a runner's view: read from /proc while
+ * the program sleeps, since a namespace's processes are not counted to their waiting parent.
+ */
+async function bwrapOwnCpuMs(bwrap: string, runs: number): Promise<number> {
+  const view = {
+    read: [],
+    write: [],
+    hidden: [],
+    private: privateDirectories(),
+    masked: [],
+    own: [dirname(Deno.realPathSync(Deno.execPath()))],
+    ownWritable: [],
+    scratch: [],
+    net: false,
+    cwd: "/",
+  };
+  const sleep = ["/usr/bin/sleep", "/bin/sleep"].find((path) => {
+    try {
+      return Deno.statSync(path).isFile;
+    } catch {
+      return false;
+    }
+  }) ?? "sleep";
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const child = new Deno.Command(bwrap, {
+      args: [...bwrapArgs(view), "--", sleep, "0.5"],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    await new Promise((r) => setTimeout(r, 250));
+    const reaper = Number(
+      Deno.readTextFileSync(`/proc/${child.pid}/task/${child.pid}/children`).trim().split(" ")[0],
+    );
+    samples.push(cpuOwnMs(child.pid) + cpuOwnMs(reaper));
+    await child.status;
+  }
+  return median(samples);
+}
+
+/**
+ * The OS sandbox against "off": wall time per trivial run and time per local call (the two
+ * gateways in turn), the CPU the server spends per run, the runner's own CPU as it reads it
+ * at its last line, and bwrap's own CPU per process it starts (the CPU of processes inside a
+ * PID namespace is not counted to the server that waits for bwrap, so it is read apart).
  */
 export async function measureOsSandboxCost(runs: number, rounds: number): Promise<void> {
   const tools = await findOsSandboxTools();
@@ -81,13 +125,14 @@ export async function measureOsSandboxCost(runs: number, rounds: number): Promis
   const sides = { auto: await startSide("auto", files), off: await startSide("off", files) };
   try {
     const times = { auto: [] as number[], off: [] as number[] };
-    const cpu = { auto: [] as number[], off: [] as number[] };
+    const serverCpu = { auto: [] as number[], off: [] as number[] };
+    const runnerCpu = { auto: [] as number[], off: [] as number[] };
     const calls = { auto: [] as number[], off: [] as number[] };
-    const callScript = `let t = 0; const n = 300;
-      for (let i = 0; i < 20; i++) await tools.echo.echo({ v: "x" });
+    const callScript = `for (let i = 0; i < 20; i++) await tools.echo.echo({ v: "x" });
       const start = performance.now();
-      for (let i = 0; i < n; i++) await tools.echo.echo({ v: "x" });
-      (performance.now() - start) / n`;
+      for (let i = 0; i < 300; i++) await tools.echo.echo({ v: "x" });
+      (performance.now() - start) / 300`;
+    const cpuScript = "const used = process.cpuUsage();\n(used.user + used.system) / 1000";
     for (const side of Object.values(sides)) {
       await side.exec("1");
       await side.exec(callScript);
@@ -95,7 +140,7 @@ export async function measureOsSandboxCost(runs: number, rounds: number): Promis
     for (let round = 0; round < rounds; round++) {
       for (const name of ["auto", "off"] as const) {
         const side = sides[name];
-        const before = cpuTreeMs(side.pid);
+        const before = cpuOwnMs(side.pid);
         for (let i = 0; i < runs; i++) {
           // An agent thinks between runs: the pool refills in the pause.
           await new Promise((r) => setTimeout(r, 150));
@@ -105,29 +150,31 @@ export async function measureOsSandboxCost(runs: number, rounds: number): Promis
         }
         // The last refill's spawn is part of the runs' cost: let it finish.
         await new Promise((r) => setTimeout(r, 300));
-        cpu[name].push((cpuTreeMs(side.pid) - before) / runs);
+        serverCpu[name].push((cpuOwnMs(side.pid) - before) / runs);
+        for (let i = 0; i < runs; i++) {
+          await new Promise((r) => setTimeout(r, 150));
+          runnerCpu[name].push(Number((await side.exec(cpuScript)).result));
+        }
+        // Once the refills those runs started are done: calls alone on the machine.
+        await new Promise((r) => setTimeout(r, 1_000));
         calls[name].push(Number((await side.exec(callScript)).result));
       }
     }
-    const run = { auto: median(times.auto), off: median(times.off) };
-    const runCpu = { auto: median(cpu.auto), off: median(cpu.off) };
-    const call = { auto: median(calls.auto), off: median(calls.off) };
+    const compare = (label: string, values: { auto: number[]; off: number[] }, digits = 2) => {
+      const auto = median(values.auto);
+      const off = median(values.off);
+      row(label, auto, `vs ${off.toFixed(digits)} ms off: ${(auto - off).toFixed(digits)} ms more`);
+    };
     console.log("the OS sandbox (bubblewrap) against exec.osSandbox off, alternated:");
+    compare("  a run from the warm pool, over RPC (check off)", times);
+    compare("  the server's own CPU per run (its spawns included)", serverCpu);
+    compare("  the runner's own CPU, start to its last line", runnerCpu);
     row(
-      "  a run from the warm pool, over RPC (check off)",
-      run.auto,
-      `vs ${run.off.toFixed(2)} ms off: ${(run.auto - run.off).toFixed(2)} ms more`,
+      "  bwrap's own CPU per process it starts (two processes)",
+      await bwrapOwnCpuMs(tools.sandbox.path, Math.max(5, runs)),
+      "(off starts none; it execs setpriv instead, ≈ 1 ms)",
     );
-    row(
-      "  its CPU: server + runner + the pool's refill, per run",
-      runCpu.auto,
-      `vs ${runCpu.off.toFixed(2)} ms off: ${(runCpu.auto - runCpu.off).toFixed(2)} ms more`,
-    );
-    row(
-      "  a local tool call (echo, timed in the script)",
-      call.auto,
-      `vs ${call.off.toFixed(2)} ms off: ${(call.auto - call.off).toFixed(3)} ms more`,
-    );
+    compare("  a local tool call (echo, timed in the script)", calls, 3);
     const idle = processTreeMemory(sides.auto.pid);
     valueRow(
       "  its gateway's resident memory, idle after runs",
