@@ -27,12 +27,17 @@ export function echo(args: { v: string }): string {
 `;
 
 /**
- * CPU of a process itself, in ms: from /proc/PID/schedstat (nanoseconds on the CPU) where the
- * kernel has it, else utime + stime (10 ms ticks, too coarse for one short process).
+ * CPU of a process itself, all its threads (a tool host's Workers are threads), in ms: from
+ * /proc/PID/task/TID/schedstat (nanoseconds on the CPU) where the kernel has it, else utime +
+ * stime (10 ms ticks, too coarse for one short process).
  */
 function cpuOwnMs(pid: number): number {
   try {
-    return Number(Deno.readTextFileSync(`/proc/${pid}/schedstat`).split(" ")[0]) / 1e6;
+    let ns = 0;
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      ns += Number(Deno.readTextFileSync(`/proc/${pid}/task/${task.name}/schedstat`).split(" ")[0]);
+    }
+    return ns / 1e6;
   } catch {
     const fields = procStatFields(pid);
     return fields === null ? NaN : (Number(fields[11]) + Number(fields[12])) * 10;
