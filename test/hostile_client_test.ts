@@ -13,6 +13,7 @@ import { getRequest, rawHttp } from "./support/raw_http.ts";
 import { createHarness, MAIN, runCli, withHarness } from "./support/gateway_harness.ts";
 import { pollUntil } from "./support/poll_until.ts";
 import {
+  liveGroupMembers,
   parseRun,
   processAlive,
   runTestRoot,
@@ -392,15 +393,26 @@ Deno.test("gateway stop with a run in flight answers the run with its Cancelled 
   });
 });
 
-Deno.test("after kill -9 of the server, the next server ends the runners and hosts it left", {
+Deno.test("after kill -9 of the server, the next server ends what its runners started", {
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
-  const files = await runTestRoot({});
+  // Without the OS sandbox's PID namespace: the runner dies with its server (the parent-death
+  // signal), but a process it started lives on in its group until the next server reaps it.
+  const files = await runTestRoot({
+    config: { exec: { osSandbox: "off", maxPermissions: { run: ["sleep"] } } },
+  });
   await withRunHarness({ files }, async (gw) => {
     const server = await startForegroundServer(gw);
     const busy = runCli(
-      ["--root", gw.root, "exec", "--no-check", "while (true) {}"],
+      [
+        "--root",
+        gw.root,
+        "exec",
+        "--no-check",
+        "--allow-run=sleep",
+        'new Deno.Command("sleep", { args: ["300"] }).spawn();\nwhile (true) {}',
+      ],
       {
         env: {
           GATEWAY_DATA_DIR: gw.dataDir,
@@ -432,18 +444,28 @@ Deno.test("after kill -9 of the server, the next server ends the runners and hos
         return undefined;
       }
     }, { timeoutMs: 60_000 });
+    // Everything in the runners' groups: the busy runner and the sleep it started.
+    const members = () => children.flatMap((pid) => liveGroupMembers(pid));
+    const started = members();
     Deno.kill(server.pid, "SIGKILL");
     await server.status;
     await busy;
-    const survivors = children.filter(processAlive);
-    assert.ok(survivors.length > 0, "no child outlived the server: nothing to prove");
+    await pollUntil(
+      "the runners to die with their server",
+      () => children.every((p) => !processAlive(p)),
+    );
+    const survivors = started.filter(processAlive);
+    assert.ok(
+      survivors.length > 0,
+      "nothing a runner started outlived the server: nothing to prove",
+    );
     const next = await startForegroundServer(gw);
     try {
       await pollUntil(
-        "every child of the killed server to be gone",
-        () => Promise.resolve(children.every((pid) => !processAlive(pid)) ? true : undefined),
+        "everything the killed server's runners started to be gone",
+        () => Promise.resolve(survivors.every((pid) => !processAlive(pid)) ? true : undefined),
         {
-          last: () => children.filter(processAlive),
+          last: () => survivors.filter(processAlive),
         },
       );
     } finally {

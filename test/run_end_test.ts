@@ -30,7 +30,12 @@ Deno.test(
     const outside = await Deno.makeTempDir({ prefix: "gateway-run-end-" });
     const files = await runTestRoot({
       probe: false,
-      config: { exec: { maxPermissions: { write: [outside], run: ["true"] } } },
+      // The host side of an unsandboxed runner: its pids, process group, compiled copy in
+      // Deno's cache and web storage swept there (under exec.osSandbox a run has none of
+      // these on the host: hostile_os_sandbox_test.ts).
+      config: {
+        exec: { osSandbox: "off", maxPermissions: { write: [outside], run: ["true"] } },
+      },
     });
     await withRunHarness({ files }, async (gw) => {
       const client = await gw.client();

@@ -17,6 +17,7 @@ import {
   execRpc as execRpcUnnoted,
   parseRun as parseRunUnnoted,
   type RunDocument,
+  runnerPid,
   runTestRoot,
   withRunHarness,
 } from "./support/run_test_support.ts";
@@ -472,10 +473,14 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
             fn: async () => {
               const run = startStreamed(
                 client,
-                `console.log("ready", Deno.pid);\nawait new Promise(() => setInterval(() => {}, 1000));`,
+                `console.log("ready", import.meta.filename);\n` +
+                  `await new Promise(() => setInterval(() => {}, 1000));`,
               );
               await run.runId;
-              const pid = Number(/ready (\d+)/.exec(run.stdout())?.[1]);
+              // Its pid as this process sees it (inside the OS sandbox, Deno.pid is not).
+              const script = /ready (\S+)/.exec(run.stdout())?.[1] ?? "";
+              const pid = runnerPid(script);
+              assert.ok(pid !== null, `no runner found for ${script}`);
               Deno.kill(pid, "SIGKILL");
               const doc = await run.done;
               assert.equal(doc.error?.kind, "Crashed");

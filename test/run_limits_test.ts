@@ -14,6 +14,7 @@ import {
   execRpc,
   liveGroupMembers,
   processAlive,
+  processesMatching,
   residentKb,
   type RunDocument,
   runTestRoot,
@@ -75,32 +76,46 @@ Deno.test("run limits hold end to end", {
             let pids: { runner: number; sleep: number } | null = null;
             let sleepAliveDuringRun = false;
             const timeoutMs = 1500;
+            // A sleep no other process runs: found by its command line, as this process sees
+            // it (inside the OS sandbox the script's pids are those of its own namespace).
+            const seconds = `300.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
             const sent = Date.now();
-            const doc = await streamedRun(client, {
+            let started = false;
+            const running = streamedRun(client, {
               source: prelude +
-                `const child = new Deno.Command("sleep", { args: ["300"] }).spawn();\n` +
-                `console.log("pids", Deno.pid, child.pid);\n` +
+                `const child = new Deno.Command("sleep", { args: ["${seconds}"] }).spawn();\n` +
+                `console.log("started");\n` +
                 `while (true) {}`,
               permissions: { run: ["sleep"] },
               timeoutMs,
-            }, (text) => {
-              const match = /pids (\d+) (\d+)/.exec(text);
-              if (match && !pids) {
-                pids = { runner: Number(match[1]), sleep: Number(match[2]) };
-                leftovers.push(pids.runner, pids.sleep);
-                sleepAliveDuringRun = processAlive(pids.sleep);
-              }
-            });
+            }, (text) => (started ||= text.includes("started")));
+            let over = false;
+            running.finally(() => (over = true)).catch(() => {});
+            // Found while the run spins: the sleep (exec'd by now) and its parent, the runner.
+            await pollUntil("the script's sleep, or the run's end", () => {
+              if (over) return true;
+              const sleep = started ? processesMatching(`sleep ${seconds}`)[0] : undefined;
+              if (sleep === undefined) return false;
+              const stat = Deno.readTextFileSync(`/proc/${sleep}/stat`);
+              const runner = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+              pids = { runner, sleep };
+              leftovers.push(runner, sleep);
+              sleepAliveDuringRun = processAlive(sleep);
+              return true;
+            }, { timeoutMs: 10_000, intervalMs: 10 });
+            const doc = await running;
             assert.equal(doc.error?.kind, "Timeout");
             assert.equal(doc.exitCode === 0, false);
             const seen = pids as { runner: number; sleep: number } | null;
-            assert.ok(seen, `the script printed its pids: ${JSON.stringify(doc.stdout)}`);
+            assert.ok(seen, `the script started its sleep: ${JSON.stringify(doc.stdout)}`);
             assert.ok(sleepAliveDuringRun, "sleep 300 was running before the deadline");
             // The deadline is at most `sent + timeoutMs`; everything must be gone 2 s after it.
             const limit = sent + timeoutMs + 2000;
             await pollUntil(
-              "the run's process group to be gone",
-              () => liveGroupMembers(seen.runner).length === 0 && !processAlive(seen.sleep),
+              "the runner and everything it started to be gone",
+              () =>
+                !processAlive(seen.runner) && liveGroupMembers(seen.runner).length === 0 &&
+                !processAlive(seen.sleep),
               {
                 timeoutMs: Math.max(0, limit - Date.now()),
                 intervalMs: 20,

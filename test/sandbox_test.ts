@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type GatewayHarness, withHarness } from "./support/gateway_harness.ts";
 import { startCountingListener } from "./support/counting_listener.ts";
 import { pollUntil } from "./support/poll_until.ts";
-import { RUNNER_DISCOVERY } from "../src/exec/runner_process.ts";
+import { RUNNER_DISCOVERY } from "../src/exec/runner_flags.ts";
 
 interface RunError {
   kind: string;

@@ -99,6 +99,12 @@ export const execConfigSchema = z.strictObject({
   maxConcurrentRuns: z.number().int().positive().default(8),
   /** Runs waiting for a turn; past this, new runs are refused as overloaded. */
   maxQueuedRuns: z.number().int().nonnegative().default(1000),
+  /**
+   * The operating-system sandbox under Deno's permissions for runs and tool modules (Linux:
+   * bubblewrap; macOS: sandbox-exec): "auto" uses it where it works and says once where it
+   * does not, "required" refuses to start without it, "off" never uses it.
+   */
+  osSandbox: z.enum(["auto", "required", "off"]).default("auto"),
 });
 
 /** Run limits and grants. */

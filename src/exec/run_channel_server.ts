@@ -15,6 +15,7 @@ import {
 import { timingSafeEqualText } from "../protocol/timing_safe_equal.ts";
 import { writeAll } from "../protocol/bytes.ts";
 import { ChunkDecoder } from "../protocol/chunk_decoder.ts";
+import { LineBuffer } from "../protocol/line_buffer.ts";
 
 /** An identified runner connection, handed to the run that owns its token. */
 export interface RunnerConnection {
@@ -221,24 +222,18 @@ class LineReader {
   /**
    * Hands every further line to `onLine` until the stream ends (a rejection when a line is
    * longer than the limit). A chunk is split where it stands, with no promise per line: an
-   * identified runner's calls arrive here (issue 12).
+   * identified runner's calls arrive here (issue 12); a line longer than a chunk is joined
+   * once, when it ends (`LineBuffer`).
    */
   async each(onLine: (line: string) => void): Promise<void> {
-    let text = this.#buffered;
+    const lines = new LineBuffer(onLine);
+    lines.push(this.#buffered);
     this.#buffered = "";
     for (;;) {
-      let start = 0;
-      for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
-        const line = text.slice(start, newline);
-        start = newline + 1;
-        if (line.trim() !== "") onLine(line);
-      }
-      const partial = start === 0 ? text : text.slice(start);
-      if (partial.length > this.limit) throw new LineTooLong();
+      if (lines.pendingLength > this.limit) throw new LineTooLong();
       const n = await this.#conn.read(this.#buf);
       if (n === null) return;
-      const chunk = this.#decoder.decode(this.#buf.subarray(0, n));
-      text = partial === "" ? chunk : partial + chunk;
+      lines.push(this.#decoder.decode(this.#buf.subarray(0, n)));
     }
   }
 }

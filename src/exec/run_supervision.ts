@@ -169,7 +169,7 @@ export async function superviseRun(
   control.signal.addEventListener("abort", onAbort);
   // A cancel that came while the runner was starting has fired already: honour it now.
   if (control.signal.aborted) onAbort();
-  const memoryWatch = watchMemory(runner.child.pid, options.maxMemoryMb, () =>
+  const memoryWatch = watchMemory(runner.memoryPid, options.maxMemoryMb, () =>
     stop(
       "MemoryLimit",
       `Run exceeded its memory limit of ${options.maxMemoryMb} MB (resident) and was stopped`,
@@ -181,7 +181,7 @@ export async function superviseRun(
   let connectTimer: ReturnType<typeof setTimeout> | undefined;
   const connected = early ?? runner.ready ?? await Promise.race([
     runner.connection,
-    runner.child.status.then(() => null),
+    runner.status.then(() => null),
     new Promise<null>((r) => (connectTimer = setTimeout(() => r(null), CONNECT_LIMIT_MS))),
   ]);
   clearTimeout(connectTimer);
@@ -193,7 +193,7 @@ export async function superviseRun(
 
   // The run is over when the runner has ended it (both end markers read and its channel
   // closed: everything it wrote is in), or when its process has exited, whichever is first.
-  const exited = runner.child.status.then((status) => ({ status, ended: false }));
+  const exited = runner.status.then((status) => ({ status, ended: false }));
   const ended = connected
     ? Promise.all([stdout.ended, stderr.ended, connected.closed]).then(([out, err]) =>
       out !== null && out === err ? { status: endedStatus(out), ended: true } : exited

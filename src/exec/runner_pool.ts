@@ -157,7 +157,7 @@ export class RunnerPool {
         this.#ready.push(runner);
         runner.connection.then(() => this.#connected.add(runner), () => {});
         // A pooled runner that dies while idle is dropped, not handed to a run.
-        runner.child.status.then(() => {
+        runner.status.then(() => {
           const at = this.#ready.indexOf(runner);
           if (at < 0) return;
           this.#ready.splice(at, 1);
@@ -217,7 +217,7 @@ export class RunnerPool {
     }
     this.#takes++;
     this.#inUse++;
-    runner.child.status.then(() => this.#inUse--);
+    runner.status.then(() => this.#inUse--);
     // A ready runner still booting (spawned, not yet connected) makes the run wait as much as
     // none ready would: the pool grows as it does then, so the next run finds one booted.
     if (ready !== undefined) {

@@ -11,9 +11,9 @@ function deadRunner(): RunnerProcess {
       throw new Error("this test runs no script");
     },
     dir: "/nowhere",
-    child: {
-      status: Promise.resolve({ success: false, code: 1, signal: null }),
-    } as unknown as Deno.ChildProcess,
+    child: {} as Deno.ChildProcess,
+    status: Promise.resolve({ success: false, code: 1, signal: null }),
+    memoryPid: () => null,
     connection: new Promise(() => {}),
     endMarker: "\u0000gateway-run-end:0:",
     permissions: {},
@@ -52,7 +52,9 @@ function liveRunner(
       throw new Error("this test runs no script");
     },
     dir: "/nowhere",
-    child: { status } as unknown as Deno.ChildProcess,
+    child: {} as Deno.ChildProcess,
+    status,
+    memoryPid: () => null,
     connection,
     endMarker: "\u0000gateway-run-end:0:",
     permissions: {},

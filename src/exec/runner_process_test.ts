@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  RUNNER_DISCOVERY,
-  RUNNER_MAIN,
-  runnerFlags,
-  runnerMainUrl,
-  spawnRunner,
-} from "./runner_process.ts";
+import { RUNNER_DISCOVERY, RUNNER_MAIN, runnerFlags, runnerMainUrl } from "./runner_flags.ts";
+import { spawnRunner } from "./runner_process.ts";
 import { RunChannelServer } from "./run_channel_server.ts";
 import { mayStartProcesses } from "./runner_spawn.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";

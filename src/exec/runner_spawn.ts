@@ -6,6 +6,7 @@
  */
 
 import type { PermissionSet } from "../config/gateway_config.ts";
+import type { ConfinedCommand } from "../process/os_sandbox.ts";
 import { procStatFields } from "../process/proc_stat.ts";
 
 /**
@@ -56,20 +57,26 @@ let denoPath: string | undefined;
 
 /**
  * Starts a runner's Deno process with the environment given (nothing else of the server's):
- * as the leader of a process group of its own when `ownGroup` (through setsid(1), or where it
- * is missing a `detached` spawn), else plainly. Says whether setsid(1) was used (it makes the
- * process a group leader a moment after the spawn, see {@linkcode leadsGroup}).
+ * under `confine` (the OS sandbox, or the parent-death guard without it) when given, and as the
+ * leader of a process group of its own when `ownGroup` (through setsid(1), or where it is
+ * missing a `detached` spawn), else plainly. Says whether setsid(1) was used (it makes the
+ * process a group leader a moment after the spawn, see {@linkcode leadsGroup}) and whether
+ * the runner is inside bubblewrap's PID namespace (`child` is then bwrap, see
+ * `ConfinedCommand`).
  */
 export function spawnRunnerProcess(
   options: { cwd: string; env: Record<string, string>; denoDir: string },
   ownGroup: boolean,
-  command: { args: string[] },
-): { child: Deno.ChildProcess; viaSetsid: boolean } {
+  command: { args: string[]; confine?: (argv: string[]) => ConfinedCommand },
+): { child: Deno.ChildProcess; viaSetsid: boolean; namespaced: boolean } {
   setsidPath ??= findSetsid();
   denoPath ??= Deno.execPath();
+  const confined = command.confine?.([denoPath, ...command.args]) ??
+    { argv: [denoPath, ...command.args], namespaced: false };
   const viaSetsid = ownGroup && setsidPath !== null;
-  const child = new Deno.Command(viaSetsid ? setsidPath! : denoPath, {
-    args: viaSetsid ? [denoPath, ...command.args] : command.args,
+  const argv = viaSetsid ? [setsidPath!, ...confined.argv] : confined.argv;
+  const child = new Deno.Command(argv[0]!, {
+    args: argv.slice(1),
     cwd: options.cwd,
     clearEnv: true,
     env: { ...options.env, DENO_DIR: options.denoDir, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
@@ -78,7 +85,7 @@ export function spawnRunnerProcess(
     stderr: "piped",
     detached: ownGroup && setsidPath === null,
   }).spawn();
-  return { child, viaSetsid };
+  return { child, viaSetsid, namespaced: confined.namespaced };
 }
 
 /**

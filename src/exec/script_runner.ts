@@ -13,6 +13,7 @@ import type { DiscoveryData, ToolMap } from "../protocol/channel_messages.ts";
 import type { Attachment, Diagnostic, RunDocument, RunError } from "../protocol/run_document.ts";
 import type { OutputCapture } from "./output_capture.ts";
 import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
+import type { OsSandbox } from "../process/os_sandbox.ts";
 import { asModuleSyntaxError, withoutRunPaths } from "./run_error_hints.ts";
 import {
   type PreparedScript,
@@ -54,6 +55,13 @@ export interface ScriptRunnerDeps {
   denoDir: string;
   /** Directories no run is granted, whatever it asks (the data dir). @default {[]} */
   deniedPaths?: readonly string[];
+  /** The operating-system layer under Deno's permissions (`exec.osSandbox`). */
+  sandbox?: OsSandbox;
+  /**
+   * Directories the OS sandbox never shows a run (the data dirs, the run scratch space).
+   * @default {[]}
+   */
+  hiddenPaths?: readonly string[];
   /** Told the pid of every runner started, once it has connected (the process ledger). */
   onSpawn?: (pid: number) => void;
   /** Spans and metrics of runs (OpenTelemetry); absent or disabled costs nothing. */
@@ -182,6 +190,8 @@ export class ScriptRunner {
       storageSweep: this.#storageSweep,
       slots: this.#slots,
       ...(this.#deps.deniedPaths ? { deniedPaths: this.#deps.deniedPaths } : {}),
+      ...(this.#deps.sandbox ? { sandbox: this.#deps.sandbox } : {}),
+      ...(this.#deps.hiddenPaths ? { hiddenPaths: this.#deps.hiddenPaths } : {}),
       ...(this.#deps.onSpawn ? { onSpawn: this.#deps.onSpawn } : {}),
     });
   }

@@ -4,17 +4,23 @@
  * @module
  */
 
-/** Polls a child's resident memory; the V8 heap flag alone misses ArrayBuffers (SBX-08). */
+/**
+ * Polls a child's resident memory; the V8 heap flag alone misses ArrayBuffers (SBX-08). `pid`
+ * may be a function, read at each poll, for a process whose pid is learnt later (the program
+ * inside a sandbox's PID namespace); null then skips the poll.
+ */
 export function watchMemory(
-  pid: number,
+  pid: number | (() => number | null),
   limitMb: number,
   onExceeded: () => void,
   options: { intervalMs?: number } = {},
 ): { stop(): void } {
   if (Deno.build.os !== "linux") return { stop() {} };
   const limitKb = limitMb * 1024;
+  const pidNow = typeof pid === "number" ? () => pid : pid;
   const timer = setInterval(() => {
-    const kb = residentKb(pid);
+    const now = pidNow();
+    const kb = now === null ? null : residentKb(now);
     if (kb !== null && kb > limitKb) onExceeded();
   }, options.intervalMs ?? 100);
   return { stop: () => clearInterval(timer) };

@@ -118,7 +118,19 @@ export class ProcessLedger {
       const file = join(stateDir, entry.name);
       try {
         for (const child of parseEntries(Deno.readTextFileSync(file))) {
-          if (!stillSame(child)) continue;
+          if (!stillSame(child)) {
+            // The leader died (with its server: the parent-death signal), but what it started
+            // may live on in its group. Linux never hands out a pid still naming a group with
+            // members, so a group found under a pid no process has is still that leader's.
+            if (processStartTime(child.pid) !== null) continue;
+            try {
+              Deno.kill(-child.pid, "SIGKILL");
+              reaped++;
+            } catch {
+              // no one left in its group
+            }
+            continue;
+          }
           try {
             Deno.kill(-child.pid, "SIGKILL");
             reaped++;

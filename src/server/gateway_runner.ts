@@ -5,7 +5,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { RunChannelServer } from "../exec/run_channel_server.ts";
 import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { type FinishedRun, RESULT_HOOK, ScriptRunner } from "../exec/script_runner.ts";
@@ -13,6 +13,10 @@ import { rememberRecentAnswers } from "../exec/recent_answers.ts";
 import type { PreparedScript } from "../exec/script_transform.ts";
 import type { ToolMap } from "../protocol/channel_messages.ts";
 import type { ProcessLedger } from "../process/process_ledger.ts";
+import { foundOsSandboxTools, OsSandbox } from "../process/os_sandbox.ts";
+import { denoDir } from "../process/deno_dir.ts";
+import { withRealPath } from "../process/sandbox_view.ts";
+import { userDataDir } from "../config/gateway_paths.ts";
 import type { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import type { SearchIndex } from "../discovery/search.ts";
 import type { GatewayConfig } from "../config/gateway_config.ts";
@@ -37,14 +41,19 @@ function deniedPathsOf(dataDir: string): string[] {
   return [dataDir, sockets.cli, sockets.http];
 }
 
-/** Deno's cache directory, which runners share with the server. */
-function denoDir(): string {
-  const env = Deno.env.get("DENO_DIR");
-  if (env) return env;
-  const home = Deno.env.get("HOME") ?? "/tmp";
-  return Deno.build.os === "darwin"
-    ? join(home, "Library", "Caches", "deno")
-    : join(Deno.env.get("XDG_CACHE_HOME") ?? join(home, ".cache"), "deno");
+/**
+ * The directories the OS sandbox never shows a run: this root's data dir, the user's data dir
+ * (every root's token and history), and the user's run scratch space (every run's script and
+ * channel; a run sees only its own, `runner_process.ts`). Both their written and resolved forms.
+ */
+function gatewayDirectories(dataDir: string, runsDir: string): string[] {
+  const dirs = [dataDir, dirname(dirname(runsDir))];
+  try {
+    dirs.push(userDataDir({ env: Deno.env.toObject(), os: Deno.build.os }));
+  } catch {
+    // no home: only a pinned data dir exists
+  }
+  return [...new Set(dirs.flatMap(withRealPath))];
 }
 
 /** Scripts longer than this are type-checked every time (one would push out many small ones). */
@@ -139,6 +148,10 @@ export function createScriptRunner(core: RunnerHost, parts: RunnerParts): Script
     // The data dir holds the token and the CLI's socket, which needs no token: a run reaches
     // neither (the socket's path is named too when it had to live outside the data dir).
     deniedPaths: deniedPathsOf(core.paths.dataDir),
+    // The tools were found while the state was opened (`gateway_state.ts`), which also said
+    // once if there are none.
+    sandbox: new OsSandbox(foundOsSandboxTools(), { setting: () => core.config.exec.osSandbox }),
+    hiddenPaths: gatewayDirectories(core.paths.dataDir, parts.runsDir),
     onSpawn: (pid) => parts.ledger.record(pid),
     telemetry: parts.telemetry,
     upstreamOf: (name) => core.registry.get(name)?.kind ?? "unknown",

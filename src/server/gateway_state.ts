@@ -10,6 +10,7 @@ import type { GatewayConfig } from "../config/gateway_config.ts";
 import type { LoadedConfig } from "../config/config_loader.ts";
 import { runtimeDirFor } from "../config/runtime_dir.ts";
 import { ProcessLedger } from "../process/process_ledger.ts";
+import { findOsSandboxTools, OsSandbox } from "../process/os_sandbox.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { Logger } from "../logger.ts";
 import { type GatewayDatabase, openGatewayDatabase } from "../store/gateway_database.ts";
@@ -53,6 +54,12 @@ export async function openGatewayState(
   options: { token: string | null; approvals: Approvals; log: Logger },
 ): Promise<OpenedState> {
   const { log } = options;
+  // "required" with no sandbox on this machine is refused before anything is opened.
+  const sandboxTools = await findOsSandboxTools();
+  new OsSandbox(sandboxTools, {
+    setting: () => loaded.config.exec.osSandbox,
+    log: (message) => log.warn(message, { component: "sandbox" }),
+  }).check();
   const stateDir = join(paths.dataDir, "state");
   const warn = (m: string) => log.warn(m);
   const runtimeDir = runtimeDirFor(paths.dataDir);

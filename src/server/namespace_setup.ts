@@ -6,11 +6,13 @@
  */
 
 import { existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { ApiConfig, GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
 import type { LoadedConfig } from "../config/config_loader.ts";
 import { runtimeDirFor } from "../config/runtime_dir.ts";
 import type { Logger } from "../logger.ts";
+import { foundOsSandboxTools, OsSandbox } from "../process/os_sandbox.ts";
+import { withRealPath } from "../process/sandbox_view.ts";
 import type { Namespace } from "../namespaces/namespace.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
@@ -48,6 +50,10 @@ export class NamespaceSetup {
   readonly #signatures: ToolModuleSignatures;
   /** The process running tool modules as Workers (issue 12); started by the first module. */
   readonly #sharedToolHosts: SharedToolHosts;
+  /** Directories no tool host process is shown under the OS sandbox. */
+  readonly #hiddenPaths: string[];
+  /** The operating-system layer tool hosts start under (`exec.osSandbox`). */
+  readonly #sandbox: OsSandbox;
   #watcher: ToolDirectoryWatcher | null = null;
   /**
    * Resolved a turn after the first `startAll()`, when the server answers: the MCP namespaces
@@ -64,11 +70,20 @@ export class NamespaceSetup {
     cacheRenderedSchemasIn(join(this.#cacheDir, "schema-types"));
     // The generator's memory leaves with its process after a first start (issue 12).
     this.#stopSchemaRenderer = renderSchemasInChildProcess();
+    // Private, short (socket paths), and swept of a dead server's leftovers at start.
+    const socketDir = runtimeDirFor(options.paths.dataDir);
+    // Every server's scratch space of this user: no tool host sees it (but its own socket).
+    this.#hiddenPaths = withRealPath(dirname(socketDir));
+    // The tools were found while the state was opened (`gateway_state.ts`).
+    this.#sandbox = new OsSandbox(foundOsSandboxTools(), {
+      setting: () => this.#config.exec.osSandbox,
+    });
     this.#sharedToolHosts = new SharedToolHosts({
       logger: options.log.child("tools"),
       onSpawn: options.onSpawn,
-      // Private, short (socket paths), and swept of a dead server's leftovers at start.
-      socketDir: runtimeDirFor(options.paths.dataDir),
+      socketDir,
+      sandbox: this.#sandbox,
+      hiddenPaths: this.#hiddenPaths,
     });
   }
 

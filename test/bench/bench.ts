@@ -3,7 +3,8 @@
  * baselines measured in the same process — bare `deno run`, a cold `deno check`, a direct MCP
  * SDK client, bare-process throughput — printed as medians and ratios, each row beside its
  * issue 12 target and whether it is met; then the per-step breakdowns of a local call and a
- * trivial exec, and the scale, OpenAPI and token benches (what a model reads, against a plain
+ * trivial exec, what confinement costs (the OS sandbox against "off", a 15 MB call, modules
+ * isolated), and the scale, OpenAPI and token benches (what a model reads, against a plain
  * aggregator's `tools/list`) in processes of their own. Targets are stated, never asserted
  * (speed is measured, not tested).
  * @module
@@ -38,6 +39,11 @@ import { serverCallPathUs } from "./server_call_path.ts";
 import { measureExecBreakdown } from "./exec_breakdown.ts";
 import { sumThroughput, type Throughput, throughput } from "./throughput.ts";
 import { McpNamespace } from "../../src/namespaces/mcp/mcp_namespace.ts";
+import {
+  measureBigCall,
+  measureModuleIsolation,
+  measureOsSandboxCost,
+} from "./confinement_bench.ts";
 
 const EVERYTHING = join(
   REPO,
@@ -690,6 +696,19 @@ times.sort((a, b) => a - b); times[Math.floor(times.length / 2)]`,
     "  policy → namespace → tool host → back (gateway.tool_call span)",
     breakdown.toolCallSpan,
     `of which one tool host hop ≥ ${unixRoundTrip.toFixed(2)} ms`,
+  );
+
+  // Confinement: the OS sandbox against "off" (alternated, in this process), one call of
+  // 15 MB, and the bench's five modules in the shared host against a process each.
+  console.log("");
+  await measureOsSandboxCost(QUICK ? 5 : RUNS, QUICK ? 2 : 3);
+  await measureBigCall();
+  await measureModuleIsolation(
+    Object.fromEntries(
+      Object.entries(files).filter(([path]) => path.startsWith("tools/")).map((
+        [path, text],
+      ) => [path.slice("tools/".length, -".ts".length), text]),
+    ),
   );
 
   const snapshot = syntheticSnapshot({ namespaces: 20, toolsPerNamespace: 100 });

@@ -55,10 +55,16 @@ function fieldMb(text: string | null, name: string): number {
 
 /**
  * What a gateway process is, from its command line: the server, a runner, the shared tool host
- * or a child worker named by its entry (`script_checker_worker_entry.ts`, `signature_worker.ts`);
- * the command line itself (its head) for anything else.
+ * or a child worker named by its entry (`script_checker_worker_entry.ts`, `signature_worker.ts`),
+ * each also as `bwrap (…)` for the OS sandbox around it; the command line itself (its head) for
+ * anything else.
  */
 export function roleOf(command: string): string {
+  // The OS sandbox's bwrap (and its reaper, a fork of it) around a gateway process.
+  if (/^\S*\bbwrap /.test(command)) {
+    const inside = command.indexOf(" -- ");
+    return `bwrap (${inside < 0 ? "?" : roleOf(command.slice(inside + 4))})`;
+  }
   const words = command.split(" ");
   const last = words.at(-1) ?? "";
   const name = (word: string) => word.slice(word.lastIndexOf("/") + 1);

@@ -106,6 +106,25 @@ export function processesMatching(needle: string): number[] {
   return found;
 }
 
+/**
+ * The host pid of the Deno process running the script at `scriptPath` (as the script reads it
+ * from `import.meta.filename`), or null. Under the OS sandbox the script's own `Deno.pid` is
+ * its pid inside a PID namespace of its own, so tests find the runner by what its command line
+ * names (its script is granted to it alone), skipping the bwrap around it.
+ */
+export function runnerPid(scriptPath: string): number | null {
+  const deno = Deno.execPath();
+  for (const pid of processesMatching(scriptPath)) {
+    try {
+      const program = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0")[0];
+      if (program === deno) return pid;
+    } catch {
+      // gone
+    }
+  }
+  return null;
+}
+
 /** SIGKILLs each pid that still runs (cleanup after tests that leave orphans on purpose). */
 export function killPids(pids: number[]): void {
   for (const pid of pids) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RUNNER_DISCOVERY, RUNNER_MAIN } from "../runner_process.ts";
+import { RUNNER_DISCOVERY, RUNNER_MAIN } from "../runner_flags.ts";
 
 Deno.test("the runner's main bundle leaves the discovery code to its own bundle", async () => {
   const main = await Deno.readTextFile(RUNNER_MAIN);

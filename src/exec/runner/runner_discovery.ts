@@ -1,6 +1,6 @@
 /**
  * The runner's `search()`/`describe()` code, bundled on its own (`runner_discovery.bundle.js`,
- * by `deno task bundle:runner`) and imported by the runner only for a run whose script uses
+ * by `deno task bundle`) and imported by the runner only for a run whose script uses
  * them: it is about half the runner's code, which every run would otherwise parse (issue 12).
  * @module
  */

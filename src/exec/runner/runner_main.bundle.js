@@ -312,6 +312,41 @@ var ChunkDecoder = class {
   }
 };
 
+// src/protocol/line_buffer.ts
+var LineBuffer = class {
+  #onLine;
+  /** The pieces of the line not ended yet, in order. */
+  #pieces = [];
+  #pendingLength = 0;
+  constructor(onLine) {
+    this.#onLine = onLine;
+  }
+  /** Characters of the line not ended yet (held until its newline comes). */
+  get pendingLength() {
+    return this.#pendingLength;
+  }
+  /** Hands every line `text` completes to the callback, in order, and keeps the rest. */
+  push(text) {
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
+      let line = text.slice(start, newline);
+      start = newline + 1;
+      if (this.#pieces.length > 0) {
+        this.#pieces.push(line);
+        line = this.#pieces.join("");
+        this.#pieces = [];
+        this.#pendingLength = 0;
+      }
+      if (line.trim() !== "") this.#onLine(line);
+    }
+    if (start < text.length) {
+      const rest = start === 0 ? text : text.slice(start);
+      this.#pieces.push(rest);
+      this.#pendingLength += rest.length;
+    }
+  }
+};
+
 // src/exec/runner/runner_main.ts
 var socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
@@ -397,7 +432,7 @@ function updateRef() {
 }
 async function readMessages(onMessage) {
   const replies = new ChunkDecoder();
-  let partial = "";
+  const lines = new LineBuffer((line) => onMessage(JSON.parse(line)));
   const buf = new Uint8Array(64 * 1024);
   for (; ; ) {
     let n;
@@ -407,18 +442,7 @@ async function readMessages(onMessage) {
       n = null;
     }
     if (n === null) break;
-    let text = replies.decode(buf.subarray(0, n));
-    if (partial !== "") {
-      text = partial + text;
-      partial = "";
-    }
-    let start = 0;
-    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
-      const line = text.slice(start, newline);
-      start = newline + 1;
-      if (line.trim() !== "") onMessage(JSON.parse(line));
-    }
-    if (start < text.length) partial = text.slice(start);
+    lines.push(replies.decode(buf.subarray(0, n)));
   }
   if (channelClosedByUs) return;
   for (const entry of pending.values()) {
@@ -502,7 +526,11 @@ function request(message, locate2, failure) {
     send({
       ...message,
       id
-    }).catch(reject);
+    }).catch((error) => {
+      pending.delete(id);
+      updateRef();
+      reject(error);
+    });
   });
 }
 var discovery = run.discovery ? await import(fileUrl(discoveryPath)) : null;

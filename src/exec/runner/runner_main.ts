@@ -20,6 +20,7 @@ import { installScriptGlobals } from "./script_globals.ts";
 import { writeAll } from "../../protocol/bytes.ts";
 import { readSecrets, warmEventDispatch } from "./runner_startup.ts";
 import { ChunkDecoder } from "../../protocol/chunk_decoder.ts";
+import { LineBuffer } from "../../protocol/line_buffer.ts";
 
 const socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
@@ -157,12 +158,13 @@ function updateRef(): void {
 
 /**
  * Reads the gateway's lines and hands each message to `onMessage`. A chunk is split where it
- * stands: only a partial last line is kept (and joined to the next chunk), so a reply costs one
- * decode, one slice and one parse (issue 12).
+ * stands: only a partial last line is kept (and joined once it ends, `LineBuffer`), so a reply
+ * costs one decode, one slice and one parse (issue 12), and a reply of megabytes no more than
+ * its size.
  */
 async function readMessages(onMessage: (message: GatewayToRunner) => void): Promise<void> {
   const replies = new ChunkDecoder();
-  let partial = "";
+  const lines = new LineBuffer((line) => onMessage(JSON.parse(line) as GatewayToRunner));
   const buf = new Uint8Array(64 * 1024);
   for (;;) {
     let n: number | null;
@@ -172,18 +174,7 @@ async function readMessages(onMessage: (message: GatewayToRunner) => void): Prom
       n = null;
     }
     if (n === null) break;
-    let text = replies.decode(buf.subarray(0, n));
-    if (partial !== "") {
-      text = partial + text;
-      partial = "";
-    }
-    let start = 0;
-    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
-      const line = text.slice(start, newline);
-      start = newline + 1;
-      if (line.trim() !== "") onMessage(JSON.parse(line) as GatewayToRunner);
-    }
-    if (start < text.length) partial = text.slice(start);
+    lines.push(replies.decode(buf.subarray(0, n)));
   }
   if (channelClosedByUs) return;
   for (const entry of pending.values()) {
@@ -276,7 +267,13 @@ function request(
       : (error: unknown) => settleFailed(failure(error));
     pending.set(id, locate === undefined ? { resolve, reject } : { resolve, reject, locate });
     updateRef();
-    send({ ...message, id } as RunnerToGateway).catch(reject);
+    send({ ...message, id } as RunnerToGateway).catch((error) => {
+      // Never sent (over the channel's limit, or the channel is gone): no answer will come,
+      // so the call no longer holds the process open.
+      pending.delete(id);
+      updateRef();
+      reject(error);
+    });
   });
 }
 

@@ -4,12 +4,23 @@
  * its own permissions (issue 12: ≈ 64 MB per module saved). A module that exits, hangs or
  * crashes ends only its Worker; if the process itself dies, each module's `ToolHost` restarts
  * it under the restart policy (RELIABILITY MOD-*). Calls and results travel on each Worker's own
- * socket (`worker_links.ts`); the process's stdio carries the lifecycle. (Over 400 lines: the
- * process and the per-module handle share one message stream and read best together.)
+ * socket, the lifecycle on the host thread's own link (`worker_links.ts`); what the process
+ * writes on stdout and stderr is logged as untrusted text. (Over 400 lines: the process and the
+ * per-module handle share one message stream and read best together.)
  * @module
  */
 
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { LogMethods } from "../../logger.ts";
+import type { PermissionSet } from "../../config/gateway_config.ts";
+import {
+  type ConfinedCommand,
+  namespacedChildPid,
+  type OsSandbox,
+  unwrapNamespacedStatus,
+} from "../../process/os_sandbox.ts";
+import { toolHostView } from "./tool_host_view.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { watchMemory } from "../../process/memory_watch.ts";
 import {
@@ -22,14 +33,17 @@ import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { describeLoadError } from "./tool_host_process.ts";
 import {
   encodeMessage,
+  isWireError,
   readLines,
   type ResultMessage,
   type WireError,
 } from "./tool_host_protocol.ts";
+import { HostOutputLog } from "./host_output_log.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { type PendingCall, PendingCalls } from "./pending_calls.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { type LinkedModule, type WorkerLink, WorkerLinks } from "./worker_links.ts";
+import { settlesWithin } from "../../process/terminate_process_group.ts";
 
 const ENCODER = new TextEncoder();
 
@@ -51,6 +65,13 @@ export interface SharedToolHostsOptions {
    * where a later server finds what a dead one left. @default {the system temp dir}
    */
   socketDir?: string;
+  /**
+   * The operating-system layer the hosts start under (`exec.osSandbox`); modules whose views
+   * differ (`tool_host_view.ts`) then share no process.
+   */
+  sandbox?: OsSandbox;
+  /** Directories the OS sandbox never shows a host (other processes' scratch space). */
+  hiddenPaths?: readonly string[];
 }
 
 /** How to load one module into a shared host. */
@@ -66,6 +87,10 @@ export interface SharedModuleOptions {
   configPath: string | null;
   /** The Worker's permissions. */
   permissions: Deno.PermissionOptions;
+  /** The module's configured grants (undefined = all): what the OS sandbox shows its host. */
+  grants: PermissionSet | undefined;
+  /** The data dir handed to the module (`GATEWAY_DATA_DIR`). */
+  dataDir: string;
   /**
    * Whether the module may import from any host (it may use the network): such modules share
    * a host started with `--allow-import`; the others one limited to Deno's default import
@@ -95,7 +120,12 @@ export class SharedToolHosts {
   /** Loads a module into the shared host for its cwd and config (started if none runs). */
   open(options: SharedModuleOptions): ToolHostConnection {
     if (this.#stopped) throw new Error("Cannot load a tool module: the shared tool hosts stopped");
-    const key = `${options.cwd}\0${options.configPath ?? ""}\0${options.importAnywhere}`;
+    // Under the OS sandbox a host's view is its first module's grants: only modules with the
+    // same grants (and directory) may share it.
+    const view = this.#options.sandbox?.active
+      ? `\0${JSON.stringify(options.grants ?? "all")}\0${dirname(options.moduleUrl)}`
+      : "";
+    const key = `${options.cwd}\0${options.configPath ?? ""}\0${options.importAnywhere}${view}`;
     let host = this.#hosts.get(key);
     if (host === undefined || host.exited) {
       const started = new SharedHostProcess(options, this.#options);
@@ -111,6 +141,12 @@ export class SharedToolHosts {
   /** Where the hosts' socket directories go; isolated hosts put theirs there too. */
   get socketDir(): string | undefined {
     return this.#options.socketDir;
+  }
+
+  /** The OS sandbox the hosts start under, and what it hides; isolated hosts use them too. */
+  get confinement(): { sandbox?: OsSandbox; hiddenPaths?: readonly string[] } {
+    const { sandbox, hiddenPaths } = this.#options;
+    return { ...(sandbox ? { sandbox } : {}), ...(hiddenPaths ? { hiddenPaths } : {}) };
   }
 
   /** The sockets the running hosts' Workers take their calls on (diagnostics and tests). */
@@ -134,12 +170,15 @@ class SharedHostProcess {
   readonly pid: number;
   readonly closed: Promise<Deno.CommandStatus>;
   #child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  /** The host thread's link, once it presented its token; requests wait in `#queued` before. */
+  #control: WorkerLink | undefined;
+  #queued: string[] = [];
   #modules = new Map<number, SharedModule>();
   #status: Deno.CommandStatus | undefined;
   #options: SharedToolHostsOptions;
   /** The Workers' direct connections: calls and results bypass the host's thread. */
   readonly links: WorkerLinks;
+  #memoryPid: () => number | null = () => null;
 
   constructor(module: SharedModuleOptions, options: SharedToolHostsOptions) {
     this.#options = options;
@@ -151,7 +190,8 @@ class SharedHostProcess {
     const grants = module.importAnywhere
       ? ["--allow-all"]
       : ["read", "write", "net", "env", "run", "ffi", "sys"].map((name) => `--allow-${name}`);
-    const args = [
+    const command = [
+      Deno.execPath(),
       "run",
       "--no-prompt",
       "--unstable-worker-options",
@@ -159,8 +199,27 @@ class SharedHostProcess {
       ...grants,
       new URL("./shared_tool_host_main.ts", import.meta.url).href,
     ];
-    options.logger.info(`starting the shared tool host: ${Deno.execPath()} ${args.join(" ")}`);
-    this.#child = new Deno.Command(Deno.execPath(), {
+    let confined: ConfinedCommand = { argv: command, namespaced: false };
+    try {
+      confined = options.sandbox?.command(
+        command,
+        toolHostView({
+          permissions: module.grants,
+          moduleDir: dirname(fileURLToPath(module.moduleUrl)),
+          configPath,
+          cwd: module.cwd,
+          socketDir: dirname(this.links.socketPath),
+          dataDir: module.dataDir,
+          hidden: options.hiddenPaths ?? [],
+        }),
+      ) ?? confined;
+    } catch (error) {
+      this.links.close();
+      throw error;
+    }
+    const [program, ...args] = confined.argv;
+    options.logger.info(`starting the shared tool host: ${confined.argv.join(" ")}`);
+    this.#child = new Deno.Command(program!, {
       args,
       cwd: module.cwd,
       env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
@@ -171,9 +230,38 @@ class SharedHostProcess {
     }).spawn();
     this.pid = this.#child.pid;
     options.onSpawn?.(this.pid);
-    this.#writer = this.#child.stdin.getWriter();
+    // The host's thread joins the socket with this token, read from stdin before any module
+    // runs; stdin is closed after it, and the lifecycle travels on that link only.
+    const hostToken = crypto.randomUUID() + crypto.randomUUID();
+    this.links.expectHost({
+      token: hostToken,
+      joined: (link) => {
+        this.#control = link;
+        for (const line of this.#queued.splice(0)) link.send(line);
+      },
+      receive: (message) => this.#onNotice(message),
+      unlinked: (link) => {
+        if (this.#control === link) this.#control = undefined;
+      },
+    });
+    const writer = this.#child.stdin.getWriter();
+    const linkLine = JSON.stringify({
+      type: "link",
+      socket: this.links.socketPath,
+      token: hostToken,
+    });
+    writer.write(ENCODER.encode(`${linkLine}\n`)).then(() => writer.close()).catch(() => {});
     const maxMemoryMb = options.maxMemoryMb ?? 1024;
-    const memory = watchMemory(this.pid, maxMemoryMb, () => {
+    /** The host's pid inside bwrap, once found. */
+    let inner: number | null = null;
+    const memoryPid = () =>
+      this.#status !== undefined
+        ? null
+        : confined.namespaced
+        ? inner ??= namespacedChildPid(this.pid)
+        : this.pid;
+    this.#memoryPid = memoryPid;
+    const memory = watchMemory(memoryPid, maxMemoryMb, () => {
       memory.stop();
       options.logger.warn(
         `the shared tool host used more than ${maxMemoryMb} MB of memory and was restarted ` +
@@ -181,19 +269,30 @@ class SharedHostProcess {
       );
       signalProcessGroup(this.pid, "SIGKILL");
     }, { intervalMs: 250 });
-    const stdoutDone = readLines(this.#child.stdout, (line) => this.#onLine(line), {
-      maxLineLength: 64 * 1024 * 1024,
-      onOversized: (length) =>
-        options.logger.warn(`the shared tool host sent a line of ${length} characters: dropped`),
+    // Every module in the process can write to its stdout and stderr: logged, never read as
+    // messages.
+    const stdout = new HostOutputLog("shared tool host stdout", options.logger);
+    const stderr = new HostOutputLog("shared tool host", options.logger);
+    const stdoutDone = readLines(this.#child.stdout, (line) => stdout.line(line), {
+      maxLineLength: 64 * 1024,
     }).catch(() => {});
-    const stderrDone = readLines(this.#child.stderr, (line) => {
-      options.logger.info(`[shared tool host] ${line}`);
-    }, { maxLineLength: 64 * 1024 }).catch(() => {});
-    this.closed = this.#child.status.then(async (status) => {
+    const stderrDone = readLines(this.#child.stderr, (line) => stderr.line(line), {
+      maxLineLength: 64 * 1024,
+    }).catch(() => {});
+    const exit = confined.namespaced
+      ? this.#child.status.then(unwrapNamespacedStatus)
+      : this.#child.status;
+    this.closed = exit.then(async (status) => {
       this.#status = status;
       memory.stop();
       signalProcessGroup(this.pid, "SIGKILL");
-      await Promise.all([stdoutDone, stderrDone]);
+      // The lifecycle the host sent before it died is read first (a module's import error).
+      const control = this.#control;
+      await Promise.all([
+        stdoutDone,
+        stderrDone,
+        control === undefined ? undefined : settlesWithin(control.ended, 2_000),
+      ]);
       for (const module of [...this.#modules.values()]) {
         module.hostEnded(`the shared tool host ${describeExit(status)}`);
       }
@@ -205,6 +304,11 @@ class SharedHostProcess {
 
   get exited(): boolean {
     return this.#status !== undefined;
+  }
+
+  /** The pid whose memory is the host's (inside bwrap: found under the namespace's reaper), or null when gone. */
+  memoryPid(): number | null {
+    return this.#memoryPid();
   }
 
   load(worker: number, options: SharedModuleOptions): ToolHostConnection {
@@ -232,12 +336,15 @@ class SharedHostProcess {
 
   send(message: SharedHostRequest): void {
     if (this.#status !== undefined) return; // the exit fails the module's calls
-    this.#writer.write(ENCODER.encode(encodeMessage(message))).catch(() => {});
+    const line = encodeMessage(message);
+    if (this.#control === undefined) this.#queued.push(line);
+    else this.#control.send(line);
   }
 
   async stop(): Promise<void> {
     if (this.#status === undefined) {
-      await this.#writer.close().catch(() => {});
+      // Its link closing ends the host (it terminates its Workers and exits).
+      this.#control?.close();
       await terminateProcessGroup(this.pid, this.#child.status, {
         exitWaitMs: 500,
         graceMs: this.#options.killGraceMs ?? 2_000,
@@ -246,17 +353,8 @@ class SharedHostProcess {
     await this.closed;
   }
 
-  #onLine(line: string): void {
-    let message: { worker?: unknown; type?: unknown } & Record<string, unknown>;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      this.#options.logger.warn(
-        `the shared tool host wrote a line that is not a message: dropped: ` +
-          JSON.stringify(line.slice(0, 200)),
-      );
-      return;
-    }
+  /** A lifecycle message from the host's thread, on its link. */
+  #onNotice(message: Record<string, unknown>): void {
     const module = typeof message.worker === "number"
       ? this.#modules.get(message.worker)
       : undefined;
@@ -289,7 +387,7 @@ class SharedModule implements ToolHostConnection, LinkedModule {
   #settleReady: { resolve(exports: string[]): void; reject(error: Error): void } | undefined;
   /**
    * The exports of an import that finished before the Worker's `join` reached us: the `ready`
-   * notice (host stdout) can overtake the join (the Worker's socket). The module is ready once
+   * notice (the host's link) can overtake the join (the Worker's link). The module is ready once
    * both arrived, so that a Worker ended for another module's sake also detaches this one.
    */
   #exportsBeforeJoin: string[] | undefined;
@@ -315,6 +413,11 @@ class SharedModule implements ToolHostConnection, LinkedModule {
 
   get pid(): number {
     return this.#host.pid;
+  }
+
+  /** The shared process's (not watched per module: see `SharedToolHostsOptions.maxMemoryMb`). */
+  memoryPid(): number | null {
+    return this.#host.memoryPid();
   }
 
   get worker(): number {
@@ -422,7 +525,7 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     }
   }
 
-  /** A lifecycle message about the module, from the host's stdout. */
+  /** A lifecycle message about the module, from the host's thread on its link. */
   notice(message: Record<string, unknown>): void {
     switch (message.type) {
       case "ready": {
@@ -434,8 +537,8 @@ class SharedModule implements ToolHostConnection, LinkedModule {
         break;
       }
       case "load_error": {
-        const error = message.error as WireError;
-        const { reason, line } = describeLoadError(error, this.#options.moduleUrl);
+        if (!isWireError(message.error)) break;
+        const { reason, line } = describeLoadError(message.error, this.#options.moduleUrl);
         this.#failLoad(reason, line);
         this.#end("failed to import");
         break;

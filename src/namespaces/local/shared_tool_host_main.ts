@@ -1,12 +1,19 @@
 /**
  * The shared tool host: one `deno run --unstable-worker-options` process in which tool modules
  * run in Workers with their own Deno permissions (issue 12: one runtime instead of one process of
- * ≈ 64 MB per module). Modules whose permissions and environment are identical share a Worker
- * (≈ 10 MB each saved), so each still has exactly its manifest's grants. Speaks the modules'
- * lifecycle on stdin/stdout with a `worker` field (the module's id) on every message: `load` and
- * `unload` from the gateway; `ready`, `load_error`, `log`, `exit` and `restarted` back (calls go
- * on the Workers' own sockets, below). Run by `SharedToolHost`; an entry
- * point, so it may `Deno.exit`. (Over 400 lines: the grouping rules share one state.)
+ * ≈ 64 MB per module). Modules with full permissions (the default) and the same environment share
+ * a Worker (≈ 10 MB each saved): such a module can reach anything another could anyway. A module
+ * with restricted permissions gets a Worker, a JavaScript realm, of its own, so nothing it runs
+ * touches another module's globals, calls or lifecycle. Run by `SharedToolHost`; an entry point,
+ * so it may `Deno.exit`. (Over 400 lines: the grouping rules share one state.)
+ *
+ * The modules' lifecycle travels on the host's own link to the gateway (`worker_links.ts`): its
+ * stdin brings one line, the gateway's socket and this host's token, before any Worker exists,
+ * and is closed; the thread connects and presents the token, then takes `load` and `unload`
+ * there and answers `ready`, `load_error`, `log`, `exit` and `restarted` with a `worker` field
+ * (the module's id). The process's stdout and stderr are shared with every module: the gateway
+ * logs them as untrusted text and takes nothing from them. What a Worker posts here is checked
+ * field by field and encoded anew, and speaks only for the modules of that Worker.
  *
  * Failures stay with their module (RELIABILITY MOD-01…06): a Worker imports its modules one at
  * a time, and modules waiting behind an import that takes over `ADMIT_PATIENCE_MS` (busy or
@@ -19,20 +26,22 @@
  * run on until its Worker ends (`tools.NAME.isolate` gives a module a process of its own).
  *
  * Calls and results do not cross this thread (issue 12: the hop cost ≈ 0.1 ms of CPU per call):
- * each Worker connects to the gateway's unix socket (`worker_links.ts`, in a private 0700
- * directory it is granted until it has connected) and joins it with the token of each module it
- * takes. So only the gateway knows which calls are unanswered: this host tells it `restarted`
- * (naming the module's placement, its count of Workers) when a module leaves a Worker, and hears
- * from it whether an unloaded module still had calls waiting (`busy`).
+ * each Worker connects to the gateway's unix socket (in a private 0700 directory it is granted
+ * until it has connected) and joins it with the token of each module it takes. So only the
+ * gateway knows which calls are unanswered: this host tells it `restarted` (naming the module's
+ * placement, its count of Workers) when a module leaves a Worker, and hears from it whether an
+ * unloaded module still had calls waiting (`busy`).
  * @module
  */
 
 import { withSocketGrant } from "./socket_grant.ts";
-import { encodeMessage, readLinesFrom } from "./tool_host_protocol.ts";
+import { isWireError, readLinesFrom, SerialWriter, type WireError } from "./tool_host_protocol.ts";
 import type { WorkerLoadMessage, WorkerPost } from "./tool_worker_main.ts";
 
-/** Longest request line accepted from the gateway (arguments are JSON on one line). */
-const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
+/** Longest request line accepted from the gateway (a load names paths and grants). */
+const MAX_REQUEST_LENGTH = 1024 * 1024;
+/** Longest line accepted on stdin (the link line). */
+const MAX_LINK_LENGTH = 64 * 1024;
 
 /** Gateway → shared host. */
 export type SharedHostRequest =
@@ -51,8 +60,10 @@ export type SharedHostRequest =
   /** `busy`: the gateway still waits on calls of the module (one ignored its abort). */
   | { type: "unload"; worker: number; busy?: boolean };
 
-/** Shared host → gateway, besides the tool host messages carrying a `worker` field. */
+/** Shared host → gateway, on the host's link. */
 export type SharedHostNotice =
+  | { type: "ready"; worker: number; exports: string[] }
+  | { type: "load_error"; worker: number; error: WireError }
   | { type: "log"; worker: number; line: string }
   | { type: "exit"; worker: number; reason: string }
   /**
@@ -127,26 +138,69 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** Modules with equal keys may share a Worker: same permissions, same environment. */
+/**
+ * Modules with equal keys may share a Worker: full permissions and the same environment. A
+ * module with restricted permissions has a key of its own (see the module doc).
+ */
 function keyOf(request: LoadRequest): string {
-  return canonical([request.permissions, request.env]);
+  return request.permissions === "inherit"
+    ? canonical(["inherit", request.env])
+    : `own:${request.worker}`;
 }
 
-const ENCODER = new TextEncoder();
+/** Every field any {@linkcode WorkerPost} has. */
+type AnyPost = {
+  type: WorkerPost["type"];
+  module: number;
+  exports: string[];
+  error: WireError;
+  line: string;
+  code: number;
+};
 
-/** Writes one message whole before any other JavaScript of this thread runs. */
-function write(text: string): void {
-  let bytes = ENCODER.encode(text);
-  while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
+/** The exports a Worker reported, if they are a list of names. */
+function exportNames(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((name) => typeof name === "string")
+    ? value
+    : undefined;
 }
 
-function notify(message: SharedHostNotice): void {
-  write(encodeMessage(message));
+/** A Worker's error report reduced to the fields the gateway reads, if it has their shape. */
+function wireError(value: unknown): WireError | undefined {
+  if (!isWireError(value)) return undefined;
+  const error: WireError = { message: value.message };
+  const { name, stack } = value as { name?: unknown; stack?: unknown };
+  if (typeof name === "string") error.name = name;
+  if (typeof stack === "string") error.stack = stack;
+  return error;
 }
 
-/** One protocol line of module `id`, already JSON: `{"type":…}` → `{"worker":N,"type":…}`. */
-function relay(id: number, text: string): void {
-  write(`\n{"worker":${id},${text.slice(1)}\n`);
+/** The first line the gateway writes on stdin: its socket, and this host's token. */
+interface LinkLine {
+  type: "link";
+  socket: string;
+  token: string;
+}
+
+function parseLink(line: string): LinkLine | undefined {
+  try {
+    const value = JSON.parse(line);
+    return value?.type === "link" && typeof value.socket === "string" &&
+        typeof value.token === "string"
+      ? value as LinkLine
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads stdin to its end (the gateway closes it after one line) and answers the link line. */
+async function readLink(): Promise<LinkLine | undefined> {
+  let link: LinkLine | undefined;
+  await readLinesFrom(Deno.stdin, (line) => {
+    link ??= parseLink(line);
+  }, { maxLineLength: MAX_LINK_LENGTH }).catch(() => {});
+  return link;
 }
 
 function parse(line: string): SharedHostRequest | undefined {
@@ -161,7 +215,24 @@ function parse(line: string): SharedHostRequest | undefined {
   }
 }
 
-function main(): void {
+async function main(): Promise<void> {
+  const link = await readLink();
+  if (link === undefined) {
+    console.error("shared tool host: no link line on stdin; the gateway is gone");
+    Deno.exit(1);
+  }
+  let conn: Deno.UnixConn;
+  try {
+    conn = await Deno.connect({ transport: "unix", path: link.socket });
+  } catch (error) {
+    console.error(`shared tool host: cannot reach the gateway: ${String(error)}`);
+    Deno.exit(1);
+  }
+  const control = new SerialWriter(conn, () => {});
+  control.write(`${JSON.stringify({ type: "host", token: link.token })}\n`);
+  /** Sends one lifecycle message to the gateway, encoded here whatever a Worker posted. */
+  const notify = (message: SharedHostNotice) => control.write(`${JSON.stringify(message)}\n`);
+
   const groups = new Set<Group>();
   const members = new Map<number, Member>();
 
@@ -269,15 +340,18 @@ function main(): void {
     }, ADMIT_PATIENCE_MS);
   };
 
-  const settled = (member: Member, outcome: "ready" | "failed", text: string) => {
+  const settled = (
+    member: Member,
+    outcome: SharedHostNotice & { type: "ready" | "load_error" },
+  ) => {
     const group = member.group;
     if (group?.admitting === member) {
       clearTimeout(group.patience);
       group.admitting = undefined;
     }
-    member.state = outcome;
+    member.state = outcome.type === "ready" ? "ready" : "failed";
     // A module loaded again after its Worker restarted was announced already.
-    if (!(member.announced && outcome === "ready")) relay(member.id, text);
+    if (!(member.announced && outcome.type === "ready")) notify(outcome);
     member.announced = true;
     if (group !== undefined) admitNext(group);
   };
@@ -310,27 +384,41 @@ function main(): void {
       answeredAt: performance.now(),
     };
     groups.add(group);
-    worker.onmessage = (event: MessageEvent<WorkerPost>) => {
+    worker.onmessage = (event: MessageEvent<unknown>) => {
       if (!groups.has(group)) return; // terminated
-      const message = event.data;
-      if (message.type === "line") {
-        const member = group.members.get(message.module);
-        if (member === undefined) return;
-        if (message.settled !== undefined) return settled(member, message.settled, message.text);
-        relay(member.id, message.text);
+      // Module code shares the Worker's thread and may post too: a post is a `WorkerPost` only
+      // once each field is checked, and speaks only for modules of this Worker.
+      if (typeof event.data !== "object" || event.data === null) return;
+      const message = event.data as { [K in keyof AnyPost]?: unknown };
+      if (message.type === "ready" || message.type === "load_error") {
+        const member = typeof message.module === "number"
+          ? group.members.get(message.module)
+          : undefined;
+        if (member === undefined || member.state !== "importing") return;
+        if (message.type === "ready") {
+          const exports = exportNames(message.exports);
+          if (exports !== undefined) settled(member, { type: "ready", worker: member.id, exports });
+        } else {
+          const error = wireError(message.error);
+          if (error !== undefined) {
+            settled(member, { type: "load_error", worker: member.id, error });
+          }
+        }
       } else if (message.type === "pong") {
         group.answeredAt = performance.now();
       } else if (message.type === "log") {
-        const member = message.module === undefined
-          ? group.members.values().next().value
-          : group.members.get(message.module);
+        if (typeof message.line !== "string") return;
+        const member = typeof message.module === "number"
+          ? group.members.get(message.module)
+          : group.members.values().next().value;
         if (member !== undefined) notify({ type: "log", worker: member.id, line: message.line });
-      } else {
+      } else if (message.type === "exit") {
+        if (typeof message.code !== "number") return;
         // Deno.exit or close() ends the whole Worker: the module that called it is gone, the
         // others are loaded again in a new one (or all are gone when it is unknown).
-        const culprit = message.module === undefined
-          ? undefined
-          : group.members.get(message.module);
+        const culprit = typeof message.module === "number"
+          ? group.members.get(message.module)
+          : undefined;
         const reason = `exited with code ${message.code}`;
         if (culprit === undefined) {
           drop(group);
@@ -399,7 +487,7 @@ function main(): void {
     admitNext(group);
   };
 
-  readLinesFrom(Deno.stdin, (line) => {
+  readLinesFrom(conn, (line) => {
     const request = parse(line);
     if (request === undefined) {
       console.error(
@@ -420,11 +508,11 @@ function main(): void {
       const member = members.get(request.worker);
       if (member !== undefined) unload(member, request.busy === true);
     }
-  }, { maxLineLength: MAX_REQUEST_LENGTH }).finally(() => {
-    // stdin closed: the gateway stopped or died.
+  }, { maxLineLength: MAX_REQUEST_LENGTH }).catch(() => {}).finally(() => {
+    // The link closed: the gateway stopped or died.
     for (const group of groups) group.worker.terminate();
     Deno.exit(0);
   });
 }
 
-if (import.meta.main) main();
+if (import.meta.main) await main();

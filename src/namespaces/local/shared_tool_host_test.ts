@@ -224,7 +224,7 @@ async function realmOf(host: ToolHost): Promise<string> {
   return id as string;
 }
 
-Deno.test("modules with the same permissions and settings share one Worker, others do not", async () => {
+Deno.test("modules with full permissions and the same settings share one Worker; restricted modules never do", async () => {
   await withShared(["realm_a.ts", "realm_b.ts"], {}, async ([a, b], logger, shared) => {
     await Promise.all([a!.start(), b!.start()]);
     assert.equal(await realmOf(a!), await realmOf(b!));
@@ -240,13 +240,22 @@ Deno.test("modules with the same permissions and settings share one Worker, othe
       });
     const settled = other("settled", { settings: { mine: true } });
     const confined = other("confined", { permissions: {} });
+    // The same restricted permissions and settings: still a realm of its own, so nothing one
+    // runs reaches the other's globals or posts for it.
+    const twin = other("twin", { permissions: {} });
     try {
-      await Promise.all([settled.start(), confined.start()]);
-      const realms = new Set([await realmOf(a!), await realmOf(settled), await realmOf(confined)]);
-      assert.equal(realms.size, 3);
+      await Promise.all([settled.start(), confined.start(), twin.start()]);
+      const realms = new Set([
+        await realmOf(a!),
+        await realmOf(settled),
+        await realmOf(confined),
+        await realmOf(twin),
+      ]);
+      assert.equal(realms.size, 4);
       assert.equal(settled.pid, a!.pid); // still one process
+      assert.equal(twin.pid, confined.pid); // one process for both
     } finally {
-      await Promise.all([settled.stop(), confined.stop()]);
+      await Promise.all([settled.stop(), confined.stop(), twin.stop()]);
     }
   });
 });

@@ -22,6 +22,8 @@ import { AbortFanout } from "./abort_fanout.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { withSocketGrant } from "./socket_grant.ts";
 import { WorkerLinks } from "./worker_links.ts";
+import type { ConfinedCommand, OsSandbox } from "../../process/os_sandbox.ts";
+import { toolHostView } from "./tool_host_view.ts";
 
 /** Where the host is in its life; mapped onto the namespace status by `LocalNamespace`. */
 export type ToolHostState =
@@ -71,8 +73,6 @@ export interface ToolHostOptions {
   maxRestartDelayMs?: number;
   /** The breaker (and the rest of the back-off); the same policy as MCP upstreams'. */
   restart?: Partial<RestartPolicyOptions>;
-  /** Longest result message accepted from the host. @default {67108864} */
-  maxMessageLength?: number;
   /** Resident memory of the host; past it the host is restarted (issue 9). @default {1024} */
   maxMemoryMb?: number;
   /** Told the pid (= process group) of every host started, so a later server can reap it. */
@@ -84,6 +84,17 @@ export interface ToolHostOptions {
   shared?: SharedToolHosts;
   /** Run in a process of its own even when `shared` is given (`tools.NAME.isolate`). */
   isolate?: boolean;
+  /**
+   * The operating-system layer a host process starts under (`exec.osSandbox`): a view of only
+   * the module's grants (`tool_host_view.ts`), a PID namespace, death with the gateway.
+   * @default {the shared hosts' (`SharedToolHosts.confinement`); without either, a plain spawn}
+   */
+  sandbox?: OsSandbox;
+  /**
+   * Directories the OS sandbox never shows the host (other processes' scratch space).
+   * @default {the shared hosts'}
+   */
+  hiddenPaths?: readonly string[];
   /** @default {console} */
   logger?: LogMethods;
   /** Told about every state change. */
@@ -303,7 +314,7 @@ export class ToolHost {
     if (process.isolated) {
       options.onSpawn?.(process.pid);
       const maxMemoryMb = options.maxMemoryMb ?? 1024;
-      const memory = watchMemory(process.pid, maxMemoryMb, () => {
+      const memory = watchMemory(() => process.memoryPid(), maxMemoryMb, () => {
         memory.stop();
         const reason = `tool host for "${options.name}" used more than ${maxMemoryMb} MB of ` +
           `memory (tools.${options.name}.maxMemoryMb) and was restarted`;
@@ -347,6 +358,8 @@ export class ToolHost {
       cwd: options.cwd ?? dirname(dirname(options.file)),
       configPath: options.configPath ?? null,
       permissions: workerPermissions(options.permissions, options.file),
+      grants: options.permissions,
+      dataDir: options.dataDir,
       importAnywhere: options.permissions === undefined || options.permissions.net === true,
       env: {
         GATEWAY_DATA_DIR: options.dataDir,
@@ -371,15 +384,36 @@ export class ToolHost {
       throw error;
     }
     const set = hostPermissionSet(options.permissions, options.file);
-    this.#logger.info(`starting tool host for "${options.name}": ${command.join(" ")}`);
+    const cwd = options.cwd ?? dirname(dirname(options.file));
+    let confined: ConfinedCommand = { argv: command, namespaced: false };
+    const shared = options.shared?.confinement;
+    try {
+      confined = (options.sandbox ?? shared?.sandbox)?.command(
+        command,
+        toolHostView({
+          permissions: options.permissions,
+          moduleDir: dirname(options.file),
+          configPath: options.configPath ?? null,
+          cwd,
+          socketDir: dirname(links.socketPath),
+          dataDir: options.dataDir,
+          hidden: options.hiddenPaths ?? shared?.hiddenPaths ?? [],
+        }),
+      ) ?? confined;
+    } catch (error) {
+      links.close();
+      throw error;
+    }
+    this.#logger.info(`starting tool host for "${options.name}": ${confined.argv.join(" ")}`);
     return new ToolHostProcess({
       links,
       revoke: set === undefined ? [] : withSocketGrant(set, links.socketPath).revoke,
       name: options.name,
       label: this.#label(),
       moduleUrl: pathToFileURL(options.file).href,
-      command,
-      cwd: options.cwd ?? dirname(dirname(options.file)),
+      command: confined.argv,
+      namespaced: confined.namespaced,
+      cwd,
       env: {
         GATEWAY_DATA_DIR: options.dataDir,
         GATEWAY_TOOL_SETTINGS: JSON.stringify(options.settings ?? {}),
@@ -387,7 +421,6 @@ export class ToolHost {
         DENO_NO_UPDATE_CHECK: "1",
       },
       loadTimeoutMs: options.loadTimeoutMs ?? 10_000,
-      maxMessageLength: options.maxMessageLength ?? 64 * 1024 * 1024,
       logger: this.#logger,
     });
   }

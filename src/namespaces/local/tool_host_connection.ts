@@ -18,6 +18,8 @@ export interface ToolHostConnection {
   readonly endReason: string;
   /** True when the module runs in a process of its own (its memory can be watched). */
   readonly isolated: boolean;
+  /** The pid whose resident memory is the module's runtime's, or null when it is gone. */
+  memoryPid(): number | null;
   /** Whether call `id` still waits for its answer. */
   isPending(id: number): boolean;
   /**

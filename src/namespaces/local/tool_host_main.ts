@@ -1,11 +1,12 @@
 /**
  * Child side of a tool host: imports one tool module and serves calls to its exports on the
- * gateway's socket, which it joins with the token its stdin brings first; stdout says whether the
- * import worked (see `tool_host_protocol.ts`, `worker_links.ts`). Run by `ToolHost` as
- * `deno run … tool_host_main.ts <module URL>`; this is an entry point, so it may `Deno.exit`.
+ * gateway's socket, which it joins with the token its stdin brings first; the same link says
+ * whether the import worked (see `tool_host_protocol.ts`, `worker_links.ts`). Run by `ToolHost`
+ * as `deno run … tool_host_main.ts <module URL>`; this is an entry point, so it may `Deno.exit`.
  *
  * What a tool module sees:
- * - `console.*` writes to stderr (the gateway logs it); stdout says how the import went.
+ * - `console.*` writes to stderr; the gateway logs stderr and stdout as the module's output
+ *   (it reads no message from either).
  * - `GATEWAY_TOOL_SETTINGS` (JSON of `tools.<name>.settings`) and `GATEWAY_DATA_DIR` in the env.
  * - `globalThis.gatewaySignal`: the `AbortSignal` of the call in progress (undefined outside a
  *   call). It aborts when the call times out or the run is cancelled; a tool that ignores it for
@@ -32,7 +33,6 @@ import { Console } from "node:console";
 import process from "node:process";
 import {
   type CallMessage,
-  encodeMessage,
   type HostResponse,
   parseRequest,
   readLinesFrom,
@@ -70,15 +70,9 @@ export interface HostContext {
   send: (message: HostResponse) => void;
 }
 
-/** Writes one message in full before any other JavaScript runs, so messages never interleave. */
-function send(message: HostResponse): void {
-  let bytes = new TextEncoder().encode(encodeMessage(message));
-  while (bytes.length > 0) bytes = bytes.subarray(Deno.stdout.writeSync(bytes));
-}
-
 /**
  * Points every console method at `stream` (default stderr), in place (modules may hold
- * `console`): stdout carries the protocol.
+ * `console`): the gateway logs it with the module's label.
  */
 export function redirectConsole(stream: NodeJS.WritableStream = process.stderr): void {
   const stderrConsole = new Console({ stdout: stream, stderr: stream });
@@ -215,24 +209,19 @@ async function main(): Promise<void> {
   try {
     conn = await Deno.connect({ transport: "unix", path: socket });
   } catch (thrown) {
-    send({
-      type: "load_error",
-      error: toWireError(new Error(`cannot reach the gateway: ${messageOf(thrown)}`)),
-    });
+    console.error(`tool host: error: cannot reach the gateway: ${messageOf(thrown)}`);
     Deno.exit(1);
   }
   for (const descriptor of revoke) Deno.permissions.revokeSync(descriptor);
   const writer = new SerialWriter(conn, () => {});
   writer.write(`${JSON.stringify({ type: "join", worker: 0, token, placement: 1 })}\n`);
+  /** Sends one message on the link (`{"type":…}` → `{"worker":0,"type":…}`). */
+  const send = (response: HostResponse) =>
+    writer.write(`{"worker":0,${JSON.stringify(response).slice(1)}\n`);
 
   const loaded = import(moduleUrl) as Promise<Record<string, unknown>>;
   loaded.catch(() => {}); // reported below; calls wait for it
-  const context: HostContext = {
-    loaded,
-    controllers,
-    calls,
-    send: (response) => writer.write(`{"worker":0,${JSON.stringify(response).slice(1)}\n`),
-  };
+  const context: HostContext = { loaded, controllers, calls, send };
   readLinesFrom(conn, (line) => {
     const request = parseRequest(line);
     if (request === undefined) return;
@@ -250,6 +239,7 @@ async function main(): Promise<void> {
     module = await loaded;
   } catch (thrown) {
     send({ type: "load_error", error: toWireError(thrown) });
+    await writer.idle();
     Deno.exit(1);
   }
   const exports = Object.keys(module).filter((key) => typeof module[key] === "function");

@@ -1,9 +1,10 @@
 /**
  * One tool host subprocess: spawns `deno run tool_host_main.ts` in its own process group, waits
- * for the module to import, matches call results to callers, and kills the whole group. Calls
- * and results travel on the process's own socket (`worker_links.ts`), which it joins with a
- * token sent on its stdin before it imports the module; stdin/stdout carry the lifecycle.
- * Restarts and deadlines live in `tool_host.ts`; one instance never outlives its process.
+ * for the module to import, matches call results to callers, and kills the whole group. The
+ * import's outcome, calls and results travel on the process's own socket (`worker_links.ts`),
+ * which it joins with a token sent on its stdin before it imports the module; its stdout and
+ * stderr are the module's output, logged, never read as messages. Restarts and deadlines live
+ * in `tool_host.ts`; one instance never outlives its process.
  * @module
  */
 
@@ -19,11 +20,13 @@ import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 import { type PendingCall, PendingCalls } from "./pending_calls.ts";
 import {
   isWireError,
-  parseResponse,
   readLines,
   type ResultMessage,
   type WireError,
 } from "./tool_host_protocol.ts";
+import { HostOutputLog, printable } from "./host_output_log.ts";
+import { settlesWithin } from "../../process/terminate_process_group.ts";
+import { namespacedChildPid, unwrapNamespacedStatus } from "../../process/os_sandbox.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import type { LinkedModule, WorkerLink, WorkerLinks } from "./worker_links.ts";
 
@@ -41,21 +44,18 @@ export interface ToolHostProcessOptions {
   moduleUrl: string;
   /** Executable and its arguments, e.g. `[Deno.execPath(), "run", …]`. */
   command: string[];
+  /**
+   * Whether `command` starts bwrap around the host (`OsSandbox.command`): its status is then
+   * read as the host's, and the host's memory is the program's inside it.
+   */
+  namespaced?: boolean;
   cwd: string;
   /** Added to the inherited environment. */
   env: Record<string, string>;
   /** Longest an import may take before the group is killed. */
   loadTimeoutMs: number;
-  /** Longest stdout line (one message) accepted from the child. */
-  maxMessageLength: number;
   logger: LogMethods;
 }
-
-/** Stderr lines logged per window before the rest of the window is only counted. */
-const STDERR_LINES_PER_WINDOW = 200;
-const STDERR_WINDOW_MS = 10_000;
-/** Stderr lines kept to explain a failed import. */
-const STDERR_TAIL_LINES = 20;
 
 /**
  * A running tool host. `ready` settles once: with the module's function exports, or with a
@@ -83,8 +83,10 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
   #held: string[] = [];
   #status: Deno.CommandStatus | undefined;
   #loadError: WireError | undefined;
-  #stderrTail: string[] = [];
-  #stderrWindow = { start: 0, logged: 0, suppressed: 0 };
+  /** The host's pid inside bwrap, once found. */
+  #innerPid: number | null = null;
+  /** The module's output: logged with its label, kept for a failed import's hint. */
+  #stderr: HostOutputLog;
   #settleReady: { resolve(exports: string[]): void; reject(error: Error): void } | undefined;
 
   constructor(options: ToolHostProcessOptions) {
@@ -122,27 +124,40 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
     }, options.loadTimeoutMs);
     this.ready.then(() => clearTimeout(loadTimer), () => clearTimeout(loadTimer));
 
-    const stdoutDone = readLines(this.#child.stdout, (line) => this.#onStdout(line), {
-      maxLineLength: options.maxMessageLength,
-      onOversized: (length) =>
-        options.logger.warn(
-          `tool host for "${options.name}" sent a line of ${length} characters, over the ` +
-            `${options.maxMessageLength} limit: dropped`,
-        ),
-    }).catch(() => {});
-    const stderrDone = readLines(this.#child.stderr, (line) => this.#onStderr(line), {
+    this.#stderr = new HostOutputLog(options.label, options.logger);
+    const stdout = new HostOutputLog(`${options.label} stdout`, options.logger);
+    const stdoutDone = readLines(this.#child.stdout, (line) => stdout.line(line), {
       maxLineLength: 64 * 1024,
     }).catch(() => {});
-    this.closed = this.#child.status.then(async (status) => {
+    const stderrDone = readLines(this.#child.stderr, (line) => this.#stderr.line(line), {
+      maxLineLength: 64 * 1024,
+    }).catch(() => {});
+    const exit = options.namespaced
+      ? this.#child.status.then(unwrapNamespacedStatus)
+      : this.#child.status;
+    this.closed = exit.then(async (status) => {
       this.#status = status;
       signalProcessGroup(this.pid, "SIGKILL"); // descendants the module left behind in its group
-      await Promise.all([stdoutDone, stderrDone]);
+      // What it sent on its link before it died is read first (its import error).
+      const link = this.#link;
+      await Promise.all([
+        stdoutDone,
+        stderrDone,
+        link === undefined ? undefined : settlesWithin(link.ended, 2_000),
+      ]);
       options.links.close();
       this.#link = undefined;
       this.#held = [];
       this.#onExit(status);
       return status;
     });
+  }
+
+  /** The pid whose memory is the host's (inside bwrap: found under the namespace's reaper), or null when gone. */
+  memoryPid(): number | null {
+    if (this.#status !== undefined) return null;
+    if (!this.#options.namespaced) return this.pid;
+    return this.#innerPid ??= namespacedChildPid(this.pid);
   }
 
   /** How the process ended (`exited with code 3`), once it has. */
@@ -211,13 +226,21 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
     return true;
   }
 
-  /** A call's result, read from the socket; late answers are dropped. */
+  /**
+   * A message from the process, read from its socket: the import's outcome (`ready`,
+   * `load_error`) or a call's result; late answers are dropped.
+   */
   receive(message: Record<string, unknown>): void {
     if (
       message.type === "result" && typeof message.id === "number" &&
       (message.ok === true || (message.ok === false && isWireError(message.error)))
     ) {
       this.#pending.answer(message as unknown as ResultMessage);
+    } else if (message.type === "ready" && Array.isArray(message.exports)) {
+      this.#settleReady?.resolve(message.exports.filter((e): e is string => typeof e === "string"));
+      this.#settleReady = undefined;
+    } else if (message.type === "load_error" && isWireError(message.error)) {
+      this.#loadError = message.error;
     }
   }
 
@@ -262,59 +285,15 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
     });
   }
 
-  #onStdout(line: string): void {
-    const message = parseResponse(line.trim());
-    if (message === undefined) {
-      this.#options.logger.warn(
-        `tool host for "${this.#options.name}" wrote a line that is not a message: dropped: ` +
-          JSON.stringify(line.slice(0, 200)),
-      );
-      return;
-    }
-    if (message.type === "ready") {
-      this.#settleReady?.resolve(message.exports.filter((e): e is string => typeof e === "string"));
-      this.#settleReady = undefined;
-    } else if (message.type === "load_error") {
-      this.#loadError = message.error;
-    } else {
-      // Results come on the socket only: this one is the module writing to stdout.
-      this.#options.logger.warn(
-        `tool host for "${this.#options.name}" wrote a result to stdout: dropped: ` +
-          JSON.stringify(line.slice(0, 200)),
-      );
-    }
-  }
-
-  #onStderr(line: string): void {
-    this.#stderrTail.push(line);
-    if (this.#stderrTail.length > STDERR_TAIL_LINES) this.#stderrTail.shift();
-    const now = Date.now();
-    const window = this.#stderrWindow;
-    if (now - window.start > STDERR_WINDOW_MS) {
-      if (window.suppressed > 0) {
-        this.#options.logger.warn(
-          `[${this.#options.label}] ${window.suppressed} stderr lines not logged (too many)`,
-        );
-      }
-      this.#stderrWindow = { start: now, logged: 0, suppressed: 0 };
-    }
-    if (this.#stderrWindow.logged >= STDERR_LINES_PER_WINDOW) {
-      this.#stderrWindow.suppressed++;
-      return;
-    }
-    this.#stderrWindow.logged++;
-    this.#options.logger.info(`[${this.#options.label}] ${line}`);
-  }
-
   #onExit(status: Deno.CommandStatus): void {
     if (this.#loadError !== undefined) {
       const { reason, line } = describeLoadError(this.#loadError, this.#options.moduleUrl);
       this.#failLoad(reason, line);
     } else {
-      const hint = this.#stderrTail.findLast((l) => /error/i.test(l));
+      const hint = this.#stderr.tail.findLast((l) => /error/i.test(l));
       this.#failLoad(
         `the tool host ${describeExit(status)} during import` +
-          (hint === undefined ? "" : `: ${stripAnsi(hint).trim()}`),
+          (hint === undefined ? "" : `: ${printable(hint).trim()}`),
         undefined,
       );
     }

@@ -115,6 +115,8 @@ export class SerialWriter {
   readonly #encoder = new TextEncoder();
   #queued: string[] = [];
   #writing = false;
+  /** Told when the writes in progress are done (see {@linkcode SerialWriter.idle}). */
+  #idle: (() => void)[] = [];
 
   constructor(
     conn: { write(bytes: Uint8Array): Promise<number> },
@@ -138,13 +140,27 @@ export class SerialWriter {
     this.#writing = true;
     const bytes = this.#encoder.encode(text);
     this.#conn.write(bytes).then((written) => {
-      if (written === bytes.length && this.#queued.length === 0) this.#writing = false;
+      if (written === bytes.length && this.#queued.length === 0) this.#done();
       else this.#drain(bytes.subarray(written)).catch(this.#onError);
     }, (error: unknown) => {
-      this.#writing = false;
       this.#queued = [];
+      this.#done();
       this.#onError(error);
     });
+  }
+
+  /**
+   * Resolves once everything written so far is out (or failed): a process about to exit
+   * waits for its last line.
+   */
+  idle(): Promise<void> {
+    if (!this.#writing) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  #done(): void {
+    this.#writing = false;
+    for (const resolve of this.#idle.splice(0)) resolve();
   }
 
   /** Lines written meanwhile, joined up to a batch's worth (a burst is not copied whole). */
@@ -169,8 +185,8 @@ export class SerialWriter {
         bytes = text === undefined ? undefined : this.#encoder.encode(text);
       }
     } finally {
-      this.#writing = false;
       this.#queued = [];
+      this.#done();
     }
   }
 }

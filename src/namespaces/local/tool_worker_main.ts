@@ -23,11 +23,11 @@ import {
 } from "./tool_host_main.ts";
 import {
   type CallMessage,
-  encodeMessage,
   type HostRequest,
   readLinesFrom,
   SerialWriter,
   toWireError,
+  type WireError,
 } from "./tool_host_protocol.ts";
 
 /** Imports a module into the Worker: its id in the host, its URL and its own environment. */
@@ -57,12 +57,15 @@ export type WorkerRequest = { type: "unload"; module: number } | { type: "ping" 
 const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
 
 /**
- * What a tool Worker posts: one protocol line of a module (`settled` on its `ready` or
- * `load_error`, `result` = the call id on a call's result), a console line (`module` when the
- * output came from a module's import or call), or that a module ended the Worker.
+ * What a tool Worker posts to the host's thread: a module imported (`ready`, with its function
+ * exports) or failed to (`load_error`), a console line (`module` when the output came from a
+ * module's import or call), that a module ended the Worker, or a watchdog's `pong`. The host
+ * checks each field and encodes what it passes on itself: module code runs in this thread and
+ * can post too, so a post speaks only for the modules of its own Worker.
  */
 export type WorkerPost =
-  | { type: "line"; module: number; text: string; settled?: "ready" | "failed" }
+  | { type: "ready"; module: number; exports: string[] }
+  | { type: "load_error"; module: number; error: WireError }
   | { type: "log"; module?: number; line: string }
   | { type: "exit"; module?: number; code: number }
   | { type: "pong" };
@@ -188,7 +191,7 @@ async function connect(message: WorkerLoadMessage): Promise<SerialWriter> {
     }
   }, { maxLineLength: MAX_REQUEST_LENGTH, bufferBytes: 4096 }).catch(() => {}).finally(() => {
     // The gateway closed the link (it stopped, or dropped this Worker): nothing can reach the
-    // modules any more; the host ends with its stdin.
+    // modules any more; the host ends with its own link.
     link = undefined;
   });
   return writer;
@@ -197,12 +200,7 @@ async function connect(message: WorkerLoadMessage): Promise<SerialWriter> {
 async function load(message: WorkerLoadMessage): Promise<void> {
   const module = message.module;
   const failed = (thrown: unknown) =>
-    post({
-      type: "line",
-      module,
-      text: encodeMessage({ type: "load_error", error: toWireError(thrown) }).trim(),
-      settled: "failed",
-    });
+    post({ type: "load_error", module, error: toWireError(thrown) });
   if (link === undefined) {
     if (contexts.size === 0) setUp(message.env);
     try {
@@ -240,12 +238,7 @@ async function load(message: WorkerLoadMessage): Promise<void> {
   loaded.then(
     (exports) => {
       const functions = Object.keys(exports).filter((key) => typeof exports[key] === "function");
-      post({
-        type: "line",
-        module,
-        text: encodeMessage({ type: "ready", exports: functions }).trim(),
-        settled: "ready",
-      });
+      post({ type: "ready", module, exports: functions });
     },
     failed,
   );
@@ -259,12 +252,7 @@ scope.onmessage = (event) => {
   if (message.type === "load") {
     // A load that throws (it reports its own failures) must not stop the ones after it.
     loading = loading.then(() => load(message)).catch((thrown) =>
-      post({
-        type: "line",
-        module: message.module,
-        text: encodeMessage({ type: "load_error", error: toWireError(thrown) }).trim(),
-        settled: "failed",
-      })
+      post({ type: "load_error", module: message.module, error: toWireError(thrown) })
     );
     return;
   }

@@ -3,9 +3,11 @@
  * the host's main thread and a `postMessage` both ways, ≈ 0.1 ms of CPU per call): a unix
  * socket in a private 0700 directory that each Worker connects to once, before it imports any
  * module, and on which it then says `join` with the one-time-per-placement token of every module
- * it takes. Calls and results travel on that connection; the host's stdin/stdout keeps only the
- * lifecycle (load, unload, log, exit, restarted). Connections that do not identify themselves
- * are bounded in number, bytes and time, and refused with a log line (SEC-07).
+ * it takes. Calls and results travel on that connection; the host's own thread connects too,
+ * with the host's token, and carries the lifecycle (load, unload, ready, load_error, log, exit,
+ * restarted): every message the gateway acts on comes on a link only its sender could open, never
+ * on the process's stdout, which every module shares. Connections that do not identify
+ * themselves are bounded in number, bytes and time, and refused with a log line (SEC-07).
  * @module
  */
 
@@ -47,6 +49,25 @@ export interface LinkedModule {
   unlinked(link: WorkerLink): void;
 }
 
+/**
+ * The shared host's own thread on the socket: it presents the host's token (sent on the
+ * host's stdin before any module runs), then carries the modules' lifecycle both ways (`load`
+ * and `unload` to the host; `ready`, `load_error`, `log`, `exit`, `restarted` back). Nothing a
+ * module writes to the process's stdout, or posts from its Worker, reaches the gateway as
+ * lifecycle: only this link, which no module can open (the token was read and stdin closed
+ * before any Worker existed, and a Worker cannot use its host thread's connection).
+ */
+export interface HostEnd {
+  /** The secret the host's thread presents; known only to the gateway and that thread. */
+  readonly token: string;
+  /** The host's thread presented the token (once; later presentations are refused). */
+  joined(link: WorkerLink): void;
+  /** A lifecycle message from the host's thread. */
+  receive(message: Record<string, unknown>): void;
+  /** The host's link closed (the host is gone or going). */
+  unlinked(link: WorkerLink): void;
+}
+
 /** One Worker's connection: the modules that joined on it, and ordered whole-line writes. */
 export class WorkerLink {
   readonly #conn: Deno.Conn;
@@ -54,10 +75,21 @@ export class WorkerLink {
   /** The modules that joined on this link, by id. */
   readonly modules = new Map<number, LinkedModule>();
   #closed = false;
+  readonly #ended = Promise.withResolvers<void>();
 
   constructor(conn: Deno.Conn) {
     this.#conn = conn;
     this.#writer = new SerialWriter(conn, () => this.close());
+  }
+
+  /** Settles once every line the peer sent has been handled and the link is closed. */
+  get ended(): Promise<void> {
+    return this.#ended.promise;
+  }
+
+  /** Marks the link read to its end (by the links' reader). */
+  finished(): void {
+    this.#ended.resolve();
   }
 
   /** Whether the connection is gone. */
@@ -91,6 +123,8 @@ export class WorkerLinks {
   readonly #logger: LogMethods;
   readonly #modules = new Map<number, LinkedModule>();
   readonly #links = new Set<WorkerLink>();
+  /** The shared host's thread that may present its token, until it has. */
+  #host: HostEnd | undefined;
   /** Tokens of modules forgotten lately, by Worker number (see `forget`). */
   readonly #retired = new Map<number, string>();
   #unidentified = 0;
@@ -110,6 +144,11 @@ export class WorkerLinks {
     this.#listener = Deno.listen({ transport: "unix", path: this.socketPath });
     Deno.chmodSync(this.socketPath, 0o600);
     this.#accept();
+  }
+
+  /** Lets the shared host's thread present `host.token` once (see {@linkcode HostEnd}). */
+  expectHost(host: HostEnd): void {
+    this.#host = host;
   }
 
   /** Lets `module`'s Worker join with its token. */
@@ -185,6 +224,8 @@ export class WorkerLinks {
     this.#links.add(link);
     this.#unidentified++;
     let identified = false;
+    /** The host this link is the thread of, once it presented the host's token. */
+    let host: HostEnd | undefined;
     let seen = 0;
     const refuse = (why: string) => {
       this.#logger.warn(`tool Worker links: refused a connection: ${why}`);
@@ -211,6 +252,23 @@ export class WorkerLinks {
               JSON.stringify(line.slice(0, 200))
             }`,
           );
+          return;
+        }
+        if (host !== undefined) return host.receive(message);
+        if (message.type === "host" && !identified) {
+          const expected = this.#host;
+          if (
+            expected === undefined || typeof message.token !== "string" ||
+            !timingSafeEqualText(expected.token, message.token)
+          ) {
+            return refuse("an unknown or used host token");
+          }
+          this.#host = undefined;
+          host = expected;
+          identified = true;
+          this.#unidentified--;
+          clearTimeout(timer);
+          host.joined(link);
           return;
         }
         if (message.type === "join") {
@@ -250,6 +308,8 @@ export class WorkerLinks {
       link.close();
       this.#links.delete(link);
       for (const module of link.modules.values()) module.unlinked(link);
+      host?.unlinked(link);
+      link.finished();
     }
   }
 

@@ -132,3 +132,46 @@ Deno.test("WorkerLinks listens in a private directory, which close() removes", a
   links.close();
   await assert.rejects(() => Deno.stat(dir), Deno.errors.NotFound);
 });
+
+Deno.test("WorkerLinks takes lifecycle only from the host thread that presents the host's token, once", async () => {
+  const logger = captureLogger();
+  const links = new WorkerLinks(logger);
+  const received: unknown[] = [];
+  let hostLink: WorkerLink | undefined;
+  const token = crypto.randomUUID();
+  links.expectHost({
+    token,
+    joined: (link) => (hostLink = link),
+    receive: (message) => received.push(message),
+    unlinked: () => {},
+  });
+  const forger = await connect(links);
+  const host = await connect(links);
+  const second = await connect(links);
+  try {
+    // A guess is refused and the connection closed; the real token is taken once.
+    await forger.send({ type: "host", token: "guess" });
+    await host.send({ type: "host", token });
+    await host.send({ worker: 3, type: "ready", exports: ["a"] });
+    await pollUntil("the host's notice", () => received.length === 1, { timeoutMs: 5_000 });
+    assert.deepEqual(received, [{ worker: 3, type: "ready", exports: ["a"] }]);
+    assert.equal(hostLink?.closed, false);
+    await second.send({ type: "host", token });
+    await pollUntil(
+      "both refusals logged",
+      () => logger.lines.filter((l) => /unknown or used host token/.test(l)).length === 2,
+      { timeoutMs: 5_000 },
+    );
+    // A module-shaped line from a refused connection reaches nothing.
+    assert.equal(received.length, 1);
+  } finally {
+    for (const { conn } of [forger, host, second]) {
+      try {
+        conn.close();
+      } catch {
+        // closed by the links
+      }
+    }
+    links.close();
+  }
+});
