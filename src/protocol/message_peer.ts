@@ -231,10 +231,14 @@ export class MessagePeer<E extends Answer = Answer> {
         (() => new DOMException("The request was cancelled", "AbortError")),
       stamp: this.#stamp,
     };
-    transport.start({
-      message: (message) => this.#receive(message),
-      close: (reason) => this.#gone(reason),
-    });
+    // Started a microtask later: the handlers the owner registers right after construction
+    // see the messages that arrived before (nothing real arrives in the same turn anyway).
+    queueMicrotask(() =>
+      transport.start({
+        message: (message) => this.#receive(message),
+        close: (reason) => this.#gone(reason),
+      })
+    );
   }
 
   /** Resolves, with the reason, once the other side is gone or this side closed. */
@@ -377,6 +381,17 @@ export class MessagePeer<E extends Answer = Answer> {
   /** Fails every waiting request with `error`. */
   failPending(error: unknown): void {
     for (const entry of this.#pending.takeAll()) entry.reject(error);
+  }
+
+  /**
+   * Answers request `id` of the other side's, still served, with `value` (for a handler that
+   * hands its requests on and hears their answers by id); false when no such request waits.
+   */
+  answer(id: RequestId, value: unknown): boolean {
+    const request = this.#incoming.get(id);
+    if (request === undefined) return false;
+    request.reply(value);
+    return true;
   }
 
   /** Resolves once no request waits for its answer. */

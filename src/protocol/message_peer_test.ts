@@ -25,6 +25,16 @@ class HandTransport implements Transport {
   }
 }
 
+/** A peer on a {@linkcode HandTransport}, once it has started (a microtask after it is made). */
+async function handPeer(
+  options?: ConstructorParameters<typeof MessagePeer>[1],
+): Promise<[MessagePeer, HandTransport]> {
+  const transport = new HandTransport();
+  const peer = new MessagePeer(transport, options);
+  await Promise.resolve();
+  return [peer, transport];
+}
+
 function entry(): Answer & { settled: unknown[] } {
   const settled: unknown[] = [];
   return {
@@ -34,9 +44,8 @@ function entry(): Answer & { settled: unknown[] } {
   };
 }
 
-Deno.test("MessagePeer.call() writes the request in the caller's turn and hands the answer straight over", () => {
-  const transport = new HandTransport();
-  const peer = new MessagePeer(transport);
+Deno.test("MessagePeer.call() writes the request in the caller's turn and hands the answer straight over", async () => {
+  const [peer, transport] = await handPeer();
   const answer = entry();
   const id = peer.call("get", { key: "a" }, answer);
   assert.deepEqual(transport.sent, [{ id, method: "get", params: { key: "a" } }]);
@@ -46,9 +55,8 @@ Deno.test("MessagePeer.call() writes the request in the caller's turn and hands 
   assert.equal(answer.settled.length, 1, "a second answer to the same id is dropped");
 });
 
-Deno.test("MessagePeer.handle() answers a value that is not a promise in the turn the request came", () => {
-  const transport = new HandTransport();
-  const peer = new MessagePeer(transport);
+Deno.test("MessagePeer.handle() answers a value that is not a promise in the turn the request came", async () => {
+  const [peer, transport] = await handPeer();
   peer.handle("double", (params) => (params as number) * 2);
   transport.deliver({ id: 1, method: "double", params: 21 });
   assert.deepEqual(transport.sent, [{ id: 1, result: 42 }]);
@@ -56,8 +64,7 @@ Deno.test("MessagePeer.handle() answers a value that is not a promise in the tur
 });
 
 Deno.test("MessagePeer.handle() answers a value that cannot be sent with an error naming the method", async () => {
-  const transport = new HandTransport();
-  const peer = new MessagePeer(transport);
+  const [peer, transport] = await handPeer();
   peer.handle("big", () => Promise.resolve(10n));
   transport.deliver({ id: 3, method: "big" });
   await Promise.resolve();
@@ -67,9 +74,8 @@ Deno.test("MessagePeer.handle() answers a value that cannot be sent with an erro
   assert.match(answer!.error.message, /Cannot send the answer to "big": /);
 });
 
-Deno.test("MessagePeer.serve() lets the handler answer first and work after; a cancel aborts its signal", () => {
-  const transport = new HandTransport();
-  const peer = new MessagePeer(transport, {
+Deno.test("MessagePeer.serve() lets the handler answer first and work after; a cancel aborts its signal", async () => {
+  const [peer, transport] = await handPeer({
     cancelReason: () => new Error("cancelled by the test"),
   });
   const seen: string[] = [];
@@ -82,9 +88,8 @@ Deno.test("MessagePeer.serve() lets the handler answer first and work after; a c
   assert.deepEqual(seen, ["Error: cancelled by the test"]);
 });
 
-Deno.test("MessagePeer: requests served when the other side goes are aborted, waiting ones fail", () => {
-  const transport = new HandTransport();
-  const peer = new MessagePeer(transport, {
+Deno.test("MessagePeer: requests served when the other side goes are aborted, waiting ones fail", async () => {
+  const [peer, transport] = await handPeer({
     goneError: (reason) => new RangeError(`gone: ${reason}`),
   });
   let aborted: unknown;
@@ -105,9 +110,8 @@ Deno.test("MessagePeer: requests served when the other side goes are aborted, wa
   assert.throws(() => peer.call("after", undefined, entry()), RangeError);
 });
 
-Deno.test("MessagePeer with holdPendingOnGone leaves waiting requests to its owner", () => {
-  const transport = new HandTransport();
-  const peer = new MessagePeer(transport, { holdPendingOnGone: true });
+Deno.test("MessagePeer with holdPendingOnGone leaves waiting requests to its owner", async () => {
+  const [peer, transport] = await handPeer({ holdPendingOnGone: true });
   const answer = entry();
   const id = peer.call("mine", undefined, answer);
   transport.close("closed");
@@ -132,9 +136,8 @@ Deno.test("MessagePeer.end() tells the other side, which closes and takes nothin
   assert.deepEqual(heard, [1]);
 });
 
-Deno.test("MessagePeer reports a listener's throw as an uncaught error and reads on", () => {
-  const transport = new HandTransport();
-  const peer = new MessagePeer(transport);
+Deno.test("MessagePeer reports a listener's throw as an uncaught error and reads on", async () => {
+  const [peer, transport] = await handPeer();
   const reported: unknown[] = [];
   const onError = (event: ErrorEvent) => {
     event.preventDefault();
@@ -156,10 +159,9 @@ Deno.test("MessagePeer reports a listener's throw as an uncaught error and reads
   }
 });
 
-Deno.test("MessagePeer drops malformed messages, telling onDropped why", () => {
-  const transport = new HandTransport();
+Deno.test("MessagePeer drops malformed messages, telling onDropped why", async () => {
   const dropped: string[] = [];
-  const peer = new MessagePeer(transport, { onDropped: (why) => dropped.push(why) });
+  const [peer, transport] = await handPeer({ onDropped: (why) => dropped.push(why) });
   transport.deliver({ method: 5 });
   transport.deliver({ result: 1 });
   transport.deliver({ method: "nobody" });
@@ -168,9 +170,8 @@ Deno.test("MessagePeer drops malformed messages, telling onDropped why", () => {
   assert.equal(peer.pendingCount, 0);
 });
 
-Deno.test("MessagePeer with jsonRpc writes JSON-RPC 2.0 messages", () => {
-  const transport = new HandTransport();
-  const peer = new MessagePeer(transport, { jsonRpc: true });
+Deno.test("MessagePeer with jsonRpc writes JSON-RPC 2.0 messages", async () => {
+  const [peer, transport] = await handPeer({ jsonRpc: true });
   peer.notify("run.output", { text: "hi" });
   peer.handle("ping", () => "pong");
   transport.deliver({ jsonrpc: "2.0", id: 4, method: "ping" });

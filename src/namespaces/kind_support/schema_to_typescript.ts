@@ -7,8 +7,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { JsonSchema } from "../namespace.ts";
-import { WorkerClient } from "../../process/worker_client.ts";
-import { LEAN_PROCESS, PROJECT_CONFIG } from "../../process/child_process_worker.ts";
+import { LEAN_PROCESS, PROJECT_CONFIG, WorkerClient } from "../../process/worker_client.ts";
 import { generateDeclarations } from "./generate_declarations.ts";
 import type { SchemaRenderRequest, SchemaRenderResponse } from "./schema_render_worker.ts";
 
