@@ -7,7 +7,12 @@
  */
 
 import type { ExecConfig } from "../config/gateway_config.ts";
-import type { DiscoveryData, ToolMap } from "../protocol/channel_messages.ts";
+import {
+  ChannelMethod,
+  type DiscoveryData,
+  type RunMessage,
+  type ToolMap,
+} from "../protocol/channel_messages.ts";
 import type { FailureKind, RunError } from "../protocol/run_document.ts";
 import type { RunTrace } from "../telemetry/gateway_telemetry.ts";
 import { watchMemory } from "../process/memory_watch.ts";
@@ -108,7 +113,7 @@ export async function superviseRun(
   const handOver = (connection: RunnerConnection) => {
     broker = new CallBroker({
       runId,
-      connection,
+      connection: connection.peer,
       returns,
       maxToolCalls: request.maxToolCalls ?? exec.maxToolCalls,
       maxConcurrentCalls: exec.maxConcurrentCalls,
@@ -123,8 +128,7 @@ export async function superviseRun(
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     });
     options.onBroker(broker);
-    connection.send({
-      t: "run",
+    const run: RunMessage = {
       runId,
       scriptPath: code.scriptPath,
       args: request.args,
@@ -133,7 +137,8 @@ export async function superviseRun(
       resultHook: RESULT_HOOK,
       ...(code.usage.discovery ? { discovery: deps.discovery() } : {}),
       ...(code.exitAtEnd ? { exitAtEnd: true } : {}),
-    });
+    };
+    connection.peer.notify(ChannelMethod.run, run);
   };
   // A pooled runner is connected already: it gets its run before the rest is set up, in the
   // same turn (nothing it sends back is read before that is done), so its start overlaps this

@@ -51,6 +51,8 @@ export class PeerGoneError extends Error {
 export interface IncomingRequest {
   readonly id: RequestId;
   readonly method: string;
+  /** Its params, as they came (the server may note things on them while it serves it). */
+  readonly params: unknown;
   /** Aborted when the other side cancels the request or is gone (made on first use). */
   readonly signal: AbortSignal;
   /** True once the other side cancelled it. */
@@ -126,15 +128,17 @@ interface Responder {
 class Incoming implements IncomingRequest {
   readonly id: RequestId;
   readonly method: string;
+  readonly params: unknown;
   readonly #responder: Responder;
   #controller: AbortController | undefined;
   cancelled = false;
   settled = false;
 
-  constructor(responder: Responder, id: RequestId, method: string) {
+  constructor(responder: Responder, id: RequestId, method: string, params: unknown) {
     this.#responder = responder;
     this.id = id;
     this.method = method;
+    this.params = params;
   }
 
   get signal(): AbortSignal {
@@ -394,6 +398,16 @@ export class MessagePeer<E extends Answer = Answer> {
     return true;
   }
 
+  /** The other side's requests being served, oldest first. */
+  serving(): IterableIterator<IncomingRequest> {
+    return this.#incoming.values();
+  }
+
+  /** The other side's request `id`, while it is served. */
+  served(id: RequestId): IncomingRequest | undefined {
+    return this.#incoming.get(id);
+  }
+
   /** Resolves once no request waits for its answer. */
   idle(): Promise<void> {
     return this.#pending.idle();
@@ -537,7 +551,7 @@ export class MessagePeer<E extends Answer = Answer> {
 
   #request(id: RequestId, method: string, params: unknown): void {
     const handler = this.#handlers.get(method);
-    const request = new Incoming(this.#responder, id, method);
+    const request = new Incoming(this.#responder, id, method, params);
     if (handler === undefined) {
       request.fail(new RpcError(RpcCode.MethodNotFound, `Unknown method "${method}"`));
       return;

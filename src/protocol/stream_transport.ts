@@ -288,7 +288,9 @@ export class StreamTransport implements Transport {
 
   /** A message over the limit is being read: closing needs no more of it. */
   #overLimit(): void {
-    if (this.#oversized === "close") this.close("a message over the size limit");
+    if (this.#oversized !== "close") return;
+    this.#onDropped?.("a message over the size limit (closing)");
+    this.close("a message over the size limit");
   }
 
   #endStream(): void {
