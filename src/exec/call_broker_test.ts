@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { CallErrorData, ChannelError } from "../protocol/channel_messages.ts";
 import { InMemoryTransport } from "../protocol/in_memory_transport.ts";
-import { RpcError } from "../protocol/json_rpc.ts";
+import type { RpcError } from "../protocol/json_rpc.ts";
 import { MessagePeer } from "../protocol/message_peer.ts";
 import type { Transport, TransportEvents, WireMessage } from "../protocol/transport.ts";
 import { ToolCallError } from "../protocol/tool_call.ts";
