@@ -87,7 +87,7 @@ export class StreamTransport implements Transport {
   readonly #stringify: (message: WireMessage) => string;
   readonly #guard: boolean;
   readonly #wireName: string;
-  readonly #oversized: "close" | "drop";
+  #oversized: "close" | "drop";
   readonly #onDropped: ((why: string) => void) | undefined;
   readonly #write: (bytes: Uint8Array) => Promise<number>;
   #maxMessageBytes: number;
@@ -154,6 +154,15 @@ export class StreamTransport implements Transport {
   set maxMessageBytes(bytes: number) {
     this.#maxMessageBytes = bytes;
     this.#framer.maxLineLength = bytes;
+  }
+
+  /** What a message over the limit does; a handshake may relax it once the other side is known. */
+  get oversized(): "close" | "drop" {
+    return this.#oversized;
+  }
+
+  set oversized(policy: "close" | "drop") {
+    this.#oversized = policy;
   }
 
   /** True once closed (by either side). */
