@@ -50,7 +50,7 @@ Deno.test("WorkerLinks routes a joined module's messages; a later join for a gon
     await send(join(gone, gone.token));
     await send({ worker: 1, id: 7, result: 3 });
     await pollUntil("the result routed", () => module.received.length === 1, { timeoutMs: 5_000 });
-    assert.deepEqual(module.received, [{ id: 7, result: 3 }]);
+    assert.deepEqual(module.received, [{ worker: 1, id: 7, result: 3 }]);
     assert.equal(module.link?.closed, false);
     assert.ok(logger.lines.some((l) => /ignored a join for a module that is gone/.test(l)));
   } finally {
