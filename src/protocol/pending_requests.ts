@@ -76,6 +76,11 @@ export class PendingRequests<E> {
     return this.#entries.values();
   }
 
+  /** The ids and entries waiting, oldest first. */
+  entries(): IterableIterator<[RequestId, E]> {
+    return this.#entries.entries();
+  }
+
   /** Removes and returns every entry (the wire is gone: the owner fails them). */
   takeAll(): E[] {
     const entries = [...this.#entries.values()];

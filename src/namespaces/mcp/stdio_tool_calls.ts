@@ -25,6 +25,7 @@ import {
   SdkError,
   SdkErrorCode,
 } from "./mcp_sdk.ts";
+import { PendingRequests } from "../../protocol/pending_requests.ts";
 import {
   isPlainTextResult,
   isRecord,
@@ -97,8 +98,8 @@ type WireEntry = { call: string; kind: "call" | "poll" | "update" } | { kind: "i
 export class StdioToolCalls {
   readonly #send: (message: JSONRPCMessage, onFailed: (error: unknown) => void) => void;
   /** Calls in flight by key (the first request's id, also the progress token). */
-  readonly #pending = new Map<string, PendingCall>();
-  readonly #wire = new Map<string, WireEntry>();
+  readonly #pending = new PendingRequests<PendingCall>();
+  readonly #wire = new PendingRequests<WireEntry>();
   #next = 1;
   #closed = false;
   /** One timer for all calls, at the earliest deadline (a timer per call costs a fast call). */
@@ -160,8 +161,8 @@ export class StdioToolCalls {
         rounds: 0,
         waitingForInput: false,
       };
-      this.#pending.set(id, pending);
-      this.#wire.set(id, { call: id, kind: "call" });
+      this.#pending.add(id, pending);
+      this.#wire.add(id, { call: id, kind: "call" });
       this.#armSweep(pending.deadline);
       if (this.#pending.size === 1) Deno.refTimer(this.#sweep!);
       pending.sharing.add(id);
@@ -184,8 +185,7 @@ export class StdioToolCalls {
       if (!("result" in record) && !("error" in record)) return false;
       // A late answer (the call timed out or was cancelled) is dropped here without a word; an
       // id never sent goes on to the SDK, which reports it.
-      const entry = this.#wire.get(id);
-      this.#wire.delete(id);
+      const entry = this.#wire.take(id);
       if (entry === undefined || entry.kind === "ignore") return true;
       const call = this.#pending.get(entry.call);
       if (call === undefined) return true;
@@ -216,15 +216,15 @@ export class StdioToolCalls {
     clearTimeout(this.#sweep);
     this.#sweep = undefined;
     const error = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
-    for (const key of [...this.#pending.keys()]) this.#settle(key)?.reject(error);
+    for (const key of this.#pending.ids()) this.#settle(key as string)?.reject(error);
   }
 
   /** Removes call `key` with its ids, timers and listener; the call, when it was still pending. */
   #settle(key: string): PendingCall | undefined {
     const pending = this.#pending.get(key);
     if (pending === undefined) return undefined;
-    this.#pending.delete(key);
-    for (const id of pending.wireIds) this.#wire.delete(id);
+    this.#pending.take(key);
+    for (const id of pending.wireIds) this.#wire.take(id);
     clearTimeout(pending.pollTimer);
     if (this.#pending.size === 0 && this.#sweep !== undefined) Deno.unrefTimer(this.#sweep);
     pending.sharing.delete(key);
@@ -241,7 +241,7 @@ export class StdioToolCalls {
   ): void {
     const id = `${ID_PREFIX}${this.#next++}`;
     call.wireIds.add(id);
-    this.#wire.set(id, { call: key, kind });
+    this.#wire.add(id, { call: key, kind });
     this.#send({ jsonrpc: "2.0", id, method, params }, (error) => {
       if (this.#settle(key) !== undefined) call.reject(error);
     });
@@ -252,13 +252,13 @@ export class StdioToolCalls {
     if (call.taskId !== undefined) {
       // The task outlives its request: it is cancelled by id; the answer is not waited for.
       const id = `${ID_PREFIX}${this.#next++}`;
-      this.#wire.set(id, { kind: "ignore" });
+      this.#wire.add(id, { kind: "ignore" });
       this.#send({
         jsonrpc: "2.0",
         id,
         method: "tasks/cancel",
         params: { taskId: call.taskId, ...this.#meta(call) },
-      }, () => this.#wire.delete(id));
+      }, () => this.#wire.take(id));
       return;
     }
     for (const id of call.wireIds) {
@@ -319,8 +319,8 @@ export class StdioToolCalls {
     this.#sweepAt = Infinity;
     const now = Date.now();
     let next = Infinity;
-    for (const [key, pending] of [...this.#pending]) {
-      if (pending.deadline <= now) this.#timeOut(key, now);
+    for (const [key, pending] of [...this.#pending.entries()]) {
+      if (pending.deadline <= now) this.#timeOut(key as string, now);
       else next = Math.min(next, pending.deadline);
     }
     if (next !== Infinity) this.#armSweep(next);
