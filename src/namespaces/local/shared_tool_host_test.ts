@@ -312,7 +312,7 @@ Deno.test("a module busy at import in a Worker with a ready module: the ready on
           assert.match(error.message, /worker_restarted: .*busy_at_import\.ts.* blocks it/);
           return undefined;
         }
-      }, { timeoutMs: 3_500 });
+      });
       const error = await loading;
       assert.ok(error instanceof ToolModuleLoadError);
       assert.match(error.message, /import did not finish within 4000 ms/);

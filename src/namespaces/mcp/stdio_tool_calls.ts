@@ -26,6 +26,7 @@ import {
   SdkErrorCode,
 } from "./mcp_sdk.ts";
 import { PendingRequests } from "../../protocol/pending_requests.ts";
+import { type Clock, systemClock, type TimerId } from "../../protocol/clock.ts";
 import {
   isPlainTextResult,
   isRecord,
@@ -88,7 +89,7 @@ interface PendingCall {
   /** A person is being asked: no silence timeout until they answer. */
   waitingForInput: boolean;
   /** Timer of the next task poll. */
-  pollTimer?: ReturnType<typeof setTimeout>;
+  pollTimer?: TimerId;
 }
 
 /** Where a response to an id on the wire goes. */
@@ -103,16 +104,22 @@ export class StdioToolCalls {
   #next = 1;
   #closed = false;
   /** One timer for all calls, at the earliest deadline (a timer per call costs a fast call). */
-  #sweep: ReturnType<typeof setTimeout> | undefined;
+  #sweep: TimerId | undefined;
   #sweepAt = Infinity;
   readonly #bySignal = new WeakMap<AbortSignal, Set<string>>();
 
+  readonly #clock: Clock;
+
   /**
    * `send` writes one message to the upstream (the transport's `sendLine`) and tells
-   * `onFailed` when it cannot.
+   * `onFailed` when it cannot; `clock` keeps the deadlines and task polls.
    */
-  constructor(send: (message: JSONRPCMessage, onFailed: (error: unknown) => void) => void) {
+  constructor(
+    send: (message: JSONRPCMessage, onFailed: (error: unknown) => void) => void,
+    clock: Clock = systemClock,
+  ) {
     this.#send = send;
+    this.#clock = clock;
   }
 
   /** How many calls are in flight (for tests: nothing is left behind). */
@@ -142,7 +149,7 @@ export class StdioToolCalls {
     if (options.signal.aborted) return Promise.reject(options.signal.reason);
     const id = `${ID_PREFIX}${this.#next++}`;
     return new Promise((resolve, reject) => {
-      const startedAt = Date.now();
+      const startedAt = this.#clock.now();
       const params: Record<string, unknown> = { name, arguments: args };
       const meta = {
         ...options.envelope,
@@ -164,7 +171,7 @@ export class StdioToolCalls {
       this.#pending.add(id, pending);
       this.#wire.add(id, { call: id, kind: "call" });
       this.#armSweep(pending.deadline);
-      if (this.#pending.size === 1) Deno.refTimer(this.#sweep!);
+      if (this.#pending.size === 1) this.#clock.ref(this.#sweep!);
       pending.sharing.add(id);
       this.#send({ jsonrpc: "2.0", id, method: "tools/call", params }, (error) => {
         if (this.#settle(id) !== undefined) reject(error);
@@ -213,7 +220,7 @@ export class StdioToolCalls {
   /** The connection is gone: every call in flight rejects with `ConnectionClosed`. */
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#sweep);
+    this.#clock.clearTimeout(this.#sweep);
     this.#sweep = undefined;
     const error = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
     for (const key of this.#pending.ids()) this.#settle(key as string)?.reject(error);
@@ -225,8 +232,8 @@ export class StdioToolCalls {
     if (pending === undefined) return undefined;
     this.#pending.take(key);
     for (const id of pending.wireIds) this.#wire.take(id);
-    clearTimeout(pending.pollTimer);
-    if (this.#pending.size === 0 && this.#sweep !== undefined) Deno.unrefTimer(this.#sweep);
+    this.#clock.clearTimeout(pending.pollTimer);
+    if (this.#pending.size === 0 && this.#sweep !== undefined) this.#clock.unref(this.#sweep);
     pending.sharing.delete(key);
     return pending;
   }
@@ -306,18 +313,21 @@ export class StdioToolCalls {
   /** Makes sure the sweep runs by `deadline`. */
   #armSweep(deadline: number): void {
     if (this.#sweep !== undefined && this.#sweepAt <= deadline) return;
-    clearTimeout(this.#sweep);
+    this.#clock.clearTimeout(this.#sweep);
     this.#sweepAt = deadline;
-    this.#sweep = setTimeout(() => this.#sweepDeadlines(), Math.max(0, deadline - Date.now()));
+    this.#sweep = this.#clock.setTimeout(
+      () => this.#sweepDeadlines(),
+      Math.max(0, deadline - this.#clock.now()),
+    );
     // A call in flight keeps the process alive; the sweep of calls already answered does not.
-    if (this.#pending.size === 0) Deno.unrefTimer(this.#sweep);
+    if (this.#pending.size === 0) this.#clock.unref(this.#sweep);
   }
 
   /** Times out every call past its deadline, then waits for the next deadline. */
   #sweepDeadlines(): void {
     this.#sweep = undefined;
     this.#sweepAt = Infinity;
-    const now = Date.now();
+    const now = this.#clock.now();
     let next = Infinity;
     for (const [key, pending] of [...this.#pending.entries()]) {
       if (pending.deadline <= now) this.#timeOut(key as string, now);
@@ -461,11 +471,11 @@ export class StdioToolCalls {
       return;
     }
     pending.waitingForInput = true;
-    this.#alive(pending, Date.now());
+    this.#alive(pending, this.#clock.now());
     answer(requests).then((responses) => {
       if (this.#pending.get(key) !== pending) return;
       pending.waitingForInput = false;
-      this.#alive(pending, Date.now());
+      this.#alive(pending, this.#clock.now());
       then(responses);
     }, (error) => {
       if (this.#settle(key) === undefined) return;
@@ -499,7 +509,7 @@ export class StdioToolCalls {
 
   /** A task's status (from its creation or a poll): settle, answer, or poll again. */
   #onTask(key: string, pending: PendingCall, task: Record<string, unknown>): void {
-    const now = Date.now();
+    const now = this.#clock.now();
     this.#alive(pending, now);
     const status = task.status;
     const message = typeof task.statusMessage === "string" ? task.statusMessage : undefined;
@@ -555,8 +565,8 @@ export class StdioToolCalls {
     const interval = typeof suggested === "number" && Number.isFinite(suggested)
       ? Math.min(TASK_POLL_MS.max, Math.max(TASK_POLL_MS.min, suggested))
       : TASK_POLL_MS.default;
-    clearTimeout(pending.pollTimer);
-    pending.pollTimer = setTimeout(() => {
+    this.#clock.clearTimeout(pending.pollTimer);
+    pending.pollTimer = this.#clock.setTimeout(() => {
       if (this.#pending.get(key) !== pending) return;
       this.#request(key, pending, "poll", "tasks/get", {
         taskId: pending.taskId,
@@ -588,7 +598,7 @@ export class StdioToolCalls {
       pending.reject(protocolError(response.error));
       return;
     }
-    this.#alive(pending, Date.now());
+    this.#alive(pending, this.#clock.now());
     this.#schedulePoll(key, pending, undefined);
   }
 
@@ -596,7 +606,7 @@ export class StdioToolCalls {
     const pending = this.#pending.get(token);
     if (pending === undefined) return;
     const { options } = pending;
-    const now = Date.now();
+    const now = this.#clock.now();
     if (now - pending.startedAt >= options.maxTotalTimeout) {
       this.#timeOut(token, now);
       return;
