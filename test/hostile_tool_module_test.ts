@@ -194,8 +194,7 @@ for (
   ] as const
 ) {
   Deno.test({
-    name:
-      `a tool host busy in a loop dies with its server's kill -9 (exec.osSandbox ${osSandbox})`,
+    name: `a tool host busy in a loop dies with its server's kill -9 (exec.osSandbox ${osSandbox})`,
     ignore,
     sanitizeOps: false,
     sanitizeResources: false,

@@ -25,6 +25,7 @@ import {
 } from "./tool_host_main.ts";
 import { MODULE_FIELD } from "./tool_host_link.ts";
 import type { WorkerLoadMessage, WorkerPost } from "./shared_host_modules.ts";
+import { LineFramer } from "../../protocol/line_framer.ts";
 import { MessagePeer } from "../../protocol/message_peer.ts";
 import { StreamTransport } from "../../protocol/stream_transport.ts";
 import { TransportMux } from "../../protocol/transport_mux.ts";
@@ -98,14 +99,12 @@ function overlayEnv(own: Record<string, string>): void {
 
 /** A console stream that forwards each complete line to the gateway's log. */
 function logStream(): Writable {
-  let partial = "";
+  const lines = new LineFramer((line) => post({ type: "log", line, ...current() }));
   return new Writable({
     decodeStrings: false,
     write(chunk: string | Uint8Array, _encoding, done) {
-      const text = typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk);
-      const lines = (partial + text).split("\n");
-      partial = lines.pop() ?? "";
-      for (const line of lines) post({ type: "log", line, ...current() });
+      if (typeof chunk === "string") lines.pushText(chunk);
+      else lines.push(chunk);
       done();
     },
   });
