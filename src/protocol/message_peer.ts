@@ -10,7 +10,8 @@
  * The fast path is built in: a request is written in the caller's turn, an answer reaches its
  * caller straight from the message that carries it ({@linkcode MessagePeer.call} takes
  * callbacks, no promise), and a handler's value is answered without a promise when it is not
- * one.
+ * one. Sending, answering, cancelling and the other side's going share the two maps of
+ * requests in flight, one each way, so they live in one class.
  * @module
  */
 

@@ -15,7 +15,8 @@
  * timers it started run on until its Worker ends.
  *
  * Workers, the gateway's link and time are handed in, so the rules are tested without a Worker
- * (`shared_host_modules_test.ts`); `shared_tool_host_main.ts` wires them to real ones.
+ * (`shared_host_modules_test.ts`); `shared_tool_host_main.ts` wires them to real ones. The
+ * placement rules share one state, so they live in one class.
  * @module
  */
 

@@ -6,8 +6,8 @@
  * it under the restart policy (RELIABILITY MOD-*). Calls and results travel on each Worker's own
  * socket (each module's conversation in `module_calls.ts`), the lifecycle on the host thread's
  * own link (`worker_links.ts`); what the process writes on stdout and stderr is logged as
- * untrusted text. The process and the per-module handle share one lifecycle stream and read
- * best together.
+ * untrusted text. The process and the per-module handle share one lifecycle stream, so they
+ * live in one module.
  * @module
  */
 
