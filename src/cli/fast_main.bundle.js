@@ -1386,7 +1386,8 @@ function printNamespaceListing(answer, output, flags) {
   }
   for (const ns of answer.namespaces) {
     const status = ns.status === "failed" ? `failed: ${ns.reason ?? ""}` : ns.status;
-    output.out(`${ns.identifier.padEnd(16)} ${ns.kind.padEnd(6)} ${String(ns.tools).padStart(3)} tools  ${status}
+    const tools = `${String(ns.tools).padStart(3)} ${ns.tools === 1 ? "tool " : "tools"}`;
+    output.out(`${ns.identifier.padEnd(16)} ${ns.kind.padEnd(6)} ${tools}  ${status}
 `);
   }
   for (const warning of answer.warnings) output.err(`warning: ${warning}

@@ -4,8 +4,6 @@
  * @module
  */
 
-import { join } from "node:path";
-import { installationDir } from "../config/gateway_paths.ts";
 import type { CliContext } from "./cli_context.ts";
 import { intFlag, parseCommandArgs } from "./command_args.ts";
 import { submitRun } from "./submit_run.ts";
@@ -147,37 +145,10 @@ export async function historyCommand(args: string[], context: CliContext): Promi
     });
   }
   if (!name) throw new UsageError("history save needs a NAME for the script", HISTORY_USAGE);
-  if (run.status !== "ok") {
-    throw new UsageError(
-      `Run ${run.runId} failed (${run.errorKind}): only a run that worked can be saved`,
-      HISTORY_USAGE,
-    );
-  }
-  if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(name)) {
-    throw new UsageError(
-      `Invalid script name "${name}": use letters, digits, _ and - (and / for folders)`,
-      HISTORY_USAGE,
-    );
-  }
-  if (context.root.source === "bundled" || context.root.dir === installationDir()) {
-    // Never into the gateway's own checkout or installation.
-    throw new UsageError(
-      `The root here is the gateway's installation (${context.root.dir}), not yours: run gateway init here (or pass --root DIR), then save the run into that root's scripts/`,
-      HISTORY_USAGE,
-    );
-  }
-  const file = join(context.root.dir, "scripts", `${name}.ts`);
-  const header = `/**\n * Saved from run ${run.runId}.\n * @example gateway run ${name}\n */\n`;
-  await Deno.mkdir(join(file, ".."), { recursive: true });
-  try {
-    await Deno.writeTextFile(file, header + run.source + "\n", { createNew: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) {
-      throw new UsageError(`Script "${file}" exists already: pick another NAME`, HISTORY_USAGE);
-    }
-    throw error;
-  }
-  out(`saved run ${run.runId} as ${file}\n`);
+  const saved = await context.withClient(({ client }) =>
+    client.request<{ file: string }>("history.save", { id: run.runId, name })
+  );
+  out(`saved run ${run.runId} as ${saved.file}: gateway run ${name}\n`);
   return 0;
 }
 

@@ -9,6 +9,7 @@ import { parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import { type NamespaceListing, printNamespaceListing } from "./tools_listing.ts";
+import { countOf } from "../protocol/count_of.ts";
 
 /** Usage text of `gateway tools`. */
 export const TOOLS_USAGE = `Usage: gateway tools [NS] [--json] [--warnings]
@@ -62,7 +63,9 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
         return 0;
       }
       const status = ns.status === "failed" ? `failed: ${ns.reason ?? ""}` : ns.status;
-      context.output.out(`${ns.identifier} (${ns.kind}, ${status}): ${hits.length} tools\n`);
+      context.output.out(
+        `${ns.identifier} (${ns.kind}, ${status}): ${countOf(hits.length, "tool")}\n`,
+      );
       for (const hit of hits) {
         context.output.out(
           `${hit.signature}\n${hit.description ? `    ${hit.description}\n` : ""}`,
