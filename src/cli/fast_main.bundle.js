@@ -1073,7 +1073,8 @@ function printRun(document, output, options) {
   }
   if (document.error) {
     const { error } = document;
-    const where = error.line !== void 0 ? ` (line ${error.line}${error.column !== void 0 ? `:${error.column}` : ""})` : "";
+    const position = error.line !== void 0 ? `line ${error.line}${error.column !== void 0 ? `:${error.column}` : ""}` : "";
+    const where = position !== "" && !error.message.includes(position) ? ` (${position})` : "";
     output.err(`error[${error.kind}]: ${error.message}${where}
 `);
     for (const d of error.diagnostics?.slice(1) ?? []) {
