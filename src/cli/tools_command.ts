@@ -34,7 +34,7 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       return 0;
     }
     if (first !== undefined) {
-      type Hit = { path: string; signature: string; description: string };
+      type Hit = { path: string; signature: string; description: string; security?: string };
       // Discovery waits briefly for a namespace that is still starting; ask it first so the
       // status below is the one after that wait.
       await client.request("catalog", { budget: 1 });
@@ -68,7 +68,9 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       );
       for (const hit of hits) {
         context.output.out(
-          `${hit.signature}\n${hit.description ? `    ${hit.description}\n` : ""}`,
+          `${hit.signature}\n${hit.description ? `    ${hit.description}\n` : ""}${
+            hit.security ? `    security: ${hit.security}\n` : ""
+          }`,
         );
       }
       if (ns.notes && ns.notes.length > 0) {
