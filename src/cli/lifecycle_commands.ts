@@ -156,6 +156,7 @@ export async function statusCommand(args: string[], context: CliContext): Promis
     }
     return servers.length === 0 ? 3 : 0;
   }
+  context.warnAboutOtherServers();
   const state = await findServer(context.dataDir);
   const root = context.root;
   if (!state) {
