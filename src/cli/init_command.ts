@@ -50,7 +50,7 @@ steps:
     loop: { min: 1, max: 3 }
     prompt: |
       Implement the next part of the plan (pass {{loop}} of at most {{max}}).
-      {{#if (gte loop min)}}When everything is done: gateway workflow step --end-loop "done".{{/if}}
+      {{#if (gte loop min)}}The loop may end now, if the plan is done.{{/if}}
   - title: Review
     prompt: Review the change and summarise it.
 `;

@@ -10,6 +10,7 @@ import { UsageError } from "./usage_error.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import { type NamespaceListing, printNamespaceListing } from "./tools_listing.ts";
 import { countOf } from "../protocol/count_of.ts";
+import { nearestNames } from "../protocol/names.ts";
 
 /** Usage text of `gateway tools`. */
 export const TOOLS_USAGE = `Usage: gateway tools [NS] [--json] [--warnings]
@@ -41,11 +42,13 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       const listed = await client.request<{ namespaces: NamespaceSummary[] }>("namespaces", {});
       const ns = listed.namespaces.find((n) => n.name === first || n.identifier === first);
       if (!ns) {
+        const names = listed.namespaces.map((n) => n.identifier);
+        const near = nearestNames(first, names, { limit: 2 });
+        // Not a usage mistake: the name is wrong, so no pointer to the usage.
         throw new UsageError(
-          `Unknown namespace "${first}" (gateway tools lists them: ${
-            listed.namespaces.map((n) => n.identifier).join(", ") || "none"
-          })`,
-          TOOLS_USAGE,
+          `Unknown namespace "${first}"${
+            near.length > 0 ? `: did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : ""
+          } (the namespaces: ${names.join(", ") || "none"})`,
         );
       }
       // Every tool, page by page (a namespace may hold more than one page).
