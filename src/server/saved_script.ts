@@ -29,12 +29,14 @@ function ${PRINTER}(value: unknown): void {
 }
 `;
 
-/** The run a save reads: its id, outcome and source. */
+/** The run a save reads: its id, outcome, source, and the named script it ran, if one. */
 export interface SavableRun {
   runId: string;
   status: string;
   errorKind: string | null;
   source: string;
+  /** Set for a run of a named script, whose last expression was never its result. */
+  name?: string | null;
 }
 
 /** A save the caller got wrong (a failed run, a bad name, a taken name): a usage error. */
@@ -44,12 +46,14 @@ function refused(message: string): RpcError {
 
 /**
  * The text of the script a run is saved as: a header naming the run and how to run it, the
- * run's source (Markdown fences dropped), and, when its last top-level statement is an
- * expression, that expression printed as the run's result was.
+ * run's source (Markdown fences dropped), and, when it was a snippet whose last top-level
+ * statement is an expression, that expression printed as the run's result was.
  */
 export async function savedScriptText(run: SavableRun, name: string): Promise<string> {
   const header = `/**\n * Saved from run ${run.runId}.\n * @example gateway run ${name}\n */\n`;
   const source = stripMarkdownFence(run.source).source.replace(/\s+$/, "");
+  // A named script's run printed only its stdout: saved as it was, it prints the same.
+  if (run.name) return `${header}${source}\n`;
   const prepared = await prepareScript(source, { inline: true });
   if (prepared.kind !== "Prepared" || !prepared.lastExpression) return `${header}${source}\n`;
   // The capture inserted text before and after the expression: those are its bounds.

@@ -21,3 +21,9 @@ Deno.test("savedScriptText() prints a trailing object literal and drops Markdown
   assert.doesNotMatch(text, /```/);
   assert.match(text, /printRunResult\(\{ n, twice: n \* 2 \}\)/);
 });
+
+Deno.test("savedScriptText() keeps a named script's run as it was: its last expression printed nothing", async () => {
+  const text = await savedScriptText({ ...run("const a = 1;\na * 2"), name: "twice" }, "again");
+  assert.ok(text.endsWith("const a = 1;\na * 2\n"), text);
+  assert.doesNotMatch(text, /printRunResult/);
+});
