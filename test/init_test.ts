@@ -86,6 +86,17 @@ Deno.test("every file gateway init writes works: the README's sample commands, t
     );
     assert.match(await cli(["tools"]), /^hello\s+local\s+1 tool\s+ready$/m);
 
+    // Every namespace the help of exec, run and describe names is one this root has.
+    for (const command of ["exec", "run", "describe"]) {
+      const help = await cli([command, "--help"]);
+      for (const [, ns] of help.matchAll(/tools\.([a-z_]+)\./g)) {
+        assert.ok(
+          ["hello", "NS", "ns"].includes(ns!),
+          `gateway ${command} --help names tools.${ns}`,
+        );
+      }
+    }
+
     // scripts/hello.ts: its JSDoc example runs as written, and `scripts` lists what it says.
     const scripts = await cli(["scripts"]);
     assert.match(scripts, /^hello\n {4}Greets someone through the sample tool/m);
