@@ -1073,7 +1073,8 @@ function printRun(document, output, options) {
   }
   if (document.error) {
     const { error } = document;
-    const where = error.line !== void 0 ? ` (line ${error.line}${error.column !== void 0 ? `:${error.column}` : ""})` : "";
+    const position = error.line !== void 0 ? `line ${error.line}${error.column !== void 0 ? `:${error.column}` : ""}` : "";
+    const where = position !== "" && !error.message.includes(position) ? ` (${position})` : "";
     output.err(`error[${error.kind}]: ${error.message}${where}
 `);
     for (const d of error.diagnostics?.slice(1) ?? []) {
@@ -1200,6 +1201,82 @@ async function readStdinText() {
     at += chunk.length;
   }
   return new TextDecoder().decode(bytes);
+}
+
+// src/config/server_registry.ts
+function serverRegistryDir(env, os = Deno.build.os) {
+  const home = env.HOME ?? env.USERPROFILE;
+  if (!home) return null;
+  const path = pathText(os);
+  return os === "darwin" ? path.join(home, "Library", "Application Support", "gateway", "servers") : path.join(home, ".local", "state", "gateway", "servers");
+}
+function ownPrivate(info) {
+  const uid = Deno.uid();
+  if (uid !== null && info.uid !== uid) return false;
+  return info.mode === null || (info.mode & 18) === 0;
+}
+function readEntry(file) {
+  try {
+    const info = Deno.lstatSync(file);
+    if (!info.isFile || !ownPrivate(info)) return null;
+    const entry = JSON.parse(Deno.readTextFileSync(file));
+    if (typeof entry.root !== "string" || typeof entry.dataDir !== "string" || typeof entry.pid !== "number" || !pathText().isAbsolute(entry.dataDir)) {
+      return null;
+    }
+    return {
+      root: entry.root,
+      dataDir: entry.dataDir,
+      pid: entry.pid
+    };
+  } catch {
+    return null;
+  }
+}
+function liveServerOf(dataDir, root) {
+  try {
+    const info = Deno.lstatSync(dataDir);
+    if (!info.isDirectory || !ownPrivate(info)) return null;
+    const state = JSON.parse(Deno.readTextFileSync(serverStatePath(dataDir)));
+    if (state.root !== root || !serverLockHeld(dataDir)) return null;
+    state.socket ??= null;
+    return state;
+  } catch {
+    return null;
+  }
+}
+function registeredServers(root, options) {
+  const base = serverRegistryDir(options.env);
+  if (base === null) return [];
+  let dirInfo;
+  let names;
+  try {
+    dirInfo = Deno.lstatSync(base);
+    if (!dirInfo.isDirectory || dirInfo.isSymlink || !ownPrivate(dirInfo)) return [];
+    const prefix = `${rootKey(root)}.`;
+    names = [
+      ...Deno.readDirSync(base)
+    ].map((e) => e.name).filter((n) => n.startsWith(prefix) && n.endsWith(".json"));
+  } catch {
+    return [];
+  }
+  const path = pathText();
+  const found = [];
+  for (const name of names) {
+    const file = path.join(base, name);
+    const entry = readEntry(file);
+    if (entry === null || entry.root !== root || entry.dataDir === options.except) continue;
+    const state = liveServerOf(entry.dataDir, root);
+    if (state === null) continue;
+    found.push({
+      dataDir: entry.dataDir,
+      state,
+      at: Date.parse(state.startedAt) || 0
+    });
+  }
+  return found.sort((a, b) => a.at - b.at).map(({ dataDir, state }) => ({
+    dataDir,
+    state
+  }));
 }
 
 // src/config/server_v8_flags.ts
@@ -1347,6 +1424,13 @@ async function fastStart(input) {
   } catch {
     return null;
   }
+  if (!input.env.GATEWAY_DATA_DIR) {
+    const running = registeredServers(paths.rootDir, {
+      env: input.env,
+      except: paths.dataDir
+    });
+    if (running.length > 0) return null;
+  }
   try {
     Deno.statSync(serverStatePath(paths.dataDir));
     return null;
@@ -1386,7 +1470,8 @@ function printNamespaceListing(answer, output, flags) {
   }
   for (const ns of answer.namespaces) {
     const status = ns.status === "failed" ? `failed: ${ns.reason ?? ""}` : ns.status;
-    output.out(`${ns.identifier.padEnd(16)} ${ns.kind.padEnd(6)} ${String(ns.tools).padStart(3)} tools  ${status}
+    const tools = `${String(ns.tools).padStart(3)} ${ns.tools === 1 ? "tool " : "tools"}`;
+    output.out(`${ns.identifier.padEnd(16)} ${ns.kind.padEnd(6)} ${tools}  ${status}
 `);
   }
   for (const warning of answer.warnings) output.err(`warning: ${warning}

@@ -15,6 +15,7 @@ export type {
   NamespaceKind,
   NamespaceStatus,
   ToolDescriptor,
+  ToolSecurity,
 } from "../protocol/catalogue.ts";
 export { type RawToolResult, ToolCallError, type ToolProgress } from "../protocol/tool_call.ts";
 

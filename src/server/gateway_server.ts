@@ -9,6 +9,7 @@
  */
 
 import type { LoadedConfig } from "../config/config_loader.ts";
+import { registerServer, withdrawServer } from "../config/server_registry.ts";
 import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import { ServerStartError } from "./server_start_error.ts";
 
@@ -182,7 +183,7 @@ async function startLocked(
   // hostile_client_test). Until the parts are up, a signal ends the start.
   let onSignal = (): void => {
     log.info("signal received while starting; exiting");
-    removeServerState(paths.dataDir, Deno.pid).finally(() => Deno.exit(0));
+    unpublish(paths).finally(() => Deno.exit(0));
   };
   const signalled = () => onSignal();
   const dropSignals = () => {
@@ -233,6 +234,9 @@ async function startLocked(
     version: GATEWAY_VERSION,
     startedAt: new Date().toISOString(),
   });
+  // Listed by root, so a CLI in another environment (an MCP host's) finds this server.
+  const unlisted = registerServer({ root: paths.root.dir, dataDir: paths.dataDir, pid: Deno.pid });
+  if (unlisted !== null) log.warn(unlisted);
   log.info("gateway listening", { host: config.host, port, root: paths.root.dir });
   try {
     // A computed specifier: a literal `import()` puts the parts' whole graph (≈ 150 modules and
@@ -254,7 +258,7 @@ async function startLocked(
   } catch (error) {
     dropSignals();
     booted.reject(error);
-    await removeServerState(paths.dataDir, Deno.pid);
+    await unpublish(paths);
     await closeListeners();
     throw error;
   }
@@ -274,7 +278,7 @@ async function startLocked(
   };
   const stop = () => {
     stopping ??= (async () => {
-      await removeServerState(paths.dataDir, Deno.pid);
+      await unpublish(paths);
       // Stop taking work, give runs in flight a grace period, then cancel what is left
       // (RELIABILITY SVC-03).
       // The listener stays open meanwhile so their callers get their answers.
@@ -323,4 +327,10 @@ function credentialed(
     [...cookie.matchAll(/gateway_session_\d+=([0-9a-f]+)/g)].some((m) =>
       options.sessions.isSession(m[1]!)
     );
+}
+
+/** Removes what this server published about itself: `server.json` and its registry entry. */
+async function unpublish(paths: GatewayPaths): Promise<void> {
+  withdrawServer({ root: paths.root.dir, dataDir: paths.dataDir, pid: Deno.pid });
+  await removeServerState(paths.dataDir, Deno.pid);
 }

@@ -9,12 +9,15 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { ApiConfig, GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
 import type { LoadedConfig } from "../config/config_loader.ts";
+import { blockedReason } from "../config/config_value.ts";
+import { envFilePath } from "../config/env_file.ts";
 import { runtimeDirFor } from "../config/runtime_dir.ts";
 import type { Logger } from "../logger.ts";
 import { foundOsSandboxTools, OsSandbox } from "../process/os_sandbox.ts";
 import { withRealPath } from "../process/sandbox_view.ts";
 import type { Namespace } from "../namespaces/namespace.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
+import { BlockedNamespace } from "../namespaces/blocked_namespace.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
@@ -124,6 +127,7 @@ export class NamespaceSetup {
       registry.add(this.#mcpNamespace(name, server));
     }
     for (const [name, api] of Object.entries(this.#config.apis)) this.#addApi(name, api);
+    await this.#addBlocked();
     // Listed before start-up ends, so the first request already waits for every module.
     try {
       for (const { name, file } of await listing) this.#addLocal(name, file);
@@ -142,6 +146,13 @@ export class NamespaceSetup {
     const { registry } = this.#options;
     const next = this.#config;
     await this.#loadApiKinds(next);
+    // An entry no longer blocked is added below as what it is, under the same name.
+    const blocked = new Set(this.#options.loaded().blocked.map((b) => b.name));
+    for (const namespace of registry.list()) {
+      if (namespace instanceof BlockedNamespace && !blocked.has(namespace.name)) {
+        await registry.remove(namespace.name);
+      }
+    }
     for (const name of diff.mcpChanged) {
       const server = next.mcpServers[name]!;
       await registry.remove(name);
@@ -169,6 +180,24 @@ export class NamespaceSetup {
       const name = namespace.name;
       await registry.remove(name);
       this.#addLocal(name, join(this.#rootDir, "tools", `${name}.ts`));
+    }
+    await this.#addBlocked();
+  }
+
+  /**
+   * Adds (or updates) a namespace for each `mcpServers` and `apis` entry an unset variable
+   * blocks, unless a tool module has its name; one still served from before is stopped first.
+   */
+  async #addBlocked(): Promise<void> {
+    const { registry } = this.#options;
+    const envFile = envFilePath(this.#rootDir);
+    for (const entry of this.#options.loaded().blocked) {
+      if (entry.section === "mcpServers" && this.#hasToolModule(entry.name)) continue;
+      const reason = blockedReason(entry, envFile);
+      const existing = registry.get(entry.name);
+      if (existing instanceof BlockedNamespace && existing.reason === reason) continue;
+      if (existing !== undefined) await registry.remove(entry.name);
+      registry.add(new BlockedNamespace(entry.name, entry.kind, reason));
     }
   }
 

@@ -9,7 +9,9 @@ import {
   DEFAULT_ACTION_ANNOTATION,
   type NamespaceCatalogue,
   type ToolDescriptor,
+  type ToolSecurity,
 } from "../namespace.ts";
+import { type ConfiguredCredentials, securityStatus } from "./api_security.ts";
 import { typeNameFor } from "../kind_support/schema_to_typescript.ts";
 import { type ApiOperation, extractOperations } from "./api_operations.ts";
 import { ApiSchemaTypes, asRecord, docOf, jsDoc } from "../kind_support/api_schema_types.ts";
@@ -23,6 +25,8 @@ export interface ApiCatalogue {
   total: number;
   /** Removed by `include`/`exclude`. */
   filtered: number;
+  /** By operation: what a call needs and whether the configuration provides it. */
+  security: Map<string, ToolSecurity>;
 }
 
 const READ_METHODS = new Set(["get", "head", "options"]);
@@ -37,6 +41,8 @@ export function buildApiCatalogue(
     include: readonly string[];
     exclude: readonly string[];
     writes: "ask" | "allow" | "deny";
+    /** The namespace and what its entry configures, to judge each operation's security. */
+    credentials?: ConfiguredCredentials & { namespace: string };
   },
 ): ApiCatalogue {
   const schemas = new ApiSchemaTypes(document);
@@ -44,8 +50,14 @@ export function buildApiCatalogue(
   const tools: ToolDescriptor[] = [];
   const declarations: string[] = [];
   const operations = new Map<string, ApiOperation>();
+  const security = new Map<string, ToolSecurity>();
+  const credentials = options.credentials;
   for (const operation of extracted.operations) {
     operations.set(operation.name, operation);
+    const needs = credentials === undefined
+      ? undefined
+      : securityStatus(operation.security, credentials, credentials.namespace);
+    if (needs !== undefined) security.set(operation.name, needs);
     const stem = typeNameFor(operation.name);
     const inputName = schemas.uniqueTypeName(`${stem}Input`);
     const outputName = schemas.uniqueTypeName(`${stem}Output`);
@@ -106,6 +118,7 @@ export function buildApiCatalogue(
       outputType: outputName,
       params,
       annotations,
+      ...(needs !== undefined ? { security: needs } : {}),
     });
   }
   const notes = [...extracted.notes, ...loosenedSchemas(document)];
@@ -126,6 +139,7 @@ export function buildApiCatalogue(
     schemas,
     total: extracted.total,
     filtered: extracted.filtered,
+    security,
   };
 }
 
