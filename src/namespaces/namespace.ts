@@ -86,7 +86,7 @@ export const INPUT_REQUIRED = "input_required";
  * An upstream's input-required answer handed back to a {@linkcode HostRound} caller: the raw
  * result of the call (no content) with the requests and the state as the upstream sent them.
  */
-export interface InputRequiredAnswer {
+export interface InputRequiredAnswer extends RawToolResult {
   content: [];
   resultType: typeof INPUT_REQUIRED;
   inputRequests?: Record<string, unknown>;

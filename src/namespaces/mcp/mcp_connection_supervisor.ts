@@ -23,6 +23,7 @@ import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { type UpstreamLogMessage, UpstreamNotifications } from "./upstream_notifications.ts";
+import { ParkedCalls } from "./parked_calls.ts";
 import type { ProtocolLog } from "./protocol_log.ts";
 import {
   findLoginRequired,
@@ -70,6 +71,8 @@ export class McpConnectionSupervisor implements McpCallHost {
   #validator: InputValidator | undefined;
   /** Log and resource-update listeners, kept across reconnects. */
   readonly notifications: UpstreamNotifications;
+  /** Calls of a 2025 connection waiting for a host's answer (a namespace served as itself). */
+  readonly parked: ParkedCalls = new ParkedCalls();
   #status: NamespaceStatus = { state: "starting" };
   #catalogue: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
   #tools = new Map<string, McpToolEntry>();

@@ -31,6 +31,7 @@ import type { LoginRequiredError } from "./upstream_oauth_provider.ts";
 import { unwrapToolResult } from "./unwrap_tool_result.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { ProgressThrottle } from "./progress_throttle.ts";
+import type { ParkedCalls } from "./parked_calls.ts";
 import type { UpstreamLogMessage } from "./upstream_notifications.ts";
 
 /**
@@ -57,6 +58,8 @@ export interface McpCallHost {
    * called (a host round's log messages go to its host); such messages are relayed no further.
    */
   watchLogs(listener: (message: UpstreamLogMessage) => void): () => void;
+  /** The calls of a 2025 connection waiting for a host's answer. */
+  readonly parked: ParkedCalls;
 }
 
 /**
@@ -164,10 +167,12 @@ interface CallEnds {
 }
 
 /**
- * One round of a call whose caller answers the server's questions (`options.hostRound`): the
- * request carries the host's answers and state, and, on a 2026-07-28 connection, the host's
+ * One round of a call whose caller answers the server's questions (`options.hostRound`). On a
+ * 2026-07-28 connection the request carries the host's answers and state, and the host's
  * capabilities and log level in its envelope; an input-required answer is handed back as it
- * is. The upstream's log messages while it runs go to the round's `onLog`.
+ * is. A 2025 server asks in the middle of the call instead: the call is parked while the host
+ * answers (parked_calls.ts). The upstream's log messages while it runs go to the round's
+ * `onLog`.
  */
 function sendHostRound(
   host: McpCallHost,
@@ -175,52 +180,80 @@ function sendHostRound(
   options: ToolCallOptions,
   ends: CallEnds,
 ): Promise<ToolCallResult> {
-  const { connection, entry, input } = call;
   const round = options.hostRound!;
-  const tool = entry.listing.name;
+  const tool = call.entry.listing.name;
   const unwatch = round.onLog === undefined ? undefined : host.watchLogs(round.onLog);
-  const retry = {
-    ...(round.inputResponses === undefined ? {} : { inputResponses: round.inputResponses }),
-    ...(round.requestState === undefined ? {} : { requestState: round.requestState }),
-  };
-  const envelope = connection.era === "modern" ? hostEnvelope(connection.client, round) : undefined;
-  const outputCheck = entry.listing.outputSchema === undefined
-    ? undefined
-    : entry.outputCheck?.() ?? null;
-  const direct = outputCheck === null ? undefined : connection.process;
-  const sent = direct !== undefined
-    ? direct.toolCalls.call(tool, input, {
-      signal: options.signal,
-      timeout: options.callTimeoutMs,
-      maxTotalTimeout: options.callMaxMs,
-      onprogress: ends.onprogress,
-      handBack: true,
-      params: retry,
-      ...(envelope === undefined ? {} : { envelope }),
-    }).then((result) =>
-      ends.unwrap(
-        outputCheck === undefined || outputCheck === null || isInputRequiredAnswer(result)
-          ? result
-          : checkedStructuredContent(result, outputCheck, `"${host.name}.${tool}"`),
-      ), (error) =>
-      ends.fail(error, {
-        tool,
-        options,
-        hitMaximum: false,
-        cancelUpstream: () => {},
-        connection,
-      }))
-    : callViaSdk({ connection, tool, input }, options, {
-      ...ends,
-      answer: undefined,
-      params: { ...retry, ...(envelope === undefined ? {} : { _meta: envelope }) },
-    });
+  const sent = call.connection.era === "modern"
+    ? sendOnce(host, call, options, ends, undefined)
+    : host.parked.round(
+      tool,
+      round,
+      options.signal,
+      (answer, signal) => sendOnce(host, call, { ...options, signal }, ends, answer),
+    );
   if (unwatch === undefined) return sent;
   // The SDK hands a notification to its handler a turn after reading it, an answer read in the
   // same chunk goes at once: the watch ends a turn after the answer, so the last message before
   // it is still the round's.
   return sent.finally(() => void setTimeout(unwatch, 0));
 }
+
+/**
+ * Sends a host round's request once: on a 2026-07-28 connection with the host's answers, state
+ * and envelope, handing an input-required answer back; on a 2025 one as a plain call whose
+ * questions go to `answer` (the parked call's).
+ */
+function sendOnce(
+  host: McpCallHost,
+  call: { connection: UpstreamConnection; entry: McpToolEntry; input: Record<string, unknown> },
+  options: ToolCallOptions,
+  ends: CallEnds,
+  answer: AnswerInput | undefined,
+): Promise<ToolCallResult> {
+  const { connection, entry, input } = call;
+  const round = options.hostRound!;
+  const tool = entry.listing.name;
+  const modern = connection.era === "modern";
+  const retry = !modern ? {} : {
+    ...(round.inputResponses === undefined ? {} : { inputResponses: round.inputResponses }),
+    ...(round.requestState === undefined ? {} : { requestState: round.requestState }),
+  };
+  const envelope = modern ? hostEnvelope(connection.client, round) : undefined;
+  const outputCheck = entry.listing.outputSchema === undefined
+    ? undefined
+    : entry.outputCheck?.() ?? null;
+  const direct = outputCheck === null ? undefined : connection.process;
+  if (direct === undefined) {
+    return callViaSdk({ connection, tool, input }, options, {
+      ...ends,
+      answer,
+      params: { ...retry, ...(envelope === undefined ? {} : { _meta: envelope }) },
+    });
+  }
+  return direct.toolCalls.call(tool, input, {
+    signal: options.signal,
+    timeout: options.callTimeoutMs,
+    maxTotalTimeout: options.callMaxMs,
+    onprogress: ends.onprogress,
+    handBack: true,
+    params: retry,
+    ...(answer === undefined ? {} : { answer }),
+    ...(envelope === undefined ? {} : { envelope }),
+  }).then((result) =>
+    ends.unwrap(
+      outputCheck === undefined || outputCheck === null || isInputRequiredAnswer(result)
+        ? result
+        : checkedStructuredContent(result, outputCheck, `"${host.name}.${tool}"`),
+    ), (error) =>
+    ends.fail(error, {
+      tool,
+      options,
+      hitMaximum: false,
+      cancelUpstream: () => {},
+      connection,
+    }));
+}
+
 /**
  * The 2026-07-28 `_meta` envelope of a request on `connection`, as the SDK's client attaches it
  * to each of its own: the negotiated version, the client's name and capabilities.
