@@ -95,11 +95,17 @@ export function sendMcpToolCall(
     if (progress.message !== undefined) update.message = progress.message;
     (throttle ??= new ProgressThrottle(onProgress)).offer(update);
   };
-  const unwrap = (result: Record<string, unknown>): ToolCallResult => {
+  const unwrap = (
+    answer: Record<string, unknown>,
+    check?: ArgumentCheck | null,
+  ): ToolCallResult => {
     throttle?.end();
-    if (options.hostRound !== undefined && isInputRequiredAnswer(result)) {
-      return { value: result, raw: result };
+    if (options.hostRound !== undefined && isInputRequiredAnswer(answer)) {
+      return { value: answer, raw: answer };
     }
+    const result = check
+      ? checkedStructuredContent(answer, check, `"${host.name}.${tool}"`)
+      : answer;
     const raw: RawToolResult = Array.isArray(result.content)
       ? result as RawToolResult
       : { content: [], structuredContent: result.toolResult };
@@ -134,12 +140,7 @@ export function sendMcpToolCall(
       onprogress,
       answer,
       ...(envelope === undefined ? {} : { envelope }),
-    }).then((result) =>
-      unwrap(
-        outputCheck === undefined || outputCheck === null
-          ? result
-          : checkedStructuredContent(result, outputCheck, `"${host.name}.${tool}"`),
-      ), (error) =>
+    }).then((result) => unwrap(result, outputCheck), (error) =>
       // A timed-out or aborted direct call has told the upstream to stop already.
       fail(error, {
         tool,
@@ -162,7 +163,8 @@ interface CallEnds {
   onprogress: (
     progress: { progress: number; total?: number | undefined; message?: string | undefined },
   ) => void;
-  unwrap: (result: Record<string, unknown>) => ToolCallResult;
+  /** The call's value from its answer, its structured content checked by `check` when given. */
+  unwrap: (answer: Record<string, unknown>, check?: ArgumentCheck | null) => ToolCallResult;
   fail: (error: unknown, context: FailureContext) => never;
 }
 
@@ -184,12 +186,12 @@ function sendHostRound(
   const tool = call.entry.listing.name;
   const unwatch = round.onLog === undefined ? undefined : host.watchLogs(round.onLog);
   const sent = call.connection.era === "modern"
-    ? sendOnce(host, call, options, ends, undefined)
+    ? sendOnce(call, options, ends, undefined)
     : host.parked.round(
       tool,
       round,
       options.signal,
-      (answer, signal) => sendOnce(host, call, { ...options, signal }, ends, answer),
+      (answer, signal) => sendOnce(call, { ...options, signal }, ends, answer),
     );
   if (unwatch === undefined) return sent;
   // The SDK hands a notification to its handler a turn after reading it, an answer read in the
@@ -204,7 +206,6 @@ function sendHostRound(
  * questions go to `answer` (the parked call's).
  */
 function sendOnce(
-  host: McpCallHost,
   call: { connection: UpstreamConnection; entry: McpToolEntry; input: Record<string, unknown> },
   options: ToolCallOptions,
   ends: CallEnds,
@@ -239,12 +240,7 @@ function sendOnce(
     params: retry,
     ...(answer === undefined ? {} : { answer }),
     ...(envelope === undefined ? {} : { envelope }),
-  }).then((result) =>
-    ends.unwrap(
-      outputCheck === undefined || outputCheck === null || isInputRequiredAnswer(result)
-        ? result
-        : checkedStructuredContent(result, outputCheck, `"${host.name}.${tool}"`),
-    ), (error) =>
+  }).then((result) => ends.unwrap(result, outputCheck), (error) =>
     ends.fail(error, {
       tool,
       options,
