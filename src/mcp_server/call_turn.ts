@@ -150,10 +150,14 @@ export class CallTurn implements NotificationSink {
    */
   #relayProgress(p: Record<string, unknown>): void {
     const where = p.namespace ? `${String(p.namespace)}.${String(p.tool)}` : String(p.tool);
-    const message = typeof p.message === "string"
-      ? p.message
-      : `${where}: ${p.progress}${p.total ? `/${p.total}` : ""}`;
-    this.#log("debug", "run.progress", `${where}: ${message}`);
+    const count = `${where}: ${p.progress}${p.total ? `/${p.total}` : ""}`;
+    // The upstream's own words when it sent some, else where the call stands.
+    const message = typeof p.message === "string" ? p.message : count;
+    this.#log(
+      "debug",
+      "run.progress",
+      typeof p.message === "string" ? `${where}: ${message}` : count,
+    );
     const value = typeof p.progress === "number" ? p.progress : undefined;
     const forward = value !== undefined &&
       (value > this.#progress || (this.#sentProgress === 0 && value >= this.#progress));
