@@ -17,7 +17,12 @@ export type {
   ToolDescriptor,
   ToolSecurity,
 } from "../protocol/catalogue.ts";
-export { type RawToolResult, ToolCallError, type ToolProgress } from "../protocol/tool_call.ts";
+export {
+  type RawToolResult,
+  ToolCallError,
+  type ToolProgress,
+  type UpstreamRpcError,
+} from "../protocol/tool_call.ts";
 
 /**
  * Tool annotation naming the policy action (`"ask"` or `"deny"`) for a call no policy rule
@@ -48,6 +53,51 @@ export interface ToolCallOptions {
   askUser?: (question: { message: string; fields: Record<string, unknown> }) => Promise<
     { allowed: boolean; by: string }
   >;
+  /**
+   * Present when the caller answers the server's questions itself (a host the gateway serves a
+   * namespace to as itself): see {@linkcode HostRound}. Only MCP namespaces read it.
+   */
+  hostRound?: HostRound;
+}
+
+/**
+ * One round of a request whose caller (an MCP host the gateway serves one namespace to as
+ * itself) answers the upstream's questions itself: the upstream is told what the host can be
+ * asked and the log level it wants, instead of the gateway's own; an input-required answer
+ * comes back as it is ({@linkcode INPUT_REQUIRED}, its `requestState` untouched) instead of
+ * being put to anyone; the host's next round carries its answers and the state.
+ */
+export interface HostRound {
+  /** What the host can answer (its client capabilities, as it declared them). */
+  capabilities: Record<string, unknown>;
+  /** The host's answers to the previous round's input requests, by key. */
+  inputResponses?: Record<string, unknown>;
+  /** The previous round's `requestState`, echoed as it was. */
+  requestState?: string;
+  /** The least severe log level the host wants; absent: it wants no log messages. */
+  logLevel?: string;
+  /** Told each log message the upstream sends while the request runs. */
+  onLog?: (message: { level: string; logger?: string; data: unknown }) => void;
+}
+
+/** The `resultType` of an answer that asks the caller for input first (2026-07-28). */
+export const INPUT_REQUIRED = "input_required";
+
+/**
+ * An upstream's input-required answer handed back to a {@linkcode HostRound} caller: the raw
+ * result of the call (no content) with the requests and the state as the upstream sent them.
+ */
+export interface InputRequiredAnswer extends RawToolResult {
+  content: [];
+  resultType: typeof INPUT_REQUIRED;
+  inputRequests?: Record<string, unknown>;
+  requestState?: string;
+}
+
+/** Whether a raw result is an upstream's input-required answer. */
+export function isInputRequiredAnswer(value: unknown): value is InputRequiredAnswer {
+  return typeof value === "object" && value !== null &&
+    (value as { resultType?: unknown }).resultType === INPUT_REQUIRED;
 }
 
 /**

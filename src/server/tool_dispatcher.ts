@@ -17,6 +17,7 @@ import type {
   ResolvedTool,
 } from "../namespaces/namespace_registry.ts";
 import {
+  type HostRound,
   type Namespace,
   type NamespaceStatus,
   type PreparedCall,
@@ -44,6 +45,8 @@ export interface CallOptions {
   onApproval?: (decision: ApprovalDecision) => void;
   /** When the run making the call times out (epoch ms). */
   deadline?: number;
+  /** The caller answers the upstream's questions itself (see {@linkcode HostRound}). */
+  hostRound?: HostRound;
 }
 
 /** What the dispatcher needs from the gateway. */
@@ -194,6 +197,7 @@ export class ToolDispatcher {
       callTimeoutMs: options.callTimeoutMs ?? config.exec.callTimeoutMs,
       callMaxMs: config.exec.callMaxMs,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.hostRound ? { hostRound: options.hostRound } : {}),
       // Only a run can wait for a person: a question of the tool's server is held as an
       // approval of the run (outside a run the namespace declines it).
       ...(runId === undefined || namespace.kind !== "mcp" ? {} : {

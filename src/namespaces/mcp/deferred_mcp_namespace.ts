@@ -9,6 +9,7 @@
 
 import type { McpServerConfig } from "../../config/gateway_config.ts";
 import {
+  type HostRound,
   type Namespace,
   type NamespaceCatalogue,
   type NamespaceStatus,
@@ -215,8 +216,12 @@ export class DeferredMcpNamespace implements Namespace {
   }
 
   /** Forwards an MCP request the gateway relays (prompts, completion, …). */
-  async upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown> {
-    return await (await this.#loaded.promise).upstreamRequest(method, params);
+  async upstreamRequest(
+    method: UpstreamMethod,
+    params: Record<string, unknown>,
+    hostRound?: HostRound,
+  ): Promise<unknown> {
+    return await (await this.#loaded.promise).upstreamRequest(method, params, hostRound);
   }
 
   /** Registers a listener for the upstream's log messages, kept across the code's load. */

@@ -22,7 +22,8 @@ import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_
 import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
-import { UpstreamNotifications } from "./upstream_notifications.ts";
+import { type UpstreamLogMessage, UpstreamNotifications } from "./upstream_notifications.ts";
+import { ParkedCalls } from "./parked_calls.ts";
 import type { ProtocolLog } from "./protocol_log.ts";
 import {
   findLoginRequired,
@@ -70,6 +71,8 @@ export class McpConnectionSupervisor implements McpCallHost {
   #validator: InputValidator | undefined;
   /** Log and resource-update listeners, kept across reconnects. */
   readonly notifications: UpstreamNotifications;
+  /** Calls of a 2025 connection waiting for a host's answer (a namespace served as itself). */
+  readonly parked: ParkedCalls = new ParkedCalls();
   #status: NamespaceStatus = { state: "starting" };
   #catalogue: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
   #tools = new Map<string, McpToolEntry>();
@@ -223,6 +226,11 @@ export class McpConnectionSupervisor implements McpCallHost {
   /** Logs what a call did on the user's behalf. */
   note(message: string): void {
     this.#logger.info(`MCP server "${this.name}" ${message}`);
+  }
+
+  /** Tells `listener` the upstream's log messages while a host round runs. */
+  watchLogs(listener: (message: UpstreamLogMessage) => void): () => void {
+    return this.notifications.watchLogs(listener);
   }
 
   /** A ready connection died: fail, count a crash, and schedule the reconnect. */

@@ -10,6 +10,7 @@ import { OAuthStore } from "./oauth_store.ts";
 import { EraVerdicts } from "./era_verdicts.ts";
 import type { McpServerConfig } from "../../config/gateway_config.ts";
 import type {
+  HostRound,
   Namespace,
   NamespaceCatalogue,
   NamespaceStatus,
@@ -229,16 +230,21 @@ export class McpNamespace implements Namespace {
   }
 
   /**
-   * Forwards one prompts/completion/subscription request upstream unchanged, so the gateway's
-   * own MCP server can offer the upstream's prompts and completions under a namespaced name.
-   * Rejects with `ToolError` naming the namespace when the upstream refuses.
+   * Forwards one prompts/completion/resource request upstream unchanged, so the gateway's own
+   * MCP server can offer the upstream's prompts and completions under a namespaced name, or the
+   * namespace as itself (`hostRound`: the host answers the upstream's questions). Rejects with
+   * `ToolError` naming the namespace when the upstream refuses.
    */
-  async upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown> {
+  async upstreamRequest(
+    method: UpstreamMethod,
+    params: Record<string, unknown>,
+    hostRound?: HostRound,
+  ): Promise<unknown> {
     const { client } = await this.#supervisor.readyConnection();
     return await forwardUpstreamRequest(
       client,
       this.name,
-      { method, params },
+      { method, params, ...(hostRound === undefined ? {} : { hostRound }) },
       this.#supervisor.notifications,
     );
   }
