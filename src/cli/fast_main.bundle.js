@@ -1325,7 +1325,14 @@ function spawnBackgroundServer(options) {
   return child;
 }
 async function serverHealth(state, waitUp) {
-  const client = new GatewayHttpClient(endpointOf(state, state.dataDir));
+  let client;
+  try {
+    client = new GatewayHttpClient(endpointOf(state, state.dataDir));
+  } catch (error) {
+    if (error instanceof ForeignSocketError) throw error;
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
   try {
     const answer = await client.send("GET", `/health${waitUp ? "?wait=up" : ""}`, {
       signal: AbortSignal.timeout(2e3)
