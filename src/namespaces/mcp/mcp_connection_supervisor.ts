@@ -19,7 +19,6 @@ import type { LogMethods } from "../../logger.ts";
 import type { Client, PriorDiscovery } from "./mcp_sdk.ts";
 import type { McpCallHost } from "./mcp_tool_call.ts";
 import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
-import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { UpstreamNotifications } from "./upstream_notifications.ts";
@@ -62,7 +61,6 @@ export class McpConnectionSupervisor implements McpCallHost {
   readonly #logger: LogMethods;
   readonly #restart: RestartPolicy;
   readonly #listeners: ChangeListeners;
-  readonly #typeCache = new Map<string, RenderedSchema>();
   /**
    * Made at the first tool listing: ajv (≈ 45 ms to evaluate) then loads after the server
    * answers, not on its start path (issue 12).
@@ -388,7 +386,6 @@ export class McpConnectionSupervisor implements McpCallHost {
     this.#validator ??= new (await import("../kind_support/input_validator.ts")).InputValidator();
     return await loadMcpTools(client, this.name, {
       validator: this.#validator,
-      cache: this.#typeCache,
       ...(signal === undefined ? {} : { signal }),
     });
   }
