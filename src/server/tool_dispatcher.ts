@@ -17,6 +17,7 @@ import type {
   ResolvedTool,
 } from "../namespaces/namespace_registry.ts";
 import {
+  hasResources,
   type Namespace,
   type NamespaceStatus,
   type PreparedCall,
@@ -267,15 +268,14 @@ export class ToolDispatcher {
         registry.typed().find((t) => t.name === n.name)?.identifier === request.namespace
       );
     if (!ns) {
-      const names = registry.list().filter((n) => n.listResources !== undefined)
-        .map((n) => n.name);
+      const names = registry.list().filter(hasResources).map((n) => n.name);
       throw new ToolCallError(
         "UnknownTool",
         `Unknown namespace "${request.namespace}" in resources.${request.op}(): the namespaces ` +
           `with resources are: ${names.join(", ") || "(none)"}`,
       );
     }
-    if (!ns.listResources || !ns.readResource) {
+    if (!hasResources(ns)) {
       throw new ToolCallError(
         "ToolError",
         `Namespace "${ns.name}" has no resources (only MCP servers do)`,

@@ -10,9 +10,14 @@
 import type { UpstreamTool } from "../../protocol/wire_views.ts";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
-import { ToolCallError } from "../../namespaces/namespace.ts";
+import {
+  hasResources,
+  hasStderrTail,
+  hasUpstreamRequests,
+  ToolCallError,
+  type UpstreamMethod,
+} from "../../namespaces/namespace.ts";
 import type { ListedNamespace } from "../../namespaces/namespace_registry.ts";
-import type { UpstreamMethod } from "../../namespaces/mcp/mcp_resources.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { newRunId } from "../../exec/script_runner.ts";
 import { messageOf } from "../../protocol/message_of.ts";
@@ -121,15 +126,6 @@ async function recordProxyCall(
   }
 }
 
-/** The upstream-facing operations that only MCP namespaces have. */
-interface UpstreamCapable {
-  upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown>;
-}
-
-function canForward(ns: ListedNamespace): ns is ListedNamespace & UpstreamCapable {
-  return "upstreamRequest" in ns && typeof ns.upstreamRequest === "function";
-}
-
 /** The handlers, keyed by method name. */
 export const upstreamMethods: Record<string, MethodDefinition> = {
   "upstream.tools": defineMethod(z.strictObject({}), async (_params, context) => {
@@ -193,7 +189,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     const templates: UpstreamResource[] = [];
     const warnings: string[] = [];
     for (const ns of context.core.registry.list()) {
-      if (!ns.listResources || ns.status().state !== "ready") continue;
+      if (!hasResources(ns) || ns.status().state !== "ready") continue;
       try {
         const listing = await ns.listResources();
         for (const r of listing.resources) resources.push({ namespace: ns.name, ...r });
@@ -208,7 +204,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     z.strictObject({ namespace: z.string(), uri: z.string() }),
     async (params, context) => {
       const ns = namespaceNamed(context, params.namespace);
-      if (!ns.readResource) {
+      if (!hasResources(ns)) {
         throw new RpcError(
           RpcCode.InvalidParams,
           `Namespace "${ns.name}" has no resources (only MCP servers do)`,
@@ -225,7 +221,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     }),
     async (params, context) => {
       const ns = namespaceNamed(context, params.namespace);
-      if (!canForward(ns)) {
+      if (!hasUpstreamRequests(ns)) {
         throw new RpcError(
           RpcCode.InvalidParams,
           `Namespace "${ns.name}" is a ${ns.kind} namespace: ${params.method} needs an MCP server`,
@@ -238,9 +234,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     z.strictObject({ namespace: z.string(), lines: z.number().int().positive().optional() }),
     (params, context) => {
       const ns = namespaceNamed(context, params.namespace);
-      const tail = "stderrTail" in ns && typeof ns.stderrTail === "function"
-        ? String(ns.stderrTail())
-        : "";
+      const tail = hasStderrTail(ns) ? ns.stderrTail() : "";
       const lines = tail.split("\n").filter((l) => l.length > 0);
       return Promise.resolve({
         namespace: ns.name,
