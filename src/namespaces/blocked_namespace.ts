@@ -11,6 +11,7 @@ import {
   type NamespaceCatalogue,
   type NamespaceKind,
   type NamespaceStatus,
+  NO_CAPABILITIES,
   ToolCallError,
   type ToolCallResult,
 } from "./namespace.ts";
@@ -21,6 +22,8 @@ const EMPTY: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
 export class BlockedNamespace implements Namespace {
   readonly name: string;
   readonly kind: NamespaceKind;
+  /** None: it never runs (not even the MCP ones its kind would have). */
+  readonly capabilities = NO_CAPABILITIES;
   /** Why it is not running and the fix, as `gateway tools` shows it. */
   readonly reason: string;
 

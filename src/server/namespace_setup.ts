@@ -24,10 +24,6 @@ import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures
 import { SharedToolHosts } from "../namespaces/local/shared_tool_host.ts";
 import { DeferredMcpNamespace } from "../namespaces/mcp/deferred_mcp_namespace.ts";
 import type { ProtocolLogs } from "../namespaces/mcp/protocol_log.ts";
-import {
-  cacheRenderedSchemasIn,
-  renderSchemasInChildProcess,
-} from "../namespaces/kind_support/schema_to_typescript.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
 
@@ -63,16 +59,12 @@ export class NamespaceSetup {
    * load their code (the SDK, ajv: ≈ 150 ms) after it, not on the start path (issue 12).
    */
   readonly #started = Promise.withResolvers<void>();
-  readonly #stopSchemaRenderer: () => Promise<void>;
   #openApi: ApiFactory | null = null;
   #graphql: ApiFactory | null = null;
 
   constructor(options: NamespaceSetupOptions) {
     this.#options = options;
     this.#signatures = new ToolModuleSignatures({ cacheDir: this.#cacheDir });
-    cacheRenderedSchemasIn(join(this.#cacheDir, "schema-types"));
-    // The generator's memory leaves with its process after a first start (issue 12).
-    this.#stopSchemaRenderer = renderSchemasInChildProcess();
     // Private, short (socket paths), and swept of a dead server's leftovers at start.
     const socketDir = runtimeDirFor(options.paths.dataDir);
     // Every server's scratch space of this user: no tool host sees it (but its own socket).
@@ -224,13 +216,12 @@ export class NamespaceSetup {
   }
 
   /**
-   * Ends the shared tool host, the signature extraction worker and the schema render process
-   * (after the namespaces stopped).
+   * Ends the shared tool host and the signature extraction worker (after the namespaces
+   * stopped).
    */
   async close(): Promise<void> {
     await this.#sharedToolHosts.stop();
     await this.#signatures.close();
-    await this.#stopSchemaRenderer();
   }
 
   /** Loads the namespace code the config's `apis` entries need, once. */

@@ -17,6 +17,7 @@ import type {
   ResolvedTool,
 } from "../namespaces/namespace_registry.ts";
 import {
+  hasResources,
   type HostRound,
   type Namespace,
   type NamespaceStatus,
@@ -271,15 +272,14 @@ export class ToolDispatcher {
         registry.typed().find((t) => t.name === n.name)?.identifier === request.namespace
       );
     if (!ns) {
-      const names = registry.list().filter((n) => n.listResources !== undefined)
-        .map((n) => n.name);
+      const names = registry.list().filter(hasResources).map((n) => n.name);
       throw new ToolCallError(
         "UnknownTool",
         `Unknown namespace "${request.namespace}" in resources.${request.op}(): the namespaces ` +
           `with resources are: ${names.join(", ") || "(none)"}`,
       );
     }
-    if (!ns.listResources || !ns.readResource) {
+    if (!hasResources(ns)) {
       throw new ToolCallError(
         "ToolError",
         `Namespace "${ns.name}" has no resources (only MCP servers do)`,

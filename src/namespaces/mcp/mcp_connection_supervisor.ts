@@ -19,10 +19,10 @@ import type { LogMethods } from "../../logger.ts";
 import type { Client, PriorDiscovery } from "./mcp_sdk.ts";
 import type { McpCallHost } from "./mcp_tool_call.ts";
 import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
-import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
-import { type UpstreamLogMessage, UpstreamNotifications } from "./upstream_notifications.ts";
+import { UpstreamNotifications } from "./upstream_notifications.ts";
+import type { UpstreamLogMessage } from "../namespace.ts";
 import { ParkedCalls } from "./parked_calls.ts";
 import type { ProtocolLog } from "./protocol_log.ts";
 import {
@@ -63,7 +63,6 @@ export class McpConnectionSupervisor implements McpCallHost {
   readonly #logger: LogMethods;
   readonly #restart: RestartPolicy;
   readonly #listeners: ChangeListeners;
-  readonly #typeCache = new Map<string, RenderedSchema>();
   /**
    * Made at the first tool listing: ajv (≈ 45 ms to evaluate) then loads after the server
    * answers, not on its start path (issue 12).
@@ -396,7 +395,6 @@ export class McpConnectionSupervisor implements McpCallHost {
     this.#validator ??= new (await import("../kind_support/input_validator.ts")).InputValidator();
     return await loadMcpTools(client, this.name, {
       validator: this.#validator,
-      cache: this.#typeCache,
       ...(signal === undefined ? {} : { signal }),
     });
   }

@@ -9,20 +9,12 @@ import {
   type ResourceContents,
   type ResourceListing,
   ToolCallError,
+  type UpstreamMethod,
 } from "../namespace.ts";
 import { hostEnvelope, upstreamErrorOf } from "./mcp_tool_call.ts";
 import type { UpstreamNotifications } from "./upstream_notifications.ts";
 import { type Client, ProtocolError, ProtocolErrorCode } from "./mcp_sdk.ts";
 import { messageOf } from "../../protocol/message_of.ts";
-
-/** Upstream MCP requests the gateway's own MCP server forwards (prompts, completions, …). */
-export type UpstreamMethod =
-  | "prompts/list"
-  | "prompts/get"
-  | "completion/complete"
-  | "resources/read"
-  | "resources/subscribe"
-  | "resources/unsubscribe";
 
 const UPSTREAM_CAPABILITY: Record<UpstreamMethod, "prompts" | "completions" | "resources"> = {
   "prompts/list": "prompts",

@@ -32,7 +32,7 @@ import { unwrapToolResult } from "./unwrap_tool_result.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { ProgressThrottle } from "./progress_throttle.ts";
 import type { ParkedCalls } from "./parked_calls.ts";
-import type { UpstreamLogMessage } from "./upstream_notifications.ts";
+import type { UpstreamLogMessage } from "../namespace.ts";
 
 /**
  * What a failing call tells the connection's owner, and asks of it: a dead transport or a lost

@@ -8,21 +8,10 @@
  */
 
 import type { LogMethods } from "../../logger.ts";
+import type { UpstreamLogMessage } from "../namespace.ts";
 import type { CallQuestions } from "./call_questions.ts";
 import type { Client } from "./mcp_sdk.ts";
 import { messageOf } from "../../protocol/message_of.ts";
-
-/** One `notifications/message` an upstream sent. */
-export interface UpstreamLogMessage {
-  level: string;
-  logger?: string;
-  data: unknown;
-  /**
-   * True when it went to the host of a call in flight (a namespace served as itself), which
-   * was sent it with the call: relays to whole connections leave it out.
-   */
-  toCall?: true;
-}
 
 /** How long a dropped listen stream waits before it is opened again, doubling to the maximum. */
 const RELISTEN_MS = { first: 500, max: 30_000 };

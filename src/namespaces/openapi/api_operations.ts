@@ -6,7 +6,8 @@
  */
 
 import { toIdentifier } from "../../protocol/names.ts";
-import { type ApiSchemaTypes, asRecord } from "../kind_support/api_schema_types.ts";
+import type { ApiSchemaTypes } from "../kind_support/api_schema_types.ts";
+import { asRecord } from "../kind_support/as_record.ts";
 import { operationSelected } from "../kind_support/operation_filter.ts";
 import { type ApiSecurity, operationSecurity } from "./api_security.ts";
 

@@ -7,7 +7,8 @@
  */
 
 import type { ToolSecurity } from "../namespace.ts";
-import { type ApiSchemaTypes, asRecord } from "../kind_support/api_schema_types.ts";
+import type { ApiSchemaTypes } from "../kind_support/api_schema_types.ts";
+import { asRecord } from "../kind_support/as_record.ts";
 
 /** One security scheme a requirement names, resolved from the document. */
 export interface ApiSecurityScheme {

@@ -14,7 +14,7 @@ import {
   type InputValidator,
 } from "../kind_support/input_validator.ts";
 import type { ApiOperation } from "./api_operations.ts";
-import { asRecord } from "../kind_support/api_schema_types.ts";
+import { asRecord } from "../kind_support/as_record.ts";
 import { type ApiCatalogue, buildApiCatalogue } from "./build_api_catalogue.ts";
 import { loadApiDocument } from "./load_api_document.ts";
 import { buildApiRequest, sendBuiltRequest } from "./send_api_request.ts";

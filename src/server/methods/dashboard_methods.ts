@@ -12,18 +12,9 @@
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
-import type { UpstreamLogMessage } from "../../namespaces/mcp/upstream_notifications.ts";
+import { hasUpstreamEvents } from "../../namespaces/namespace.ts";
 import { typedToolName } from "../../protocol/typed_tool_name.ts";
 import { saveRunAsScript } from "../saved_script.ts";
-
-/** MCP namespaces announce changed resources and log messages; local ones have neither. */
-function hasUpstreamEvents(ns: object): ns is {
-  onResourceUpdated(listener: (uri: string) => void): () => void;
-  onLogMessage(listener: (message: UpstreamLogMessage) => void): () => void;
-} {
-  return "onResourceUpdated" in ns && typeof ns.onResourceUpdated === "function" &&
-    "onLogMessage" in ns && typeof ns.onLogMessage === "function";
-}
 
 /** The handlers, keyed by method name. */
 export const dashboardMethods: Record<string, MethodDefinition> = {

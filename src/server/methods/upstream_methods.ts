@@ -10,9 +10,15 @@
 import type { UpstreamTool } from "../../protocol/wire_views.ts";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
-import { type HostRound, ToolCallError } from "../../namespaces/namespace.ts";
+import {
+  hasResources,
+  hasStderrTail,
+  hasUpstreamRequests,
+  type HostRound,
+  ToolCallError,
+  type UpstreamMethod,
+} from "../../namespaces/namespace.ts";
 import type { ListedNamespace } from "../../namespaces/namespace_registry.ts";
-import type { UpstreamMethod } from "../../namespaces/mcp/mcp_resources.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { newRunId } from "../../exec/script_runner.ts";
 import { messageOf } from "../../protocol/message_of.ts";
@@ -186,19 +192,6 @@ async function recordProxyCall(
   }
 }
 
-/** The upstream-facing operations that only MCP namespaces have. */
-interface UpstreamCapable {
-  upstreamRequest(
-    method: UpstreamMethod,
-    params: Record<string, unknown>,
-    hostRound?: HostRound,
-  ): Promise<unknown>;
-}
-
-function canForward(ns: ListedNamespace): ns is ListedNamespace & UpstreamCapable {
-  return "upstreamRequest" in ns && typeof ns.upstreamRequest === "function";
-}
-
 /** The handlers, keyed by method name. */
 export const upstreamMethods: Record<string, MethodDefinition> = {
   "upstream.tools": defineMethod(z.strictObject({}), async (_params, context) => {
@@ -265,7 +258,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     const templates: UpstreamResource[] = [];
     const warnings: string[] = [];
     for (const ns of context.core.registry.list()) {
-      if (!ns.listResources || ns.status().state !== "ready") continue;
+      if (!hasResources(ns) || ns.status().state !== "ready") continue;
       try {
         const listing = await ns.listResources();
         for (const r of listing.resources) resources.push({ namespace: ns.name, ...r });
@@ -281,14 +274,14 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     async (params, context) => {
       const ns = namespaceNamed(context, params.namespace);
       const hostRound = hostRoundOf(params.host, ns.name, context);
-      if (hostRound !== undefined && canForward(ns)) {
+      if (hostRound !== undefined && hasUpstreamRequests(ns)) {
         try {
           return await ns.upstreamRequest("resources/read", { uri: params.uri }, hostRound);
         } catch (error) {
           throw asHostError(error, params.host);
         }
       }
-      if (!ns.readResource) {
+      if (!hasResources(ns)) {
         throw new RpcError(
           RpcCode.InvalidParams,
           `Namespace "${ns.name}" has no resources (only MCP servers do)`,
@@ -306,7 +299,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     }),
     async (params, context) => {
       const ns = namespaceNamed(context, params.namespace);
-      if (!canForward(ns)) {
+      if (!hasUpstreamRequests(ns)) {
         throw new RpcError(
           RpcCode.InvalidParams,
           `Namespace "${ns.name}" is a ${ns.kind} namespace: ${params.method} needs an MCP server`,
@@ -324,9 +317,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     z.strictObject({ namespace: z.string(), lines: z.number().int().positive().optional() }),
     (params, context) => {
       const ns = namespaceNamed(context, params.namespace);
-      const tail = "stderrTail" in ns && typeof ns.stderrTail === "function"
-        ? String(ns.stderrTail())
-        : "";
+      const tail = hasStderrTail(ns) ? ns.stderrTail() : "";
       const lines = tail.split("\n").filter((l) => l.length > 0);
       return Promise.resolve({
         namespace: ns.name,
