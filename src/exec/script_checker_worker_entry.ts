@@ -22,6 +22,19 @@ interface WorkerScope {
 function serveChecker(scope: WorkerScope): void {
   let checker: ScriptChecker | null = null;
   let queue: Promise<void> = Promise.resolve();
+  /** Prepares received and not yet answered. */
+  let preparing = 0;
+  let prepared = Promise.withResolvers<void>();
+
+  /**
+   * Resolves once no prepare is being answered, a task later: the warm-up blocks the thread
+   * for hundreds of milliseconds in each of its steps, and a run's prepare (all a run without a
+   * type check waits for) must not wait behind them.
+   */
+  async function preparesAnswered(): Promise<void> {
+    while (preparing > 0) await prepared.promise;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
 
   async function answer(request: CheckerRequest): Promise<unknown> {
     if (request.op === "init") {
@@ -31,6 +44,9 @@ function serveChecker(scope: WorkerScope): void {
       });
       checker?.dispose();
       checker = await ScriptChecker.create({ denoTypes, globals: request.globals });
+      await preparesAnswered();
+      checker.buildProgram();
+      await preparesAnswered();
       checker.warmUp();
       return null;
     }
@@ -65,8 +81,14 @@ function serveChecker(scope: WorkerScope): void {
   scope.addEventListener("message", (event) => {
     const request = event.data;
     // Preparing touches no checker state, so it never waits behind a warm-up.
-    if (request.op === "prepare") void reply(request);
-    else queue = queue.then(() => reply(request));
+    if (request.op === "prepare") {
+      preparing++;
+      void reply(request).finally(() => {
+        if (--preparing > 0) return;
+        prepared.resolve();
+        prepared = Promise.withResolvers<void>();
+      });
+    } else queue = queue.then(() => reply(request));
   });
 }
 
