@@ -47,6 +47,7 @@ export interface ScriptCheckerWorkerOptions {
 /** A request sent to the checker worker (`script_checker_worker_entry.ts`). */
 export type CheckerRequest =
   | { id: number; op: "init"; cacheDir: string; globals: string; denoPath?: string }
+  | { id: number; op: "declarations"; cacheDir: string; denoPath?: string }
   | { id: number; op: "setGlobals"; globals: string }
   | { id: number; op: "prepare"; source: string; options: PrepareScriptOptions }
   | { id: number; op: "check"; script: string | PreparedScript }
@@ -59,6 +60,7 @@ export type CheckerResponse =
 
 type Operation =
   | { op: "init"; cacheDir: string; globals: string; denoPath?: string }
+  | { op: "declarations"; cacheDir: string; denoPath?: string }
   | { op: "setGlobals"; globals: string }
   | { op: "prepare"; source: string; options: PrepareScriptOptions }
   | { op: "check"; script: string | PreparedScript }
@@ -142,16 +144,23 @@ export class ScriptCheckerWorker {
 
   /**
    * Starts the worker ahead of its first use and has it load TypeScript's parser (what every
-   * run's `prepare()` needs; the checker's warm-up is left to the first check), so the first
-   * run after a server start does not wait for a process to boot and TypeScript to load. A
-   * worker nobody uses is given back after `graceMs` rather than `idleMs`. Does nothing when a
-   * worker runs already; never rejects (a failure shows on the next call).
+   * run's `prepare()` needs) and Deno's declarations (generated once per data dir and Deno
+   * version, the first thing a warm-up needs); the warm-up itself is left to the first check.
+   * So the first run after a server start waits for no process to boot and no TypeScript to
+   * load. A worker nobody uses is given back after `graceMs` rather than `idleMs`. Does nothing
+   * when a worker runs already; never rejects (a failure shows on the next call).
    */
   preload(graceMs: number): void {
     if (this.#closed || this.#client.running) return;
     this.#preloadGraceMs = graceMs;
     this.#send({ op: "prepare", source: "0", options: { inline: true } }, this.#timeoutMs())
       .catch(() => {});
+    const declarations: Operation = {
+      op: "declarations",
+      cacheDir: this.#options.cacheDir,
+      ...(this.#options.denoPath === undefined ? {} : { denoPath: this.#options.denoPath }),
+    };
+    this.#send(declarations, null).catch(() => {});
   }
 
   /**

@@ -22,6 +22,16 @@ interface WorkerScope {
 function serveChecker(scope: WorkerScope): void {
   let checker: ScriptChecker | null = null;
   let queue: Promise<void> = Promise.resolve();
+  /** Deno's declarations, loaded once (ahead of the warm-up when the worker is preloaded). */
+  let declarations: Promise<string> | null = null;
+  const loadDeclarations = (request: { cacheDir: string; denoPath?: string }) =>
+    declarations ??= loadDenoLibTypes({
+      cacheDir: request.cacheDir,
+      ...(request.denoPath === undefined ? {} : { denoPath: request.denoPath }),
+    }).catch((error) => {
+      declarations = null; // the next warm-up tries again, and reports its own failure
+      throw error;
+    });
   /** Prepares received and not yet answered. */
   let preparing = 0;
   let prepared = Promise.withResolvers<void>();
@@ -37,11 +47,12 @@ function serveChecker(scope: WorkerScope): void {
   }
 
   async function answer(request: CheckerRequest): Promise<unknown> {
+    if (request.op === "declarations") {
+      await loadDeclarations(request);
+      return null;
+    }
     if (request.op === "init") {
-      const denoTypes = await loadDenoLibTypes({
-        cacheDir: request.cacheDir,
-        ...(request.denoPath === undefined ? {} : { denoPath: request.denoPath }),
-      });
+      const denoTypes = await loadDeclarations(request);
       checker?.dispose();
       checker = await ScriptChecker.create({ denoTypes, globals: request.globals });
       await preparesAnswered();
@@ -80,8 +91,10 @@ function serveChecker(scope: WorkerScope): void {
 
   scope.addEventListener("message", (event) => {
     const request = event.data;
-    // Preparing touches no checker state, so it never waits behind a warm-up.
-    if (request.op === "prepare") {
+    // Preparing touches no checker state, so it never waits behind a warm-up; nor does loading
+    // the declarations, which a warm-up then shares.
+    if (request.op === "declarations") void reply(request);
+    else if (request.op === "prepare") {
       preparing++;
       void reply(request).finally(() => {
         if (--preparing > 0) return;
