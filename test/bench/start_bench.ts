@@ -6,8 +6,8 @@
  * with a bare `deno run` in the same round, so a busy machine slows both alike. The cold rows
  * start from a fresh data dir, against the type checker's own cold start measured in the same
  * rounds. `deno run --allow-all test/bench/start_bench.ts [--quick]` prints them alone;
- * `BENCH_START_ROUNDS`, `BENCH_START_PROBES` (health,trivial,local,typed) and
- * `BENCH_START_COLD=0` narrow it, `BENCH_START_JSON`/`BENCH_COLD_JSON` write the samples (to
+ * `BENCH_START_ROUNDS`, `BENCH_START_PROBES` (health,trivial,local,localNew,typed),
+ * `BENCH_COLD_ROUNDS` and `BENCH_START_COLD=0` narrow it, `BENCH_START_JSON`/`BENCH_COLD_JSON` write the samples (to
  * compare builds, alternating one round of each). Targets are stated, never asserted.
  * @module
  */
@@ -39,7 +39,7 @@ export interface StartProbeOptions {
   rounds: number;
   /** The root has an `everything` MCP namespace. */
   hasMcp: boolean;
-  /** Only these probes (`health`, `trivial`, `local`, `typed`); absent = all. */
+  /** Only these probes (`health`, `trivial`, `local`, `localNew`, `typed`); absent = all. */
   probes?: readonly string[];
 }
 
@@ -50,6 +50,8 @@ export interface StartSamples {
   cleared: number[];
   trivial: number[];
   local: number[];
+  /** A local call whose argument's shape was never checked: it waits for the type checker. */
+  localNew: number[];
   typed: number[];
   everyReady: number[];
 }
@@ -138,6 +140,7 @@ export async function measureStarts(options: StartProbeOptions): Promise<StartSa
     cleared: [],
     trivial: [],
     local: [],
+    localNew: [],
     typed: [],
     everyReady: [],
   };
@@ -163,6 +166,11 @@ export async function measureStarts(options: StartProbeOptions): Promise<StartSa
       const startedAt = await restart(gw);
       await execExpecting(gw, ["--no-check", "await tools.echo.echo({ v: 2 })"], "2\n");
       samples.local.push(performance.now() - startedAt);
+    },
+    localNew: async () => {
+      const startedAt = await restart(gw);
+      await execExpecting(gw, ["--no-check", "await tools.math.add({ a: 1, b: 1 })"], "2\n");
+      samples.localNew.push(performance.now() - startedAt);
     },
     typed: async () => {
       const startedAt = await restart(gw);
@@ -202,9 +210,14 @@ export function printStartRows(samples: StartSamples, hasMcp: boolean): void {
   );
   const local = median(samples.local);
   row(
-    "  first local call answered (`exec --no-check` echo)",
+    "  first local call answered (`--no-check` echo, shape checked before)",
     local,
     note(samples.local, ` ${target("≤ 500 ms", local <= 500)}`),
+  );
+  row(
+    "    … a shape never checked (math.add: waits for the checker)",
+    median(samples.localNew),
+    note(samples.localNew),
   );
   row(
     "  first type-checked run answered (`exec '1 + 1'`)",
@@ -384,7 +397,10 @@ if (import.meta.main) {
       row("  everything's own start, no gateway (SDK client)", await upstreamStartMs(3));
     }
     if (Deno.env.get("BENCH_START_COLD") !== "0") {
-      const cold = await measureCold(files, QUICK ? 3 : 5);
+      const cold = await measureCold(
+        files,
+        Number(Deno.env.get("BENCH_COLD_ROUNDS") ?? (QUICK ? 3 : 5)),
+      );
       printColdRows(cold);
       const json = Deno.env.get("BENCH_COLD_JSON");
       if (json) await Deno.writeTextFile(json, JSON.stringify(cold));
