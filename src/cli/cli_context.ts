@@ -20,6 +20,8 @@ export interface CliOutput {
   err(text: string): void;
   /** Whether stdout is a terminal (enables streaming and progress). */
   isTty: boolean;
+  /** Whether stderr is a terminal (a run's wait is shown there as one line); absent = no. */
+  errIsTty?: boolean;
 }
 
 /** The context of one CLI invocation. */

@@ -1043,6 +1043,41 @@ function printApprovalNotices(client, context) {
   });
 }
 
+// src/protocol/run_waiting.ts
+function describeRunWait(on) {
+  switch (on) {
+    case "typeChecker":
+      return "starting the type checker\u2026";
+  }
+}
+
+// src/cli/wait_notice.ts
+var CLEAR_LINE = "\r\x1B[2K";
+function showsWaits(output) {
+  return output.errIsTty === true;
+}
+function printWaitNotices(client, output) {
+  let shown = false;
+  const clear = () => {
+    if (!shown) return;
+    output.err(CLEAR_LINE);
+    shown = false;
+  };
+  const unsubscribe = client.onNotification((n) => {
+    if (n.method !== "run.waiting") return;
+    const waiting = n.params;
+    if (waiting.phase === "done") clear();
+    else if (!shown) {
+      output.err(describeRunWait(waiting.on));
+      shown = true;
+    }
+  });
+  return () => {
+    unsubscribe();
+    clear();
+  };
+}
+
 // src/cli/print.ts
 function runExitCode(document) {
   if (document.ok) return 0;
@@ -1153,6 +1188,9 @@ async function fastExec(input) {
       root,
       output
     });
+    const waits = showsWaits(output);
+    const stopWaits = waits ? printWaitNotices(client, output) : () => {
+    };
     let answer;
     try {
       answer = await client.request("exec", async () => ({
@@ -1163,8 +1201,11 @@ async function fastExec(input) {
         client: "cli",
         ...simple.check !== void 0 ? {
           check: simple.check
+        } : {},
+        ...waits ? {
+          progress: true
         } : {}
-      }));
+      })).finally(stopWaits);
     } catch (error) {
       if (error instanceof UnreachableError) return null;
       if (error instanceof RpcError) {
@@ -1562,7 +1603,8 @@ function stdioOutput(onBrokenPipe) {
   return {
     out: (text) => writeAll2(Deno.stdout, text),
     err: (text) => writeAll2(Deno.stderr, text),
-    isTty: Deno.stdout.isTerminal()
+    isTty: Deno.stdout.isTerminal(),
+    errIsTty: Deno.stderr.isTerminal()
   };
 }
 

@@ -155,3 +155,36 @@ Deno.test("ScriptCheckerWorker starts on first use and gives its worker back aft
     assert.equal(checker.running, true);
   });
 });
+
+Deno.test("ScriptCheckerWorker.preload() starts the worker cold and gives it back after its grace", async () => {
+  await withWorker({ globals: SAMPLE_GLOBALS, idleMs: 60_000 }, async (checker) => {
+    checker.preload(200);
+    assert.equal(checker.running, true, "preload starts the worker at once");
+    assert.equal(checker.warm, false, "preload loads the parser only: no warm-up");
+    // Unused, it goes after the grace, not after idleMs (a minute here).
+    await pollUntil(
+      "the preloaded, unused worker to be given back",
+      () => Promise.resolve(checker.running ? undefined : true),
+    );
+    // Used, it keeps the configured idleMs: still running well past the grace.
+    checker.preload(200);
+    const prepared = await checker.prepare("1", { inline: true });
+    assert.equal(prepared.kind === "Prepared" && prepared.code, "globalThis.__gatewayResult((1))");
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.equal(checker.running, true, "a used worker stays for idleMs");
+  });
+});
+
+Deno.test("ScriptCheckerWorker answers a prepare sent during the warm-up before the warm-up ends", async () => {
+  await withWorker({ globals: SAMPLE_GLOBALS }, async (checker) => {
+    assert.equal(checker.warm, false);
+    const order: string[] = [];
+    const warming = checker.ready().then(() => order.push("warm"));
+    const prepared = checker.prepare("1 + 1", { inline: true }).then(() => order.push("prepared"));
+    await checker.warming();
+    await Promise.all([warming, prepared]);
+    assert.deepEqual(order, ["prepared", "warm"]);
+    assert.equal(checker.warm, true);
+    await checker.warming(); // nothing in flight: at once
+  });
+});

@@ -18,6 +18,8 @@ import type { Logger } from "../logger.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ServerParts } from "./server_parts.ts";
+import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
+import { join } from "node:path";
 import { bootHealth } from "./boot_health.ts";
 import type { Listener } from "./http_routes.ts";
 import { openListeners, type ServerListeners } from "./server_listeners.ts";
@@ -43,6 +45,13 @@ const DEFAULT_PORT = 9420;
  * client asks again); under the CLI's 2 s probe timeout.
  */
 const HEALTH_WAIT_MS = 1000;
+
+/**
+ * How long the type checker's process, started with the server, is kept for a first run that
+ * does not come (then its memory goes back until a run needs it); never longer than
+ * `exec.checkerIdleMs`.
+ */
+const CHECKER_PRELOAD_GRACE_MS = 30_000;
 
 /** How long runs in flight may finish after SIGTERM before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -238,7 +247,18 @@ async function startLocked(
   const unlisted = registerServer({ root: paths.root.dir, dataDir: paths.dataDir, pid: Deno.pid });
   if (unlisted !== null) log.warn(unlisted);
   log.info("gateway listening", { host: config.host, port, root: paths.root.dir });
+  let checker: ScriptCheckerWorker | undefined;
   try {
+    // The type checker's process boots beside the parts: every run starts by parsing its
+    // script there, and loading TypeScript takes that process longer than the parts take here.
+    const { ScriptCheckerWorker }: typeof import("../exec/script_checker_worker.ts") = await import(
+      new URL("../exec/script_checker_worker.ts", import.meta.url).href
+    );
+    checker = ScriptCheckerWorker.start({
+      cacheDir: join(paths.dataDir, "cache"),
+      idleMs: () => (parts?.core.config ?? config).exec.checkerIdleMs,
+    });
+    checker.preload(Math.min(CHECKER_PRELOAD_GRACE_MS, config.exec.checkerIdleMs));
     // A computed specifier: a literal `import()` puts the parts' whole graph (≈ 150 modules and
     // their npm packages) into the graph Deno resolves when this module loads, before listening.
     const { importServerParts }: typeof import("./staged_import.ts") = await import(
@@ -253,11 +273,13 @@ async function startLocked(
       port: () => port,
       requestStop: () => onSignal(),
       sessions,
+      checker,
     });
     booted.resolve(parts);
   } catch (error) {
     dropSignals();
     booted.reject(error);
+    await checker?.close();
     await unpublish(paths);
     await closeListeners();
     throw error;

@@ -27,6 +27,12 @@ import type { ProtocolLogs } from "../namespaces/mcp/protocol_log.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
 
+/**
+ * Longest the MCP servers wait for the gateway's own start (its tool modules loading) before
+ * they start anyway: a module that hangs at import must not hold them for its load timeout.
+ */
+const UPSTREAM_WAIT_MAX_MS = 1000;
+
 /** Builds an `apis` namespace; loaded on demand. */
 type ApiFactory = (name: string, api: ApiConfig) => Namespace;
 
@@ -41,6 +47,11 @@ export interface NamespaceSetupOptions {
   onSpawn: (pid: number) => void;
   /** Where each MCP namespace's traffic is kept for the dashboard. */
   protocolLogs?: ProtocolLogs;
+  /**
+   * The gateway's own start-up work still in flight besides the tool modules (the type
+   * checker's warm-up for a first typed run): the MCP servers start after it too (bounded).
+   */
+  startupWork?: () => Promise<void>;
 }
 
 /** Adds, replaces and removes namespaces as the root and its config say. */
@@ -55,10 +66,16 @@ export class NamespaceSetup {
   readonly #sandbox: OsSandbox;
   #watcher: ToolDirectoryWatcher | null = null;
   /**
-   * Resolved a turn after the first `startAll()`, when the server answers: the MCP namespaces
-   * load their code (the SDK, ajv: ≈ 150 ms) after it, not on the start path (issue 12).
+   * Released once the gateway's own start is over — every tool module loaded or failed, then
+   * `startupWork`; at most `UPSTREAM_WAIT_MAX_MS` after the server answers — or at once when a
+   * run needs an MCP namespace (`releaseUpstreams`). The MCP namespaces load their code (the
+   * SDK, ajv) and start their servers after it: on two cores an upstream's own start (a `node`
+   * process and its SDK) costs as much CPU as the gateway's, and would take it from the first
+   * runs.
    */
-  readonly #started = Promise.withResolvers<void>();
+  readonly #upstreams = Promise.withResolvers<void>();
+  /** Ends the wait for the gateway's own start (`stop()`). */
+  #ownStartTimer: ReturnType<typeof setTimeout> | undefined;
   #openApi: ApiFactory | null = null;
   #graphql: ApiFactory | null = null;
 
@@ -126,8 +143,32 @@ export class NamespaceSetup {
     } catch (error) {
       log.error("cannot watch the tools directory", { error: String(error) });
     }
+    const modules = new Set(
+      registry.list().filter((ns) => ns instanceof LocalNamespace).map((ns) => ns.name),
+    );
     // A timer, not a microtask: the caller finishes the start (and the server answers) first.
-    setTimeout(() => this.#started.resolve(), 0);
+    this.#ownStartTimer = setTimeout(() => {
+      this.#ownStartTimer = setTimeout(() => this.#upstreams.resolve(), UPSTREAM_WAIT_MAX_MS);
+      this.#ownStart(modules).finally(() => {
+        clearTimeout(this.#ownStartTimer);
+        this.#upstreams.resolve();
+      });
+    }, 0);
+  }
+
+  /** The gateway's own start: the tool modules `modules` settled, then `startupWork`. */
+  async #ownStart(modules: ReadonlySet<string>): Promise<void> {
+    try {
+      await this.#options.registry.settled(UPSTREAM_WAIT_MAX_MS, modules);
+      await this.#options.startupWork?.();
+    } catch (error) {
+      this.#options.log.warn("the MCP servers start without waiting", { error: String(error) });
+    }
+  }
+
+  /** Lets the MCP servers start now: a run waits for one of them (see `#upstreams`). */
+  releaseUpstreams(): void {
+    this.#upstreams.resolve();
   }
 
   /**
@@ -212,6 +253,8 @@ export class NamespaceSetup {
 
   /** Stops watching the tools directory and the signature worker. */
   async stop(): Promise<void> {
+    clearTimeout(this.#ownStartTimer);
+    this.#upstreams.resolve();
     await this.#watcher?.stop();
   }
 
@@ -299,7 +342,7 @@ export class NamespaceSetup {
       onSpawn,
       ...(protocolLogs ? { protocolLog: protocolLogs.for(name) } : {}),
       dataDir: paths.dataDir,
-      loadAfter: this.#started.promise,
+      loadAfter: this.#upstreams.promise,
     });
   }
 }

@@ -27,7 +27,13 @@ import {
   type ToolProgress,
 } from "../namespaces/namespace.ts";
 import type { CatalogueNamespace } from "../protocol/catalogue.ts";
-import { FittingShapes, localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
+import {
+  argumentShape,
+  FittingShapes,
+  localInputProblem,
+  type LocalToolPath,
+} from "../exec/local_input_check.ts";
+import type { CheckedShapes } from "./checked_shapes.ts";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { describeStatus } from "../protocol/catalogue.ts";
 import type { ApprovalDecision } from "./approvals.ts";
@@ -61,6 +67,11 @@ export interface ToolDispatcherOptions {
    * (local arguments are then left to the tool to validate).
    */
   check: () => ((source: string) => Promise<Diagnostic[]>) | null;
+  /**
+   * Fitting verdicts kept across restarts (`checked_shapes.ts`): a shape found there needs no
+   * check. Absent = only this process's memory.
+   */
+  checkedShapes?: CheckedShapes;
 }
 
 /** The one wording of a call to a namespace that is not ready. */
@@ -156,7 +167,7 @@ export class ToolDispatcher {
     }
     return (async () => {
       await held;
-      if (!checked) await this.#validateLocalInput(path, args);
+      if (!checked) await this.#validateLocalInput(path, args, typed);
       return await this.#send(target, prepared, tool.originalName, args, options);
     })();
   }
@@ -247,19 +258,55 @@ export class ToolDispatcher {
    * fails the call as `InvalidToolInput` when it does not fit. Skipped (the tool validates)
    * when the checker is unavailable.
    */
-  async #validateLocalInput(path: LocalToolPath, args: unknown): Promise<void> {
+  async #validateLocalInput(
+    path: LocalToolPath,
+    args: unknown,
+    typed: CatalogueNamespace,
+  ): Promise<void> {
     const check = this.#options.check();
     if (check === null) return;
     const key = this.#fittingShapes.key(path, args);
-    if (key !== null && this.#fittingShapes.has(key)) return;
+    if (key === null) {
+      await this.#checkLocalInput(path, args, check);
+      return;
+    }
+    if (this.#fittingShapes.has(key)) return;
+    const kept = this.#options.checkedShapes;
+    const shape = argumentShape(args);
+    let keptKey: string | null = null;
+    if (kept !== undefined && shape !== null) {
+      await kept.loaded();
+      keptKey = kept.key(typed, path.tool, shape);
+      if (kept.has(keptKey)) {
+        this.#fittingShapes.add(key);
+        return;
+      }
+    }
+    if (!await this.#checkLocalInput(path, args, check)) return;
+    this.#fittingShapes.add(key);
+    // Kept only when the types it was checked against are still the ones keyed: a namespace
+    // that changed meanwhile was checked with its new types.
+    const now = this.#options.registry.typed().find((ns) => ns.name === typed.name);
+    if (kept !== undefined && keptKey !== null && now === typed) kept.add(keptKey);
+  }
+
+  /**
+   * Checks a local tool's argument; throws `InvalidToolInput` when it does not fit, answers
+   * false when the checker could not tell (the tool validates).
+   */
+  async #checkLocalInput(
+    path: LocalToolPath,
+    args: unknown,
+    check: (source: string) => Promise<Diagnostic[]>,
+  ): Promise<boolean> {
     let problem: string | null;
     try {
       problem = await localInputProblem(path, args, check);
     } catch {
-      return;
+      return false;
     }
     if (problem !== null) throw new ToolCallError("InvalidToolInput", problem);
-    if (key !== null) this.#fittingShapes.add(key);
+    return true;
   }
 
   /** Resources of an MCP namespace, for the `resources` global. */

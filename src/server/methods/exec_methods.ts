@@ -17,6 +17,7 @@ import type { RunDocument, RunningDocument } from "../../protocol/run_document.t
 import { resolveNamedScript } from "../../exec/named_scripts.ts";
 import type { RunHandle, RunRequest } from "../../exec/script_runner.ts";
 import type { ToolProgress } from "../../namespaces/namespace.ts";
+import type { RunWaiting } from "../../protocol/run_waiting.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 
 function runRequest(
@@ -81,6 +82,12 @@ function runRequest(
           context.core.config.exec.callMaxMs,
           "callTimeoutMs",
         ),
+      }
+      : {}),
+    ...(notify && params.progress
+      ? {
+        onWait: (waiting: Omit<RunWaiting, "runId">) =>
+          notify("run.waiting", { runId, ...waiting }),
       }
       : {}),
     ...(notify && params.stream
