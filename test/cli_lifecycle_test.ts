@@ -54,7 +54,7 @@ Deno.test("gateway status, start and stop manage the background server of a data
       const text = await pollUntil("echo to be ready in status", async () => {
         const result = await gw.cli(["status"]);
         assert.equal(result.code, 0, result.stderr);
-        return /echo: ready, 1 tools/.test(result.stdout) ? result.stdout : undefined;
+        return /echo: ready, 1 tool\b/.test(result.stdout) ? result.stdout : undefined;
       });
       assert.match(text, new RegExp(`^running: pid ${pid}, port \\d+, version \\d+\\.\\d+\\.\\d+`));
       assert.ok(text.includes(`root: ${gw.root}\n`), text);

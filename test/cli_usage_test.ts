@@ -1,6 +1,6 @@
 /**
  * End-to-end: the CLI's edge without a server. Unknown commands and flags are usage errors
- * (exit 2, with the usage), every command answers `--help` (exit 0), `--version` prints the
+ * (exit 2, one line with the nearest right spelling and where the usage is), every command answers `--help` (exit 0), `--version` prints the
  * version, and none of these starts a server.
  * @module
  */
@@ -14,33 +14,67 @@ Deno.test("the CLI answers usage mistakes with exit 2 and --help with exit 0, st
   await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
     const cli = (args: string[]) => gw.cli(["--no-autostart", ...args]);
 
-    await t.step("an unknown command is exit 2 with the main usage", async () => {
+    await t.step("an unknown command is exit 2, one line naming the nearest command", async () => {
       const result = await cli(["frobnicate"]);
       assert.equal(result.code, 2);
-      assert.match(result.stderr, /^error\[Usage\]: Unknown command "frobnicate"/);
-      assert.match(result.stderr, /Usage: gateway <command>/);
+      assert.equal(
+        result.stderr,
+        'error[Usage]: Unknown command "frobnicate" (see gateway --help)\n',
+      );
       assert.equal(result.stdout, "");
+      const typo = await cli(["exce", "1 + 1"]);
+      assert.equal(typo.code, 2);
+      assert.equal(
+        typo.stderr,
+        'error[Usage]: Unknown command "exce": did you mean "exec"? (see gateway --help)\n',
+      );
+      const two = await cli(["stat"]);
+      assert.match(two.stderr, /did you mean "start" or "status"\?/);
     });
 
-    await t.step("an unknown global option is exit 2", async () => {
+    await t.step("an unknown global option is exit 2, with the nearest", async () => {
       const result = await cli(["--frobnicate"]);
       assert.equal(result.code, 2);
       assert.match(result.stderr, /Unknown option "--frobnicate"/);
+      const typo = await cli(["--verison"]);
+      assert.equal(
+        typo.stderr,
+        'error[Usage]: Unknown option "--verison": did you mean "--version"? (see gateway --help)\n',
+      );
     });
 
-    await t.step("an unknown flag of a command is exit 2 with that command's usage", async () => {
-      for (
-        const [command, usage] of [["exec", /gateway exec/], ["tools", /gateway tools/]] as const
-      ) {
-        const result = await cli([command, "--frobnicate", "x"]);
-        assert.equal(result.code, 2, `${command}: ${result.stderr}`);
-        assert.match(result.stderr, /^error\[Usage\]: .*--frobnicate/);
-        assert.match(result.stderr, usage);
-      }
-      const timeout = await cli(["exec", "--timeout", "soon", "1"]);
-      assert.equal(timeout.code, 2);
-      assert.match(timeout.stderr, /--timeout takes a whole number, not "soon"/);
-    });
+    await t.step(
+      "an unknown flag of a command is exit 2, one line with the nearest flag",
+      async () => {
+        for (const command of ["exec", "tools"]) {
+          const result = await cli([command, "--frobnicate", "x"]);
+          assert.equal(result.code, 2, `${command}: ${result.stderr}`);
+          assert.equal(
+            result.stderr,
+            `error[Usage]: Unknown option "--frobnicate" (see gateway ${command} --help)\n`,
+          );
+        }
+        for (
+          const [args, meant] of [
+            [["exec", "--jsn", "1"], "--json"],
+            [["exec", "--allow-nett", "1"], "--allow-net"],
+            [["history", "--faild"], "--failed"],
+          ] as const
+        ) {
+          const result = await cli([...args]);
+          assert.equal(result.code, 2);
+          assert.equal(
+            result.stderr,
+            `error[Usage]: Unknown option "${args[1]}": did you mean "${meant}"? (see gateway ${
+              args[0]
+            } --help)\n`,
+          );
+        }
+        const timeout = await cli(["exec", "--timeout", "soon", "1"]);
+        assert.equal(timeout.code, 2);
+        assert.match(timeout.stderr, /--timeout takes a whole number, not "soon"/);
+      },
+    );
 
     await t.step("no command prints the usage and exits 2; help and --help exit 0", async () => {
       const none = await cli([]);

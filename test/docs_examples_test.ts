@@ -11,7 +11,17 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parseConfigText } from "../src/config/config_text.ts";
 import { parse as parseJsonc } from "jsonc-parser";
-import { type GatewayHarness, withHarness } from "./support/gateway_harness.ts";
+import {
+  CLI_RUN_ARGS,
+  type CliResult,
+  type GatewayHarness,
+  withHarness,
+} from "./support/gateway_harness.ts";
+import { denoCacheDir } from "./support/bounded_cli.ts";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+// deno-lint-ignore no-import-prefix -- the v1 client (2025 era), a test-only package
+import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 import { pollUntil } from "./support/poll_until.ts";
 import { parseRun, withRunHarness } from "./support/run_test_support.ts";
 
@@ -27,21 +37,28 @@ interface DocExample {
 /** Reads the fenced examples of a Markdown file: each `sh` line, each other block whole. */
 async function examplesOf(file: string): Promise<DocExample[]> {
   const text = await Deno.readTextFile(new URL(file, REPO));
-  const examples: DocExample[] = [];
-  for (const match of text.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)) {
-    const lang = match[1]!;
-    const body = match[2]!;
-    if (lang === "sh") {
-      for (const line of body.split("\n")) {
-        const command = line.replace(/\s+#.*$/, "").trim();
-        if (command !== "") examples.push({ key: command, lang, text: command });
-      }
-    } else {
-      const first = body.split("\n").find((l) => /\w/.test(l) && !l.startsWith("//")) ?? "";
-      examples.push({ key: `${file} ${lang}: ${first.trim()}`, lang, text: body });
-    }
+  return [...text.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)].flatMap((match) =>
+    examplesIn(file, match[1]!, match[2]!)
+  );
+}
+
+/** The examples of one fenced block: each `sh` line, or the block whole. */
+function examplesIn(file: string, lang: string, body: string): DocExample[] {
+  if (lang === "sh") {
+    return body.split("\n").map((line) => line.replace(/\s+#.*$/, "").trim())
+      .filter((command) => command !== "")
+      .map((command) => ({ key: command, lang, text: command }));
   }
-  return examples;
+  const first = body.split("\n").find((l) => /\w/.test(l) && !l.startsWith("//")) ?? "";
+  return [{ key: `${file} ${lang}: ${first.trim()}`, lang, text: body }];
+}
+
+/** The blocks of README's first-hour path (each after `<!-- readme-first-hour -->`), in order. */
+async function firstHourBlocks(): Promise<Array<{ lang: string; body: string }>> {
+  const readme = await Deno.readTextFile(new URL("README.md", REPO));
+  return [...readme.matchAll(/<!-- readme-first-hour -->\s*```(\w+)\n([\s\S]*?)^```$/gm)].map(
+    (m) => ({ lang: m[1]!, body: m[2]! }),
+  );
 }
 
 /** The root the examples run in: the bundled kv and fs, plus what the examples name. */
@@ -249,6 +266,16 @@ const CHECKS: Record<string, Check> = {
     await gw.cli(["init"], { cwd: project });
     assert.ok((await Deno.stat(join(project, ".gateway", "workflows", "sample.yaml"))).isFile);
   },
+  "gateway history --kind PolicyDenied --text deploy": async (gw) => {
+    assert.equal(
+      await ok(gw, ["history", "--kind", "PolicyDenied", "--text", "deploy"]),
+      "no runs match\n",
+    );
+  },
+  "gateway service install --print --platform macos": async (gw) => {
+    const out = await ok(gw, ["service", "install", "--print", "--platform", "macos"]);
+    assert.match(out, /^# launchd agent: .*\.plist\n<\?xml/);
+  },
   "gateway service install [--print]": async (gw) => {
     assert.match(await ok(gw, ["service", "install", "--print"]), /gateway|server/);
   },
@@ -367,16 +394,183 @@ Deno.test("every README.md and AGENTS.md example runs as documented", {
   sanitizeResources: false,
 }, async (t) => {
   const examples = [...await examplesOf("README.md"), ...await examplesOf("AGENTS.md")];
+  const firstHour = new Set(
+    (await firstHourBlocks()).flatMap((b) => examplesIn("README.md", b.lang, b.body))
+      .map((e) => e.key),
+  );
   await t.step("every example has a check", () => {
-    const unchecked = examples.filter((e) => !(e.key in CHECKS) && !(e.key in COVERED_ELSEWHERE));
+    const unchecked = examples.filter((e) =>
+      !(e.key in CHECKS) && !(e.key in COVERED_ELSEWHERE) && !firstHour.has(e.key)
+    );
     assert.deepEqual(unchecked.map((e) => e.key), []);
   });
   const files = await docsRoot();
   await withRunHarness({ files }, async (gw) => {
+    const seen = new Set<string>();
     for (const example of examples) {
       const check = CHECKS[example.key];
-      if (check === undefined) continue;
+      // An example shown twice (the first-hour path repeats some) runs once.
+      if (check === undefined || seen.has(example.key)) continue;
+      seen.add(example.key);
       await t.step(example.key.slice(0, 100), () => check(gw));
     }
   });
+});
+
+/** What a line of the first-hour path printed, and what the run so far knows. */
+interface FirstHourStep {
+  out: CliResult;
+  /** The run id the `--yield` line printed. */
+  runId: string;
+  env: Record<string, string>;
+  cwd: string;
+}
+
+/** What each line of the first-hour path must print (stderr is empty unless said here). */
+const FIRST_HOUR_CHECKS: Record<string, (step: FirstHourStep) => Promise<void> | void> = {
+  "gateway init": ({ out }) => {
+    assert.match(out.stdout, /^created .*\/shop\/\.gateway\/workflows\/sample\.yaml$/m);
+    assert.match(out.stdout, /^root ready: try gateway exec/m);
+  },
+  "gateway tools": ({ out }) => {
+    assert.equal(out.stdout, "hello            local    1 tool   ready\n");
+  },
+  "gateway exec 'await tools.hello.greet({ name: \"Ada\" })'": ({ out }) => {
+    assert.equal(out.stdout, '{\n  "message": "Hello, Ada!"\n}\n');
+  },
+  "gateway run hello World": ({ out }) => {
+    assert.equal(out.stdout, "Hello, World!\n");
+  },
+  "gateway workflow start sample ; gateway workflow step": ({ out }) => {
+    assert.match(out.stdout, /^## Plan\n[\s\S]*^## Implement\n/m);
+  },
+  "gateway exec --yield 1000 'await tools.hello.greet({ name: \"Bob\" })'": ({ out, runId }) => {
+    assert.match(runId, /^[0-9a-z]{21}$/);
+    assert.equal(
+      out.stderr,
+      `waiting for approval: hello.greet({"name":"Bob"}) held by policy rule "hello.greet": ` +
+        `gateway approve ${runId} (or gateway approve ${runId} --deny)\n` +
+        `run ${runId} is still running: gateway wait ${runId}\n`,
+    );
+  },
+  "gateway approvals": ({ out, runId }) => {
+    assert.match(out.stdout, new RegExp(`^${runId}:1  hello\\.greet\\(\\{"name":"Bob"\\}\\)`, "m"));
+    assert.match(
+      out.stdout,
+      new RegExp(`gateway approve ${runId} +\\| +gateway approve ${runId} --deny`),
+    );
+  },
+  "gateway approve RUNID ; gateway wait RUNID": ({ out, runId }) => {
+    assert.equal(
+      out.stdout,
+      `allowed 1 held call of ${runId}\n{\n  "message": "Hello, Bob!"\n}\n`,
+    );
+  },
+  "gateway ui": async ({ out }) => {
+    const url = /^(http:\/\/127\.0\.0\.1:\d+\/ui\/login\?code=[0-9a-f]+)\n$/.exec(out.stdout)?.[1];
+    assert.ok(url, out.stdout);
+    const signIn = await fetch(url, { redirect: "manual" });
+    await signIn.body?.cancel();
+    assert.equal(signIn.status, 303);
+    assert.match(signIn.headers.get("set-cookie") ?? "", /HttpOnly/i);
+  },
+  "gateway mcp --print-config": async ({ out, env }) => {
+    // The stdio entry, run by a host with a bare environment, answers a run.
+    const start = out.stdout.indexOf("## stdio: Claude Code");
+    const open = out.stdout.indexOf("\n{", start) + 1;
+    const entry = (JSON.parse(out.stdout.slice(open, out.stdout.indexOf("\n}\n", open) + 2)) as {
+      mcpServers: { gateway: { command: string; args: string[] } };
+    }).mcpServers.gateway;
+    const client = new Client({ name: "host", version: "1" });
+    await client.connect(
+      new StdioClientTransport({
+        command: "env",
+        args: ["-i", `PATH=${env.PATH}`, `HOME=${env.HOME}`, entry.command, ...entry.args],
+        cwd: "/",
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const answer = await client.callTool({ name: "exec", arguments: { source: "6 * 7" } });
+      assert.equal((answer.structuredContent as { result: unknown }).result, 42);
+    } finally {
+      await client.close();
+    }
+  },
+};
+
+Deno.test("README's first hour runs as written: init, tools, exec, approvals, ui, an MCP host", async () => {
+  const blocks = await firstHourBlocks();
+  assert.deepEqual(blocks.map((b) => b.lang), ["sh", "jsonc", "sh"]);
+  const base = await Deno.makeTempDir({ prefix: "gateway-first-hour-" });
+  // A newcomer's machine: a HOME of its own (with this machine's Deno cache, so nothing is
+  // fetched), `gateway` on PATH as `deno task install` puts it, no gateway variables but a
+  // port for tests (never 9420) and the log level.
+  const home = join(base, "home");
+  const bin = join(base, "bin");
+  await Deno.mkdir(join(home, ".cache"), { recursive: true });
+  await Deno.symlink(denoCacheDir(), join(home, ".cache", "deno"));
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(
+    join(bin, "gateway"),
+    `#!/bin/sh\nexec ${[Deno.execPath(), ...CLI_RUN_ARGS].map((a) => `'${a}'`).join(" ")} "$@"\n`,
+    { mode: 0o755 },
+  );
+  const env = {
+    HOME: home,
+    PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+    GATEWAY_PORT: "0",
+    // Info lines in the server's log: the test waits for "config reloaded" there.
+    GATEWAY_LOG: "info",
+    NO_COLOR: "1",
+  };
+  let cwd = join(base, "work");
+  await Deno.mkdir(cwd);
+  let runId = "";
+  const sh = async (line: string): Promise<CliResult> => {
+    const out = await new Deno.Command("sh", {
+      args: ["-c", line],
+      cwd,
+      env,
+      clearEnv: true,
+      stdin: "null",
+    }).output();
+    const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    return { code: out.code, stdout: text(out.stdout), stderr: text(out.stderr) };
+  };
+  try {
+    for (const block of blocks) {
+      if (block.lang === "jsonc") {
+        // The config as shown, where it says; a person then takes longer than the server
+        // takes to reload it, so the test waits for the reload the server logs.
+        const roots = join(home, ".local", "share", "gateway", "roots");
+        const [dataDir] = [...Deno.readDirSync(roots)].map((e) => join(roots, e.name));
+        const log = join(dataDir!, "server.log");
+        const reloads = () => (Deno.readTextFileSync(log).match(/config reloaded/g) ?? []).length;
+        const before = reloads();
+        await Deno.writeTextFile(join(cwd, ".gateway", "gateway.json"), block.body);
+        await pollUntil(
+          "the server to reload gateway.json",
+          () => Promise.resolve(reloads() > before ? true : undefined),
+        );
+        continue;
+      }
+      for (const raw of block.body.split("\n")) {
+        const line = raw.replace(/\s+#.*$/, "").trim();
+        if (line === "") continue;
+        const out = await sh(line.replaceAll("RUNID", runId));
+        assert.equal(out.code, 0, `${line}: ${out.stderr}`);
+        const cd = /(?:^|&& )cd (\S+)$/.exec(line);
+        if (cd) cwd = join(cwd, cd[1]!);
+        if (line.includes("--yield")) runId = out.stdout.trim().split("\n").at(-1) ?? "";
+        const check = FIRST_HOUR_CHECKS[line];
+        if (!line.includes("--yield")) assert.equal(out.stderr, "", `${line} printed on stderr`);
+        await check?.({ out, runId, env, cwd });
+        if (check === undefined) assert.match(line, /^mkdir /, `no check for "${line}"`);
+      }
+    }
+  } finally {
+    await sh("gateway stop");
+    await Deno.remove(base, { recursive: true }).catch(() => undefined);
+  }
 });

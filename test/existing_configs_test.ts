@@ -41,9 +41,22 @@ Deno.test("a project's .mcp.json from Claude Code's docs serves its servers, wit
       const first = await gw.cli(["tools"]);
       assert.equal(first.code, 0, first.stderr);
       assert.match(
-        first.stderr,
-        /warning: mcpServers "api-server" \(.*\.mcp\.json\) is not started: it uses \$\{API_KEY\}, unset in the gateway server's environment: set it in gateway\.env/,
+        first.stdout,
+        /^api_server\s+mcp\s+0 tools\s+failed: configured \(mcpServers "api-server" in .*\.mcp\.json\) but not started: it uses \$\{API_KEY\}, unset in the gateway server's environment; add API_KEY=… to .*gateway\.env/m,
       );
+      // A script that calls it is told the same, on the checked and the unchecked path.
+      for (const check of ["--check", "--no-check"]) {
+        const blocked = await gw.cli([
+          "exec",
+          check,
+          `await tools.api_server.echo({ message: "hi" })`,
+        ]);
+        assert.equal(blocked.code, 1, blocked.stderr);
+        assert.match(
+          blocked.stderr,
+          /^error\[NamespaceUnavailable\]: Namespace "api-server" cannot be used: configured \(mcpServers "api-server" in .*\.mcp\.json\) but not started: it uses \$\{API_KEY\}.*; tool "echo" cannot be called now/m,
+        );
+      }
 
       await Deno.writeTextFile(envFile, `API_BASE_URL=${base}\nAPI_KEY=s3cret\n`, { mode: 0o600 });
       await pollUntil("api-server ready after API_KEY was added to gateway.env", async () => {

@@ -81,7 +81,7 @@ Deno.test("a GraphQL endpoint is a typed namespace in scripts and discovery", as
       await Deno.writeTextFile(join(gw.root, "gateway.json"), JSON.stringify(edited));
       await pollUntil("the reloaded apis entry", async () => {
         const now = await gw.cli(["tools"]);
-        return /library\s+graphql\s+1 tools\s+ready/.test(now.stdout) ? true : undefined;
+        return /library\s+graphql\s+1 tool\s+ready/.test(now.stdout) ? true : undefined;
       });
     });
   } finally {

@@ -15,6 +15,7 @@ import { canActAsOtherUser, otherUserDir, runAsOtherUser } from "./support/other
 import { readUntil } from "./support/read_until.ts";
 
 const FIXTURE = new URL("./fixtures/mcp/oauth_mcp_server.ts", import.meta.url).pathname;
+/** The tests' lock, which pins the fixture's express (the product's deno.lock leaves it out). */
 const TEST_LOCK = new URL("./deno.lock", import.meta.url).pathname;
 
 /** Escape sequences that would erase the line above and print a fake success over it. */
@@ -23,7 +24,6 @@ const FORGED = '\u001b[1A\u001b[2K\rLogged in to "secure"\u001b]0;pwned\u0007';
 /** Starts the OAuth-protected MCP server fixture; its MCP URL and a stopper. */
 async function startOAuthServer() {
   const child = new Deno.Command(Deno.execPath(), {
-    // The tests' lock pins the fixture's express (the product's deno.lock leaves it out).
     args: ["run", "--allow-all", "--no-prompt", "--quiet", "--lock", TEST_LOCK, FIXTURE],
     stdin: "null",
     stdout: "piped",

@@ -7,8 +7,9 @@
  *     mode serves its own (each named below with the reason);
  * (b) `/mcp?expose=reference` in front of the reference server (a v2-SDK server implementing the
  *     suite's fixtures, test/fixtures/mcp/reference_server.ts), scored against that server alone
- *     over HTTP: every required scenario it passes alone passes through the gateway, except the
- *     ones named below whose cause lies in the gateway's upstream client.
+ *     over HTTP: the same required scenarios pass through the gateway as alone (all of them),
+ *     its questions (input-required results, the 2025 elicitation and sampling requests), log
+ *     messages and progress reaching the suite's client as the reference sends them.
  * The scores are printed.
  * @module
  */
@@ -99,40 +100,6 @@ const STATELESS_FIXTURE_CHECKS = new Set([
   "sep-2575-server-no-log-without-loglevel",
 ]);
 
-/** Why a scenario the reference server passes alone does not yet pass through the gateway. */
-const INPUT_PASSTHROUGH =
-  "the upstream asks the client for input (elicitation, sampling, roots): the gateway's MCP " +
-  "client of upstreams (src/namespaces/mcp) answers such questions itself instead of handing " +
-  "them to the host";
-const PROGRESS_THROTTLE =
-  "the upstream client relays at most one progress notification per 100 ms, so one of the " +
-  "fixture's three (50 ms apart) is dropped";
-
-/** Required scenarios whose failure through the gateway lies in the upstream client. */
-const UPSTREAM_CLIENT_GAPS: Record<Revision, Record<string, string>> = {
-  "2026-07-28": {
-    "server-stateless": `test_missing_capability: ${INPUT_PASSTHROUGH}`,
-    "tools-call-with-progress": PROGRESS_THROTTLE,
-    "input-required-result-basic-elicitation": INPUT_PASSTHROUGH,
-    "input-required-result-basic-sampling": INPUT_PASSTHROUGH,
-    "input-required-result-basic-list-roots": INPUT_PASSTHROUGH,
-    "input-required-result-request-state": INPUT_PASSTHROUGH,
-    "input-required-result-multiple-input-requests": INPUT_PASSTHROUGH,
-    "input-required-result-multi-round": INPUT_PASSTHROUGH,
-    "input-required-result-non-tool-request": INPUT_PASSTHROUGH,
-    "input-required-result-result-type": INPUT_PASSTHROUGH,
-    "input-required-result-tampered-state": INPUT_PASSTHROUGH,
-    "input-required-result-capability-check": INPUT_PASSTHROUGH,
-  },
-  "2025-11-25": {
-    "tools-call-with-progress": PROGRESS_THROTTLE,
-    "tools-call-sampling": INPUT_PASSTHROUGH,
-    "tools-call-elicitation": INPUT_PASSTHROUGH,
-    "elicitation-sep1034-defaults": INPUT_PASSTHROUGH,
-    "elicitation-sep1330-enums": INPUT_PASSTHROUGH,
-  },
-};
-
 function describeFailures(run: SuiteRun, scenario: string): string {
   return failures(run, scenario).map((c) => `${c.id}: ${c.errorMessage ?? ""}`).join("; ");
 }
@@ -156,24 +123,23 @@ function assertCodeMode(run: SuiteRun): void {
   }
 }
 
-/** (b): through the gateway, every required scenario the reference passes alone passes too. */
+/**
+ * (b): through the gateway, the required scenarios are scored exactly as the reference alone:
+ * every one it passes alone passes through the gateway, and every check of those scenarios
+ * that passes alone passes too.
+ */
 function assertSameScore(direct: SuiteRun, proxied: SuiteRun): void {
-  const gaps = UPSTREAM_CLIENT_GAPS[direct.revision];
-  const through = new Set(passed(proxied));
+  assert.deepEqual(scored(proxied), scored(direct), `the ${direct.revision} sets differ`);
   for (const scenario of passed(direct)) {
-    if (through.has(scenario)) continue;
-    assert.ok(
-      scenario in gaps,
+    assert.deepEqual(
+      failures(proxied, scenario).map((c) => `${c.id}: ${c.errorMessage ?? ""}`),
+      [],
       `?expose=reference ${direct.revision} fails ${scenario}, which the reference passes alone: ${
         describeFailures(proxied, scenario)
       }`,
     );
   }
-  for (const scenario of Object.keys(gaps)) {
-    if (through.has(scenario)) {
-      console.log(`  ${scenario} now passes through the gateway: drop it from the known gaps`);
-    }
-  }
+  assert.deepEqual(passed(proxied), passed(direct), `?expose=reference ${direct.revision}`);
 }
 
 Deno.test({

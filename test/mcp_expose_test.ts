@@ -3,7 +3,7 @@
  * itself (`/mcp?expose=everything`, `gateway mcp --expose everything`) under its own tool,
  * resource and prompt names, with policy and history applied; and the proxy's first
  * `tools/list` after a cold start, which holds every configured namespace's tools (the host
- * caches it).
+ * caches it) — also over the token bench's workload of 1,260 tools.
  * @module
  */
 
@@ -16,6 +16,7 @@ import { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/clien
 import { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { type GatewayHarness, MAIN, withHarness } from "./support/gateway_harness.ts";
 import { realServerBin } from "./fixtures/mcp/mcp_test_servers.ts";
+import { GITHUB_SPEC } from "./support/prism_server.ts";
 import { modernRequest, resultText } from "./support/modern_mcp.ts";
 
 const TOOL = `/** Adds two numbers. */
@@ -161,5 +162,42 @@ Deno.test("?expose=everything and gateway mcp --expose everything serve one name
       await unknown.text(),
       /Unknown exposure \\"nope\\": use code, tools, or a configured namespace \(everything, math\)/,
     );
+  });
+});
+
+Deno.test("the first tools/list of gateway mcp --expose tools after a cold start holds all 1,260 tools of server-everything, server-filesystem, server-memory and GitHub's REST API", async () => {
+  await withHarness({ files: { "files/readme.txt": "hello\n" } }, async (gw) => {
+    const config = {
+      port: 0,
+      mcpServers: {
+        everything: { command: "node", args: [realServerBin("everything")] },
+        filesystem: { command: "node", args: [realServerBin("filesystem"), `${gw.root}/files`] },
+        memory: {
+          command: "node",
+          args: [realServerBin("memory")],
+          env: { MEMORY_FILE_PATH: `${gw.root}/memory.jsonl` },
+        },
+      },
+      apis: { github: { openapi: GITHUB_SPEC } },
+    };
+    await Deno.writeTextFile(`${gw.root}/gateway.json`, JSON.stringify(config));
+    // No server yet: `gateway mcp` starts it, and the host lists at once.
+    const client = new Client({ name: "cold", version: "1" });
+    await client.connect(stdioClient(gw, "tools"));
+    try {
+      const names = (await client.listTools()).tools.map((t: { name: string }) => t.name);
+      const counts: Record<string, number> = {};
+      for (const name of names) {
+        const namespace = name.split("__")[0]!;
+        counts[namespace] = (counts[namespace] ?? 0) + 1;
+      }
+      // GitHub's 1,223 operations; server-everything's 12 tools and the two it adds for a client
+      // that answers elicitation (form and URL), as the gateway does.
+      assert.deepEqual(counts, { everything: 14, filesystem: 14, github: 1223, memory: 9 });
+      assert.equal(names.length, 1260);
+      assert.ok(names.includes("everything__trigger-elicitation-request"), names.join(", "));
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -405,12 +405,11 @@ Deno.test("gateway mcp --expose takes code, tools or a configured namespace; any
     async (gw) => {
       const result = await gw.cli(["mcp", "--expose", "everything"]);
       assert.equal(result.code, 2);
+      // One line: what to write instead, and where the usage is.
       assert.match(
         result.stderr,
-        /^error\[Usage\]: Unknown exposure "everything": use code, tools, or a configured namespace \(math\)/,
+        /^error\[Usage\]: Unknown exposure "everything": use code, tools, or a configured namespace \(math\).* \(see gateway mcp --help\)\n$/,
       );
-      assert.match(result.stderr, /--expose tools {2}every upstream tool directly/);
-      assert.match(result.stderr, /--expose NS {5}one namespace as itself/);
     },
   );
 });

@@ -100,7 +100,7 @@ Deno.test("two projects run their own gateway at once; status --all and stop --a
 
     const one = await runCli(["status"], { env, cwd: shop });
     assert.equal(one.code, 0);
-    assert.match(one.stdout, /shop: ready, 1 tools/);
+    assert.match(one.stdout, /shop: ready, 1 tool\b/);
 
     const stopped = await runCli(["stop", "--all"], { env, cwd: base });
     assert.equal(stopped.code, 0, stopped.stderr);

@@ -132,7 +132,7 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
               assert.equal(result.code, 1);
               assert.match(
                 result.stderr,
-                /^error\[CheckFailed\]: .*Unknown tool "probe\.mxInFlight": did you mean tools\.probe\.maxInFlight\?.*\(line 1:19\)$/m,
+                /^error\[CheckFailed\]: .*line 1:19: Unknown tool "probe\.mxInFlight": did you mean tools\.probe\.maxInFlight\?/m,
               );
             },
           },

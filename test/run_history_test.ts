@@ -208,7 +208,8 @@ Deno.test("history records every run, redacts secrets and serves the history com
           const r = await gw.cli(["run", "answer", "x", "y"]);
           return r.code === 0 ? r : null;
         }, { timeoutMs: 5000 });
-        assert.equal(named.stdout, "hello from x+y\n");
+        // What was saved is what runs, and prints: its stdout, then its result, as exec did.
+        assert.equal(named.stdout, "hello from x+y\n42\n");
         const bad = parseRun((await gw.cli(["exec", "--json", `throw new Error("no")`])).stdout);
         const refused = await gw.cli(["history", "save", bad.runId, "broken"]);
         assert.equal(refused.code, 2);

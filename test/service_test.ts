@@ -53,7 +53,7 @@ const CONFIG = JSON.stringify({
 
 Deno.test({
   name:
-    "gateway service install --print shows a systemd unit and a launchd plist named after the root, and writes nothing",
+    "gateway service install --print shows this platform's file (--platform macos the plist), named after the root, and writes nothing",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
     await withHarness({ files: { "gateway.json": CONFIG } }, async (gw) => {
@@ -65,8 +65,10 @@ Deno.test({
 
       const printed = await gw.cli(["service", "install", "--print"], { env });
       assert.equal(printed.code, 0, printed.stderr);
-      const [systemdPart, launchdPart] = printed.stdout.split("\n# launchd agent (macOS): ");
-      const unitFile = /^# systemd user unit \(Linux\): (.*)$/m.exec(systemdPart!)?.[1] ?? "";
+      // Linux's own file only: the launchd plist is asked for with --platform macos.
+      assert.doesNotMatch(printed.stdout, /launchd|plist/);
+      const systemdPart = printed.stdout;
+      const unitFile = /^# systemd user unit: (.*)$/m.exec(systemdPart)?.[1] ?? "";
       assert.match(unitFile, /systemd\/user\/gateway-root-[0-9a-f]{8}\.service$/);
       assert.ok(unitFile.startsWith(join(config, "systemd", "user")), unitFile);
       const unit = systemdPart!.slice(systemdPart!.indexOf("\n") + 1);
@@ -95,7 +97,14 @@ Deno.test({
       });
       assert.ok(node && service.env.PATH!.split(":").includes(node), service.env.PATH);
 
-      assert.match(launchdPart!, /LaunchAgents\/dev\.gateway\.root-[0-9a-f]{8}\.plist\n<\?xml/);
+      const mac = await gw.cli(["service", "install", "--print", "--platform", "macos"], { env });
+      assert.equal(mac.code, 0, mac.stderr);
+      assert.doesNotMatch(mac.stdout, /\[Unit\]/);
+      const launchdPart = mac.stdout;
+      assert.match(
+        launchdPart!,
+        /^# launchd agent: .*LaunchAgents\/dev\.gateway\.root-[0-9a-f]{8}\.plist\n<\?xml/,
+      );
       assert.match(
         launchdPart!,
         /<key>Label<\/key><string>dev\.gateway\.root-[0-9a-f]{8}<\/string>/,
@@ -108,6 +117,15 @@ Deno.test({
       assert.equal(status.code, 0, status.stderr);
       assert.ok(status.stdout.startsWith(`not installed: ${unitFile}\n`), status.stdout);
       assert.ok(status.stdout.includes(`logs: ${join(gw.dataDir, "server.log")}`), status.stdout);
+
+      const installMac = await gw.cli(["service", "install", "--platform", "macos"], { env });
+      assert.equal(installMac.code, 2);
+      assert.match(installMac.stderr, /--platform goes with --print/);
+      const badPlatform = await gw.cli(["service", "install", "--print", "--platform", "bsd"], {
+        env,
+      });
+      assert.equal(badPlatform.code, 2);
+      assert.match(badPlatform.stderr, /--platform takes linux or macos, not "bsd"/);
 
       const bad = await gw.cli(["service", "restart"], { env });
       assert.equal(bad.code, 2);
@@ -134,7 +152,7 @@ Deno.test({
         env: { DENO_DIR: denoCacheDir() },
       });
       assert.equal(printed.code, 0, printed.stderr);
-      const systemdPart = printed.stdout.split("\n# launchd agent (macOS): ")[0]!;
+      const systemdPart = printed.stdout;
       const unitName = /(gateway-root-[0-9a-f]{8}\.service)$/m.exec(systemdPart)?.[1];
       assert.ok(unitName, systemdPart);
       const unit = systemdPart.slice(systemdPart.indexOf("\n") + 1);

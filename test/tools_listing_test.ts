@@ -38,7 +38,7 @@ Deno.test("`gateway tools` that started the server lists settled namespaces, not
     const first = await gw.cli(["tools"]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /^graph\s+mcp\s+9 tools\s+ready$/m, first.stdout);
-    assert.match(first.stdout, /^math\s+local\s+1 tools\s+ready$/m, first.stdout);
+    assert.match(first.stdout, /^math\s+local\s+1 tool\s+ready$/m, first.stdout);
     assert.doesNotMatch(first.stdout, /starting/);
     // Against the running server: the fast path, the same listing.
     const again = await gw.cli(["tools"]);

@@ -7,6 +7,7 @@
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
+import { countOf } from "../protocol/count_of.ts";
 import type { PendingApproval } from "../protocol/wire_views.ts";
 
 /** Usage text of `gateway approve`. */
@@ -41,7 +42,7 @@ export async function approveCommand(args: string[], context: CliContext): Promi
       by,
     });
     context.output.out(
-      `${allow ? "allowed" : "denied"} ${answer.answered} held call(s) of ${id}\n`,
+      `${allow ? "allowed" : "denied"} ${countOf(answer.answered, "held call")} of ${id}\n`,
     );
     return 0;
   });

@@ -4,7 +4,9 @@
  * @module
  */
 
-import { resolveDataDir, type ResolvedRoot, resolveRoot } from "../config/gateway_paths.ts";
+import { type ResolvedRoot, resolveRoot } from "../config/gateway_paths.ts";
+import { chooseDataDir, type DataDirChoice } from "../config/root_data_dir.ts";
+import { liveServerOf } from "../config/server_registry.ts";
 import {
   type ConnectOptions,
   connectToServer,
@@ -18,6 +20,8 @@ export interface CliOutput {
   err(text: string): void;
   /** Whether stdout is a terminal (enables streaming and progress). */
   isTty: boolean;
+  /** Whether stderr is a terminal (a run's wait is shown there as one line); absent = no. */
+  errIsTty?: boolean;
 }
 
 /** The context of one CLI invocation. */
@@ -29,7 +33,8 @@ export class CliContext {
   rootFlag: string | null = null;
   autostart = true;
   #root: ResolvedRoot | null = null;
-  #dataDir: string | null = null;
+  #dataDir: DataDirChoice | null = null;
+  #warned = false;
 
   constructor(
     options: { cwd: string; env: Record<string, string | undefined>; output: CliOutput },
@@ -45,9 +50,17 @@ export class CliContext {
     return this.#root;
   }
 
-  /** The data dir of this root (or the one `$GATEWAY_DATA_DIR` pins), resolved on first use. */
+  /**
+   * The data dir of this root, chosen on first use (`root_data_dir.ts`): the one
+   * `$GATEWAY_DATA_DIR` pins, else this environment's, else that of the server another
+   * environment (an MCP host's) started for this root.
+   */
   get dataDir(): string {
-    this.#dataDir ??= resolveDataDir({
+    return this.#choice().dataDir;
+  }
+
+  #choice(): DataDirChoice {
+    this.#dataDir ??= chooseDataDir({
       env: this.env,
       os: Deno.build.os,
       cwd: this.cwd,
@@ -56,7 +69,35 @@ export class CliContext {
     return this.#dataDir;
   }
 
+  /**
+   * Says so, loudly, when a second server serves (or is about to serve) this root: each keeps
+   * its own history and approvals, so a call one holds is invisible to the other.
+   */
+  warnAboutOtherServers(): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    const { dataDir, source, others } = this.#choice();
+    if (others.length === 0) return;
+    const root = this.root.dir;
+    const list = others.map((d) => `"${d}"`).join(", ");
+    if (source === "pinned") {
+      if (!this.autostart || liveServerOf(dataDir, root) !== null) return;
+      this.output.err(
+        `warning: a gateway already serves ${root} from data dir ${list}; this command uses ` +
+          `data dir "${dataDir}" ($GATEWAY_DATA_DIR) and starts a second one, with its own ` +
+          `history and approvals (unset GATEWAY_DATA_DIR to use the running one)\n`,
+      );
+      return;
+    }
+    this.output.err(
+      `warning: two gateway servers serve ${root}: data dir "${dataDir}" (this command's) and ` +
+        `${list}; each keeps its own history and approvals: stop one ` +
+        `(GATEWAY_DATA_DIR=${others[0]} gateway stop)\n`,
+    );
+  }
+
   #connectOptions(): ConnectOptions {
+    this.warnAboutOtherServers();
     return {
       rootDir: this.root.dir,
       rootFlag: this.root.dir,

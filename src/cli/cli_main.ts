@@ -15,6 +15,8 @@ import { RpcError } from "../protocol/json_rpc.ts";
 import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import { ServerStartError } from "../server/server_start_error.ts";
 import { messageOf } from "../protocol/message_of.ts";
+import { nearestNames } from "../protocol/names.ts";
+import { unknownOption } from "./command_args.ts";
 
 /** Runs the CLI with `argv` and returns the exit code. */
 export async function runCli(argv: string[], context: CliContext): Promise<number> {
@@ -55,7 +57,10 @@ export async function runCli(argv: string[], context: CliContext): Promise<numbe
       context.output.out(`${mainUsage()}\n`);
       return rest.length === 0 ? 2 : 0;
     }
-    throw new UsageError(`Unknown option "${rest[0]}"`, mainUsage());
+    throw new UsageError(
+      unknownOption(rest[0]!, ["--root", "--no-autostart", "--version", "--llm-help", "--help"]),
+      mainUsage(),
+    );
   }
   if (commandName === "help") {
     context.output.out(`${mainUsage()}\n`);
@@ -66,14 +71,34 @@ export async function runCli(argv: string[], context: CliContext): Promise<numbe
   if (commandName.endsWith(".ts")) {
     return await (await COMMANDS.run!.load())([commandName, ...rest], context);
   }
-  throw new UsageError(`Unknown command "${commandName}"`, mainUsage());
+  const near = nearestNames(commandName, [...Object.keys(COMMANDS), "help"], { limit: 2 });
+  throw new UsageError(
+    `Unknown command "${commandName}"${
+      near.length > 0 ? `: did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : ""
+    }`,
+    mainUsage(),
+  );
+}
+
+/**
+ * The command whose `--help` shows `usage`: `gateway exec` for "Usage: gateway exec …",
+ * `gateway` for the main usage; null for none.
+ */
+function helpCommandOf(usage: string): string | null {
+  if (usage === "") return null;
+  return /^Usage: (gateway(?: [a-z]+)?)/.exec(usage)?.[1] ?? "gateway";
 }
 
 /** Maps an error escaping a command to output and an exit code. */
 export function report(error: unknown, context: CliContext): number {
   if (error instanceof UsageError) {
-    printError(context.output, "Usage", error.message);
-    if (error.usage) context.output.err(`\n${error.usage}\n`);
+    // One line: the mistake, the nearest right spelling, and where the usage is.
+    const help = helpCommandOf(error.usage);
+    printError(
+      context.output,
+      "Usage",
+      help ? `${error.message} (see ${help} --help)` : error.message,
+    );
     return 2;
   }
   if (error instanceof ConfigError) {

@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { HelpRequested } from "./help_requested.ts";
 import { UsageError } from "./usage_error.ts";
+import { nearestNames } from "../protocol/names.ts";
 
 /** Flag declarations for one command. */
 export interface FlagSpec {
@@ -28,7 +29,23 @@ export interface ParsedArgs {
   permissions: PermissionSet | undefined;
 }
 
-const PERMISSION_FLAG = /^--allow-(net|read|write|env|run|ffi|sys)(?:=(.*))?$/;
+const PERMISSION_NAMES = ["net", "read", "write", "env", "run", "ffi", "sys"] as const;
+const PERMISSION_FLAG = new RegExp(`^--allow-(${PERMISSION_NAMES.join("|")})(?:=(.*))?$`);
+
+/** Flags every command takes (the entry point reads them wherever they are). */
+const GLOBAL_FLAGS = ["--root", "--no-autostart"];
+
+/**
+ * "Unknown option" with the nearest flags a typo may have meant (`--jsn` → `--json`), so a
+ * slip is answered in one line instead of a page of usage.
+ */
+export function unknownOption(flag: string, known: readonly string[]): string {
+  const name = flag.replace(/=.*$/, "");
+  const near = nearestNames(name.replace(/^-+/, ""), known.map((k) => k.replace(/^-+/, "")), {
+    limit: 1,
+  });
+  return `Unknown option "${name}"${near[0] !== undefined ? `: did you mean "--${near[0]}"?` : ""}`;
+}
 
 /**
  * Parses `args` against `spec`; throws {@linkcode UsageError} with `usage` on a mistake, and
@@ -70,7 +87,12 @@ export function parseCommandArgs(
   try {
     parsed = parseArgs({ args: remaining, options, strict: true, allowPositionals: true });
   } catch (error) {
-    throw new UsageError((error as Error).message.replace(/\. To specify.*$/s, ""), usage);
+    const message = (error as Error).message.replace(/\. To specify.*$/s, "");
+    const unknown = /^Unknown option '(-[^']*)'/.exec(message)?.[1];
+    if (unknown === undefined) throw new UsageError(message, usage);
+    const known = Object.keys(options).map((name) => `--${name}`);
+    if (spec.permissions) known.push(...PERMISSION_NAMES.map((name) => `--allow-${name}`));
+    throw new UsageError(unknownOption(unknown, [...known, ...GLOBAL_FLAGS]), usage);
   }
   if (parsed.values.help) throw new HelpRequested(usage);
   return {

@@ -129,7 +129,7 @@ const VERBS: Readonly<Record<string, Command>> = {
       ).then((m) => m.guideCommand),
   },
   mcp: {
-    summary: "serve the gateway as an MCP server on stdio",
+    summary: "serve the gateway as an MCP server on stdio; mcp --print-config: a host's entries",
     load: () =>
       lazyImport<typeof import("./mcp_command.ts")>("./mcp_command.ts", import.meta.url).then((m) =>
         m.mcpCommand
@@ -174,7 +174,7 @@ const VERBS: Readonly<Record<string, Command>> = {
       ) => m.initCommand),
   },
   ui: {
-    summary: "print (and on a desktop open) the dashboard URL with its token",
+    summary: "a one-use sign-in address of the dashboard (opened on a desktop)",
     load: () =>
       lazyImport<typeof import("./ui_command.ts")>("./ui_command.ts", import.meta.url).then((m) =>
         m.uiCommand

@@ -101,7 +101,12 @@ export async function describeCommand(args: string[], context: CliContext): Prom
     DESCRIBE_USAGE,
   );
   const path = parsed.positionals[0];
-  if (!path) throw new UsageError("describe needs a PATH like tools.kv.get", DESCRIBE_USAGE);
+  if (!path) {
+    throw new UsageError(
+      "describe needs a PATH like tools.NS.TOOL (gateway search finds one)",
+      DESCRIBE_USAGE,
+    );
+  }
   const depth = intFlag(parsed.flags.depth, "depth", DESCRIBE_USAGE);
   if (depth !== undefined && depth < 1) {
     throw new UsageError(

@@ -16,7 +16,8 @@ export const EXEC_USAGE = `Usage: gateway exec [CODE | FILE.ts | -] [options] [-
 Runs TypeScript in a sandboxed Deno subprocess. Tools are under tools.<namespace>.<tool>().
 The value of the last expression is printed as the result.
 
-  CODE            inline source, e.g. 'await tools.kv.get({key: "a"})'
+  CODE            inline source, e.g. '1 + 1' or 'await tools.NS.TOOL({ … })'
+                  (gateway tools lists this root's namespaces; gateway describe a tool)
   FILE.ts         a file to run as a snippet
   -               read the source from stdin (otherwise piped stdin is the script's stdin())
 

@@ -15,6 +15,7 @@ import { RpcError } from "../protocol/json_rpc.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
 import type { CliOutput } from "./cli_context.ts";
 import { printApprovalNotices } from "./approval_notice.ts";
+import { printWaitNotices, showsWaits } from "./wait_notice.ts";
 import { printError, printRun, runExitCode } from "./print.ts";
 import { messageOf } from "../protocol/message_of.ts";
 
@@ -90,6 +91,8 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
   const { client, root } = connection;
   try {
     printApprovalNotices(client, { root, output });
+    const waits = showsWaits(output);
+    const stopWaits = waits ? printWaitNotices(client, output) : () => {};
     let answer: unknown;
     try {
       // Piped stdin is read once the server has taken the connection, so the full path still
@@ -101,7 +104,8 @@ export async function fastExec(input: FastExecInput): Promise<number | null> {
         cwd: input.cwd,
         client: "cli",
         ...(simple.check !== undefined ? { check: simple.check } : {}),
-      }));
+        ...(waits ? { progress: true } : {}),
+      })).finally(stopWaits);
     } catch (error) {
       if (error instanceof UnreachableError) return null; // gone: the full path starts one
       if (error instanceof RpcError) {

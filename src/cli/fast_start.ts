@@ -2,13 +2,15 @@
  * The fast path of `gateway start` when no server has run for the root (no `server.json`): the
  * installed command starts the server itself instead of handing the verb to the full CLI in a
  * child `deno run`, which costs tens of milliseconds before the server is even spawned.
- * Anything else — flags, a `server.json` (running, stale or another root's), a terminal, a
- * root to refuse — returns null before anything is started, and the full CLI runs.
+ * Anything else — flags, a `server.json` (running, stale or another root's), a server for the
+ * root in another environment's data dir, a terminal, a root to refuse — returns null before
+ * anything is started, and the full CLI runs.
  * @module
  */
 
 import { resolveDataDir, resolveRoot } from "../config/gateway_paths.ts";
 import { serverStatePath } from "../config/server_state.ts";
+import { registeredServers } from "../config/server_registry.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { startBackgroundServer } from "../client/background_server.ts";
 import { NoServerError } from "../client/no_server_error.ts";
@@ -56,6 +58,12 @@ export async function fastStart(input: FastStartInput): Promise<number | null> {
     };
   } catch {
     return null; // the full path says why
+  }
+  // A server another environment (an MCP host's) started for this root is this root's
+  // server: the full path finds it in the registry instead of starting a second one.
+  if (!input.env.GATEWAY_DATA_DIR) {
+    const running = registeredServers(paths.rootDir, { env: input.env, except: paths.dataDir });
+    if (running.length > 0) return null;
   }
   try {
     Deno.statSync(serverStatePath(paths.dataDir));

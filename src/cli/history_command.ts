@@ -4,20 +4,29 @@
  * @module
  */
 
-import { join } from "node:path";
-import { installationDir } from "../config/gateway_paths.ts";
 import type { CliContext } from "./cli_context.ts";
 import { intFlag, parseCommandArgs } from "./command_args.ts";
 import { submitRun } from "./submit_run.ts";
 import { UsageError } from "./usage_error.ts";
+import { FAILURE_KINDS, isFailureKind } from "../protocol/run_document.ts";
+import { nearestNames } from "../protocol/names.ts";
+import { countOf } from "../protocol/count_of.ts";
+
+/** Most runs one filtered listing answers (the dashboard's page limit). */
+const MAX_SEARCH_LIMIT = 200;
 
 /** Usage text of `gateway history`. */
-export const HISTORY_USAGE = `Usage: gateway history [--limit N] [--failed] [--json]
+export const HISTORY_USAGE =
+  `Usage: gateway history [--limit N] [--failed] [--kind KIND] [--text WORDS] [--json]
        gateway history show ID [--json]
        gateway history rerun ID [--json]
        gateway history save ID NAME
 
-Every run is recorded (source, output, tool calls). IDs may be abbreviated to 6+ characters.`;
+Every run is recorded (source, output, tool calls). IDs may be abbreviated to 6+ characters.
+  --failed        only runs that failed
+  --kind KIND     only runs that failed with this kind (PolicyDenied, Timeout, ...)
+  --text WORDS    only runs whose id, source, script name or client holds WORDS
+  --limit N       at most N runs, newest first (default 20)`;
 
 interface StoredRun {
   runId: string;
@@ -52,14 +61,33 @@ interface StoredRun {
 export async function historyCommand(args: string[], context: CliContext): Promise<number> {
   const parsed = parseCommandArgs(
     args,
-    { booleans: ["json", "failed"], strings: ["limit"] },
+    { booleans: ["json", "failed"], strings: ["limit", "kind", "text"] },
     HISTORY_USAGE,
   );
   const [verb, id, name] = parsed.positionals;
   const out = context.output.out;
   if (verb === undefined) {
     const limit = intFlag(parsed.flags.limit, "limit", HISTORY_USAGE) ?? 20;
+    const kind = parsed.flags.kind === undefined ? undefined : String(parsed.flags.kind);
+    const text = parsed.flags.text === undefined ? undefined : String(parsed.flags.text);
+    if (kind !== undefined && !isFailureKind(kind)) {
+      const near = nearestNames(kind, FAILURE_KINDS, { limit: 1 });
+      throw new UsageError(
+        `--kind takes a failure kind, not "${kind}"${
+          near[0] ? `: did you mean "${near[0]}"?` : ""
+        } (the kinds: ${FAILURE_KINDS.join(", ")})`,
+        HISTORY_USAGE,
+      );
+    }
+    const filtered = kind !== undefined || text !== undefined;
+    if (filtered && limit > MAX_SEARCH_LIMIT) {
+      throw new UsageError(
+        `--limit with --kind or --text is at most ${MAX_SEARCH_LIMIT}, not ${limit}`,
+        HISTORY_USAGE,
+      );
+    }
     return await context.withClient(async ({ client }) => {
+      // The filters are the dashboard's (`history.search`); without them the plain list.
       const answer = await client.request<
         {
           runs: Array<
@@ -74,10 +102,18 @@ export async function historyCommand(args: string[], context: CliContext): Promi
               name: string | null;
             }
           >;
+          total?: number;
         }
       >(
-        "history.list",
-        { limit, ...(parsed.flags.failed ? { failed: true } : {}) },
+        filtered ? "history.search" : "history.list",
+        filtered
+          ? {
+            limit,
+            ...(parsed.flags.failed || kind !== undefined ? { status: "failed" } : {}),
+            ...(kind !== undefined ? { kind } : {}),
+            ...(text !== undefined ? { text } : {}),
+          }
+          : { limit, ...(parsed.flags.failed ? { failed: true } : {}) },
       );
       if (parsed.flags.json) {
         out(`${JSON.stringify(answer, null, 2)}\n`);
@@ -92,7 +128,11 @@ export async function historyCommand(args: string[], context: CliContext): Promi
           }\n`,
         );
       }
-      if (answer.runs.length === 0) out("no runs recorded yet\n");
+      if (answer.runs.length === 0) out(filtered ? "no runs match\n" : "no runs recorded yet\n");
+      const more = (answer.total ?? 0) - answer.runs.length;
+      if (more > 0) {
+        context.output.err(`${countOf(more, "more run")} match: raise --limit to see them\n`);
+      }
       return 0;
     });
   }
@@ -147,37 +187,10 @@ export async function historyCommand(args: string[], context: CliContext): Promi
     });
   }
   if (!name) throw new UsageError("history save needs a NAME for the script", HISTORY_USAGE);
-  if (run.status !== "ok") {
-    throw new UsageError(
-      `Run ${run.runId} failed (${run.errorKind}): only a run that worked can be saved`,
-      HISTORY_USAGE,
-    );
-  }
-  if (!/^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/.test(name)) {
-    throw new UsageError(
-      `Invalid script name "${name}": use letters, digits, _ and - (and / for folders)`,
-      HISTORY_USAGE,
-    );
-  }
-  if (context.root.source === "bundled" || context.root.dir === installationDir()) {
-    // Never into the gateway's own checkout or installation.
-    throw new UsageError(
-      `The root here is the gateway's installation (${context.root.dir}), not yours: run gateway init here (or pass --root DIR), then save the run into that root's scripts/`,
-      HISTORY_USAGE,
-    );
-  }
-  const file = join(context.root.dir, "scripts", `${name}.ts`);
-  const header = `/**\n * Saved from run ${run.runId}.\n * @example gateway run ${name}\n */\n`;
-  await Deno.mkdir(join(file, ".."), { recursive: true });
-  try {
-    await Deno.writeTextFile(file, header + run.source + "\n", { createNew: true });
-  } catch (error) {
-    if (error instanceof Deno.errors.AlreadyExists) {
-      throw new UsageError(`Script "${file}" exists already: pick another NAME`, HISTORY_USAGE);
-    }
-    throw error;
-  }
-  out(`saved run ${run.runId} as ${file}\n`);
+  const saved = await context.withClient(({ client }) =>
+    client.request<{ file: string }>("history.save", { id: run.runId, name })
+  );
+  out(`saved run ${run.runId} as ${saved.file}: gateway run ${name}\n`);
   return 0;
 }
 

@@ -7,7 +7,6 @@
 import { join } from "node:path";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
-import { scriptTemplate } from "./scripts_command.ts";
 
 /** Usage text of `gateway init`. */
 export const INIT_USAGE = `Usage: gateway init
@@ -37,8 +36,12 @@ export function greet(args: GreetArgs): { message: string } {
 }
 `;
 
+/**
+ * The sample workflow. Its `description` is quoted: a plain YAML scalar may not hold ": ", and
+ * an unquoted one made `gateway workflow start sample` fail on its first try.
+ */
 const SAMPLE_WORKFLOW =
-  `description: A sample workflow: plan, then implement in a loop, then review.
+  `description: "A sample workflow: plan, then implement in a loop, then review."
 steps:
   - title: Plan
     prompt: |
@@ -47,9 +50,21 @@ steps:
     loop: { min: 1, max: 3 }
     prompt: |
       Implement the next part of the plan (pass {{loop}} of at most {{max}}).
-      {{#if (gte loop min)}}When everything is done: gateway workflow step --end-loop "done".{{/if}}
+      {{#if (gte loop min)}}The loop may end now, if the plan is done.{{/if}}
   - title: Review
     prompt: Review the change and summarise it.
+`;
+
+/** The sample named script: calls the sample tool with its first argument. */
+const SAMPLE_SCRIPT = `/**
+ * Greets someone through the sample tool (tools/hello.ts).
+ *
+ * @param name who to greet (first argument)
+ * @example gateway run hello World
+ */
+const who = args[0] ?? "world";
+const { message } = await tools.hello.greet({ name: who });
+console.log(message);
 `;
 
 const SAMPLE_CONFIG = `{
@@ -71,13 +86,7 @@ export async function initCommand(args: string[], context: CliContext): Promise<
   const root = join(context.cwd, ".gateway");
   const files: Array<[string, string]> = [
     [join(root, "tools", "hello.ts"), SAMPLE_TOOL],
-    [
-      join(root, "scripts", "hello.ts"),
-      scriptTemplate("hello").replace("tools.kv.set", "tools.hello.greet").replace(
-        "{ key: `greeted:${who}`, value: new Date().toISOString() }",
-        "{ name: who }",
-      ),
-    ],
+    [join(root, "scripts", "hello.ts"), SAMPLE_SCRIPT],
     [join(root, "workflows", "sample.yaml"), SAMPLE_WORKFLOW],
     [join(root, "gateway.json"), SAMPLE_CONFIG],
     [join(root, "gateway.env"), SAMPLE_ENV],

@@ -20,6 +20,7 @@ import {
 import { messageOf } from "../protocol/message_of.ts";
 import type { CliContext } from "./cli_context.ts";
 import { parseCommandArgs } from "./command_args.ts";
+import { countOf } from "../protocol/count_of.ts";
 
 /** Usage text of `gateway start`. */
 export const START_USAGE = `Usage: gateway start [--root DIR]
@@ -155,6 +156,7 @@ export async function statusCommand(args: string[], context: CliContext): Promis
     }
     return servers.length === 0 ? 3 : 0;
   }
+  context.warnAboutOtherServers();
   const state = await findServer(context.dataDir);
   const root = context.root;
   if (!state) {
@@ -206,7 +208,9 @@ export async function statusCommand(args: string[], context: CliContext): Promis
   );
   for (const ns of health.namespaces) {
     context.output.out(
-      `  ${ns.name}: ${ns.status}${ns.reason ? ` (${ns.reason})` : ""}, ${ns.tools} tools\n`,
+      `  ${ns.name}: ${ns.status}${ns.reason ? ` (${ns.reason})` : ""}, ${
+        countOf(ns.tools, "tool")
+      }\n`,
     );
   }
   for (const warning of health.configWarnings ?? []) context.output.err(`warning: ${warning}\n`);

@@ -50,9 +50,11 @@ export function printRun(
   }
   if (document.error) {
     const { error } = document;
-    const where = error.line !== undefined
-      ? ` (line ${error.line}${error.column !== undefined ? `:${error.column}` : ""})`
+    const position = error.line !== undefined
+      ? `line ${error.line}${error.column !== undefined ? `:${error.column}` : ""}`
       : "";
+    // A message that names its position already (a type check's) is not told it twice.
+    const where = position !== "" && !error.message.includes(position) ? ` (${position})` : "";
     output.err(`error[${error.kind}]: ${error.message}${where}\n`);
     for (const d of error.diagnostics?.slice(1) ?? []) {
       output.err(`  line ${d.line}:${d.column}: ${d.message}\n`);

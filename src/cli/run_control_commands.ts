@@ -13,7 +13,8 @@ import { UsageError } from "./usage_error.ts";
 /** Usage text of `gateway wait`. */
 export const WAIT_USAGE = `Usage: gateway wait ID [--json]
 
-Waits for a run answered with {status:"running"} (--yield) and prints its result.`;
+Waits for a run answered with {status:"running"} (--yield) and prints the rest of it: the
+output the yielded answer showed is not printed again (--json has the whole run).`;
 /** Usage text of `gateway cancel`. */
 export const CANCEL_USAGE = `Usage: gateway cancel ID
 
@@ -28,7 +29,12 @@ export async function waitCommand(args: string[], context: CliContext): Promise<
     printApprovalNotices(client, context);
     const document = await client.request<RunDocument>("wait", { runId });
     if (parsed.flags.json) context.output.out(`${JSON.stringify(document, null, 2)}\n`);
-    else printRun(document, context.output, { streamed: false });
+    else {
+      const shown = document.stdoutYielded ?? 0;
+      printRun({ ...document, stdout: document.stdout.slice(shown) }, context.output, {
+        streamed: false,
+      });
+    }
     return runExitCode(document);
   });
 }

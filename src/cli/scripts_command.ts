@@ -24,7 +24,7 @@ export function scriptTemplate(name: string): string {
  * @example gateway run ${name} World
  */
 const who = args[0] ?? "world";
-await tools.kv.set({ key: \`greeted:\${who}\`, value: new Date().toISOString() });
+// Call this root's tools here (gateway tools lists them): await tools.NS.TOOL({ … })
 console.log(\`Hello, \${who}!\`);
 `;
 }

@@ -15,13 +15,18 @@ import { UsageError } from "./usage_error.ts";
 import { SERVER_V8_FLAGS } from "../config/server_v8_flags.ts";
 
 /** Usage text of `gateway service`. */
-export const SERVICE_USAGE = `Usage: gateway service install|uninstall|status [--print] [--root DIR]
+export const SERVICE_USAGE = `Usage: gateway service install|uninstall|status [--root DIR]
+       gateway service install --print [--platform linux|macos]
 
 Runs gateway server for the root as a user service (systemd on Linux, launchd on macOS) that
 starts at login, restarts on failure and logs to the data dir. The unit carries the root's
 name, so each project can have one. It runs with the PATH found now (deno, node, npx) and
-reads ROOT/gateway.env for the variables your config references. --print shows the systemd
-unit and the launchd plist without installing.`;
+reads ROOT/gateway.env for the variables your config references.
+  --print            show the file install would write (this platform's), install nothing
+  --platform P       with --print: the file of linux (systemd unit) or macos (launchd plist)`;
+
+/** The platforms a service file is written for, by `--platform` name. */
+const PLATFORMS = { linux: "systemd user unit", macos: "launchd agent" } as const;
 
 /** What the service file needs to know. */
 export interface ServiceSpec {
@@ -169,7 +174,11 @@ async function run(command: string, args: string[]): Promise<{ ok: boolean; text
 
 /** Runs `gateway service`. */
 export async function serviceCommand(args: string[], context: CliContext): Promise<number> {
-  const parsed = parseCommandArgs(args, { booleans: ["print"] }, SERVICE_USAGE);
+  const parsed = parseCommandArgs(
+    args,
+    { booleans: ["print"], strings: ["platform"] },
+    SERVICE_USAGE,
+  );
   const verb = parsed.positionals[0];
   if (verb !== "install" && verb !== "uninstall" && verb !== "status") {
     throw new UsageError(
@@ -196,7 +205,22 @@ export async function serviceCommand(args: string[], context: CliContext): Promi
     },
     envFile: envFilePath(context.root.dir),
   };
-  const mac = Deno.build.os === "darwin";
+  const platform = parsed.flags.platform;
+  if (platform !== undefined) {
+    if (!(String(platform) in PLATFORMS)) {
+      throw new UsageError(
+        `--platform takes linux or macos, not "${String(platform)}"`,
+        SERVICE_USAGE,
+      );
+    }
+    if (!parsed.flags.print) {
+      throw new UsageError(
+        "--platform goes with --print: a service is installed for the platform it runs on",
+        SERVICE_USAGE,
+      );
+    }
+  }
+  const mac = platform === undefined ? Deno.build.os === "darwin" : platform === "macos";
   const unitName = systemdUnitName(key);
   const systemdFile = join(
     context.env.XDG_CONFIG_HOME ?? join(home, ".config"),
@@ -211,8 +235,7 @@ export async function serviceCommand(args: string[], context: CliContext): Promi
   const hasManager = await which(manager);
   const out = context.output.out;
   if (parsed.flags.print) {
-    out(`# systemd user unit (Linux): ${systemdFile}\n${systemdUnit(spec)}\n`);
-    out(`# launchd agent (macOS): ${launchdFile}\n${launchdPlist(spec)}`);
+    out(`# ${PLATFORMS[mac ? "macos" : "linux"]}: ${file}\n${text}`);
     return 0;
   }
   if (verb === "install") {

@@ -26,5 +26,6 @@ export function stdioOutput(onBrokenPipe: () => never): CliOutput {
     out: (text) => writeAll(Deno.stdout, text),
     err: (text) => writeAll(Deno.stderr, text),
     isTty: Deno.stdout.isTerminal(),
+    errIsTty: Deno.stderr.isTerminal(),
   };
 }

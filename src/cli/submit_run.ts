@@ -11,6 +11,7 @@ import { RpcError } from "../protocol/json_rpc.ts";
 import type { CliContext } from "./cli_context.ts";
 import { isRunning, printError, printRun, runExitCode } from "./print.ts";
 import { printApprovalNotices } from "./approval_notice.ts";
+import { printWaitNotices, showsWaits } from "./wait_notice.ts";
 
 /** Flags `exec` and `run` share, already parsed. */
 export interface RunFlags {
@@ -40,6 +41,8 @@ export async function submitRun(
   return await context.withClient(async ({ client }) => {
     let streamed = false;
     printApprovalNotices(client, context);
+    const waits = showsWaits(context.output);
+    const stopWaits = waits ? printWaitNotices(client, context.output) : () => {};
     if (streaming) {
       client.onNotification((n) => {
         if (n.method !== "run.output") return;
@@ -62,7 +65,8 @@ export async function submitRun(
         ...(flags.yieldAfterMs !== undefined ? { yieldAfterMs: flags.yieldAfterMs } : {}),
         ...(flags.permissions ? { permissions: flags.permissions } : {}),
         ...(streaming ? { stream: true } : {}),
-      });
+        ...(waits ? { progress: true } : {}),
+      }).finally(stopWaits);
     } catch (error) {
       if (error instanceof RpcError) {
         printError(context.output, String(error.data?.kind ?? "Usage"), error.message);

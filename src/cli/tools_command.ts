@@ -9,6 +9,8 @@ import { parseCommandArgs } from "./command_args.ts";
 import { UsageError } from "./usage_error.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import { type NamespaceListing, printNamespaceListing } from "./tools_listing.ts";
+import { countOf } from "../protocol/count_of.ts";
+import { nearestNames } from "../protocol/names.ts";
 
 /** Usage text of `gateway tools`. */
 export const TOOLS_USAGE = `Usage: gateway tools [NS] [--json] [--warnings]
@@ -33,18 +35,20 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       return 0;
     }
     if (first !== undefined) {
-      type Hit = { path: string; signature: string; description: string };
+      type Hit = { path: string; signature: string; description: string; security?: string };
       // Discovery waits briefly for a namespace that is still starting; ask it first so the
       // status below is the one after that wait.
       await client.request("catalog", { budget: 1 });
       const listed = await client.request<{ namespaces: NamespaceSummary[] }>("namespaces", {});
       const ns = listed.namespaces.find((n) => n.name === first || n.identifier === first);
       if (!ns) {
+        const names = listed.namespaces.map((n) => n.identifier);
+        const near = nearestNames(first, names, { limit: 2 });
+        // Not a usage mistake: the name is wrong, so no pointer to the usage.
         throw new UsageError(
-          `Unknown namespace "${first}" (gateway tools lists them: ${
-            listed.namespaces.map((n) => n.identifier).join(", ") || "none"
-          })`,
-          TOOLS_USAGE,
+          `Unknown namespace "${first}"${
+            near.length > 0 ? `: did you mean ${near.map((n) => `"${n}"`).join(" or ")}?` : ""
+          } (the namespaces: ${names.join(", ") || "none"})`,
         );
       }
       // Every tool, page by page (a namespace may hold more than one page).
@@ -62,10 +66,14 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
         return 0;
       }
       const status = ns.status === "failed" ? `failed: ${ns.reason ?? ""}` : ns.status;
-      context.output.out(`${ns.identifier} (${ns.kind}, ${status}): ${hits.length} tools\n`);
+      context.output.out(
+        `${ns.identifier} (${ns.kind}, ${status}): ${countOf(hits.length, "tool")}\n`,
+      );
       for (const hit of hits) {
         context.output.out(
-          `${hit.signature}\n${hit.description ? `    ${hit.description}\n` : ""}`,
+          `${hit.signature}\n${hit.description ? `    ${hit.description}\n` : ""}${
+            hit.security ? `    security: ${hit.security}\n` : ""
+          }`,
         );
       }
       if (ns.notes && ns.notes.length > 0) {

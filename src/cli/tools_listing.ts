@@ -30,11 +30,8 @@ export function printNamespaceListing(
   }
   for (const ns of answer.namespaces) {
     const status = ns.status === "failed" ? `failed: ${ns.reason ?? ""}` : ns.status;
-    output.out(
-      `${ns.identifier.padEnd(16)} ${ns.kind.padEnd(6)} ${
-        String(ns.tools).padStart(3)
-      } tools  ${status}\n`,
-    );
+    const tools = `${String(ns.tools).padStart(3)} ${ns.tools === 1 ? "tool " : "tools"}`;
+    output.out(`${ns.identifier.padEnd(16)} ${ns.kind.padEnd(6)} ${tools}  ${status}\n`);
   }
   for (const warning of answer.warnings) output.err(`warning: ${warning}\n`);
   // What upstreams say (a tool left out, a name changed) is in the server log once per

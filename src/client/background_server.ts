@@ -11,7 +11,7 @@ import { SERVER_V8_FLAGS } from "../config/server_v8_flags.ts";
 import { ConfigError } from "../config/config_error.ts";
 import { filePathOf } from "../config/path_text.ts";
 import { NoServerError } from "./no_server_error.ts";
-import { endpointOf, GatewayHttpClient } from "./gateway_http_client.ts";
+import { endpointOf, ForeignSocketError, GatewayHttpClient } from "./gateway_http_client.ts";
 
 /** The background server's log: `DATA_DIR/server.log`. */
 export function serverLogPath(dataDir: string): string {
@@ -58,7 +58,16 @@ export async function serverHealth(
   state: ServerState,
   waitUp: boolean,
 ): Promise<"up" | "starting" | null> {
-  const client = new GatewayHttpClient(endpointOf(state, state.dataDir));
+  let client: GatewayHttpClient;
+  try {
+    client = new GatewayHttpClient(endpointOf(state, state.dataDir));
+  } catch (error) {
+    if (error instanceof ForeignSocketError) throw error;
+    // The socket or the token is not there (yet): a server that has just taken the lock has
+    // not rewritten the `server.json` of the one before it. Not answering, for now.
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
   try {
     const answer = await client.send("GET", `/health${waitUp ? "?wait=up" : ""}`, {
       signal: AbortSignal.timeout(2000),

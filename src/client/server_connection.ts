@@ -39,8 +39,14 @@ export async function connectToServer(options: ConnectOptions): Promise<ServerCo
   // CLI's start-up is part of every run's latency); its socket is checked to be ours.
   const recorded = await readServerState(options.dataDir);
   if (recorded && !recorded.stale && recorded.state.root === options.rootDir) {
-    const client = new GatewayHttpClient(endpointOf(recorded.state, options.dataDir));
-    return { client, state: recorded.state, started: false };
+    try {
+      const client = new GatewayHttpClient(endpointOf(recorded.state, options.dataDir));
+      return { client, state: recorded.state, started: false };
+    } catch (error) {
+      // A server that has just taken the lock has not yet rewritten the `server.json` of the
+      // one before it (its socket or token not there yet): wait for it as for a start.
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
   }
   const { state, started } = await ensureServer(options);
   return { client: new GatewayHttpClient(endpointOf(state, options.dataDir)), state, started };

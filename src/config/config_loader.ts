@@ -6,7 +6,7 @@
 
 import { gatewayConfigSchema, mcpServerSchema } from "./gateway_config.ts";
 import { ConfigError } from "./config_error.ts";
-import { configFromValue, expandServers, type LoadedConfig } from "./config_value.ts";
+import { configFromValue, expandEntries, type LoadedConfig } from "./config_value.ts";
 import { readEnvFile } from "./env_file.ts";
 import { mcpJsonFileOf, type ResolvedRoot } from "./gateway_paths.ts";
 import { parseForeignServers } from "./mcp_json.ts";
@@ -20,7 +20,13 @@ export async function loadConfig(
   env: Record<string, string | undefined>,
 ): Promise<LoadedConfig> {
   if (file === null) {
-    return { config: gatewayConfigSchema.parse({}), file: null, secrets: [], warnings: [] };
+    return {
+      config: gatewayConfigSchema.parse({}),
+      file: null,
+      secrets: [],
+      warnings: [],
+      blocked: [],
+    };
   }
   let text: string;
   try {
@@ -72,7 +78,10 @@ export async function loadRootConfig(
   const loaded = await loadConfig(root.configFile, env);
   loaded.warnings.push(...envFile.warnings);
   const mcpJson = mcpJsonFileOf(root);
-  if (mcpJson === null || Object.keys(loaded.config.mcpServers).length > 0) return loaded;
+  // A config whose servers are all blocked by unset variables still has servers of its own.
+  const ownServers = Object.keys(loaded.config.mcpServers).length +
+    loaded.blocked.filter((b) => b.section === "mcpServers").length;
+  if (mcpJson === null || ownServers > 0) return loaded;
   let text: string;
   try {
     text = await Deno.readTextFile(mcpJson);
@@ -83,9 +92,13 @@ export async function loadRootConfig(
   }
   const foreign = parseForeignServers(text, mcpJson);
   loaded.warnings.push(...foreign.warnings);
-  const taken = expandServers(foreign.servers, { env, secrets: loaded.secrets, file: mcpJson });
-  loaded.warnings.push(...taken.warnings);
-  for (const [name, entry] of Object.entries(taken.servers)) {
+  const taken = expandEntries("mcpServers", foreign.servers, {
+    env,
+    secrets: loaded.secrets,
+    file: mcpJson,
+  });
+  loaded.blocked.push(...taken.blocked);
+  for (const [name, entry] of Object.entries(taken.entries)) {
     const parsed = mcpServerSchema.safeParse(entry);
     if (!parsed.success) {
       throw new ConfigError(

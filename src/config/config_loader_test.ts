@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "./config_loader.ts";
 import { parseConfigText } from "./config_text.ts";
+import { blockedReason } from "./config_value.ts";
 
 Deno.test("parseConfigText() fills defaults for an empty object", () => {
   const loaded = parseConfigText("{}", { file: "gateway.json", env: {} });
@@ -58,19 +59,36 @@ Deno.test("parseConfigText() refuses a missing environment variable outside mcpS
   );
 });
 
-Deno.test("parseConfigText() leaves out an MCP server whose variable is unset, with a warning naming it", () => {
+Deno.test("parseConfigText() leaves out an MCP server or an API whose variable is unset, naming it", () => {
   const text = `{"mcpServers": {
     "r": {"command": "x", "env": {"K": "\${env:NOPE_X}"}},
-    "ok": {"command": "y"}
+    "ok": {"command": "y"},
+    "off": {"command": "z", "env": {"K": "\${NOPE_Z}"}, "disabled": true}
+  }, "apis": {
+    "pets": {"openapi": "./p.json", "headers": {"X-Key": "\${env:NOPE_K}\${env:NOPE_J}"}},
+    "books": {"graphql": "http://127.0.0.1:1/graphql", "headers": {"A": "\${env:NOPE_K}"}},
+    "fine": {"openapi": "./f.json"}
   }}`;
   const loaded = parseConfigText(text, { file: "g.json", env: {} });
-  assert.deepEqual(Object.keys(loaded.config.mcpServers), ["ok"]);
-  assert.equal(loaded.warnings.length, 1);
-  assert.match(
-    loaded.warnings[0]!,
-    /mcpServers "r" \(g\.json\) is not started: it uses \$\{NOPE_X\}/,
+  assert.deepEqual(Object.keys(loaded.config.mcpServers), ["ok", "off"]);
+  assert.deepEqual(Object.keys(loaded.config.apis), ["fine"]);
+  assert.deepEqual(loaded.warnings, []);
+  assert.deepEqual(loaded.blocked, [
+    { section: "mcpServers", name: "r", kind: "mcp", variables: ["NOPE_X"], file: "g.json" },
+    {
+      section: "apis",
+      name: "pets",
+      kind: "openapi",
+      variables: ["NOPE_K", "NOPE_J"],
+      file: "g.json",
+    },
+    { section: "apis", name: "books", kind: "graphql", variables: ["NOPE_K"], file: "g.json" },
+  ]);
+  assert.equal(
+    blockedReason(loaded.blocked[1]!, "/r/gateway.env"),
+    'configured (apis "pets" in g.json) but not started: it uses ${NOPE_K}, ${NOPE_J}, unset in ' +
+      "the gateway server's environment; add NOPE_K=… and NOPE_J=… to /r/gateway.env (the gateway reloads it)",
   );
-  assert.match(loaded.warnings[0]!, /gateway\.env/);
 });
 
 Deno.test("parseConfigText() expands Claude Code's ${VAR} and ${VAR:-default} in mcpServers", () => {

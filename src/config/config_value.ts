@@ -19,6 +19,23 @@ export interface LoadedConfig {
   warnings: string[];
   /** The `.mcp.json` whose servers are in use (the root's config has no `mcpServers`). */
   mcpJsonFile?: string;
+  /**
+   * `mcpServers` and `apis` entries left out because they use a variable the environment
+   * lacks: each is still a namespace, one that says why it is not running and how to fix it.
+   */
+  blocked: BlockedEntry[];
+}
+
+/** A configured `mcpServers` or `apis` entry that is not started: it uses unset variables. */
+export interface BlockedEntry {
+  section: "mcpServers" | "apis";
+  name: string;
+  /** The kind of namespace it would be. */
+  kind: "mcp" | "openapi" | "graphql";
+  /** The unset variables it uses, each once, in order of use. */
+  variables: string[];
+  /** The file the entry is in (`gateway.json`, `.mcp.json`). */
+  file: string;
 }
 
 function pathText(path: readonly PropertyKey[]): string {
@@ -95,37 +112,57 @@ export function expandEnv(
 }
 
 /**
- * Expands references in `mcpServers` entries; an entry that uses an unset variable is left
- * out with a warning naming it, so one server's missing token does not stop the gateway.
+ * Expands references in each entry of `mcpServers` or `apis`; an entry (not disabled) that uses
+ * an unset variable is left out and answered in `blocked`, so one server's missing token does
+ * not stop the gateway, and that namespace can still say why it is not running.
  */
-export function expandServers(
-  servers: Record<string, unknown>,
+export function expandEntries(
+  section: "mcpServers" | "apis",
+  entries: Record<string, unknown>,
   options: { env: Record<string, string | undefined>; secrets: string[]; file: string },
-): { servers: Record<string, unknown>; warnings: string[] } {
+): { entries: Record<string, unknown>; blocked: BlockedEntry[] } {
   const out: Record<string, unknown> = {};
-  const warnings: string[] = [];
-  for (const [name, entry] of Object.entries(servers)) {
+  const blocked: BlockedEntry[] = [];
+  for (const [name, entry] of Object.entries(entries)) {
     const unset: UnsetVariable[] = [];
     const expanded = expandEnv(entry, {
       env: options.env,
       secrets: options.secrets,
-      path: ["mcpServers", name],
+      path: [section, name],
       unset,
     });
-    if (unset.length === 0) {
+    const disabled = isRecord(entry) && entry.disabled === true;
+    if (unset.length === 0 || disabled) {
       out[name] = expanded;
       continue;
     }
-    const names = [...new Set(unset.map((u) => u.name))];
-    warnings.push(
-      `mcpServers "${name}" (${options.file}) is not started: it uses ${
-        names.map((n) => `\${${n}}`).join(", ")
-      }, unset in the gateway server's environment: set ${
-        names.length > 1 ? "them" : "it"
-      } in ${ENV_FILE_NAME} beside the config (the gateway reloads it)`,
-    );
+    blocked.push({
+      section,
+      name,
+      kind: section === "mcpServers"
+        ? "mcp"
+        : isRecord(entry) && entry.graphql !== undefined
+        ? "graphql"
+        : "openapi",
+      variables: [...new Set(unset.map((u) => u.name))],
+      file: options.file,
+    });
   }
-  return { servers: out, warnings };
+  return { entries: out, blocked };
+}
+
+/**
+ * Why a blocked entry is not running and the fix, in one sentence: what `gateway tools` shows
+ * and what a run that calls it is told (`NamespaceUnavailable`).
+ */
+export function blockedReason(entry: BlockedEntry, envFile: string): string {
+  const refs = entry.variables.map((n) => `\${${n}}`).join(", ");
+  const lines = entry.variables.map((n) => `${n}=…`).join(" and ");
+  return `configured (${entry.section} "${entry.name}" in ${entry.file}) but not started: it uses ${refs}, unset in the gateway server's environment; add ${lines} to ${envFile} (the gateway reloads it)`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**
@@ -154,12 +191,12 @@ export function configFromValue(
     }
   }
   const secrets: string[] = [];
-  let expanded: unknown;
+  const blocked: BlockedEntry[] = [];
+  let expanded: Record<string, unknown>;
   try {
-    const servers = record.mcpServers;
-    const { mcpServers: _, ...rest } = record;
-    expanded = expandEnv(rest, { env: options.env, secrets });
-    if (servers !== null && typeof servers === "object" && !Array.isArray(servers)) {
+    const { mcpServers: servers, apis, ...rest } = record;
+    expanded = expandEnv(rest, { env: options.env, secrets }) as Record<string, unknown>;
+    if (isRecord(servers)) {
       const normalised: Record<string, unknown> = {};
       for (const [name, entry] of Object.entries(servers)) {
         normalised[name] = normaliseServerEntry(name, entry, {
@@ -168,11 +205,22 @@ export function configFromValue(
           strict: true,
         });
       }
-      const taken = expandServers(normalised, { env: options.env, secrets, file: options.file });
-      warnings.push(...taken.warnings);
-      (expanded as Record<string, unknown>).mcpServers = taken.servers;
+      const taken = expandEntries("mcpServers", normalised, {
+        env: options.env,
+        secrets,
+        file: options.file,
+      });
+      blocked.push(...taken.blocked);
+      expanded.mcpServers = taken.entries;
     } else if (servers !== undefined) {
-      (expanded as Record<string, unknown>).mcpServers = servers;
+      expanded.mcpServers = servers;
+    }
+    if (isRecord(apis)) {
+      const taken = expandEntries("apis", apis, { env: options.env, secrets, file: options.file });
+      blocked.push(...taken.blocked);
+      expanded.apis = taken.entries;
+    } else if (apis !== undefined) {
+      expanded.apis = apis;
     }
   } catch (error) {
     if (error instanceof ConfigError) {
@@ -202,5 +250,5 @@ export function configFromValue(
     });
     throw new ConfigError(`Invalid config "${options.file}": ${lines.join("; ")}`);
   }
-  return { config: parsed.data, file: options.file, secrets, warnings };
+  return { config: parsed.data, file: options.file, secrets, warnings, blocked };
 }

@@ -14,6 +14,7 @@ import {
   type NamespaceStatus,
 } from "../protocol/catalogue.ts";
 import { InvalidArgumentError } from "../protocol/invalid_argument_error.ts";
+import { countOf } from "../protocol/count_of.ts";
 
 /** Characters counted as one token when spending the budget. */
 export const CHARS_PER_TOKEN = 4;
@@ -74,7 +75,7 @@ function statusText(status: NamespaceStatus): string {
 }
 
 function sectionHeading(ns: CatalogueNamespace, counts: { shown: number; count: number }): string {
-  return `\n## ${ns.identifier}: ${counts.shown} of ${counts.count} tools\n`;
+  return `\n## ${ns.identifier}: ${counts.shown} of ${countOf(counts.count, "tool")}\n`;
 }
 
 function renderHeader(
@@ -85,8 +86,8 @@ function renderHeader(
   const shown = namespaces.reduce((sum, ns) => sum + ns.shown, 0);
   const total = namespaces.reduce((sum, ns) => sum + ns.count, 0);
   const overall = shown === total
-    ? `COMPLETE, all ${total} tools shown`
-    : `PARTIAL, ${shown} of ${total} tools shown`;
+    ? `COMPLETE, all ${countOf(total, "tool")} shown`
+    : `PARTIAL, ${shown} of ${countOf(total, "tool")} shown`;
   const rows = namespaces.map((ns) => {
     const name = ns.identifier === ns.name ? ns.identifier : `${ns.identifier} ("${ns.name}")`;
     const tools = `${ns.count} tool${ns.count === 1 ? "" : "s"}`;

@@ -13,6 +13,7 @@ import {
   compareText,
   exposedTools,
   firstLine,
+  securityLine,
   type SnapshotScript,
   type ToolDescriptor,
 } from "../protocol/catalogue.ts";
@@ -107,6 +108,7 @@ export class CatalogueEntries {
           name: tool.originalName,
           paramNames: tool.params.map((p) => p.name),
           description: tool.description,
+          ...(tool.security !== undefined ? { security: securityLine(tool.security) } : {}),
         };
         entries.push(entry);
       }

@@ -52,6 +52,7 @@ export function toolDescriptionHead(entry: ToolEntry): string {
       }](…)`,
     );
   }
+  if (entry.security !== undefined) lines.push(`// Security: ${entry.security}`);
   lines.push(`// Namespace "${ns.name}": ${kind}, ${describeStatus(ns.status)}.`);
   return lines.join("\n");
 }
@@ -75,6 +76,7 @@ export function outlineTool(entry: ToolEntry): OutlineTool {
       }](…)`,
     );
   }
+  if (entry.security !== undefined) notes.push(`// Security: ${entry.security}`);
   if (ns.status.state !== "ready") {
     notes.push(`// Namespace "${ns.name}": ${describeStatus(ns.status)}.`);
   }

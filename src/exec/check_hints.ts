@@ -203,13 +203,19 @@ function explainUnknownMember(context: HintContext, name: Ts.Identifier): string
     const toolName = ts.isPropertyAccessExpression(next) && next.expression === access
       ? next.name.text
       : null;
+    // A misspelt namespace is answered with namespaces; a tool named where a namespace goes
+    // (`tools.greet()`), or a tool no near namespace has, with the namespaces that have it.
     const holders = toolName === null ? [] : namespacesWithTool(catalogue, toolName);
+    const asTool = namespacesWithTool(catalogue, name.text);
     const suggestions = [
-      ...holders.map((ns) => `tools.${ns}.${toolName}`),
-      ...near.filter((ns) => !holders.includes(ns)).map((ns) => `tools.${ns}`),
+      ...near.map((ns) => `"${ns}"`),
+      ...holders.filter((ns) => !near.includes(ns)).map((ns) => `tools.${ns}.${toolName}`),
     ];
+    const tool = asTool.length > 0
+      ? `"${name.text}" is a tool of ${asTool.map((ns) => `tools.${ns}.${name.text}`).join(", ")}; `
+      : "";
     return `Unknown namespace "${name.text}": ` +
-      (suggestions.length > 0 ? `did you mean ${suggestions.join(" or ")}? ` : "") +
+      (suggestions.length > 0 ? `did you mean ${suggestions.join(" or ")}? ` : tool) +
       `the namespaces are: ${namespaces.join(", ") || "(none)"} ` +
       '(search("words") finds a tool by what it does)';
   }

@@ -13,6 +13,7 @@ import { decidePermissions } from "./run_permissions.ts";
 import type { RunRequest } from "./run_request.ts";
 import { type ScriptUsage, USES_EVERYTHING } from "./script_analysis.ts";
 import type { PreparedScript, PrepareScriptResult } from "./script_transform.ts";
+import type { RunWaitReason } from "../protocol/run_waiting.ts";
 
 /** What preflight needs from the rest of the gateway. */
 export interface PreflightDeps {
@@ -30,6 +31,14 @@ export interface PreflightDeps {
   catalogueReady(source: string, usage: ScriptUsage): Promise<void>;
   /** Type-checks the prepared script; diagnostics point at the script's own lines. */
   check(prepared: PreparedScript): Promise<Diagnostic[]>;
+  /**
+   * Whether the type checker is up and warm (a check waits for no start-up); absent = always.
+   * A typed run finding it cold starts it at once (`startChecker`) and says so when the wait
+   * is long enough to notice (`request.onWait`).
+   */
+  checkerWarm?: () => boolean;
+  /** Starts the type checker's warm-up without waiting for it. */
+  startChecker?: () => void;
   trace: RunTrace;
 }
 
@@ -65,6 +74,10 @@ export async function preflight(request: RunRequest, deps: PreflightDeps): Promi
     protectedPaths: deps.deniedPaths,
   });
   if (!decision.ok) return fail({ kind: "PermissionRefused", message: decision.message });
+  const typeChecked = request.check ?? exec.typecheck;
+  // A cold checker starts warming now, beside the parsing and the wait for namespaces.
+  const coldChecker = typeChecked && deps.checkerWarm?.() === false;
+  if (coldChecker) deps.startChecker?.();
   const prepared = await deps.prepare(request.source, request.inline);
   if (prepared.kind === "SyntaxError") {
     return fail({
@@ -76,9 +89,11 @@ export async function preflight(request: RunRequest, deps: PreflightDeps): Promi
   }
   warnings.push(...prepared.warnings ?? []);
   await deps.catalogueReady(request.source, prepared.usage ?? USES_EVERYTHING);
-  const typeChecked = request.check ?? exec.typecheck;
   if (typeChecked) {
     let diagnostics: Diagnostic[];
+    const waited = coldChecker && deps.checkerWarm?.() === false
+      ? announceWait(request, "typeChecker")
+      : null;
     try {
       diagnostics = await deps.trace.step("gateway.typecheck", () => deps.check(prepared));
     } catch (error) {
@@ -88,6 +103,8 @@ export async function preflight(request: RunRequest, deps: PreflightDeps): Promi
           (error as Error).message
         }): run with --no-check`,
       });
+    } finally {
+      waited?.();
     }
     if (diagnostics.length > 0) {
       const first = diagnostics[0]!;
@@ -103,4 +120,30 @@ export async function preflight(request: RunRequest, deps: PreflightDeps): Promi
     }
   }
   return { ok: true, prepared, permissions: decision.permissions, typeChecked, warnings };
+}
+
+/**
+ * A wait is told to the caller only once it has lasted this long: a check answered from
+ * memory, or a checker that was nearly warm, makes no line flash on a terminal.
+ */
+const ANNOUNCE_WAIT_AFTER_MS = 150;
+
+/**
+ * Tells the run's caller (if it asked) that the run waits for `on` once the wait has lasted
+ * {@linkcode ANNOUNCE_WAIT_AFTER_MS}; the returned function ends the wait (and says so when it
+ * was told).
+ */
+function announceWait(request: RunRequest, on: RunWaitReason): (() => void) | null {
+  const onWait = request.onWait;
+  if (onWait === undefined) return null;
+  const began = performance.now();
+  let told = false;
+  const timer = setTimeout(() => {
+    told = true;
+    onWait({ on, phase: "start" });
+  }, ANNOUNCE_WAIT_AFTER_MS);
+  return () => {
+    clearTimeout(timer);
+    if (told) onWait({ on, phase: "done", ms: Math.round(performance.now() - began) });
+  };
 }

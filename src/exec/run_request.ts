@@ -8,6 +8,7 @@ import type { PermissionSet } from "../config/gateway_config.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
 import type { ToolProgress } from "../protocol/tool_call.ts";
 import type { ToolCallRecord } from "../store/run_history.ts";
+import type { RunWaiting } from "../protocol/run_waiting.ts";
 
 /** What a caller asks for. Limits absent here come from `exec` config. */
 export interface RunRequest {
@@ -31,6 +32,8 @@ export interface RunRequest {
   onOutput?: (stream: "stdout" | "stderr", text: string) => void;
   /** Upstream progress of the run's tool calls, for `run.progress` notifications. */
   onProgress?: (progress: ToolProgress & { namespace: string; tool: string }) => void;
+  /** What the run waits for before it starts, for `run.waiting` notifications. */
+  onWait?: (waiting: Omit<RunWaiting, "runId">) => void;
   /** The caller's W3C trace context; the run's span becomes its child. */
   traceparent?: string;
 }

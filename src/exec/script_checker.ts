@@ -185,6 +185,15 @@ export class ScriptChecker {
   }
 
   /**
+   * The first half of a warm-up, for a caller that must stay responsive between the halves:
+   * parses and binds every file of the program (Deno's declarations, TypeScript's libs, the
+   * globals) without checking anything; {@linkcode warmUp} then checks against it.
+   */
+  buildProgram(): void {
+    this.#service.getProgram();
+  }
+
+  /**
    * Type-checks a script and answers its errors (never suggestions), sorted by position, at
    * 1-based lines and columns of the script's own text. Given a {@linkcode PreparedScript},
    * it checks the code that will run and maps positions back through the insertions, so the

@@ -236,7 +236,12 @@ Deno.test("ScriptChecker.check() names the nearest tools and namespaces for unkn
     );
     assert.match(
       firstMessage(checker, 'await tools.sqlit.query({ sql: "x" });'),
-      /^Unknown namespace "sqlit": did you mean tools\.sqlite\.query\? the namespaces are: kv, sqlite, everything/,
+      /^Unknown namespace "sqlit": did you mean "sqlite"\? the namespaces are: kv, sqlite, everything/,
+    );
+    // A tool where a namespace goes: the namespaces that have it.
+    assert.match(
+      firstMessage(checker, 'await tools.query({ sql: "x" });'),
+      /^Unknown namespace "query": "query" is a tool of tools\.sqlite\.query; the namespaces are/,
     );
     assert.match(
       firstMessage(checker, 'await kv.get({ key: "a" });'),

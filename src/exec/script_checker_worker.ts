@@ -59,6 +59,7 @@ export interface ScriptCheckerWorkerOptions {
 /** A request sent to the checker worker (`script_checker_worker_entry.ts`). */
 export type CheckerRequest =
   | { id: number; op: "init"; cacheDir: string; globals: string; denoPath?: string }
+  | { id: number; op: "declarations"; cacheDir: string; denoPath?: string }
   | { id: number; op: "setGlobals"; globals: string }
   | { id: number; op: "prepare"; source: string; options: PrepareScriptOptions }
   | { id: number; op: "check"; script: string | PreparedScript }
@@ -71,6 +72,7 @@ export type CheckerResponse =
 
 type Operation =
   | { op: "init"; cacheDir: string; globals: string; denoPath?: string }
+  | { op: "declarations"; cacheDir: string; denoPath?: string }
   | { op: "setGlobals"; globals: string }
   | { op: "prepare"; source: string; options: PrepareScriptOptions }
   | { op: "check"; script: string | PreparedScript }
@@ -104,6 +106,13 @@ export class ScriptCheckerWorker {
   #client: WorkerClient<CheckerRequest, CheckerResponse>;
   #ready: Promise<void> | null = null;
   #closed = false;
+  /**
+   * While the worker has served only {@linkcode preload}: how long it may then sit unused
+   * (instead of `idleMs`); null once a caller has used it.
+   */
+  #preloadGraceMs: number | null = null;
+  /** Whether the running worker has finished its warm-up (`init`). */
+  #warm = false;
 
   private constructor(options: ScriptCheckerWorkerOptions) {
     this.#options = options;
@@ -125,11 +134,15 @@ export class ScriptCheckerWorker {
       timedOut: (ms) =>
         new Error(`Script check timed out: no answer from the checker worker within ${ms} ms`),
       idleMs: () => {
+        if (this.#preloadGraceMs !== null) return this.#preloadGraceMs;
         const option = this.#options.idleMs ?? DEFAULT_CHECKER_IDLE_MS;
         return typeof option === "function" ? option() : option;
       },
       // A fresh worker (first use, or after a crash, a timeout or idling) has not had `init`.
-      onStart: () => (this.#ready = null),
+      onStart: () => {
+        this.#ready = null;
+        this.#warm = false;
+      },
       ...(options.startWorker === undefined ? {} : { start: options.startWorker }),
       ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
@@ -141,6 +154,41 @@ export class ScriptCheckerWorker {
    */
   static start(options: ScriptCheckerWorkerOptions): ScriptCheckerWorker {
     return new ScriptCheckerWorker(options);
+  }
+
+  /**
+   * Starts the worker ahead of its first use and has it load TypeScript's parser (what every
+   * run's `prepare()` needs) and Deno's declarations (generated once per data dir and Deno
+   * version, the first thing a warm-up needs); the warm-up itself is left to the first check.
+   * So the first run after a server start waits for no process to boot and no TypeScript to
+   * load. A worker nobody uses is given back after `graceMs` rather than `idleMs`. Does nothing
+   * when a worker runs already; never rejects (a failure shows on the next call).
+   */
+  preload(graceMs: number): void {
+    if (this.#closed || this.#client.running) return;
+    this.#preloadGraceMs = graceMs;
+    this.#send({ op: "prepare", source: "0", options: { inline: true } }, this.#timeoutMs())
+      .catch(() => {});
+    const declarations: Operation = {
+      op: "declarations",
+      cacheDir: this.#options.cacheDir,
+      ...(this.#options.denoPath === undefined ? {} : { denoPath: this.#options.denoPath }),
+    };
+    this.#send(declarations, null).catch(() => {});
+  }
+
+  /**
+   * Resolves when a warm-up in flight is over, at once when none is; never rejects and never
+   * starts one (what else the gateway starts may wait for it, not make it).
+   */
+  warming(): Promise<void> {
+    if (this.#warm || this.#ready === null || !this.#client.running) return Promise.resolve();
+    return this.#ready.catch(() => {});
+  }
+
+  /** Whether the worker is running and warm: a check now waits for no start-up. */
+  get warm(): boolean {
+    return this.#client.running && this.#warm;
   }
 
   /** True while a worker is running (started and not yet given back after idling). */
@@ -155,6 +203,7 @@ export class ScriptCheckerWorker {
    */
   ready(): Promise<void> {
     if (this.#closed) return Promise.reject(closedError());
+    this.#preloadGraceMs = null;
     if (!this.#client.running) this.#ready = null;
     return this.#ready ?? this.#spawn();
   }
@@ -186,6 +235,7 @@ export class ScriptCheckerWorker {
    */
   async prepare(source: string, options: PrepareScriptOptions): Promise<PrepareScriptResult> {
     if (this.#closed) throw closedError();
+    this.#preloadGraceMs = null;
     const operation: Operation = { op: "prepare", source, options };
     return await this.#send(operation, this.#timeoutMs()) as PrepareScriptResult;
   }
@@ -262,7 +312,9 @@ export class ScriptCheckerWorker {
       globals: this.#globals,
       ...(this.#options.denoPath === undefined ? {} : { denoPath: this.#options.denoPath }),
     };
-    const ready = this.#send(init, null).then(() => {});
+    const ready: Promise<void> = this.#send(init, null).then(() => {
+      if (this.#ready === ready) this.#warm = true;
+    });
     // Nobody may be waiting yet: a failure then is reported by the next call instead.
     ready.catch(() => {});
     this.#ready = ready;

@@ -22,15 +22,42 @@ interface WorkerScope {
 function serveChecker(scope: WorkerScope): void {
   let checker: ScriptChecker | null = null;
   let queue: Promise<void> = Promise.resolve();
+  /** Deno's declarations, loaded once (ahead of the warm-up when the worker is preloaded). */
+  let declarations: Promise<string> | null = null;
+  const loadDeclarations = (request: { cacheDir: string; denoPath?: string }) =>
+    declarations ??= loadDenoLibTypes({
+      cacheDir: request.cacheDir,
+      ...(request.denoPath === undefined ? {} : { denoPath: request.denoPath }),
+    }).catch((error) => {
+      declarations = null; // the next warm-up tries again, and reports its own failure
+      throw error;
+    });
+  /** Prepares received and not yet answered. */
+  let preparing = 0;
+  let prepared = Promise.withResolvers<void>();
+
+  /**
+   * Resolves once no prepare is being answered, a task later: the warm-up blocks the thread
+   * for hundreds of milliseconds in each of its steps, and a run's prepare (all a run without a
+   * type check waits for) must not wait behind them.
+   */
+  async function preparesAnswered(): Promise<void> {
+    while (preparing > 0) await prepared.promise;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
 
   async function answer(request: CheckerRequest): Promise<unknown> {
+    if (request.op === "declarations") {
+      await loadDeclarations(request);
+      return null;
+    }
     if (request.op === "init") {
-      const denoTypes = await loadDenoLibTypes({
-        cacheDir: request.cacheDir,
-        ...(request.denoPath === undefined ? {} : { denoPath: request.denoPath }),
-      });
+      const denoTypes = await loadDeclarations(request);
       checker?.dispose();
       checker = await ScriptChecker.create({ denoTypes, globals: request.globals });
+      await preparesAnswered();
+      checker.buildProgram();
+      await preparesAnswered();
       checker.warmUp();
       return null;
     }
@@ -64,9 +91,17 @@ function serveChecker(scope: WorkerScope): void {
 
   scope.addEventListener("message", (event) => {
     const request = event.data;
-    // Preparing touches no checker state, so it never waits behind a warm-up.
-    if (request.op === "prepare") void reply(request);
-    else queue = queue.then(() => reply(request));
+    // Preparing touches no checker state, so it never waits behind a warm-up; nor does loading
+    // the declarations, which a warm-up then shares.
+    if (request.op === "declarations") void reply(request);
+    else if (request.op === "prepare") {
+      preparing++;
+      void reply(request).finally(() => {
+        if (--preparing > 0) return;
+        prepared.resolve();
+        prepared = Promise.withResolvers<void>();
+      });
+    } else queue = queue.then(() => reply(request));
   });
 }
 

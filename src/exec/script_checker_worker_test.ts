@@ -207,3 +207,48 @@ Deno.test("ScriptCheckerWorker starts on first use and gives its worker back aft
   assert.equal(workers.length, 2);
   await checker.close();
 });
+
+Deno.test("ScriptCheckerWorker.preload() starts the worker cold and gives it back after its grace", async () => {
+  const clock = new FakeClock();
+  const { workers, startWorker } = memoryCheckers();
+  const checker = ScriptCheckerWorker.start({
+    cacheDir: "/unused",
+    globals: SAMPLE_GLOBALS,
+    idleMs: 60_000,
+    startWorker,
+    clock,
+  });
+  checker.preload(200);
+  assert.equal(checker.running, true, "preload starts the worker at once");
+  assert.equal(checker.warm, false, "preload loads the parser only: no warm-up");
+  // Unused, it goes after the grace, not after idleMs (a minute here).
+  await clock.advance(199);
+  assert.equal(checker.running, true);
+  await clock.advance(1);
+  assert.equal(checker.running, false, "the preloaded, unused worker is given back");
+  await workers[0]!.closed.promise;
+  assert.ok(workers[0]!.requests.some((r) => r.op === "declarations"), "declarations loaded");
+  assert.ok(!workers[0]!.requests.some((r) => r.op === "check"), "no warm-up check");
+  // Used, it keeps the configured idleMs: still running well past the grace.
+  checker.preload(200);
+  await checker.prepare("1", { inline: true });
+  await clock.advance(59_999);
+  assert.equal(checker.running, true, "a used worker stays for idleMs");
+  await clock.advance(1);
+  assert.equal(checker.running, false);
+  await checker.close();
+});
+
+Deno.test("ScriptCheckerWorker answers a prepare sent during the warm-up before the warm-up ends", async () => {
+  await withWorker({ globals: SAMPLE_GLOBALS }, async (checker) => {
+    assert.equal(checker.warm, false);
+    const order: string[] = [];
+    const warming = checker.ready().then(() => order.push("warm"));
+    const prepared = checker.prepare("1 + 1", { inline: true }).then(() => order.push("prepared"));
+    await checker.warming();
+    await Promise.all([warming, prepared]);
+    assert.deepEqual(order, ["prepared", "warm"]);
+    assert.equal(checker.warm, true);
+    await checker.warming(); // nothing in flight: at once
+  });
+});

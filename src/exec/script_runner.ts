@@ -92,6 +92,10 @@ export interface ScriptRunnerDeps {
   prepare(source: string, inline: boolean): Promise<PrepareScriptResult>;
   /** Type-checks the prepared script; diagnostics point at the script's own lines. */
   check(prepared: PreparedScript): Promise<Diagnostic[]>;
+  /** Whether the type checker is warm (see `PreflightDeps.checkerWarm`); absent = always. */
+  checkerWarm?: () => boolean;
+  /** Starts the type checker's warm-up without waiting for it. */
+  startChecker?: () => void;
   /** Writes the run to history; returns false when the write failed (the run still stands). */
   record(run: FinishedRun): boolean | Promise<boolean>;
   log(message: string): void;
@@ -274,6 +278,8 @@ export class ScriptRunner {
       prepare: this.#prepare,
       catalogueReady: (source, usage) => this.#deps.catalogueReady(source, usage),
       check: (prepared) => this.#deps.check(prepared),
+      ...(this.#deps.checkerWarm ? { checkerWarm: this.#deps.checkerWarm } : {}),
+      ...(this.#deps.startChecker ? { startChecker: this.#deps.startChecker } : {}),
       trace,
     });
     if (!cleared.ok) return end.failEarly(cleared.error, cleared.warnings);

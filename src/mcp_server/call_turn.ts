@@ -10,24 +10,20 @@
  */
 
 import type { InputResponses, ServerContext } from "@modelcontextprotocol/server";
-import { CLIENT_CAPABILITIES_META_KEY } from "@modelcontextprotocol/server";
 import type { PendingApproval } from "../protocol/wire_views.ts";
 import type { GatewayCall, NotificationSink } from "./gateway_call.ts";
-import type { LogLevel, McpSession } from "./mcp_session.ts";
+import { isLogLevel, LOG_LEVELS, type LogLevel, type McpSession } from "./mcp_session.ts";
+import {
+  declaredCapabilities,
+  hostRoundOf,
+  type HostRoundParams,
+  requestLogLevel,
+} from "./host_round.ts";
 
 /** How long after a call's last notification its answer may follow (see `settle`). */
 const NOTIFICATION_LEAD_MS = 5;
 /** Progress messages are cut to this many characters. */
 const MESSAGE_LIMIT = 500;
-
-/** The client capabilities a 2026-07-28 request declared in its `_meta` envelope. */
-export function declaredCapabilities(ctx: ServerContext): Record<string, unknown> {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY];
-  return typeof declared === "object" && declared !== null
-    ? declared as Record<string, unknown>
-    : {};
-}
 
 /** The sentence a held call is announced with. */
 export function heldCallText(pending: PendingApproval): string {
@@ -56,6 +52,8 @@ export class CallTurn implements NotificationSink {
   readonly #abort = new AbortController();
   readonly #unlink: () => void;
   #progress = 0;
+  /** How many progress notifications this call sent. */
+  #sentProgress = 0;
   /** When this call last sent a notification (performance.now()). */
   #lastSent = -Infinity;
   #released = false;
@@ -113,14 +111,61 @@ export class CallTurn implements NotificationSink {
       const stream = String(p.stream);
       this.#log(stream === "stderr" ? "warning" : "info", `run.${stream}`, String(p.text));
       this.#advance(`${stream}: ${String(p.text).trimEnd()}`);
-    } else if (
-      method === "run.progress" || method === "upstream.progress" || method === "run.call"
-    ) {
+    } else if (method === "upstream.log") {
+      this.#relayLog(p);
+    } else if (method === "upstream.progress") {
+      this.#relayProgress(p);
+    } else if (method === "run.progress" || method === "run.call") {
       const where = p.namespace ? `${String(p.namespace)}.${String(p.tool)}` : String(p.tool);
       const message = `${where}: ${p.message ?? `${p.progress}${p.total ? `/${p.total}` : ""}`}`;
       this.#log("debug", "run.progress", message);
       this.#advance(message);
     }
+  }
+
+  /** What the host declared on this request, for an upstream that asks it questions. */
+  host(): HostRoundParams {
+    return hostRoundOf(this.#session, this.#ctx);
+  }
+
+  /**
+   * An upstream's log message during the call, sent with it to a host that asked for that
+   * level (a 2025 session's `logging/setLevel`, a 2026-07-28 request's envelope).
+   */
+  #relayLog(p: Record<string, unknown>): void {
+    const level = p.level;
+    const wanted = requestLogLevel(this.#session, this.#ctx);
+    if (!isLogLevel(level) || wanted === undefined) return;
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(wanted)) return;
+    this.#send("notifications/message", {
+      level,
+      ...(typeof p.logger === "string" ? { logger: p.logger } : {}),
+      data: p.data,
+    });
+  }
+
+  /**
+   * An upstream's progress during the call: its own values when they go forward (the host sees
+   * the server's progress as the server reported it), else the next step of the call's count.
+   */
+  #relayProgress(p: Record<string, unknown>): void {
+    const where = p.namespace ? `${String(p.namespace)}.${String(p.tool)}` : String(p.tool);
+    const count = `${where}: ${p.progress}${p.total ? `/${p.total}` : ""}`;
+    // The upstream's own words when it sent some, else where the call stands.
+    const message = typeof p.message === "string" ? p.message : count;
+    this.#log(
+      "debug",
+      "run.progress",
+      typeof p.message === "string" ? `${where}: ${message}` : count,
+    );
+    const value = typeof p.progress === "number" ? p.progress : undefined;
+    const forward = value !== undefined &&
+      (value > this.#progress || (this.#sentProgress === 0 && value >= this.#progress));
+    this.#advance(
+      message,
+      forward && typeof p.total === "number" ? p.total : undefined,
+      forward ? value : undefined,
+    );
   }
 
   /**
@@ -176,9 +221,10 @@ export class CallTurn implements NotificationSink {
     this.#send("notifications/message", { level, logger, data });
   }
 
-  #advance(message: string, total?: number): void {
+  #advance(message: string, total?: number, value?: number): void {
     if (this.#progressToken === undefined) return;
-    this.#progress += 1;
+    this.#progress = value ?? this.#progress + 1;
+    this.#sentProgress += 1;
     this.#send("notifications/progress", {
       progressToken: this.#progressToken,
       progress: this.#progress,

@@ -40,7 +40,7 @@ export function codeSurface(call: GatewayCall, mint: MintState): CodeSurface {
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
   }));
   return {
-    ...gatewayContent(call),
+    ...gatewayContent(call, false),
     instructions: CODE_MODE_INSTRUCTIONS,
     toolsChange: false,
     tools,

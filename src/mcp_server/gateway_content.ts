@@ -13,7 +13,6 @@ import {
   listResources,
   listTemplates,
   namespacedUri,
-  type ReadContent,
   readResource,
   splitNamespacedUri,
 } from "./mcp_resources.ts";
@@ -25,11 +24,13 @@ import {
   listPrompts,
 } from "./mcp_prompts.ts";
 import type { Completion, McpSurface } from "./mcp_surface.ts";
+import type { HostRoundParams } from "./host_round.ts";
 
 /** The resource and prompt half of a surface over the gateway's own namespaced content. */
 export type GatewayContentPart = Pick<
   McpSurface,
   | "subscribable"
+  | "passesInput"
   | "listResources"
   | "listTemplates"
   | "readResource"
@@ -40,13 +41,18 @@ export type GatewayContentPart = Pick<
   | "clientUri"
 >;
 
-/** Builds the shared resource and prompt half over `call`. */
-export function gatewayContent(call: GatewayCall): GatewayContentPart {
+/**
+ * Builds the shared resource and prompt half over `call`. With `passesInput` (the proxy) an
+ * upstream's questions on a read or a prompt go to the host; code mode keeps them away.
+ */
+export function gatewayContent(call: GatewayCall, passesInput: boolean): GatewayContentPart {
+  const hostOf = (host: HostRoundParams | undefined) => passesInput ? host : undefined;
   return {
     subscribable: true,
+    passesInput,
     listResources: (): Promise<ListedResource[]> => listResources(call),
     listTemplates: (): Promise<ListedTemplate[]> => listTemplates(call),
-    readResource: (uri: string): Promise<ReadContent[]> => readResource(call, uri),
+    readResource: (uri: string, host?: HostRoundParams) => readResource(call, uri, hostOf(host)),
     subscribe: async (uri: string, on: boolean): Promise<void> => {
       const upstream = splitNamespacedUri(uri);
       if (!upstream) return;
@@ -57,7 +63,8 @@ export function gatewayContent(call: GatewayCall): GatewayContentPart {
       });
     },
     listPrompts: (): Promise<ListedPrompt[]> => listPrompts(call),
-    getPrompt: (name: string, args: Record<string, string>) => getPrompt(call, name, args),
+    getPrompt: (name: string, args: Record<string, string>, host?: HostRoundParams) =>
+      getPrompt(call, name, args, hostOf(host)),
     complete: (
       ref: CompletionRef,
       argument: { name: string; value: string },

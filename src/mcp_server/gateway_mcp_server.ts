@@ -111,7 +111,11 @@ export function createGatewayMcpServer(
         ? {}
         : { "tools/list": { ttlMs: STABLE_TTL_MS, cacheScope: "private" } }),
     },
-    ...(options.codec ? { requestState: { verify: options.codec.verify } } : {}),
+    // Code mode's questions carry its own signed state; a surface that passes an upstream's
+    // questions on leaves their state to the upstream, which made and verifies it.
+    ...(options.codec && !surface.passesInput
+      ? { requestState: { verify: options.codec.verify } }
+      : {}),
   });
   const session = new McpSession(server, era);
   const parts: McpServerParts = {

@@ -57,12 +57,15 @@ export function followGatewayEvents(
       const known = surface.clientUri(namespace, uri);
       if (known !== null) target.resourceUpdated(known);
     } else if (method === "event.upstream.log" && session?.era === "legacy") {
-      const { namespace, level, logger, data } = params as {
+      const { namespace, level, logger, data, toCall } = params as {
         namespace: string;
         level: string;
         logger?: string;
         data: unknown;
+        toCall?: boolean;
       };
+      // A message an exposed call's host was sent with the call is not sent again.
+      if (toCall === true) return;
       if (!surface.relaysLogsOf(namespace) || !isLogLevel(level) || !session.logs(level)) return;
       // The proxy stands in for its upstreams: their log messages reach the client, filtered
       // by the level it set and named by namespace.

@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { InputRequiredResult } from "@modelcontextprotocol/server";
+import { type HostRoundParams, inputRequiredOf } from "./host_round.ts";
 import type { GatewayCall } from "./gateway_call.ts";
 import { namespaceSummaries, splitNamespacedUri, UPSTREAM_PREFIX } from "./mcp_resources.ts";
 
@@ -80,12 +82,16 @@ async function resolveUpstream(
   return ns ? { namespace: ns.name, prompt: name.slice(at + SEPARATOR.length) } : null;
 }
 
-/** `prompts/get`. */
+/**
+ * `prompts/get`. `host` (a surface that passes input) goes with an upstream's prompt, whose
+ * input-required answer then comes back as it is.
+ */
 export async function getPrompt(
   call: GatewayCall,
   name: string,
   args: Record<string, string>,
-): Promise<Record<string, unknown>> {
+  host?: HostRoundParams,
+): Promise<Record<string, unknown> | InputRequiredResult> {
   if (name.startsWith(WORKFLOW_PREFIX)) {
     const workflow = name.slice(WORKFLOW_PREFIX.length);
     const workflows = await call("workflow.list", {}) as WorkflowList;
@@ -112,8 +118,9 @@ export async function getPrompt(
     namespace: upstream.namespace,
     method: "prompts/get",
     params: { name: upstream.prompt, arguments: args },
+    ...(host === undefined ? {} : { host }),
   }) as { value: Record<string, unknown> };
-  return answer.value;
+  return inputRequiredOf(answer.value) ?? answer.value;
 }
 
 /** A `completion/complete` reference. */

@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { InputRequiredResult } from "@modelcontextprotocol/server";
+import { type HostRoundParams, inputRequiredOf } from "./host_round.ts";
 import type { GatewayCall } from "./gateway_call.ts";
 import type { RunDocument } from "../protocol/run_document.ts";
 
@@ -164,8 +166,15 @@ export class UnknownResourceError extends Error {
   }
 }
 
-/** Reads one resource. */
-export async function readResource(call: GatewayCall, uri: string): Promise<ReadContent[]> {
+/**
+ * Reads one resource. `host` (a surface that passes input) goes with an upstream's read, whose
+ * input-required answer then comes back as it is.
+ */
+export async function readResource(
+  call: GatewayCall,
+  uri: string,
+  host?: HostRoundParams,
+): Promise<ReadContent[] | InputRequiredResult> {
   if (uri === "gateway://guide") {
     const guide = await call("guide", { for: "mcp" }) as { text: string };
     return [{ uri, mimeType: "text/markdown", text: guide.text }];
@@ -195,6 +204,11 @@ export async function readResource(call: GatewayCall, uri: string): Promise<Read
   }
   const upstream = splitNamespacedUri(uri);
   if (!upstream) throw new UnknownResourceError(uri);
-  const answer = await call("upstream.read", upstream) as { contents: ReadContent[] };
+  const answer = await call("upstream.read", {
+    ...upstream,
+    ...(host === undefined ? {} : { host }),
+  }) as { contents: ReadContent[] };
+  const asked = inputRequiredOf(answer);
+  if (asked !== null) return asked;
   return answer.contents.map((c) => ({ ...c, uri: namespacedUri(upstream.namespace, c.uri) }));
 }

@@ -54,6 +54,11 @@ export class McpSession {
     return this.server.getNegotiatedProtocolVersion() ?? LATEST_LEGACY_REVISION;
   }
 
+  /** The level the client set with `logging/setLevel`, or null before it set one. */
+  get logLevel(): LogLevel | null {
+    return this.#logLevel;
+  }
+
   /** Records `logging/setLevel`. */
   setLogLevel(level: LogLevel): void {
     this.#logLevel = level;

@@ -13,6 +13,7 @@ import type { ToolResultShape } from "./content_for_revision.ts";
 import type { CallTurn } from "./call_turn.ts";
 import type { ListedResource, ListedTemplate, ReadContent } from "./mcp_resources.ts";
 import type { CompletionRef, ListedPrompt } from "./mcp_prompts.ts";
+import type { HostRoundParams } from "./host_round.ts";
 
 /** A tool as `tools/list` answers it. */
 export interface ListedTool {
@@ -38,6 +39,12 @@ export interface McpSurface {
   readonly toolsChange: boolean;
   /** Whether its resources can be subscribed to (2025 era). */
   readonly subscribable: boolean;
+  /**
+   * Whether the questions of the upstreams it serves go to the client as the upstreams ask
+   * them (their input-required answers, whose `requestState` is the upstream's to verify), as
+   * when it serves upstream tools directly; code mode asks its own (signed) questions.
+   */
+  readonly passesInput: boolean;
   listTools(): Promise<ListedTool[]>;
   /** Calls a tool; an input-required result asks the client first (2026-07-28). */
   call(
@@ -47,11 +54,17 @@ export interface McpSurface {
   ): Promise<ToolResultShape | InputRequiredResult>;
   listResources(): Promise<ListedResource[]>;
   listTemplates(): Promise<ListedTemplate[]>;
-  readResource(uri: string): Promise<ReadContent[]>;
+  /** Reads a resource; `host` when the surface passes input (an upstream may ask it first). */
+  readResource(uri: string, host?: HostRoundParams): Promise<ReadContent[] | InputRequiredResult>;
   /** Starts (`on`) or stops forwarding an upstream resource's changes for `uri`. */
   subscribe(uri: string, on: boolean): Promise<void>;
   listPrompts(): Promise<ListedPrompt[]>;
-  getPrompt(name: string, args: Record<string, string>): Promise<Record<string, unknown>>;
+  /** Gets a prompt; `host` when the surface passes input (an upstream may ask it first). */
+  getPrompt(
+    name: string,
+    args: Record<string, string>,
+    host?: HostRoundParams,
+  ): Promise<Record<string, unknown> | InputRequiredResult>;
   complete(
     ref: CompletionRef,
     argument: { name: string; value: string },

@@ -2,12 +2,18 @@
  * One namespace served as itself (`gateway mcp --expose NS`, `/mcp?expose=NS`): its tools,
  * resources, prompts and completions under their own names — no prefix — for a host that wants
  * a governed proxy of one server. Every call goes through the gateway's `upstream.*` methods, so
- * policy, approvals, limits and history apply as for `--expose tools`; upstream log messages of
- * that namespace are relayed.
+ * policy, approvals, limits and history apply as for `--expose tools`; the upstream's questions
+ * (input-required answers) go to the host as it asked them, and its log messages are relayed.
  * @module
  */
 
-import { ProtocolError, ProtocolErrorCode, UriTemplate } from "@modelcontextprotocol/server";
+import {
+  type InputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  UriTemplate,
+} from "@modelcontextprotocol/server";
+import { type HostRoundParams, inputRequiredOf } from "./host_round.ts";
 import type { UpstreamTool } from "../protocol/wire_views.ts";
 import type { GatewayCall } from "./gateway_call.ts";
 import {
@@ -42,12 +48,22 @@ export function namespaceSurface(call: GatewayCall, namespace: string): McpSurfa
   };
   const upstream = async () =>
     (await call("upstream.resources", {})) as UpstreamListing & { warnings: string[] };
-  const request = async (method: string, params: Record<string, unknown>) =>
-    ((await call("upstream.request", { namespace, method, params })) as { value: unknown }).value;
+  const request = async (
+    method: string,
+    params: Record<string, unknown>,
+    host?: HostRoundParams,
+  ) =>
+    ((await call("upstream.request", {
+      namespace,
+      method,
+      params,
+      ...(host === undefined ? {} : { host }),
+    })) as { value: unknown }).value;
   return {
     instructions: instructionsFor(namespace),
     toolsChange: true,
     subscribable: true,
+    passesInput: true,
     async listTools() {
       return (await refresh()).map((t) => ({
         name: t.name,
@@ -78,7 +94,7 @@ export function namespaceSurface(call: GatewayCall, namespace: string): McpSurfa
       return (await upstream()).templates.filter((t) => t.namespace === namespace)
         .map(({ namespace: _ns, ...t }) => t);
     },
-    async readResource(uri): Promise<ReadContent[]> {
+    async readResource(uri, host): Promise<ReadContent[] | InputRequiredResult> {
       const { resources, templates } = await upstream();
       const known = resources.some((r) => r.namespace === namespace && r.uri === uri) ||
         templates.some((t) =>
@@ -90,8 +106,12 @@ export function namespaceSurface(call: GatewayCall, namespace: string): McpSurfa
           `namespace ${namespace} lists no such resource or template (resources/list shows them)`,
         );
       }
-      const answer = await call("upstream.read", { namespace, uri }) as { contents: ReadContent[] };
-      return answer.contents;
+      const answer = await call("upstream.read", {
+        namespace,
+        uri,
+        ...(host === undefined ? {} : { host }),
+      }) as { contents: ReadContent[] };
+      return inputRequiredOf(answer) ?? answer.contents;
     },
     async subscribe(uri, on) {
       await request(on ? "resources/subscribe" : "resources/unsubscribe", { uri });
@@ -99,12 +119,13 @@ export function namespaceSurface(call: GatewayCall, namespace: string): McpSurfa
     async listPrompts() {
       return await request("prompts/list", {}) as ListedPrompt[];
     },
-    async getPrompt(name, args) {
+    async getPrompt(name, args, host) {
       const prompts = await request("prompts/list", {}) as ListedPrompt[];
       if (!prompts.some((p) => p.name === name)) {
         throw new UnknownPromptError(name, prompts.map((p) => p.name));
       }
-      return await request("prompts/get", { name, arguments: args }) as Record<string, unknown>;
+      const answer = await request("prompts/get", { name, arguments: args }, host);
+      return inputRequiredOf(answer) ?? answer as Record<string, unknown>;
     },
     async complete(ref, argument, context): Promise<Completion> {
       const answer = await request("completion/complete", {

@@ -8,6 +8,7 @@ import type { CompleteResult, GetPromptResult } from "@modelcontextprotocol/serv
 import { answering } from "./mcp_errors.ts";
 import type { CompletionRef } from "./mcp_prompts.ts";
 import type { McpServerParts } from "./mcp_server_parts.ts";
+import { hostRoundOf } from "./host_round.ts";
 
 /** Registers the prompt and completion methods on the session's server. */
 export function registerPromptMethods(parts: McpServerParts): void {
@@ -19,12 +20,13 @@ export function registerPromptMethods(parts: McpServerParts): void {
   );
   server.setRequestHandler(
     "prompts/get",
-    (request) =>
+    (request, ctx) =>
       answering(async () =>
-        // A prompt as its upstream (or the gateway) built it.
+        // A prompt as its upstream (or the gateway) built it, or the upstream's question.
         await surface.getPrompt(
           request.params.name,
           request.params.arguments ?? {},
+          surface.passesInput ? hostRoundOf(session, ctx) : undefined,
         ) as GetPromptResult
       ),
   );

@@ -20,7 +20,7 @@ export function proxySurface(call: GatewayCall): McpSurface {
   let listed: ProxyTool[] = [];
   const refresh = async () => (listed = await listProxyTools(call));
   return {
-    ...gatewayContent(call),
+    ...gatewayContent(call, true),
     instructions: PROXY_INSTRUCTIONS,
     toolsChange: true,
     async listTools() {

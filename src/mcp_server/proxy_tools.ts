@@ -2,13 +2,17 @@
  * The proxy exposure (`gateway mcp --expose tools`, `/mcp?expose=tools`): every upstream tool
  * listed directly as `<namespace>__<tool>`, for hosts that cannot write code. Calls go through
  * the gateway's `upstream.call`, so policy, approvals and per-call limits apply as in scripts,
- * and the upstream's own content blocks come back unchanged (then adapted per revision).
+ * and the upstream's own content blocks come back unchanged (then adapted per revision); its
+ * questions go to the host.
  * @module
  */
 
 import type { UpstreamTool } from "../protocol/wire_views.ts";
+import type { InputRequiredResult } from "@modelcontextprotocol/server";
 import type { ContentBlock, ToolResultShape } from "./content_for_revision.ts";
-import type { GatewayCall, NotificationSink } from "./gateway_call.ts";
+import type { GatewayCall } from "./gateway_call.ts";
+import type { CallTurn } from "./call_turn.ts";
+import { inputRequiredOf } from "./host_round.ts";
 
 /** A listed proxy tool with where it goes. */
 export interface ProxyTool extends UpstreamTool {
@@ -38,23 +42,30 @@ export async function listProxyTools(call: GatewayCall): Promise<ProxyTool[]> {
   return nameProxyTools(answer.tools);
 }
 
-/** Calls one upstream tool and answers its envelope as a tool result. */
+/**
+ * Calls one upstream tool for the host of `turn` and answers its envelope as a tool result. The
+ * host answers the upstream's questions itself: its capabilities, answers and state go with
+ * the call, and an input-required answer comes back as the upstream sent it.
+ */
 export async function callProxyTool(
   call: GatewayCall,
   tool: ProxyTool,
   args: Record<string, unknown>,
-  sink: NotificationSink,
-): Promise<ToolResultShape> {
+  turn: CallTurn,
+): Promise<ToolResultShape | InputRequiredResult> {
   const raw = await call("upstream.call", {
     namespace: tool.namespace,
     tool: tool.name,
     args,
-  }, sink) as {
+    host: turn.host(),
+  }, turn) as {
     content?: ContentBlock[];
     structuredContent?: unknown;
     isError?: boolean;
     _meta?: Record<string, unknown>;
   };
+  const asked = inputRequiredOf(raw);
+  if (asked !== null) return asked;
   return {
     content: Array.isArray(raw.content) ? raw.content : [],
     // MCP's structuredContent is an object; a local tool's plain value is in its text block.

@@ -9,6 +9,7 @@
 import type { ReadResourceResult } from "@modelcontextprotocol/server";
 import { answering } from "./mcp_errors.ts";
 import type { McpServerParts } from "./mcp_server_parts.ts";
+import { hostRoundOf } from "./host_round.ts";
 
 /** Registers the resource methods on the session's server. */
 export function registerResourceMethods(parts: McpServerParts): void {
@@ -24,13 +25,17 @@ export function registerResourceMethods(parts: McpServerParts): void {
   );
   server.setRequestHandler(
     "resources/read",
-    (request) =>
-      answering(async () => ({
+    (request, ctx) =>
+      answering(async () => {
+        const read = await surface.readResource(
+          request.params.uri,
+          surface.passesInput ? hostRoundOf(session, ctx) : undefined,
+        );
+        // An upstream's question goes to the host as the upstream asked it.
+        if (!Array.isArray(read)) return read as unknown as ReadResourceResult;
         // Each content carries `text` or `blob`, as its server (or the gateway) made it.
-        contents: await surface.readResource(request.params.uri) as ReadResourceResult[
-          "contents"
-        ],
-      })),
+        return { contents: read as ReadResourceResult["contents"] };
+      }),
   );
   if (session.era !== "legacy") return;
   server.setRequestHandler("resources/subscribe", (request) =>

@@ -22,7 +22,7 @@ import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
 import type { RunDocument, RunningDocument } from "../protocol/run_document.ts";
 import type { PendingApproval } from "../protocol/wire_views.ts";
 import { heldCallText } from "./call_turn.ts";
-import { declaredCapabilities } from "./call_turn.ts";
+import { declaredCapabilities } from "./host_round.ts";
 import type { CodeSurface } from "./code_surface.ts";
 import { adaptToolResult } from "./content_for_revision.ts";
 import type { GatewayCall } from "./gateway_call.ts";

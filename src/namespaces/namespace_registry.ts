@@ -242,9 +242,12 @@ export class NamespaceRegistry {
         ? ""
         : ` (namespace "${ns.name}" is ${describeStatus(ns.status)})`;
       if (ns.status.state !== "ready" && ns.catalogue.tools.length === 0) {
+        const why = ns.status.state === "failed"
+          ? `cannot be used: ${ns.status.reason}`
+          : `is ${describeStatus(ns.status)}`;
         throw new ToolCallError(
           "NamespaceUnavailable",
-          `Namespace "${ns.name}" is unavailable${status}; tool "${toolName}" cannot be called now`,
+          `Namespace "${ns.name}" ${why}; tool "${toolName}" cannot be called now`,
         );
       }
       // The nearest names in this namespace, and the same or near names in the others

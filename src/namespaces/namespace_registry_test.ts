@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { NamespaceRegistry } from "./namespace_registry.ts";
-import { type Namespace, ToolCallError, type ToolCallResult } from "./namespace.ts";
+import {
+  type Namespace,
+  NO_CAPABILITIES,
+  ToolCallError,
+  type ToolCallResult,
+} from "./namespace.ts";
 import type { ToolDescriptor } from "../protocol/catalogue.ts";
 import { toolDescriptor } from "../../test/support/tool_descriptor.ts";
 
@@ -11,6 +16,7 @@ function fakeNamespace(name: string, tools: string[]): Namespace & { setTools(t:
   return {
     name,
     kind: "local",
+    capabilities: NO_CAPABILITIES,
     status: () => ({ state: "ready" }),
     catalogue: () => ({ tools: descriptors, declarations: "", warnings: [] }),
     start: () => Promise.resolve(),

@@ -41,6 +41,27 @@ export interface ToolDescriptor {
   outputSchema?: JsonSchema;
   /** MCP tool annotations (`destructiveHint`, …), used by policy rules. */
   annotations?: Record<string, unknown>;
+  /** What a call needs to be allowed (an API's security requirements); absent: nothing. */
+  security?: ToolSecurity;
+}
+
+/**
+ * What a tool needs to be allowed (an HTTP API's security requirements, in words) and whether
+ * the gateway's configuration provides it: `by` where it does, `fix` what to add where not.
+ */
+export type ToolSecurity =
+  | { needs: string; satisfied: true; by: string }
+  | { needs: string; satisfied: false; fix: string };
+
+/**
+ * A tool's security on one line, for listings and `describe`:
+ * `needs oauth2 "auth" (scopes write): provided by headers."Authorization"`, or
+ * `needs …: not configured — add …`.
+ */
+export function securityLine(security: ToolSecurity): string {
+  return security.satisfied
+    ? `needs ${security.needs}: provided by ${security.by}`
+    : `needs ${security.needs}: not configured — ${security.fix}`;
 }
 
 /** Everything a namespace currently exposes; replaced whole when it changes. */

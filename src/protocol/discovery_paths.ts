@@ -38,6 +38,8 @@ export interface DiscoveryToolItem extends DiscoveryItemBase {
   namespace: DiscoveryNamespace;
   /** The tool's identifier under `tools.<ns>.`. */
   identifier: string;
+  /** What a call needs to be allowed and whether the configuration provides it, in one line. */
+  security?: string;
 }
 
 /** A named script as discovery shows it. */

@@ -29,6 +29,8 @@ export interface SearchHit {
   signature: string;
   /** First line of the description. */
   description: string;
+  /** A tool's security needs, in one line, when it has any (an HTTP API's operation). */
+  security?: string;
 }
 
 /** One page of hits, with the total and the offset of the next page (null on the last). */
@@ -175,6 +177,7 @@ function toHit(entry: DiscoveryItem): SearchHit {
     kind: entry.kind,
     signature: entry.signature,
     description: entry.summary,
+    ...(entry.kind === "tool" && entry.security !== undefined ? { security: entry.security } : {}),
   };
 }
 

@@ -24,6 +24,8 @@ const runOptionsShape = {
   client: z.string().max(200).optional(),
   /** Ask for `run.output` notifications while the run goes on. */
   stream: z.boolean().optional(),
+  /** Ask for `run.waiting` notifications: what the run waits for before it starts. */
+  progress: z.boolean().optional(),
   /** W3C trace context of the caller: the run's span becomes its child (OpenTelemetry). */
   traceparent: z.string().regex(
     /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/,

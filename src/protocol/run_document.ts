@@ -78,6 +78,11 @@ export interface RunDocument {
   error?: RunError;
   /** "failed" when the history write did not commit; the run itself still stands. */
   history?: "saved" | "failed";
+  /**
+   * In a `wait` answer: how many characters at the start of `stdout` a yielded answer of this
+   * run already delivered, so `gateway wait` prints only the rest.
+   */
+  stdoutYielded?: number;
 }
 
 /** What a yielded run answers while it is still going (`yieldAfterMs`). */

@@ -15,6 +15,13 @@ export interface RawToolResult {
   [key: string]: unknown;
 }
 
+/** A JSON-RPC error as an upstream sent it. */
+export interface UpstreamRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
 /** Progress an upstream reported for a call in flight. */
 export interface ToolProgress {
   progress: number;
@@ -31,14 +38,20 @@ export class ToolCallError extends Error {
   readonly kind: FailureKind;
   /** The envelope when the tool answered with `isError`. */
   readonly raw: RawToolResult | undefined;
+  /**
+   * The upstream's own JSON-RPC error when it refused the request: a host the namespace is
+   * served to as itself gets that error as it is.
+   */
+  readonly upstreamError: UpstreamRpcError | undefined;
   constructor(
     kind: FailureKind,
     message: string,
-    options?: { raw?: RawToolResult; cause?: unknown },
+    options?: { raw?: RawToolResult; cause?: unknown; upstreamError?: UpstreamRpcError },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ToolCallError";
     this.kind = kind;
     this.raw = options?.raw;
+    this.upstreamError = options?.upstreamError;
   }
 }

@@ -49,6 +49,7 @@ import { createScriptRunner } from "./gateway_runner.ts";
 import { idlePolicyRules } from "./config_warnings.ts";
 import { namespacesUsed, type ScriptUsage, USES_EVERYTHING } from "../exec/script_analysis.ts";
 import { CatalogueViews } from "./catalogue_views.ts";
+import { CheckedShapes } from "./checked_shapes.ts";
 
 export type { GatewayPaths };
 export type { RunEvent, ToolCallEvent };
@@ -77,6 +78,7 @@ export class GatewayCore {
   readonly #store: GatewayStore;
   readonly #checker: ScriptCheckerWorker;
   readonly #dispatcher: ToolDispatcher;
+  readonly #checkedShapes: CheckedShapes;
   readonly #namespaces: NamespaceSetup;
   readonly #rootWatcher: RootWatcher;
   readonly #views: CatalogueViews;
@@ -100,12 +102,19 @@ export class GatewayCore {
     paths: GatewayPaths,
     loaded: LoadedConfig,
     log: Logger,
-    options: { token?: string } = {},
+    options: {
+      token?: string;
+      /**
+       * The type checker, when the server started it ahead of the core (its process boots
+       * while the core loads); made here otherwise.
+       */
+      checker?: ScriptCheckerWorker;
+    } = {},
   ): Promise<GatewayCore> {
     const approvals = new Approvals();
     const token = options.token ?? null;
     const state = await openGatewayState(paths, loaded, { token, approvals, log });
-    const core = new GatewayCore(paths, loaded, log, approvals, token, state);
+    const core = new GatewayCore(paths, loaded, log, approvals, token, state, options.checker);
     await core.#begin();
     return core;
   }
@@ -117,6 +126,7 @@ export class GatewayCore {
     approvals: Approvals,
     token: string | null,
     state: OpenedState,
+    checker: ScriptCheckerWorker | undefined,
   ) {
     this.paths = paths;
     this.#loaded = loaded;
@@ -129,7 +139,7 @@ export class GatewayCore {
     this.#ledger = state.ledger;
     this.#runtimeDir = state.runtimeDir;
     this.workflows = new WorkflowsOnDemand(state.store.workflows, paths.root.dir);
-    this.#checker = ScriptCheckerWorker.start({
+    this.#checker = checker ?? ScriptCheckerWorker.start({
       cacheDir: join(paths.dataDir, "cache"),
       idleMs: () => this.config.exec.checkerIdleMs,
     });
@@ -139,6 +149,10 @@ export class GatewayCore {
       log: (message, fields) => this.log.warn(message, fields),
       root: paths.root.dir,
     });
+    this.#checkedShapes = new CheckedShapes(
+      join(paths.dataDir, "cache", "checked-shapes.json"),
+      { warn: (message) => log.warn(message) },
+    );
     this.#dispatcher = new ToolDispatcher({
       registry: this.registry,
       policy,
@@ -147,6 +161,7 @@ export class GatewayCore {
         await this.#globalsReady;
         return await this.#checker.check(source);
       },
+      checkedShapes: this.#checkedShapes,
     });
     this.#namespaces = new NamespaceSetup({
       paths,
@@ -155,6 +170,11 @@ export class GatewayCore {
       loaded: () => this.#loaded,
       onSpawn: (pid) => this.#ledger.record(pid),
       protocolLogs: this.protocolLogs,
+      // The first runs' own work: the checker's warm-up for a typed one, then the runs.
+      startupWork: async () => {
+        await this.#checker.warming();
+        await this.#tracker.idle();
+      },
     });
     this.#views = new CatalogueViews(this.registry, join(paths.root.dir, "scripts"), log);
     this.#rootWatcher = new RootWatcher(paths.root, {
@@ -282,10 +302,12 @@ export class GatewayCore {
    * types, so a run right after start-up sees every tool that is about to be ready.
    */
   async catalogueReady(usage?: ScriptUsage): Promise<void> {
-    await this.registry.settled(
-      STARTING_WAIT_MS,
-      usage === undefined ? undefined : namespacesUsed(usage, this.registry.typed()),
-    );
+    const used = usage === undefined ? undefined : namespacesUsed(usage, this.registry.typed());
+    // A run that may use an MCP namespace waits for it, not for the rest of the start.
+    if (used === undefined || [...used].some((name) => this.registry.get(name)?.kind === "mcp")) {
+      this.#namespaces.releaseUpstreams();
+    }
+    await this.registry.settled(STARTING_WAIT_MS, used);
     if (this.registry.changePending || this.#views.stale) this.#catalogueChanged();
     await this.#globalsReady;
   }
@@ -392,6 +414,7 @@ export class GatewayCore {
     await this.registry.stopAll();
     await this.#namespaces.close();
     await this.#checker.close();
+    await this.#checkedShapes.close();
     this.shared?.close();
     if (this.#store.kind === "postgres") {
       await this.#store.close().catch((error) =>

@@ -188,6 +188,8 @@ export function createScriptRunner(core: RunnerHost, parts: RunnerParts): Script
     outputFields: (namespace, tool) => core.searchIndex().entries.outputFields(namespace, tool),
     discovery: () => core.discoveryData(),
     prepare: (source, inline) => checker.prepare(source, { inline, resultFunction: RESULT_HOOK }),
+    checkerWarm: () => checker.warm,
+    startChecker: () => checker.ready().catch(() => {}),
     check: async (prepared) => {
       const before = snapshotId();
       const diagnostics = await check(prepared, before);

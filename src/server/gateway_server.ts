@@ -9,6 +9,7 @@
  */
 
 import type { LoadedConfig } from "../config/config_loader.ts";
+import { registerServer, withdrawServer } from "../config/server_registry.ts";
 import { GATEWAY_VERSION } from "../protocol/gateway_version.ts";
 import { ServerStartError } from "./server_start_error.ts";
 
@@ -17,6 +18,8 @@ import type { Logger } from "../logger.ts";
 import type { GatewayCore } from "./gateway_core.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ServerParts } from "./server_parts.ts";
+import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
+import { join } from "node:path";
 import { bootHealth } from "./boot_health.ts";
 import type { Listener } from "./http_routes.ts";
 import { openListeners, type ServerListeners } from "./server_listeners.ts";
@@ -42,6 +45,13 @@ const DEFAULT_PORT = 9420;
  * client asks again); under the CLI's 2 s probe timeout.
  */
 const HEALTH_WAIT_MS = 1000;
+
+/**
+ * How long the type checker's process, started with the server, is kept for a first run that
+ * does not come (then its memory goes back until a run needs it); never longer than
+ * `exec.checkerIdleMs`.
+ */
+const CHECKER_PRELOAD_GRACE_MS = 30_000;
 
 /** How long runs in flight may finish after SIGTERM before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -182,7 +192,7 @@ async function startLocked(
   // hostile_client_test). Until the parts are up, a signal ends the start.
   let onSignal = (): void => {
     log.info("signal received while starting; exiting");
-    removeServerState(paths.dataDir, Deno.pid).finally(() => Deno.exit(0));
+    unpublish(paths).finally(() => Deno.exit(0));
   };
   const signalled = () => onSignal();
   const dropSignals = () => {
@@ -233,8 +243,22 @@ async function startLocked(
     version: GATEWAY_VERSION,
     startedAt: new Date().toISOString(),
   });
+  // Listed by root, so a CLI in another environment (an MCP host's) finds this server.
+  const unlisted = registerServer({ root: paths.root.dir, dataDir: paths.dataDir, pid: Deno.pid });
+  if (unlisted !== null) log.warn(unlisted);
   log.info("gateway listening", { host: config.host, port, root: paths.root.dir });
+  let checker: ScriptCheckerWorker | undefined;
   try {
+    // The type checker's process boots beside the parts: every run starts by parsing its
+    // script there, and loading TypeScript takes that process longer than the parts take here.
+    const { ScriptCheckerWorker }: typeof import("../exec/script_checker_worker.ts") = await import(
+      new URL("../exec/script_checker_worker.ts", import.meta.url).href
+    );
+    checker = ScriptCheckerWorker.start({
+      cacheDir: join(paths.dataDir, "cache"),
+      idleMs: () => (parts?.core.config ?? config).exec.checkerIdleMs,
+    });
+    checker.preload(Math.min(CHECKER_PRELOAD_GRACE_MS, config.exec.checkerIdleMs));
     // A computed specifier: a literal `import()` puts the parts' whole graph (≈ 150 modules and
     // their npm packages) into the graph Deno resolves when this module loads, before listening.
     const { importServerParts }: typeof import("./staged_import.ts") = await import(
@@ -249,12 +273,14 @@ async function startLocked(
       port: () => port,
       requestStop: () => onSignal(),
       sessions,
+      checker,
     });
     booted.resolve(parts);
   } catch (error) {
     dropSignals();
     booted.reject(error);
-    await removeServerState(paths.dataDir, Deno.pid);
+    await checker?.close();
+    await unpublish(paths);
     await closeListeners();
     throw error;
   }
@@ -274,7 +300,7 @@ async function startLocked(
   };
   const stop = () => {
     stopping ??= (async () => {
-      await removeServerState(paths.dataDir, Deno.pid);
+      await unpublish(paths);
       // Stop taking work, give runs in flight a grace period, then cancel what is left
       // (RELIABILITY SVC-03).
       // The listener stays open meanwhile so their callers get their answers.
@@ -323,4 +349,10 @@ function credentialed(
     [...cookie.matchAll(/gateway_session_\d+=([0-9a-f]+)/g)].some((m) =>
       options.sessions.isSession(m[1]!)
     );
+}
+
+/** Removes what this server published about itself: `server.json` and its registry entry. */
+async function unpublish(paths: GatewayPaths): Promise<void> {
+  withdrawServer({ root: paths.root.dir, dataDir: paths.dataDir, pid: Deno.pid });
+  await removeServerState(paths.dataDir, Deno.pid);
 }

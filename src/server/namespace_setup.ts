@@ -9,24 +9,29 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { ApiConfig, GatewayConfig, McpServerConfig } from "../config/gateway_config.ts";
 import type { LoadedConfig } from "../config/config_loader.ts";
+import { blockedReason } from "../config/config_value.ts";
+import { envFilePath } from "../config/env_file.ts";
 import { runtimeDirFor } from "../config/runtime_dir.ts";
 import type { Logger } from "../logger.ts";
 import { foundOsSandboxTools, OsSandbox } from "../process/os_sandbox.ts";
 import { withRealPath } from "../process/sandbox_view.ts";
 import type { Namespace } from "../namespaces/namespace.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
+import { BlockedNamespace } from "../namespaces/blocked_namespace.ts";
 import { LocalNamespace } from "../namespaces/local/local_namespace.ts";
 import { ToolDirectoryWatcher } from "../namespaces/local/tool_directory_watcher.ts";
 import { ToolModuleSignatures } from "../namespaces/local/tool_module_signatures.ts";
 import { SharedToolHosts } from "../namespaces/local/shared_tool_host.ts";
 import { DeferredMcpNamespace } from "../namespaces/mcp/deferred_mcp_namespace.ts";
 import type { ProtocolLogs } from "../namespaces/mcp/protocol_log.ts";
-import {
-  cacheRenderedSchemasIn,
-  renderSchemasInChildProcess,
-} from "../namespaces/kind_support/schema_to_typescript.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import type { ConfigDiff } from "./root_watcher.ts";
+
+/**
+ * Longest the MCP servers wait for the gateway's own start (its tool modules loading) before
+ * they start anyway: a module that hangs at import must not hold them for its load timeout.
+ */
+const UPSTREAM_WAIT_MAX_MS = 1000;
 
 /** Builds an `apis` namespace; loaded on demand. */
 type ApiFactory = (name: string, api: ApiConfig) => Namespace;
@@ -42,6 +47,11 @@ export interface NamespaceSetupOptions {
   onSpawn: (pid: number) => void;
   /** Where each MCP namespace's traffic is kept for the dashboard. */
   protocolLogs?: ProtocolLogs;
+  /**
+   * The gateway's own start-up work still in flight besides the tool modules (the type
+   * checker's warm-up for a first typed run): the MCP servers start after it too (bounded).
+   */
+  startupWork?: () => Promise<void>;
 }
 
 /** Adds, replaces and removes namespaces as the root and its config say. */
@@ -56,20 +66,22 @@ export class NamespaceSetup {
   readonly #sandbox: OsSandbox;
   #watcher: ToolDirectoryWatcher | null = null;
   /**
-   * Resolved a turn after the first `startAll()`, when the server answers: the MCP namespaces
-   * load their code (the SDK, ajv: ≈ 150 ms) after it, not on the start path (issue 12).
+   * Released once the gateway's own start is over — every tool module loaded or failed, then
+   * `startupWork`; at most `UPSTREAM_WAIT_MAX_MS` after the server answers — or at once when a
+   * run needs an MCP namespace (`releaseUpstreams`). The MCP namespaces load their code (the
+   * SDK, ajv) and start their servers after it: on two cores an upstream's own start (a `node`
+   * process and its SDK) costs as much CPU as the gateway's, and would take it from the first
+   * runs.
    */
-  readonly #started = Promise.withResolvers<void>();
-  readonly #stopSchemaRenderer: () => Promise<void>;
+  readonly #upstreams = Promise.withResolvers<void>();
+  /** Ends the wait for the gateway's own start (`stop()`). */
+  #ownStartTimer: ReturnType<typeof setTimeout> | undefined;
   #openApi: ApiFactory | null = null;
   #graphql: ApiFactory | null = null;
 
   constructor(options: NamespaceSetupOptions) {
     this.#options = options;
     this.#signatures = new ToolModuleSignatures({ cacheDir: this.#cacheDir });
-    cacheRenderedSchemasIn(join(this.#cacheDir, "schema-types"));
-    // The generator's memory leaves with its process after a first start (issue 12).
-    this.#stopSchemaRenderer = renderSchemasInChildProcess();
     // Private, short (socket paths), and swept of a dead server's leftovers at start.
     const socketDir = runtimeDirFor(options.paths.dataDir);
     // Every server's scratch space of this user: no tool host sees it (but its own socket).
@@ -124,14 +136,39 @@ export class NamespaceSetup {
       registry.add(this.#mcpNamespace(name, server));
     }
     for (const [name, api] of Object.entries(this.#config.apis)) this.#addApi(name, api);
+    await this.#addBlocked();
     // Listed before start-up ends, so the first request already waits for every module.
     try {
       for (const { name, file } of await listing) this.#addLocal(name, file);
     } catch (error) {
       log.error("cannot watch the tools directory", { error: String(error) });
     }
+    const modules = new Set(
+      registry.list().filter((ns) => ns instanceof LocalNamespace).map((ns) => ns.name),
+    );
     // A timer, not a microtask: the caller finishes the start (and the server answers) first.
-    setTimeout(() => this.#started.resolve(), 0);
+    this.#ownStartTimer = setTimeout(() => {
+      this.#ownStartTimer = setTimeout(() => this.#upstreams.resolve(), UPSTREAM_WAIT_MAX_MS);
+      this.#ownStart(modules).finally(() => {
+        clearTimeout(this.#ownStartTimer);
+        this.#upstreams.resolve();
+      });
+    }, 0);
+  }
+
+  /** The gateway's own start: the tool modules `modules` settled, then `startupWork`. */
+  async #ownStart(modules: ReadonlySet<string>): Promise<void> {
+    try {
+      await this.#options.registry.settled(UPSTREAM_WAIT_MAX_MS, modules);
+      await this.#options.startupWork?.();
+    } catch (error) {
+      this.#options.log.warn("the MCP servers start without waiting", { error: String(error) });
+    }
+  }
+
+  /** Lets the MCP servers start now: a run waits for one of them (see `#upstreams`). */
+  releaseUpstreams(): void {
+    this.#upstreams.resolve();
   }
 
   /**
@@ -142,6 +179,13 @@ export class NamespaceSetup {
     const { registry } = this.#options;
     const next = this.#config;
     await this.#loadApiKinds(next);
+    // An entry no longer blocked is added below as what it is, under the same name.
+    const blocked = new Set(this.#options.loaded().blocked.map((b) => b.name));
+    for (const namespace of registry.list()) {
+      if (namespace instanceof BlockedNamespace && !blocked.has(namespace.name)) {
+        await registry.remove(namespace.name);
+      }
+    }
     for (const name of diff.mcpChanged) {
       const server = next.mcpServers[name]!;
       await registry.remove(name);
@@ -170,6 +214,24 @@ export class NamespaceSetup {
       await registry.remove(name);
       this.#addLocal(name, join(this.#rootDir, "tools", `${name}.ts`));
     }
+    await this.#addBlocked();
+  }
+
+  /**
+   * Adds (or updates) a namespace for each `mcpServers` and `apis` entry an unset variable
+   * blocks, unless a tool module has its name; one still served from before is stopped first.
+   */
+  async #addBlocked(): Promise<void> {
+    const { registry } = this.#options;
+    const envFile = envFilePath(this.#rootDir);
+    for (const entry of this.#options.loaded().blocked) {
+      if (entry.section === "mcpServers" && this.#hasToolModule(entry.name)) continue;
+      const reason = blockedReason(entry, envFile);
+      const existing = registry.get(entry.name);
+      if (existing instanceof BlockedNamespace && existing.reason === reason) continue;
+      if (existing !== undefined) await registry.remove(entry.name);
+      registry.add(new BlockedNamespace(entry.name, entry.kind, reason));
+    }
   }
 
   /**
@@ -191,17 +253,18 @@ export class NamespaceSetup {
 
   /** Stops watching the tools directory and the signature worker. */
   async stop(): Promise<void> {
+    clearTimeout(this.#ownStartTimer);
+    this.#upstreams.resolve();
     await this.#watcher?.stop();
   }
 
   /**
-   * Ends the shared tool host, the signature extraction worker and the schema render process
-   * (after the namespaces stopped).
+   * Ends the shared tool host and the signature extraction worker (after the namespaces
+   * stopped).
    */
   async close(): Promise<void> {
     await this.#sharedToolHosts.stop();
     await this.#signatures.close();
-    await this.#stopSchemaRenderer();
   }
 
   /** Loads the namespace code the config's `apis` entries need, once. */
@@ -279,7 +342,7 @@ export class NamespaceSetup {
       onSpawn,
       ...(protocolLogs ? { protocolLog: protocolLogs.for(name) } : {}),
       dataDir: paths.dataDir,
-      loadAfter: this.#started.promise,
+      loadAfter: this.#upstreams.promise,
     });
   }
 }

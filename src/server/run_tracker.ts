@@ -38,6 +38,10 @@ export class RunTracker {
   readonly #runListeners = new Set<(event: RunEvent) => void>();
   readonly #toolCallWatchers = new Map<string, (event: ToolCallEvent) => void>();
   #shuttingDown = false;
+  /** Runs started and not yet answered. */
+  #inFlight = 0;
+  /** Waiters for a moment with no run in flight. */
+  #idleWaiters: (() => void)[] = [];
 
   constructor(options: {
     runner: () => ScriptRunner;
@@ -67,6 +71,11 @@ export class RunTracker {
       );
     }
     const handle = runner.start(request);
+    this.#inFlight++;
+    handle.done.catch(() => {}).finally(() => {
+      if (--this.#inFlight > 0) return;
+      for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    });
     this.#emitRun({ event: "started", runId: handle.runId, client: request.client });
     this.#shared?.runStarted({
       runId: handle.runId,
@@ -90,6 +99,12 @@ export class RunTracker {
       this.#finished.add(doc);
     });
     return handle;
+  }
+
+  /** Resolves once no run is in flight (at once when none is). */
+  idle(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /** Refuses new runs from now on. */

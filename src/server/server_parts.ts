@@ -13,6 +13,7 @@ import { GatewayCore, type GatewayPaths } from "./gateway_core.ts";
 import { createHttpRoutes, type Listener } from "./http_routes.ts";
 import { createRouter } from "./method_table.ts";
 import type { DashboardSessions } from "./ui/dashboard_sessions.ts";
+import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 
 /** The started core and what serves it. */
 export interface ServerParts {
@@ -34,9 +35,14 @@ export async function startServerParts(options: {
   requestStop: () => void;
   /** The dashboard's sign-in codes and sessions, which the TCP front consults too. */
   sessions: DashboardSessions;
+  /** The type checker, started before the parts loaded. */
+  checker?: ScriptCheckerWorker;
 }): Promise<ServerParts> {
   const { log, token } = options;
-  const core = await GatewayCore.start(options.paths, options.loaded, log, { token });
+  const core = await GatewayCore.start(options.paths, options.loaded, log, {
+    token,
+    ...(options.checker ? { checker: options.checker } : {}),
+  });
   const router = createRouter();
   const mcpOptions: Omit<Parameters<typeof createMcpHttpHandler>[0], "codec"> = {
     // Answers and notifications leave with the config's secrets masked (issue 9, item 4).

@@ -3,8 +3,7 @@
  * steps: evaluating a module graph blocks the thread, so one big `import()` would hold
  * `/health` (already listening) for the whole load. Leaf packages come first, each its own
  * step; a module missing from the list is still loaded, only in a longer step. What the parts
- * load on first use (the MCP endpoint, workflows, the schema renderer, the MCP namespace code)
- * is not listed.
+ * load on first use (the MCP endpoint, workflows, the MCP namespace code) is not listed.
  * @module
  */
 

@@ -17,6 +17,8 @@ import type {
   ResolvedTool,
 } from "../namespaces/namespace_registry.ts";
 import {
+  hasResources,
+  type HostRound,
   type Namespace,
   type NamespaceStatus,
   type PreparedCall,
@@ -25,7 +27,13 @@ import {
   type ToolProgress,
 } from "../namespaces/namespace.ts";
 import type { CatalogueNamespace } from "../protocol/catalogue.ts";
-import { FittingShapes, localInputProblem, type LocalToolPath } from "../exec/local_input_check.ts";
+import {
+  argumentShape,
+  FittingShapes,
+  localInputProblem,
+  type LocalToolPath,
+} from "../exec/local_input_check.ts";
+import type { CheckedShapes } from "./checked_shapes.ts";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { describeStatus } from "../protocol/catalogue.ts";
 import type { ApprovalDecision } from "./approvals.ts";
@@ -44,6 +52,8 @@ export interface CallOptions {
   onApproval?: (decision: ApprovalDecision) => void;
   /** When the run making the call times out (epoch ms). */
   deadline?: number;
+  /** The caller answers the upstream's questions itself (see {@linkcode HostRound}). */
+  hostRound?: HostRound;
 }
 
 /** What the dispatcher needs from the gateway. */
@@ -57,6 +67,11 @@ export interface ToolDispatcherOptions {
    * (local arguments are then left to the tool to validate).
    */
   check: () => ((source: string) => Promise<Diagnostic[]>) | null;
+  /**
+   * Fitting verdicts kept across restarts (`checked_shapes.ts`): a shape found there needs no
+   * check. Absent = only this process's memory.
+   */
+  checkedShapes?: CheckedShapes;
 }
 
 /** The one wording of a call to a namespace that is not ready. */
@@ -152,7 +167,7 @@ export class ToolDispatcher {
     }
     return (async () => {
       await held;
-      if (!checked) await this.#validateLocalInput(path, args);
+      if (!checked) await this.#validateLocalInput(path, args, typed);
       return await this.#send(target, prepared, tool.originalName, args, options);
     })();
   }
@@ -194,6 +209,7 @@ export class ToolDispatcher {
       callTimeoutMs: options.callTimeoutMs ?? config.exec.callTimeoutMs,
       callMaxMs: config.exec.callMaxMs,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.hostRound ? { hostRound: options.hostRound } : {}),
       // Only a run can wait for a person: a question of the tool's server is held as an
       // approval of the run (outside a run the namespace declines it).
       ...(runId === undefined || namespace.kind !== "mcp" ? {} : {
@@ -242,19 +258,55 @@ export class ToolDispatcher {
    * fails the call as `InvalidToolInput` when it does not fit. Skipped (the tool validates)
    * when the checker is unavailable.
    */
-  async #validateLocalInput(path: LocalToolPath, args: unknown): Promise<void> {
+  async #validateLocalInput(
+    path: LocalToolPath,
+    args: unknown,
+    typed: CatalogueNamespace,
+  ): Promise<void> {
     const check = this.#options.check();
     if (check === null) return;
     const key = this.#fittingShapes.key(path, args);
-    if (key !== null && this.#fittingShapes.has(key)) return;
+    if (key === null) {
+      await this.#checkLocalInput(path, args, check);
+      return;
+    }
+    if (this.#fittingShapes.has(key)) return;
+    const kept = this.#options.checkedShapes;
+    const shape = argumentShape(args);
+    let keptKey: string | null = null;
+    if (kept !== undefined && shape !== null) {
+      await kept.loaded();
+      keptKey = kept.key(typed, path.tool, shape);
+      if (kept.has(keptKey)) {
+        this.#fittingShapes.add(key);
+        return;
+      }
+    }
+    if (!await this.#checkLocalInput(path, args, check)) return;
+    this.#fittingShapes.add(key);
+    // Kept only when the types it was checked against are still the ones keyed: a namespace
+    // that changed meanwhile was checked with its new types.
+    const now = this.#options.registry.typed().find((ns) => ns.name === typed.name);
+    if (kept !== undefined && keptKey !== null && now === typed) kept.add(keptKey);
+  }
+
+  /**
+   * Checks a local tool's argument; throws `InvalidToolInput` when it does not fit, answers
+   * false when the checker could not tell (the tool validates).
+   */
+  async #checkLocalInput(
+    path: LocalToolPath,
+    args: unknown,
+    check: (source: string) => Promise<Diagnostic[]>,
+  ): Promise<boolean> {
     let problem: string | null;
     try {
       problem = await localInputProblem(path, args, check);
     } catch {
-      return;
+      return false;
     }
     if (problem !== null) throw new ToolCallError("InvalidToolInput", problem);
-    if (key !== null) this.#fittingShapes.add(key);
+    return true;
   }
 
   /** Resources of an MCP namespace, for the `resources` global. */
@@ -267,15 +319,14 @@ export class ToolDispatcher {
         registry.typed().find((t) => t.name === n.name)?.identifier === request.namespace
       );
     if (!ns) {
-      const names = registry.list().filter((n) => n.listResources !== undefined)
-        .map((n) => n.name);
+      const names = registry.list().filter(hasResources).map((n) => n.name);
       throw new ToolCallError(
         "UnknownTool",
         `Unknown namespace "${request.namespace}" in resources.${request.op}(): the namespaces ` +
           `with resources are: ${names.join(", ") || "(none)"}`,
       );
     }
-    if (!ns.listResources || !ns.readResource) {
+    if (!hasResources(ns)) {
       throw new ToolCallError(
         "ToolError",
         `Namespace "${ns.name}" has no resources (only MCP servers do)`,

@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
-import { type Namespace, ToolCallError, type ToolCallResult } from "../namespaces/namespace.ts";
+import {
+  type Namespace,
+  NO_CAPABILITIES,
+  ToolCallError,
+  type ToolCallResult,
+} from "../namespaces/namespace.ts";
 import type { GatewayConfig } from "../config/gateway_config.ts";
 import { toolDescriptor } from "../../test/support/tool_descriptor.ts";
 import { Approvals } from "./approvals.ts";
@@ -13,6 +18,7 @@ function echoNamespace() {
   const namespace: Namespace = {
     name: "echo",
     kind: "local",
+    capabilities: NO_CAPABILITIES,
     status: () => ({ state: "ready" }),
     catalogue: () => ({ tools: [toolDescriptor("echo")], declarations: "", warnings: [] }),
     start: () => Promise.resolve(),
@@ -99,6 +105,7 @@ Deno.test("ToolDispatcher judges the request a namespace prepared and sends exac
   const namespace: Namespace = {
     name: "library",
     kind: "graphql",
+    capabilities: NO_CAPABILITIES,
     status: () => ({ state: "ready" }),
     catalogue: () => ({ tools, declarations: "", warnings: [] }),
     start: () => Promise.resolve(),

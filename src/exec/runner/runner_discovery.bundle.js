@@ -247,7 +247,10 @@ function toHit(entry) {
     path: entry.path,
     kind: entry.kind,
     signature: entry.signature,
-    description: entry.summary
+    description: entry.summary,
+    ...entry.kind === "tool" && entry.security !== void 0 ? {
+      security: entry.security
+    } : {}
   };
 }
 var RankedIndex = class {

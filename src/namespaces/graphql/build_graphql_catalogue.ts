@@ -28,8 +28,12 @@ import {
   type ToolDescriptor,
 } from "../namespace.ts";
 import { toIdentifier } from "../../protocol/names.ts";
-import { typeNameFor } from "../kind_support/schema_to_typescript.ts";
-import { jsDoc } from "../kind_support/api_schema_types.ts";
+import {
+  declaration,
+  type SchemaDocument,
+  SchemaTypes,
+  typeNameFor,
+} from "../kind_support/schema_types.ts";
 import { globMatch } from "../kind_support/operation_filter.ts";
 
 /** The argument key that carries a script's own selection set. */
@@ -67,7 +71,7 @@ export function buildGraphqlCatalogue(
     exclude?: readonly string[];
   },
 ): GraphqlCatalogue {
-  const renderer = new GraphqlTypes();
+  const renderer = new GraphqlTypes(schema);
   const tools: ToolDescriptor[] = [];
   const declarations: string[] = [];
   const operations = new Map<string, GraphqlOperation>();
@@ -90,22 +94,17 @@ export function buildGraphqlCatalogue(
         name = renamed;
       }
       const stem = typeNameFor(name);
-      const inputName = renderer.unique(`${stem}Input`);
-      const outputName = renderer.unique(`${stem}Output`);
-      const members = field.args.map((arg) => renderer.argumentMember(arg));
+      const inputName = renderer.types.uniqueTypeName(`${stem}Input`);
+      const outputName = renderer.types.uniqueTypeName(`${stem}Output`);
       const selectable = isObjectLike(field.type);
-      if (selectable) {
-        members.push(
-          `${
-            jsDoc(
-              "GraphQL selection set to send instead of the default one, e.g. `{ id name }`.",
-              "  ",
-            )
-          }  ${SELECT_KEY}?: string;`,
-        );
+      const members = field.args.length + (selectable ? 1 : 0);
+      if (members > 0) {
+        const input = renderer.argumentsSchema(field.args, selectable);
+        declarations.push(renderer.document.declaration(inputName, input));
       }
-      declarations.push(`export interface ${inputName} {\n${members.join("\n")}\n}`);
-      declarations.push(`export type ${outputName} = ${renderer.outputType(field.type)};`);
+      declarations.push(
+        declaration(outputName, renderer.document.typeOf(outputTypeSchema(field.type))),
+      );
       const required = field.args.filter((arg) =>
         isNonNullType(arg.type) && arg.defaultValue === undefined
       );
@@ -117,7 +116,7 @@ export function buildGraphqlCatalogue(
         originalName: name,
         description: [field.description ?? "", `GraphQL ${kind} field \`${field.name}\`.`]
           .filter((p) => p.trim() !== "").join("\n\n"),
-        inputType: members.length > 0 ? inputName : null,
+        inputType: members > 0 ? inputName : null,
         inputOptional: required.length === 0,
         outputType: outputName,
         params: field.args.map((arg) => ({
@@ -133,7 +132,7 @@ export function buildGraphqlCatalogue(
         field,
         schema,
         defaultSelection: selectable ? selectionOf(field.type, DEFAULT_DEPTH) : "",
-        inputSchema: renderer.inputSchema(field.args, selectable),
+        inputSchema: validationSchema(field.args, selectable),
       });
     }
   }
@@ -141,129 +140,158 @@ export function buildGraphqlCatalogue(
   return {
     catalogue: {
       tools,
-      declarations: [renderer.declarations(), ...declarations].filter((d) => d !== "").join("\n"),
+      declarations: [renderer.types.declarations(), ...declarations].filter((d) => d !== "")
+        .join("\n"),
       warnings,
     },
     operations,
   };
 }
 
-/** Named GraphQL types as TypeScript (declared once) and input types as JSON Schema. */
+/**
+ * The schema's named types as JSON Schema (`#/$defs/NAME`), rendered by the renderer every
+ * kind uses: each reached type declared once, by name. Output object types have every field
+ * optional (the selection decides which come back) plus `__typename`; a nullable type is
+ * `T | null`.
+ */
 class GraphqlTypes {
-  readonly #used = new Set<string>();
-  readonly #names = new Map<string, string>();
-  readonly #out: string[] = [];
+  readonly types = new SchemaTypes();
+  readonly document: SchemaDocument;
 
-  unique(stem: string): string {
-    let candidate = stem;
-    for (let n = 2; this.#used.has(candidate); n++) candidate = `${stem}${n}`;
-    this.#used.add(candidate);
-    return candidate;
-  }
-
-  declarations(): string {
-    return this.#out.join("\n");
-  }
-
-  argumentMember(arg: GraphQLArgument): string {
-    const optional = !isNonNullType(arg.type) || arg.defaultValue !== undefined;
-    const doc = [
-      arg.description ?? "",
-      arg.defaultValue !== undefined ? `@default ${JSON.stringify(arg.defaultValue)}` : "",
-    ]
-      .filter((p) => p !== "").join("\n");
-    return `${jsDoc(doc, "  ")}  ${propertyName(arg.name)}${optional ? "?" : ""}: ${
-      this.inputType(arg.type)
-    };`;
-  }
-
-  inputType(type: GraphQLInputType): string {
-    if (isNonNullType(type)) return this.#inputNonNull(type.ofType);
-    return `${this.#inputNonNull(type)} | null`;
-  }
-
-  #inputNonNull(type: GraphQLInputType): string {
-    if (isListType(type)) return `Array<${this.inputType(type.ofType)}>`;
-    if (isNonNullType(type)) return this.#inputNonNull(type.ofType);
-    return this.#named(type);
-  }
-
-  outputType(type: GraphQLOutputType): string {
-    if (isNonNullType(type)) return this.#outputNonNull(type.ofType);
-    return `${this.#outputNonNull(type)} | null`;
-  }
-
-  #outputNonNull(type: GraphQLOutputType): string {
-    if (isListType(type)) return `Array<${this.outputType(type.ofType)}>`;
-    if (isNonNullType(type)) return this.#outputNonNull(type.ofType);
-    return this.#named(type);
-  }
-
-  #named(type: GraphQLNamedType): string {
-    if (isScalarType(type)) {
-      switch (type.name) {
-        case "Int":
-        case "Float":
-          return "number";
-        case "String":
-          return "string";
-        case "ID":
-          return "string | number";
-        case "Boolean":
-          return "boolean";
-        default:
-          return "unknown";
-      }
-    }
-    const known = this.#names.get(type.name);
-    if (known !== undefined) return known;
-    const typeName = this.unique(typeNameFor(type.name));
-    this.#names.set(type.name, typeName);
-    const doc = jsDoc(type.description ?? "", "");
-    if (isEnumType(type)) {
-      const values = type.getValues().map((v) => JSON.stringify(v.name)).join(" | ");
-      this.#out.push(`${doc}export type ${typeName} = ${values || "never"};`);
-    } else if (isInputObjectType(type)) {
-      const fields = Object.values(type.getFields()).map((field) => {
-        const optional = !isNonNullType(field.type) || field.defaultValue !== undefined;
-        return `${jsDoc(field.description ?? "", "  ")}  ${propertyName(field.name)}${
-          optional ? "?" : ""
-        }: ${this.inputType(field.type)};`;
-      });
-      this.#out.push(`${doc}export interface ${typeName} {\n${fields.join("\n")}\n}`);
-    } else if (isObjectType(type) || isInterfaceType(type)) {
-      // Every field is optional: the selection decides which ones come back.
-      const fields = Object.values(type.getFields()).map((field) =>
-        `${jsDoc(field.description ?? "", "  ")}  ${propertyName(field.name)}?: ${
-          this.outputType(field.type)
-        };`
-      );
-      fields.push("  __typename?: string;");
-      this.#out.push(`${doc}export interface ${typeName} {\n${fields.join("\n")}\n}`);
-    } else if (isUnionType(type)) {
-      const members = type.getTypes().map((member) => this.#named(member)).join(" | ");
-      this.#out.push(`${doc}export type ${typeName} = ${members || "never"};`);
-    }
-    return typeName;
-  }
-
-  /** The arguments object as JSON Schema (draft 2020-12) for the validator. */
-  inputSchema(args: readonly GraphQLArgument[], selectable: boolean): JsonSchema {
+  constructor(schema: GraphQLSchema) {
     const defs: Record<string, unknown> = {};
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (type.name.startsWith("__") || isScalarType(type)) continue;
+      defs[type.name] = namedTypeSchema(type);
+    }
+    this.document = this.types.document({ $defs: defs }, [
+      { prefix: "#/$defs/", schemas: defs, stem: typeNameFor },
+    ]);
+  }
+
+  /** The arguments object as TypeScript sees it, with `$select` when the answer has fields. */
+  argumentsSchema(args: readonly GraphQLArgument[], selectable: boolean): JsonSchema {
     const properties: Record<string, unknown> = {};
-    for (const arg of args) properties[arg.name] = inputJsonSchema(arg.type, defs);
-    if (selectable) properties[SELECT_KEY] = { type: "string" };
+    for (const arg of args) {
+      properties[arg.name] = documented(
+        inputTypeSchema(arg.type),
+        arg.description,
+        arg.defaultValue,
+      );
+    }
+    if (selectable) {
+      properties[SELECT_KEY] = {
+        type: "string",
+        description:
+          "GraphQL selection set to send instead of the default one, e.g. `{ id name }`.",
+      };
+    }
     const required = args.filter((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined)
       .map((arg) => arg.name);
-    const schema: JsonSchema = {
-      type: "object",
-      properties,
-      required,
-      additionalProperties: false,
-    };
-    if (Object.keys(defs).length > 0) schema.$defs = defs;
-    return schema;
+    return { type: "object", properties, required };
   }
+}
+
+/** A named type as JSON Schema, for its declaration. */
+function namedTypeSchema(type: GraphQLNamedType): unknown {
+  let schema: Record<string, unknown>;
+  if (isEnumType(type)) schema = { enum: type.getValues().map((value) => value.name) };
+  else if (isInputObjectType(type)) {
+    const fields = Object.values(type.getFields());
+    const properties = Object.fromEntries(fields.map((field) => [
+      field.name,
+      documented(inputTypeSchema(field.type), field.description, field.defaultValue),
+    ]));
+    const required = fields.filter((f) => isNonNullType(f.type) && f.defaultValue === undefined)
+      .map((field) => field.name);
+    schema = { type: "object", properties, required };
+  } else if (isObjectType(type) || isInterfaceType(type)) {
+    // Every field is optional: the selection decides which ones come back.
+    const properties: Record<string, unknown> = Object.fromEntries(
+      Object.values(type.getFields()).map((field) => [
+        field.name,
+        documented(outputTypeSchema(field.type), field.description, undefined),
+      ]),
+    );
+    properties.__typename = { type: "string" };
+    schema = { type: "object", properties };
+  } else if (isUnionType(type) && type.getTypes().length > 0) {
+    schema = { anyOf: type.getTypes().map(namedRef) };
+  } else return false; // an empty union: no value has it
+  return documented(schema, type.description, undefined);
+}
+
+/** A reference to a named type: a scalar inline, any other by `$ref`. */
+function namedRef(type: GraphQLNamedType): Record<string, unknown> {
+  if (!isScalarType(type)) return { $ref: `#/$defs/${type.name}` };
+  switch (type.name) {
+    case "Int":
+    case "Float":
+      return { type: "number" };
+    case "String":
+      return { type: "string" };
+    case "ID":
+      return { type: ["string", "number"] };
+    case "Boolean":
+      return { type: "boolean" };
+    default:
+      return {};
+  }
+}
+
+/** An argument's or input field's type as JSON Schema; nullable as `T | null`. */
+function inputTypeSchema(type: GraphQLInputType): Record<string, unknown> {
+  if (isNonNullType(type)) return inputNonNullTypeSchema(type.ofType);
+  return { anyOf: [inputNonNullTypeSchema(type), { type: "null" }] };
+}
+
+function inputNonNullTypeSchema(type: GraphQLInputType): Record<string, unknown> {
+  if (isNonNullType(type)) return inputNonNullTypeSchema(type.ofType);
+  if (isListType(type)) return { type: "array", items: inputTypeSchema(type.ofType) };
+  return namedRef(type);
+}
+
+/** A field's answer type as JSON Schema; nullable as `T | null`. */
+function outputTypeSchema(type: GraphQLOutputType): Record<string, unknown> {
+  if (isNonNullType(type)) return outputNonNullTypeSchema(type.ofType);
+  return { anyOf: [outputNonNullTypeSchema(type), { type: "null" }] };
+}
+
+function outputNonNullTypeSchema(type: GraphQLOutputType): Record<string, unknown> {
+  if (isNonNullType(type)) return outputNonNullTypeSchema(type.ofType);
+  if (isListType(type)) return { type: "array", items: outputTypeSchema(type.ofType) };
+  return namedRef(type);
+}
+
+/** `schema` with a GraphQL description and default value, for its JSDoc. */
+function documented(
+  schema: Record<string, unknown>,
+  description: string | null | undefined,
+  defaultValue: unknown,
+): Record<string, unknown> {
+  return {
+    ...schema,
+    ...(description ? { description } : {}),
+    ...(defaultValue === undefined ? {} : { default: defaultValue }),
+  };
+}
+
+/** The arguments object as JSON Schema (draft 2020-12) for the validator. */
+function validationSchema(args: readonly GraphQLArgument[], selectable: boolean): JsonSchema {
+  const defs: Record<string, unknown> = {};
+  const properties: Record<string, unknown> = {};
+  for (const arg of args) properties[arg.name] = inputJsonSchema(arg.type, defs);
+  if (selectable) properties[SELECT_KEY] = { type: "string" };
+  const required = args.filter((arg) => isNonNullType(arg.type) && arg.defaultValue === undefined)
+    .map((arg) => arg.name);
+  const schema: JsonSchema = {
+    type: "object",
+    properties,
+    required,
+    additionalProperties: false,
+  };
+  if (Object.keys(defs).length > 0) schema.$defs = defs;
+  return schema;
 }
 
 function inputJsonSchema(type: GraphQLInputType, defs: Record<string, unknown>): unknown {
@@ -346,10 +374,6 @@ export function selectionOf(type: GraphQLOutputType, depth: number): string {
   }
   if (fields.length === 0) fields.push("__typename");
   return `{ ${fields.join(" ")} }`;
-}
-
-function propertyName(key: string): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : JSON.stringify(key);
 }
 
 function selected(

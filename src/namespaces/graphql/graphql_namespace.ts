@@ -18,6 +18,7 @@ import { checkedToolInput } from "../kind_support/input_validator.ts";
 import { buildGraphqlCatalogue, type GraphqlOperation } from "./build_graphql_catalogue.ts";
 import { graphqlDocument } from "./graphql_document.ts";
 import { messageOf } from "../../protocol/message_of.ts";
+import { fetchFailureText } from "../kind_support/fetch_failure.ts";
 
 const MAX_ERROR_TEXT = 2_000;
 const INTROSPECTION_TIMEOUT_MS = 30_000;
@@ -152,7 +153,11 @@ export class GraphqlNamespace extends ApiNamespace<GraphqlOperation> {
           },
         );
       }
-      throw new ToolCallError("ToolError", `${what} failed: ${messageOf(error)}`, { cause: error });
+      throw new ToolCallError(
+        "ToolError",
+        `${what} failed: ${fetchFailureText(error, new URL(this.#endpoint))}`,
+        { cause: error },
+      );
     }
     let parsed: unknown;
     try {

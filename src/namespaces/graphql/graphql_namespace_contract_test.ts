@@ -63,6 +63,7 @@ namespaceContract({
       namespace,
       call: { tool: "book", args: { id: "1" } },
       slowCall: { tool: "book", args: { id: WAIT_ID } },
+      capabilities: [],
       close: async () => await server?.stop(),
     });
   },

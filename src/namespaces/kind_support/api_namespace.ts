@@ -8,6 +8,7 @@ import {
   type Namespace,
   type NamespaceCatalogue,
   type NamespaceStatus,
+  NO_CAPABILITIES,
   type PreparedCall,
   ToolCallError,
   type ToolCallOptions,
@@ -35,6 +36,8 @@ export abstract class ApiNamespace<Operation> implements Namespace {
   readonly name: string;
   /** "openapi" or "graphql". */
   abstract readonly kind: "openapi" | "graphql";
+  /** None of the optional ones. */
+  readonly capabilities = NO_CAPABILITIES;
   readonly #disabled: boolean;
   readonly #listeners: ChangeListeners;
   readonly #validator = new InputValidator();

@@ -58,16 +58,16 @@ Deno.test("ApiSchemaTypes.typeOf() renders named schemas once, by name, with doc
     declarations,
     [
       "/** A user. */",
-      "export type SimpleUser = {",
+      "export interface SimpleUser {",
       "  login: string;",
       "  /** @format uri */",
       '  "avatar-url"?: string | null;',
       "  manager?: SimpleUser;",
-      "};",
+      "}",
       "export type Shape = Circle | Square;",
-      "export type Circle = {\n  r?: number;\n};",
-      "export type Labels = {\n  [key: string]: string;\n};",
-      "export type Square = {\n  side?: number;\n  [key: string]: unknown;\n};",
+      "export interface Circle {\n  r?: number;\n}",
+      "export interface Labels {\n  [key: string]: string;\n}",
+      "export interface Square {\n  side?: number;\n  [key: string]: unknown;\n}",
     ].join("\n"),
   );
   // Each name is declared once, however often it is reached.

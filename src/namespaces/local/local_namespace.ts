@@ -13,6 +13,7 @@ import {
   type Namespace,
   type NamespaceCatalogue,
   type NamespaceStatus,
+  NO_CAPABILITIES,
   type RawToolResult,
   ToolCallError,
   type ToolCallOptions,
@@ -99,6 +100,8 @@ export class LocalNamespace implements Namespace {
   /** The file stem (before sanitising). */
   readonly name: string;
   readonly kind = "local" as const;
+  /** None of the optional ones. */
+  readonly capabilities = NO_CAPABILITIES;
   #options: LocalNamespaceOptions;
   #logger: LogMethods;
   #signatures: ToolModuleSignatures;

@@ -6,11 +6,8 @@
 
 import { assignIdentifiers } from "../../protocol/names.ts";
 import type { JsonSchema, NamespaceCatalogue, ToolDescriptor } from "../namespace.ts";
-import {
-  type RenderedSchema,
-  schemaToTypeScript,
-  typeNameFor,
-} from "../kind_support/schema_to_typescript.ts";
+import { asRecord } from "../kind_support/as_record.ts";
+import { type NamedSchemas, SchemaTypes, typeNameFor } from "../kind_support/schema_types.ts";
 
 /** What a tool without an `outputSchema` resolves to in scripts. */
 const NO_SCHEMA_OUTPUT_TYPE = "any";
@@ -29,69 +26,56 @@ export interface McpToolListing {
 export interface BuildCatalogueOptions {
   tools: readonly McpToolListing[];
   prompts?: { name: string; description: string }[];
-  /** Rendered schemas kept between refreshes (key: type name + schema), so an unchanged tool costs nothing. */
-  cache?: Map<string, RenderedSchema>;
 }
-
-/** Type used when an input schema cannot be rendered: any object. */
-const FALLBACK_INPUT_TYPE = "{ [key: string]: unknown }";
 
 /**
  * Builds the catalogue of MCP namespace `namespace`. Type names derive from tool names
- * (`get-sum` → `GetSumInput`/`GetSumOutput`), deduplicated with a numeric suffix in name order,
- * so the same tool set always yields the same declarations. A tool without an `outputSchema`
- * returns `unknown`: its unwrapped value may be text, parsed JSON or content blocks (SPEC §6).
+ * (`get-sum` → `GetSumInput`/`GetSumOutput`, a schema's `$defs` entry `node` →
+ * `GetSumInputNode`), deduplicated with a numeric suffix in name order, so the same tool set
+ * always yields the same declarations. A tool without an `outputSchema` returns `any`: its
+ * unwrapped value may be text, parsed JSON or content blocks.
  */
-export async function buildCatalogue(
+export function buildCatalogue(
   namespace: string,
   options: BuildCatalogueOptions,
-): Promise<NamespaceCatalogue> {
+): NamespaceCatalogue {
   const tools = [...options.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const warnings = assignIdentifiers(tools.map((tool) => tool.name), { what: `${namespace} tool` })
     .warnings;
-  const usedTypeNames = new Set<string>();
-  const uniqueTypeName = (stem: string): string => {
+  const stems = new Set<string>();
+  const uniqueStem = (stem: string): string => {
     let candidate = stem;
-    for (let n = 2; usedTypeNames.has(candidate); n++) candidate = `${stem}${n}`;
-    usedTypeNames.add(candidate);
+    for (let n = 2; stems.has(candidate); n++) candidate = `${stem}${n}`;
+    stems.add(candidate);
     return candidate;
   };
-  const render = async (schema: JsonSchema, typeName: string, what: string, tool: string) => {
-    const key = `${typeName}\u0000${JSON.stringify(schema)}`;
-    const cached = options.cache?.get(key);
-    if (cached !== undefined) return cached;
-    try {
-      const rendered = await schemaToTypeScript(schema, { typeName });
-      options.cache?.set(key, rendered);
-      return rendered;
-    } catch (error) {
+  const types = new SchemaTypes();
+  const declarations: string[] = [];
+  /** Declares `schema` as `typeName` (its `$defs` as `<typeName><Def>`); warns of loose refs. */
+  const declare = (schema: JsonSchema, typeName: string, what: string, tool: string) => {
+    const document = types.document(schema, definitionsOf(schema, typeName), { self: typeName });
+    declarations.push(document.declaration(typeName, schema));
+    const named = types.declarations();
+    if (named !== "") declarations.push(named);
+    for (const ref of document.notes.danglingRefs) {
       warnings.push(
-        `Cannot render the ${what} type of tool "${namespace}.${tool}": ${
-          error instanceof Error ? error.message.split("\n")[0] : String(error)
-        }`,
+        `The ${what} type of tool "${namespace}.${tool}" is loosened: "$ref": "${ref}" cannot be followed (typed unknown)`,
       );
-      return undefined;
     }
+    return typeName;
   };
 
   const descriptors: ToolDescriptor[] = [];
-  const declarations: string[] = [];
   for (const tool of tools) {
-    const stem = uniqueTypeName(typeNameFor(tool.name));
-    let inputType: string | null = null;
-    if (!takesNoInput(tool.inputSchema)) {
-      const rendered = await render(tool.inputSchema, `${stem}Input`, "input", tool.name);
-      if (rendered !== undefined) declarations.push(rendered.declarations);
-      inputType = rendered?.typeName ?? FALLBACK_INPUT_TYPE;
-    }
-    // Without an output schema the value is text, parsed JSON or content blocks (SPEC §6):
-    // typed `any`, like `JSON.parse`, so a script uses it without casts.
-    let outputType = NO_SCHEMA_OUTPUT_TYPE;
-    if (tool.outputSchema !== undefined) {
-      const rendered = await render(tool.outputSchema, `${stem}Output`, "output", tool.name);
-      if (rendered !== undefined) declarations.push(rendered.declarations);
-      outputType = rendered?.typeName ?? "unknown";
-    }
+    const stem = uniqueStem(typeNameFor(tool.name));
+    const inputType = takesNoInput(tool.inputSchema)
+      ? null
+      : declare(tool.inputSchema, types.uniqueTypeName(`${stem}Input`), "input", tool.name);
+    // Without an output schema the value is text, parsed JSON or content blocks: typed `any`,
+    // like `JSON.parse`, so a script uses it without casts.
+    const outputType = tool.outputSchema === undefined
+      ? NO_SCHEMA_OUTPUT_TYPE
+      : declare(tool.outputSchema, types.uniqueTypeName(`${stem}Output`), "output", tool.name);
     const required = requiredNames(tool.inputSchema);
     const descriptor: ToolDescriptor = {
       originalName: tool.name,
@@ -113,6 +97,15 @@ export async function buildCatalogue(
   };
   if (options.prompts !== undefined) catalogue.prompts = options.prompts;
   return catalogue;
+}
+
+/** A tool schema's `$defs` and `definitions`, named after the type that holds them. */
+function definitionsOf(schema: JsonSchema, typeName: string): NamedSchemas[] {
+  return ["$defs", "definitions"].map((keyword) => ({
+    prefix: `#/${keyword}/`,
+    schemas: asRecord(schema[keyword]) ?? {},
+    stem: (key: string) => `${typeName}${typeNameFor(key)}`,
+  }));
 }
 
 /** An object schema with no way to carry a value: the tool takes no argument. */

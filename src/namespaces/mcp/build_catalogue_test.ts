@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { buildCatalogue, type McpToolListing } from "./build_catalogue.ts";
-import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({
   type: "object",
@@ -30,8 +29,8 @@ const TOOLS: McpToolListing[] = [
   },
 ];
 
-Deno.test("`buildCatalogue()` describes each tool with its types, params and annotations", async () => {
-  const catalogue = await buildCatalogue("everything", { tools: TOOLS });
+Deno.test("`buildCatalogue()` describes each tool with its types, params and annotations", () => {
+  const catalogue = buildCatalogue("everything", { tools: TOOLS });
   const [sum, image, weather] = catalogue.tools;
   assert.deepStrictEqual(sum, {
     originalName: "get-sum",
@@ -60,13 +59,13 @@ Deno.test("`buildCatalogue()` describes each tool with its types, params and ann
   assert.deepStrictEqual(catalogue.warnings, []);
 });
 
-Deno.test("`buildCatalogue()` gives colliding tools distinct type names and warns, whatever the order", async () => {
+Deno.test("`buildCatalogue()` gives colliding tools distinct type names and warns, whatever the order", () => {
   const tools: McpToolListing[] = ["fancy_name", "fancy-name", "delete"].map((name) => ({
     name,
     inputSchema: obj({ x: { type: "string" } }),
   }));
-  const one = await buildCatalogue("fixture", { tools });
-  const two = await buildCatalogue("fixture", { tools: [...tools].reverse() });
+  const one = buildCatalogue("fixture", { tools });
+  const two = buildCatalogue("fixture", { tools: [...tools].reverse() });
   assert.deepStrictEqual(one, two);
   assert.deepStrictEqual(one.tools.map((t) => [t.originalName, t.inputType]), [
     ["delete", "DeleteInput"],
@@ -78,21 +77,38 @@ Deno.test("`buildCatalogue()` gives colliding tools distinct type names and warn
   ]);
 });
 
-Deno.test("`buildCatalogue()` falls back to an open object type and warns when a schema cannot be rendered", async () => {
-  const catalogue = await buildCatalogue("ns", {
-    tools: [{ name: "broken", inputSchema: obj({ a: { $ref: "#/$defs/Missing" } }) }],
+Deno.test("`buildCatalogue()` names each tool's $defs after it and warns of a $ref it cannot follow", () => {
+  const node = {
+    type: "object",
+    properties: { children: { type: "array", items: { $ref: "#/$defs/node" } } },
+  };
+  const catalogue = buildCatalogue("ns", {
+    tools: [
+      {
+        name: "tree",
+        inputSchema: { ...obj({ root: { $ref: "#/$defs/node" } }), $defs: { node } },
+      },
+      {
+        name: "forest",
+        inputSchema: { ...obj({ root: { $ref: "#/$defs/node" } }), $defs: { node } },
+      },
+      { name: "broken", inputSchema: obj({ a: { $ref: "#/$defs/Missing" } }) },
+    ],
+    prompts: [],
   });
-  assert.equal(catalogue.tools[0]?.inputType, "{ [key: string]: unknown }");
-  assert.equal(catalogue.warnings.length, 1);
-  assert.match(catalogue.warnings[0] ?? "", /^Cannot render the input type of tool "ns.broken": /);
-});
-
-Deno.test("`buildCatalogue()` reuses rendered schemas from the cache", async () => {
-  const cache = new Map<string, RenderedSchema>();
-  await buildCatalogue("ns", { tools: TOOLS, cache });
-  assert.equal(cache.size, 3);
-  for (const [key, value] of cache) cache.set(key, { ...value, declarations: "// cached" });
-  const again = await buildCatalogue("ns", { tools: TOOLS, cache, prompts: [] });
-  assert.equal(again.declarations, "// cached\n\n// cached\n\n// cached");
-  assert.deepStrictEqual(again.prompts, []);
+  assert.match(
+    catalogue.declarations,
+    /export interface TreeInput \{\n {2}root\?: TreeInputNode;\n\}/,
+  );
+  assert.match(
+    catalogue.declarations,
+    /export interface TreeInputNode \{\n {2}children\?: TreeInputNode\[\];\n\}/,
+  );
+  assert.match(catalogue.declarations, /export interface ForestInputNode \{/);
+  assert.match(catalogue.declarations, /export interface BrokenInput \{\n {2}a\?: unknown;\n\}/);
+  assert.equal(catalogue.tools.find((t) => t.originalName === "broken")?.inputType, "BrokenInput");
+  assert.deepStrictEqual(catalogue.warnings, [
+    'The input type of tool "ns.broken" is loosened: "$ref": "#/$defs/Missing" cannot be followed (typed unknown)',
+  ]);
+  assert.deepStrictEqual(catalogue.prompts, []);
 });

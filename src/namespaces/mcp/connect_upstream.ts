@@ -14,6 +14,7 @@ import {
   Client,
   type ClientCapabilities,
   type DiscoverResult,
+  ENVELOPE_KEYS,
   type PriorDiscovery,
   SdkError,
   SdkErrorCode,
@@ -28,6 +29,7 @@ import { CallQuestions } from "./call_questions.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import type { ProtocolLog } from "./protocol_log.ts";
 import { tapTransport } from "./protocol_tap.ts";
+import { relayTasks } from "./task_relay.ts";
 
 /** How the gateway introduces itself (`initialize`, and every 2026-07-28 request's `_meta`). */
 export const CLIENT_INFO = { name: "gateway", version: "0.1.0" };
@@ -36,19 +38,13 @@ export const CLIENT_INFO = { name: "gateway", version: "0.1.0" };
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /**
- * What the gateway can do for a server over HTTP: answer its questions (elicitation, form and
- * URL; a field left out gets its default).
- */
-export const HTTP_CLIENT_CAPABILITIES: ClientCapabilities = {
-  elicitation: { form: { applyDefaults: true }, url: {} },
-};
-
-/**
- * What the gateway can do for a stdio server: answer its questions, and await its tasks (the
- * Tasks extension; the stdio call path polls and cancels them, the SDK's client does not).
+ * What the gateway can do for a server: answer its questions (elicitation, form and URL; a
+ * field left out gets its default), and await its tasks (the Tasks extension: the stdio call
+ * path polls and cancels them itself, and the task relay does under the SDK's client, which
+ * does not).
  */
 export const CLIENT_CAPABILITIES: ClientCapabilities = {
-  ...HTTP_CLIENT_CAPABILITIES,
+  elicitation: { form: { applyDefaults: true }, url: {} },
   extensions: { [TASKS_EXTENSION]: {} },
 };
 
@@ -162,7 +158,7 @@ export async function connectUpstream(
       listenVia: async () => {
         const discover = client.getDiscoverResult();
         if (discover === undefined) throw new Error("the connection is not in the 2026-07-28 era");
-        const second = new Client(CLIENT_INFO, { capabilities: HTTP_CLIENT_CAPABILITIES });
+        const second = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES });
         options.setupListener?.(second, client);
         listenerPool = Deno.createHttpClient({});
         const pool = listenerPool;
@@ -302,8 +298,23 @@ async function handshake(
   options.signal.throwIfAborted();
   if (options.protocolLog) tapTransport(transport, options.protocolLog);
   const stdio = transport instanceof StdioProcessTransport;
-  const client = new Client(CLIENT_INFO, {
-    capabilities: stdio ? CLIENT_CAPABILITIES : HTTP_CLIENT_CAPABILITIES,
+  relayTasks(transport, {
+    envelope: () =>
+      client.getProtocolEra() === "modern"
+        ? {
+          [ENVELOPE_KEYS.protocolVersion]: client.getNegotiatedProtocolVersion(),
+          [ENVELOPE_KEYS.clientInfo]: CLIENT_INFO,
+          [ENVELOPE_KEYS.clientCapabilities]: CLIENT_CAPABILITIES,
+        }
+        : undefined,
+    answerer: () => {
+      const call = questions.current();
+      return typeof call === "object" ? call.answer : undefined;
+    },
+    onError: (message) => options.logger.warn(message),
+  });
+  const client: Client = new Client(CLIENT_INFO, {
+    capabilities: CLIENT_CAPABILITIES,
     versionNegotiation: {
       mode: "auto",
       ...(stdio ? { probe: { timeoutMs: options.probeTimeoutMs ?? 5000 } } : {}),

@@ -9,18 +9,24 @@
 
 import type { McpServerConfig } from "../../config/gateway_config.ts";
 import {
+  type HostRound,
   type Namespace,
+  type NamespaceCapability,
   type NamespaceCatalogue,
   type NamespaceStatus,
   type ResourceContents,
   type ResourceListing,
+  type Resources,
+  type StderrTail,
   ToolCallError,
   type ToolCallOptions,
   type ToolCallResult,
+  type UpstreamEvents,
+  type UpstreamLogMessage,
+  type UpstreamMethod,
+  type UpstreamRequests,
 } from "../namespace.ts";
 import type { McpNamespace, McpNamespaceOptions } from "./mcp_namespace.ts";
-import type { UpstreamLogMessage } from "./upstream_notifications.ts";
-import type { UpstreamMethod } from "./mcp_resources.ts";
 import { SILENT_LOGGER } from "../../logger.ts";
 import { ChangeListeners } from "../change_listeners.ts";
 import { messageOf } from "../../protocol/message_of.ts";
@@ -71,11 +77,19 @@ export interface DeferredMcpNamespaceOptions extends McpNamespaceOptions {
  * to it. Same contract as McpNamespace (status, catalogue, calls, resources, upstream
  * requests, log and resource-update listeners).
  */
-export class DeferredMcpNamespace implements Namespace {
+export class DeferredMcpNamespace
+  implements Namespace, Resources, UpstreamRequests, StderrTail, UpstreamEvents {
   /** The `mcpServers` key. */
   readonly name: string;
   /** Always "mcp". */
   readonly kind = "mcp" as const;
+  /** McpNamespace's, stated before its code loads (each waits for it or answers empty). */
+  readonly capabilities: ReadonlySet<NamespaceCapability> = new Set([
+    "resources",
+    "upstream-requests",
+    "stderr-tail",
+    "upstream-events",
+  ]);
   readonly #config: McpServerConfig;
   readonly #options: DeferredMcpNamespaceOptions;
   readonly #listeners: ChangeListeners;
@@ -95,11 +109,19 @@ export class DeferredMcpNamespace implements Namespace {
     this.#listeners = new ChangeListeners(name, options.logger ?? SILENT_LOGGER);
     // A caller waiting on a namespace that is stopped before its code loaded is told so.
     this.#loaded.promise.catch(() => {});
+    // Disabled: nothing ever loads, and every call is told so at once.
+    if (config.disabled) {
+      this.#loaded.reject(new ToolCallError("NamespaceUnavailable", this.#unavailable()));
+    }
   }
 
-  /** "starting" until the code loads (or `failed` when it cannot), then the namespace's own. */
+  /**
+   * "starting" until the code loads (or `failed` when it cannot), then the namespace's own;
+   * "disabled" for a disabled server, whose code never loads.
+   */
   status(): NamespaceStatus {
     if (this.#real !== null) return this.#real.status();
+    if (this.#config.disabled) return { state: "disabled" };
     if (this.#loadError !== null) return { state: "failed", reason: this.#loadError };
     if (this.#stopped) return { state: "failed", reason: "stopped" };
     return { state: "starting" };
@@ -130,6 +152,7 @@ export class DeferredMcpNamespace implements Namespace {
    * After `stop()` it starts again (`gateway auth login` reconnects that way).
    */
   start(): Promise<void> {
+    if (this.#config.disabled) return Promise.resolve();
     if (this.#real !== null) {
       this.#stopped = false;
       return this.#real.start();
@@ -215,8 +238,12 @@ export class DeferredMcpNamespace implements Namespace {
   }
 
   /** Forwards an MCP request the gateway relays (prompts, completion, …). */
-  async upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown> {
-    return await (await this.#loaded.promise).upstreamRequest(method, params);
+  async upstreamRequest(
+    method: UpstreamMethod,
+    params: Record<string, unknown>,
+    hostRound?: HostRound,
+  ): Promise<unknown> {
+    return await (await this.#loaded.promise).upstreamRequest(method, params, hostRound);
   }
 
   /** Registers a listener for the upstream's log messages, kept across the code's load. */

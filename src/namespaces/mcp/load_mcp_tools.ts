@@ -8,7 +8,6 @@ import type { NamespaceCatalogue } from "../namespace.ts";
 import { buildCatalogue, type McpToolListing } from "./build_catalogue.ts";
 import type { ArgumentCheck, InputValidator } from "../kind_support/input_validator.ts";
 import type { Client } from "./mcp_sdk.ts";
-import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 
 /** One upstream tool as calls need it: its listing and the compiled argument check. */
@@ -34,8 +33,6 @@ export interface LoadedMcpTools {
 export interface LoadMcpToolsOptions {
   /** Compiles input schemas; one per namespace so its cache survives refreshes. */
   validator: InputValidator;
-  /** Rendered schema types by schema text, so a refresh renders only what changed. */
-  cache: Map<string, RenderedSchema>;
   /** Aborts the listing (start timeout, stop). */
   signal?: AbortSignal;
 }
@@ -111,10 +108,9 @@ export async function loadMcpTools(
     tools.set(tool.name, { listing, check, ...(outputCheck ? { outputCheck } : {}) });
     listingsForCatalogue.push(listing);
   }
-  const catalogue = await buildCatalogue(name, {
+  const catalogue = buildCatalogue(name, {
     tools: listingsForCatalogue,
     ...(prompts === undefined ? {} : { prompts }),
-    cache: options.cache,
   });
   catalogue.warnings.push(...warnings);
   return { catalogue, tools };

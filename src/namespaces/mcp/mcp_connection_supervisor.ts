@@ -19,10 +19,11 @@ import type { LogMethods } from "../../logger.ts";
 import type { Client, PriorDiscovery } from "./mcp_sdk.ts";
 import type { McpCallHost } from "./mcp_tool_call.ts";
 import { RestartPolicy, type RestartPolicyOptions } from "../../process/restart_policy.ts";
-import type { RenderedSchema } from "../kind_support/schema_to_typescript.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { TailBuffer } from "./tail_buffer.ts";
 import { UpstreamNotifications } from "./upstream_notifications.ts";
+import type { UpstreamLogMessage } from "../namespace.ts";
+import { ParkedCalls } from "./parked_calls.ts";
 import type { ProtocolLog } from "./protocol_log.ts";
 import {
   findLoginRequired,
@@ -62,7 +63,6 @@ export class McpConnectionSupervisor implements McpCallHost {
   readonly #logger: LogMethods;
   readonly #restart: RestartPolicy;
   readonly #listeners: ChangeListeners;
-  readonly #typeCache = new Map<string, RenderedSchema>();
   /**
    * Made at the first tool listing: ajv (≈ 45 ms to evaluate) then loads after the server
    * answers, not on its start path (issue 12).
@@ -70,6 +70,8 @@ export class McpConnectionSupervisor implements McpCallHost {
   #validator: InputValidator | undefined;
   /** Log and resource-update listeners, kept across reconnects. */
   readonly notifications: UpstreamNotifications;
+  /** Calls of a 2025 connection waiting for a host's answer (a namespace served as itself). */
+  readonly parked: ParkedCalls = new ParkedCalls();
   #status: NamespaceStatus = { state: "starting" };
   #catalogue: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
   #tools = new Map<string, McpToolEntry>();
@@ -223,6 +225,11 @@ export class McpConnectionSupervisor implements McpCallHost {
   /** Logs what a call did on the user's behalf. */
   note(message: string): void {
     this.#logger.info(`MCP server "${this.name}" ${message}`);
+  }
+
+  /** Tells `listener` the upstream's log messages while a host round runs. */
+  watchLogs(listener: (message: UpstreamLogMessage) => void): () => void {
+    return this.notifications.watchLogs(listener);
   }
 
   /** A ready connection died: fail, count a crash, and schedule the reconnect. */
@@ -388,7 +395,6 @@ export class McpConnectionSupervisor implements McpCallHost {
     this.#validator ??= new (await import("../kind_support/input_validator.ts")).InputValidator();
     return await loadMcpTools(client, this.name, {
       validator: this.#validator,
-      cache: this.#typeCache,
       ...(signal === undefined ? {} : { signal }),
     });
   }

@@ -10,28 +10,30 @@ import { OAuthStore } from "./oauth_store.ts";
 import { EraVerdicts } from "./era_verdicts.ts";
 import type { McpServerConfig } from "../../config/gateway_config.ts";
 import type {
+  HostRound,
   Namespace,
+  NamespaceCapability,
   NamespaceCatalogue,
   NamespaceStatus,
   ResourceContents,
   ResourceListing,
+  Resources,
+  StderrTail,
   ToolCallOptions,
   ToolCallResult,
+  UpstreamEvents,
+  UpstreamLogMessage,
+  UpstreamMethod,
+  UpstreamRequests,
 } from "../namespace.ts";
 import { checkedToolInput } from "../kind_support/tool_input_check.ts";
 import { McpConnectionSupervisor } from "./mcp_connection_supervisor.ts";
 import type { UpstreamConnection } from "./connect_upstream.ts";
 import { type LogMethods, SILENT_LOGGER } from "../../logger.ts";
-import {
-  forwardUpstreamRequest,
-  listMcpResources,
-  readMcpResource,
-  type UpstreamMethod,
-} from "./mcp_resources.ts";
+import { forwardUpstreamRequest, listMcpResources, readMcpResource } from "./mcp_resources.ts";
 import { sendMcpToolCall } from "./mcp_tool_call.ts";
 import { unknownToolError } from "../unknown_tool_error.ts";
 import type { RestartPolicyOptions } from "../../process/restart_policy.ts";
-import type { UpstreamLogMessage } from "./upstream_notifications.ts";
 import type { ProtocolLog } from "./protocol_log.ts";
 
 /** Settings beyond the server's config entry. */
@@ -72,11 +74,19 @@ export interface McpNamespaceOptions {
  * await ns.stop();
  * ```
  */
-export class McpNamespace implements Namespace {
+export class McpNamespace
+  implements Namespace, Resources, UpstreamRequests, StderrTail, UpstreamEvents {
   /** The `mcpServers` key. */
   readonly name: string;
   /** Always "mcp". */
   readonly kind = "mcp" as const;
+  /** Lists and reads resources, relays prompts and completions, keeps a stdio child's stderr, passes on logs and updates. */
+  readonly capabilities: ReadonlySet<NamespaceCapability> = new Set([
+    "resources",
+    "upstream-requests",
+    "stderr-tail",
+    "upstream-events",
+  ]);
   readonly #supervisor: McpConnectionSupervisor;
 
   constructor(name: string, config: McpServerConfig, options: McpNamespaceOptions = {}) {
@@ -229,16 +239,21 @@ export class McpNamespace implements Namespace {
   }
 
   /**
-   * Forwards one prompts/completion/subscription request upstream unchanged, so the gateway's
-   * own MCP server can offer the upstream's prompts and completions under a namespaced name.
-   * Rejects with `ToolError` naming the namespace when the upstream refuses.
+   * Forwards one prompts/completion/resource request upstream unchanged, so the gateway's own
+   * MCP server can offer the upstream's prompts and completions under a namespaced name, or the
+   * namespace as itself (`hostRound`: the host answers the upstream's questions). Rejects with
+   * `ToolError` naming the namespace when the upstream refuses.
    */
-  async upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown> {
+  async upstreamRequest(
+    method: UpstreamMethod,
+    params: Record<string, unknown>,
+    hostRound?: HostRound,
+  ): Promise<unknown> {
     const { client } = await this.#supervisor.readyConnection();
     return await forwardUpstreamRequest(
       client,
       this.name,
-      { method, params },
+      { method, params, ...(hostRound === undefined ? {} : { hostRound }) },
       this.#supervisor.notifications,
     );
   }

@@ -11,6 +11,7 @@ import {
   fixtureConfig,
   realServerConfig,
   startHttpModernUpstream,
+  startHttpRawModern,
 } from "../../../test/fixtures/mcp/mcp_test_servers.ts";
 import { pollUntil } from "../../../test/support/poll_until.ts";
 
@@ -297,6 +298,80 @@ Deno.test("a task a 2026-07-28 stdio upstream makes of a call is awaited, and ca
     }, { timeoutMs: 5000 });
   } finally {
     await ns.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a task a 2026-07-28 HTTP upstream makes of a call is awaited through the SDK's client, and cancelled at the call's deadline", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "gateway-raw-modern-http-" });
+  const record = join(dir, "record.jsonl");
+  const http = await startHttpRawModern({ RAW_RECORD: record });
+  const ns = new McpNamespace("raw", {
+    url: http.url,
+    headers: {},
+    transport: "streamable-http",
+    disabled: false,
+    startTimeoutMs: 15_000,
+  });
+  try {
+    await ns.start();
+    assert.deepStrictEqual(ns.status(), { state: "ready" });
+    assert.equal(ns.protocol?.era, "modern");
+    // The task outlives the silence timeout: its status polls keep the call alive.
+    const progress: string[] = [];
+    const done = await ns.callTool("slow", { ms: 600 }, {
+      ...callOptions({ callTimeoutMs: 300 }),
+      onProgress: (p) => p.message !== undefined && progress.push(p.message),
+    });
+    assert.equal(done.value, "slept 600");
+    assert.ok(progress.includes("task working"), progress.join(", "));
+    const lines = () =>
+      Deno.readTextFile(record).then((text) =>
+        text.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
+      );
+    // The server was told the gateway awaits tasks, and asked with the envelope of the era.
+    const call = (await lines()).find((m) => m.method === "tools/call") as {
+      params: { _meta: Record<string, Record<string, unknown>> };
+    };
+    assert.ok(
+      "io.modelcontextprotocol/tasks" in
+        (call.params._meta["io.modelcontextprotocol/clientCapabilities"]!.extensions as object),
+    );
+    assert.ok((await lines()).some((m) => m.method === "tasks/get"));
+    // A task past the hard maximum is cancelled with tasks/cancel.
+    const error = await callError(
+      ns.callTool("slow", { ms: 60_000 }, callOptions({ callTimeoutMs: 5000, callMaxMs: 400 })),
+    );
+    assert.equal(error.kind, "ToolTimeout");
+    await pollUntil("the upstream to get tasks/cancel", async () => {
+      return (await lines()).some((m) =>
+        m.method === "tasks/cancel" && (m.params as { taskId?: string })?.taskId === "task-2"
+      );
+    }, { timeoutMs: 5000 });
+    // A call the caller cancels cancels its task too.
+    const controller = new AbortController();
+    const cancelled = ns.callTool("slow", { ms: 60_000 }, {
+      ...callOptions(),
+      signal: controller.signal,
+    });
+    await pollUntil(
+      "the third task to start",
+      async () =>
+        (await lines()).some((m) =>
+          m.method === "tasks/get" && (m.params as { taskId?: string })?.taskId === "task-3"
+        ),
+      { timeoutMs: 5000 },
+    );
+    controller.abort(new Error("caller went away"));
+    assert.equal((await callError(cancelled)).kind, "Cancelled");
+    await pollUntil("the upstream to get tasks/cancel of the third task", async () => {
+      return (await lines()).some((m) =>
+        m.method === "tasks/cancel" && (m.params as { taskId?: string })?.taskId === "task-3"
+      );
+    }, { timeoutMs: 5000 });
+  } finally {
+    await ns.stop();
+    await http.stop();
     await Deno.remove(dir, { recursive: true });
   }
 });

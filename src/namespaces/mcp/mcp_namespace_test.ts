@@ -99,7 +99,7 @@ Deno.test("`McpNamespace` serves the real reference servers over stdio", async (
         assert.equal(tool?.outputType, "GetStructuredContentOutput");
         assert.ok(
           everything.catalogue().declarations.includes(
-            "export interface GetStructuredContentOutput {\n  /**\n   * Temperature in celsius\n   */\n  temperature: number;\n",
+            "export interface GetStructuredContentOutput {\n  /** Temperature in celsius */\n  temperature: number;\n",
           ),
         );
       },
@@ -243,7 +243,7 @@ Deno.test("`McpNamespace` serves the real reference servers over stdio", async (
       }
       assert.ok(
         memory.catalogue().declarations.includes(
-          "export interface CreateEntitiesInput {\n  entities: {\n    /**\n     * The name of the entity\n     */\n    name: string;\n",
+          "export interface CreateEntitiesInput {\n  entities: Array<{\n    /** The name of the entity */\n    name: string;\n",
         ),
       );
       const source = all.map((ns) => renderNamespace(ns.name, ns.catalogue())).join("\n") +

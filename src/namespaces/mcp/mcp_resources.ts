@@ -4,23 +4,23 @@
  * @module
  */
 
-import { type ResourceContents, type ResourceListing, ToolCallError } from "../namespace.ts";
+import {
+  type HostRound,
+  type ResourceContents,
+  type ResourceListing,
+  ToolCallError,
+  type UpstreamMethod,
+} from "../namespace.ts";
+import { hostEnvelope, upstreamErrorOf } from "./mcp_tool_call.ts";
 import type { UpstreamNotifications } from "./upstream_notifications.ts";
 import { type Client, ProtocolError, ProtocolErrorCode } from "./mcp_sdk.ts";
 import { messageOf } from "../../protocol/message_of.ts";
-
-/** Upstream MCP requests the gateway's own MCP server forwards (prompts, completions, …). */
-export type UpstreamMethod =
-  | "prompts/list"
-  | "prompts/get"
-  | "completion/complete"
-  | "resources/subscribe"
-  | "resources/unsubscribe";
 
 const UPSTREAM_CAPABILITY: Record<UpstreamMethod, "prompts" | "completions" | "resources"> = {
   "prompts/list": "prompts",
   "prompts/get": "prompts",
   "completion/complete": "completions",
+  "resources/read": "resources",
   "resources/subscribe": "resources",
   "resources/unsubscribe": "resources",
 };
@@ -96,18 +96,34 @@ export async function readMcpResource(
 }
 
 /**
- * Forwards one prompts/completion/subscription request upstream unchanged. Rejects with
- * `ToolError` naming the namespace when the server lacks the capability or refuses. On a
- * 2026-07-28 connection, which has no `resources/subscribe`, a subscription is a resource
- * named in the change stream's filter (`notifications`).
+ * Forwards one prompts/completion/resource request upstream unchanged. Rejects with
+ * `ToolError` naming the namespace when the server lacks the capability or refuses (with the
+ * server's own error as `upstreamError`). On a 2026-07-28 connection, which has no
+ * `resources/subscribe`, a subscription is a resource named in the change stream's filter
+ * (`notifications`). With `hostRound` (`prompts/get`, `resources/read` of a namespace served
+ * as itself) the request carries the host's answers, state, capabilities and log level, and an
+ * input-required answer comes back as it is.
  */
 export async function forwardUpstreamRequest(
   client: Client,
   namespace: string,
-  request: { method: UpstreamMethod; params: Record<string, unknown> },
+  request: { method: UpstreamMethod; params: Record<string, unknown>; hostRound?: HostRound },
   notifications: UpstreamNotifications,
 ): Promise<unknown> {
-  const { method, params } = request;
+  const { method, hostRound } = request;
+  const params = hostRound === undefined ? request.params : {
+    ...request.params,
+    ...(hostRound.inputResponses === undefined ? {} : { inputResponses: hostRound.inputResponses }),
+    ...(hostRound.requestState === undefined ? {} : { requestState: hostRound.requestState }),
+    ...(client.getProtocolEra() === "modern" ? { _meta: hostEnvelope(client, hostRound) } : {}),
+  };
+  // A host round hands an input-required answer back; the host's own cache serves it.
+  const manual = hostRound === undefined
+    ? {}
+    : { allowInputRequired: true, cacheMode: "bypass" as const };
+  const unwatch = hostRound?.onLog === undefined
+    ? undefined
+    : notifications.watchLogs(hostRound.onLog);
   const capabilities = client.getServerCapabilities() ?? {};
   const needs = UPSTREAM_CAPABILITY[method];
   if (capabilities[needs] === undefined) {
@@ -121,7 +137,9 @@ export async function forwardUpstreamRequest(
       case "prompts/list":
         return (await client.listPrompts()).prompts;
       case "prompts/get":
-        return await client.getPrompt(params as Parameters<Client["getPrompt"]>[0]);
+        return await client.getPrompt(params as Parameters<Client["getPrompt"]>[0], manual);
+      case "resources/read":
+        return await client.readResource(params as Parameters<Client["readResource"]>[0], manual);
       case "completion/complete":
         return await client.complete(params as Parameters<Client["complete"]>[0]);
       case "resources/subscribe":
@@ -140,8 +158,13 @@ export async function forwardUpstreamRequest(
     throw new ToolCallError(
       "ToolError",
       `${method} on namespace "${namespace}" failed: ${messageOf(error)}`,
-      { cause: error },
+      {
+        cause: error,
+        ...(error instanceof ProtocolError ? { upstreamError: upstreamErrorOf(error) } : {}),
+      },
     );
+  } finally {
+    if (unwatch !== undefined) setTimeout(unwatch, 0);
   }
 }
 

@@ -39,6 +39,7 @@ export type {
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
   parseJSONRPCMessage,
   PROTOCOL_VERSION_META_KEY,
   specTypeSchemas,
@@ -74,4 +75,5 @@ export const ENVELOPE_KEYS = {
   protocolVersion: PROTOCOL_VERSION_META_KEY,
   clientInfo: CLIENT_INFO_META_KEY,
   clientCapabilities: CLIENT_CAPABILITIES_META_KEY,
+  logLevel: LOG_LEVEL_META_KEY,
 } as const;

@@ -58,6 +58,13 @@ export interface StdioToolCallOptions {
    * still applies. Absent: such an answer fails the call.
    */
   answer?: (inputRequests: Record<string, unknown>) => Promise<Record<string, unknown>>;
+  /**
+   * An `input_required` answer settles the call with that answer as it is (the caller puts the
+   * requests to someone else and calls again), instead of going to `answer`.
+   */
+  handBack?: boolean;
+  /** Top-level params of the request beyond the tool and its arguments (a retry's answers). */
+  params?: Record<string, unknown>;
 }
 
 /** Prefix of the ids (and progress tokens) of the requests this module sends. */
@@ -150,7 +157,7 @@ export class StdioToolCalls {
     const id = `${ID_PREFIX}${this.#next++}`;
     return new Promise((resolve, reject) => {
       const startedAt = this.#clock.now();
-      const params: Record<string, unknown> = { name, arguments: args };
+      const params: Record<string, unknown> = { ...options.params, name, arguments: args };
       const meta = {
         ...options.envelope,
         ...(options.onprogress === undefined ? {} : { progressToken: id }),
@@ -372,6 +379,11 @@ export class StdioToolCalls {
     const result = response.result;
     const kind = resultKind(result, pending.options.envelope !== undefined);
     if (kind === "input_required") {
+      if (pending.options.handBack === true && isRecord(result)) {
+        this.#settle(key);
+        pending.resolve(result);
+        return;
+      }
       this.#inputRequired(key, pending, result as Record<string, unknown>);
       return;
     }

@@ -263,6 +263,35 @@ Deno.test("`StdioToolCalls.call()` answers an input_required result and sends th
   assert.equal(calls.inFlight, 0);
 });
 
+Deno.test("`StdioToolCalls.call()` with handBack sends a host's answers and state, and settles with an input_required answer as it is", async () => {
+  const { sent, calls, options } = setup();
+  const answer = calls.call(
+    "confirm",
+    { path: "/a" },
+    options({
+      envelope: ENVELOPE,
+      handBack: true,
+      params: { inputResponses: { step1: { action: "accept" } }, requestState: "s1" },
+    }),
+  );
+  assert.deepStrictEqual(sent[0]?.params, {
+    inputResponses: { step1: { action: "accept" } },
+    requestState: "s1",
+    name: "confirm",
+    arguments: { path: "/a" },
+    _meta: ENVELOPE,
+  });
+  const asked = {
+    resultType: "input_required",
+    inputRequests: { step2: { method: "elicitation/create", params: { message: "Sure?" } } },
+    requestState: "s2",
+  };
+  calls.take({ jsonrpc: "2.0", id: "gw-1", result: asked });
+  assert.deepStrictEqual(await answer, asked);
+  assert.equal(sent.length, 1);
+  assert.equal(calls.inFlight, 0);
+});
+
 Deno.test("`StdioToolCalls.call()` fails an input_required result nobody can answer, and stops after too many rounds", async () => {
   const { calls, options } = setup();
   const unanswerable = calls.call("confirm", {}, options({ envelope: ENVELOPE }));

@@ -8,16 +8,10 @@
  */
 
 import type { LogMethods } from "../../logger.ts";
+import type { UpstreamLogMessage } from "../namespace.ts";
 import type { CallQuestions } from "./call_questions.ts";
 import type { Client } from "./mcp_sdk.ts";
 import { messageOf } from "../../protocol/message_of.ts";
-
-/** One `notifications/message` an upstream sent. */
-export interface UpstreamLogMessage {
-  level: string;
-  logger?: string;
-  data: unknown;
-}
 
 /** How long a dropped listen stream waits before it is opened again, doubling to the maximum. */
 const RELISTEN_MS = { first: 500, max: 30_000 };
@@ -31,6 +25,8 @@ export class UpstreamNotifications {
   readonly #logger: LogMethods;
   readonly #resourceListeners = new Set<(uri: string) => void>();
   readonly #logListeners = new Set<(message: UpstreamLogMessage) => void>();
+  /** The log watchers of host rounds in flight (see {@linkcode watchLogs}). */
+  readonly #callLogWatchers = new Set<(message: UpstreamLogMessage) => void>();
   /** Resources subscribed to on a 2026-07-28 connection (its listen filter names them). */
   readonly #subscribed = new Set<string>();
   /** Reopens the listen stream of the current modern connection with the current filter. */
@@ -45,6 +41,17 @@ export class UpstreamNotifications {
   onLogMessage(listener: (message: UpstreamLogMessage) => void): () => void {
     this.#logListeners.add(listener);
     return () => this.#logListeners.delete(listener);
+  }
+
+  /**
+   * Tells `watcher` each log message the upstream sends while a host round is in flight, until
+   * the returned function is called. The upstream names no request in its log messages, so
+   * every round in flight hears every message; messages heard so are marked `toCall` for the
+   * other listeners.
+   */
+  watchLogs(watcher: (message: UpstreamLogMessage) => void): () => void {
+    this.#callLogWatchers.add(watcher);
+    return () => this.#callLogWatchers.delete(watcher);
   }
 
   /** Tells `listener` the URI of each subscribed resource the upstream says has changed. */
@@ -67,9 +74,16 @@ export class UpstreamNotifications {
     });
     client.setNotificationHandler("notifications/message", (notification) => {
       const { level, logger, data } = notification.params;
-      for (const listener of this.#logListeners) {
-        listener({ level, ...(logger === undefined ? {} : { logger }), data });
-      }
+      const message: UpstreamLogMessage = {
+        level,
+        ...(logger === undefined ? {} : { logger }),
+        data,
+      };
+      for (const watcher of this.#callLogWatchers) watcher(message);
+      const relayed: UpstreamLogMessage = this.#callLogWatchers.size === 0
+        ? message
+        : { ...message, toCall: true };
+      for (const listener of this.#logListeners) listener(relayed);
       const text = typeof data === "string" ? data : JSON.stringify(data);
       this.#logger.debug(`[${name}${logger === undefined ? "" : `/${logger}`}] ${level}: ${text}`);
     });

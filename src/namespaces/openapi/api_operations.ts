@@ -6,8 +6,10 @@
  */
 
 import { toIdentifier } from "../../protocol/names.ts";
-import { type ApiSchemaTypes, asRecord } from "../kind_support/api_schema_types.ts";
+import type { ApiSchemaTypes } from "../kind_support/api_schema_types.ts";
+import { asRecord } from "../kind_support/as_record.ts";
 import { operationSelected } from "../kind_support/operation_filter.ts";
+import { type ApiSecurity, operationSecurity } from "./api_security.ts";
 
 /** One parameter of an operation as the argument object carries it. */
 export interface ApiParameter {
@@ -48,6 +50,8 @@ export interface ApiOperation {
   body: ApiBody | undefined;
   /** Schema of the 2xx answer; `null` when the answer has no body (e.g. only 204). */
   response: unknown;
+  /** What a call needs to be allowed (empty: nothing). */
+  security: ApiSecurity;
 }
 
 /** The operations kept, and what was left out or loosened, with reasons. */
@@ -239,6 +243,7 @@ function buildOperation(source: OperationSource, schemas: ApiSchemaTypes): ApiOp
     parameters,
     body,
     response,
+    security: operationSecurity(operation, source.document, schemas),
   };
 }
 

@@ -9,10 +9,13 @@ import {
   DEFAULT_ACTION_ANNOTATION,
   type NamespaceCatalogue,
   type ToolDescriptor,
+  type ToolSecurity,
 } from "../namespace.ts";
-import { typeNameFor } from "../kind_support/schema_to_typescript.ts";
+import { type ConfiguredCredentials, securityStatus } from "./api_security.ts";
+import { declaration, typeNameFor } from "../kind_support/schema_types.ts";
 import { type ApiOperation, extractOperations } from "./api_operations.ts";
-import { ApiSchemaTypes, asRecord, docOf, jsDoc } from "../kind_support/api_schema_types.ts";
+import { ApiSchemaTypes } from "../kind_support/api_schema_types.ts";
+import { asRecord } from "../kind_support/as_record.ts";
 
 /** A built API catalogue plus what the call path needs. */
 export interface ApiCatalogue {
@@ -23,6 +26,8 @@ export interface ApiCatalogue {
   total: number;
   /** Removed by `include`/`exclude`. */
   filtered: number;
+  /** By operation: what a call needs and whether the configuration provides it. */
+  security: Map<string, ToolSecurity>;
 }
 
 const READ_METHODS = new Set(["get", "head", "options"]);
@@ -37,6 +42,8 @@ export function buildApiCatalogue(
     include: readonly string[];
     exclude: readonly string[];
     writes: "ask" | "allow" | "deny";
+    /** The namespace and what its entry configures, to judge each operation's security. */
+    credentials?: ConfiguredCredentials & { namespace: string };
   },
 ): ApiCatalogue {
   const schemas = new ApiSchemaTypes(document);
@@ -44,22 +51,25 @@ export function buildApiCatalogue(
   const tools: ToolDescriptor[] = [];
   const declarations: string[] = [];
   const operations = new Map<string, ApiOperation>();
+  const security = new Map<string, ToolSecurity>();
+  const credentials = options.credentials;
   for (const operation of extracted.operations) {
     operations.set(operation.name, operation);
+    const needs = credentials === undefined
+      ? undefined
+      : securityStatus(operation.security, credentials, credentials.namespace);
+    if (needs !== undefined) security.set(operation.name, needs);
     const stem = typeNameFor(operation.name);
     const inputName = schemas.uniqueTypeName(`${stem}Input`);
     const outputName = schemas.uniqueTypeName(`${stem}Output`);
-    const members: string[] = [];
+    // Parameters and body as one object schema, each member documented with where it goes.
+    const properties: Record<string, unknown> = {};
     const params: ToolDescriptor["params"] = [];
     for (const parameter of operation.parameters) {
-      const doc = [parameter.description.trim(), `(${parameter.in} parameter "${parameter.name}")`]
-        .filter((line) => line !== "").join("\n");
-      const schemaDoc = docOf(parameter.schema);
-      members.push(
-        `${jsDoc([doc, schemaDoc].filter((d) => d !== "").join("\n"), "  ")}  ${
-          propertyName(parameter.key)
-        }${parameter.required ? "" : "?"}: ${schemas.typeOf(parameter.schema, "  ")};`,
-      );
+      properties[parameter.key] = documented(parameter.schema, [
+        parameter.description,
+        `(${parameter.in} parameter "${parameter.name}")`,
+      ]);
       params.push({
         name: parameter.key,
         description: firstLine(parameter.description),
@@ -68,27 +78,25 @@ export function buildApiCatalogue(
     }
     const body = operation.body;
     if (body !== undefined) {
-      const doc = [body.description.trim(), `(request body, sent as ${body.contentType})`]
-        .filter((line) => line !== "").join("\n");
-      members.push(
-        `${jsDoc(doc, "  ")}  ${body.key}${body.required ? "" : "?"}: ${
-          schemas.typeOf(body.schema, "  ")
-        };`,
-      );
+      properties[body.key] = documented(body.schema, [
+        body.description,
+        `(request body, sent as ${body.contentType})`,
+      ]);
       params.push({
         name: body.key,
         description: firstLine(body.description),
         required: body.required,
       });
     }
-    const required = params.filter((p) => p.required).length;
+    const required = params.filter((p) => p.required);
     let inputType: string | null = null;
-    if (members.length > 0) {
-      declarations.push(`export interface ${inputName} {\n${members.join("\n")}\n}`);
+    if (params.length > 0) {
+      const input = { type: "object", properties, required: required.map((p) => p.name) };
+      declarations.push(schemas.declaration(inputName, input));
       inputType = inputName;
     }
-    const outputType = operation.response === null ? "null" : schemas.typeOf(operation.response);
-    declarations.push(`export type ${outputName} = ${outputType};`);
+    const output = operation.response === null ? "null" : schemas.typeOf(operation.response);
+    declarations.push(declaration(outputName, output));
     const readOnly = READ_METHODS.has(operation.method);
     const annotations: Record<string, unknown> = {
       readOnlyHint: readOnly,
@@ -102,10 +110,11 @@ export function buildApiCatalogue(
       originalName: operation.name,
       description: describe(operation),
       inputType,
-      inputOptional: inputType === null || required === 0,
+      inputOptional: inputType === null || required.length === 0,
       outputType: outputName,
       params,
       annotations,
+      ...(needs !== undefined ? { security: needs } : {}),
     });
   }
   const notes = [...extracted.notes, ...loosenedSchemas(document)];
@@ -126,6 +135,7 @@ export function buildApiCatalogue(
     schemas,
     total: extracted.total,
     filtered: extracted.filtered,
+    security,
   };
 }
 
@@ -170,8 +180,20 @@ function hasLooseOneOf(node: unknown, depth: number): boolean {
   return false;
 }
 
-function propertyName(key: string): string {
-  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : JSON.stringify(key);
+/**
+ * `schema` with `lines` (where the value goes) before its own description, so the member's
+ * JSDoc says both; a `$ref` keeps pointing at its named type.
+ */
+function documented(schema: unknown, lines: string[]): Record<string, unknown> {
+  const node = asRecord(schema) ?? {};
+  const own = typeof node.description === "string"
+    ? node.description
+    : typeof node.title === "string"
+    ? node.title
+    : "";
+  const description = [...lines, own].map((line) => line.trim()).filter((line) => line !== "")
+    .join("\n");
+  return { ...node, description };
 }
 
 function firstLine(text: string): string {

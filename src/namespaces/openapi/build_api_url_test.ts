@@ -15,6 +15,7 @@ function operation(overrides: Partial<ApiOperation>): ApiOperation {
     parameters: [],
     body: undefined,
     response: {},
+    security: [],
     ...overrides,
   };
 }

@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { $RefParser } from "@apidevtools/json-schema-ref-parser";
 import { parse as parseYaml } from "yaml";
 import { messageOf } from "../../protocol/message_of.ts";
+import { fetchFailureText } from "../kind_support/fetch_failure.ts";
 import { type RefReach, refResolvers } from "./api_ref_resolvers.ts";
 
 /** A parsed API document plus what happened while loading it. */
@@ -325,12 +326,17 @@ async function fetchCached(
     if (cached) {
       warnings.push(
         `Cannot fetch API document "${url}" (${
-          messageOf(error)
+          fetchFailureText(error, new URL(url))
         }): using the copy cached at ${cached.fetchedAt}`,
       );
       return { entry: cached, file, fresh: false };
     }
-    throw new Error(`Cannot fetch API document "${url}": ${messageOf(error)}`, { cause: error });
+    throw new Error(
+      `Cannot fetch API document "${url}": ${fetchFailureText(error, new URL(url))}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

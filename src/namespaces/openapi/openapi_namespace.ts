@@ -14,7 +14,7 @@ import {
   type InputValidator,
 } from "../kind_support/input_validator.ts";
 import type { ApiOperation } from "./api_operations.ts";
-import { asRecord } from "../kind_support/api_schema_types.ts";
+import { asRecord } from "../kind_support/as_record.ts";
 import { type ApiCatalogue, buildApiCatalogue } from "./build_api_catalogue.ts";
 import { loadApiDocument } from "./load_api_document.ts";
 import { buildApiRequest, sendBuiltRequest } from "./send_api_request.ts";
@@ -91,7 +91,7 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
       `${this.name}.${tool}`,
     );
     const target = { namespace: this.name, baseUrl: this.#baseUrl, headers: this.#config.headers };
-    const request = buildApiRequest(target, operation, input);
+    const request = buildApiRequest(target, operation, input, this.#built!.security.get(tool));
     return {
       request: {
         tools: [tool],
@@ -134,12 +134,13 @@ export class OpenApiNamespace extends ApiNamespace<ApiOperation> {
   protected async load(): Promise<LoadedApi<ApiOperation>> {
     const started = performance.now();
     const loaded = await loadApiDocument(this.#config.openapi!, this.#options);
+    this.#baseUrl = this.#config.baseUrl ?? baseUrlOf(loaded.document, loaded.source);
     const built = buildApiCatalogue(loaded.document, {
       include: this.#config.include,
       exclude: this.#config.exclude,
       writes: this.#config.writes,
+      credentials: { namespace: this.name, headers: this.#config.headers, baseUrl: this.#baseUrl },
     });
-    this.#baseUrl = this.#config.baseUrl ?? baseUrlOf(loaded.document, loaded.source);
     this.#built = built;
     const leftOut =
       built.catalogue.warnings.filter((w) =>

@@ -68,6 +68,7 @@ namespaceContract({
       namespace,
       call: { tool: "listThings", args: {} },
       slowCall: { tool: "waitForever", args: {} },
+      capabilities: [],
       async close() {
         await api?.stop();
         await Deno.remove(dir, { recursive: true });

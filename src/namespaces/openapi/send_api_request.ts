@@ -6,11 +6,16 @@
  */
 
 import { Buffer } from "node:buffer";
-import { ToolCallError, type ToolCallOptions, type ToolCallResult } from "../namespace.ts";
+import {
+  ToolCallError,
+  type ToolCallOptions,
+  type ToolCallResult,
+  type ToolSecurity,
+} from "../namespace.ts";
 import type { ApiOperation } from "./api_operations.ts";
 import { buildUrl, scalar, serialiseSimple } from "./build_api_url.ts";
 import { readCapped } from "../kind_support/read_capped.ts";
-import { messageOf } from "../../protocol/message_of.ts";
+import { fetchFailureText } from "../kind_support/fetch_failure.ts";
 
 /** Error bodies are cut to this many characters in messages. */
 const MAX_ERROR_TEXT = 2_000;
@@ -36,6 +41,8 @@ export interface ApiRequest {
   body: BodyInit | undefined;
   /** The operation and its template, for messages. */
   what: string;
+  /** What the operation needs to be allowed, named when the API answers 401 or 403. */
+  security?: ToolSecurity;
 }
 
 /**
@@ -47,6 +54,7 @@ export function buildApiRequest(
   target: ApiTarget,
   operation: ApiOperation,
   args: Record<string, unknown>,
+  security?: ToolSecurity,
 ): ApiRequest {
   const what =
     `"${target.namespace}.${operation.name}" (${operation.method.toUpperCase()} ${operation.path})`;
@@ -63,7 +71,14 @@ export function buildApiRequest(
     body = encodeBody(operation.body.contentType, args[operation.body.key], headers);
   }
   if (!headers.has("accept")) headers.set("accept", "application/json, */*;q=0.8");
-  return { method: operation.method.toUpperCase(), url, headers, body, what };
+  return {
+    method: operation.method.toUpperCase(),
+    url,
+    headers,
+    body,
+    what,
+    ...(security !== undefined ? { security } : {}),
+  };
 }
 
 /**
@@ -137,7 +152,7 @@ export async function sendBuiltRequest(
         url = next;
         continue;
       }
-      return await readAnswer(response, what);
+      return await readAnswer(response, what, request.security);
     }
   } catch (error) {
     if (error instanceof ToolCallError) throw error;
@@ -153,11 +168,9 @@ export async function sendBuiltRequest(
         { cause: error },
       );
     }
-    throw new ToolCallError(
-      "ToolError",
-      `${what} failed: ${messageOf(error)}`,
-      { cause: error },
-    );
+    throw new ToolCallError("ToolError", `${what} failed: ${fetchFailureText(error, url)}`, {
+      cause: error,
+    });
   } finally {
     clearTimeout(timer);
     options.signal.removeEventListener("abort", forwardAbort);
@@ -197,7 +210,11 @@ function asObject(value: unknown): Record<string, unknown> {
 }
 
 /** A 2xx answer's value (JSON parsed, text as text, binary as base64), or a `ToolError`. */
-async function readAnswer(response: Response, what: string): Promise<ToolCallResult> {
+async function readAnswer(
+  response: Response,
+  what: string,
+  security: ToolSecurity | undefined,
+): Promise<ToolCallResult> {
   const contentType = response.headers.get("content-type") ?? "";
   const bytes = await readCapped(response, what);
   const textual = contentType === "" || /json|text|xml|yaml|javascript|html/i.test(contentType);
@@ -208,7 +225,7 @@ async function readAnswer(response: Response, what: string): Promise<ToolCallRes
       "ToolError",
       `${what} answered ${response.status}${
         response.statusText ? ` ${response.statusText}` : ""
-      }: ${detail === "" ? "(empty body)" : detail}`,
+      }: ${detail === "" ? "(empty body)" : detail}${refusalHint(response.status, security)}`,
       {
         raw: {
           content: [{ type: "text", text: text.slice(0, MAX_RAW_TEXT) }],
@@ -237,6 +254,19 @@ async function readAnswer(response: Response, what: string): Promise<ToolCallRes
       contentType,
     },
   };
+}
+
+/**
+ * For a 401 or 403 from an operation with security requirements: what it needs, and either the
+ * config to add or, when the credential was sent, that the API refused it.
+ */
+function refusalHint(status: number, security: ToolSecurity | undefined): string {
+  if ((status !== 401 && status !== 403) || security === undefined) return "";
+  return security.satisfied
+    ? `; it needs ${security.needs}, sent from ${security.by}: the API refused that credential (check its value${
+      /scopes/.test(security.needs) ? " and scopes" : ""
+    })`
+    : `; it needs ${security.needs}, which the gateway does not send: ${security.fix}`;
 }
 
 /** Problem details (`title`, `detail`) or an error message field when the body has them, else the text (capped). */

@@ -9,23 +9,12 @@
  * @module
  */
 
-import { join } from "node:path";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { defineMethod, type MethodDefinition } from "../router.ts";
-import type { UpstreamLogMessage } from "../../namespaces/mcp/upstream_notifications.ts";
+import { hasUpstreamEvents } from "../../namespaces/namespace.ts";
 import { typedToolName } from "../../protocol/typed_tool_name.ts";
-
-/** MCP namespaces announce changed resources and log messages; local ones have neither. */
-function hasUpstreamEvents(ns: object): ns is {
-  onResourceUpdated(listener: (uri: string) => void): () => void;
-  onLogMessage(listener: (message: UpstreamLogMessage) => void): () => void;
-} {
-  return "onResourceUpdated" in ns && typeof ns.onResourceUpdated === "function" &&
-    "onLogMessage" in ns && typeof ns.onLogMessage === "function";
-}
-
-const SCRIPT_NAME = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+import { saveRunAsScript } from "../saved_script.ts";
 
 /** The handlers, keyed by method name. */
 export const dashboardMethods: Record<string, MethodDefinition> = {
@@ -151,33 +140,11 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
       if (!run) {
         throw new RpcError(RpcCode.InvalidParams, `No run "${params.id}" in history`);
       }
-      if (run.status !== "ok") {
-        throw new RpcError(
-          RpcCode.InvalidParams,
-          `Run ${run.runId} failed (${run.errorKind}): only a run that worked can be saved`,
-        );
-      }
-      if (!SCRIPT_NAME.test(params.name)) {
-        throw new RpcError(
-          RpcCode.InvalidParams,
-          `Invalid script name "${params.name}": use letters, digits, _ and - (and / for folders)`,
-        );
-      }
-      const file = join(context.core.paths.root.dir, "scripts", `${params.name}.ts`);
-      const header =
-        `/**\n * Saved from run ${run.runId}.\n * @example gateway run ${params.name}\n */\n`;
-      await Deno.mkdir(join(file, ".."), { recursive: true });
-      try {
-        await Deno.writeTextFile(file, header + run.source + "\n", { createNew: true });
-      } catch (error) {
-        if (error instanceof Deno.errors.AlreadyExists) {
-          throw new RpcError(
-            RpcCode.InvalidParams,
-            `Script "${file}" exists already: pick another name`,
-          );
-        }
-        throw error;
-      }
+      const file = await saveRunAsScript({
+        root: context.core.paths.root,
+        run,
+        name: params.name,
+      });
       return { saved: true, file, name: params.name };
     },
   ),

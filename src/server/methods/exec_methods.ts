@@ -17,6 +17,7 @@ import type { RunDocument, RunningDocument } from "../../protocol/run_document.t
 import { resolveNamedScript } from "../../exec/named_scripts.ts";
 import type { RunHandle, RunRequest } from "../../exec/script_runner.ts";
 import type { ToolProgress } from "../../namespaces/namespace.ts";
+import type { RunWaiting } from "../../protocol/run_waiting.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 
 function runRequest(
@@ -83,6 +84,12 @@ function runRequest(
         ),
       }
       : {}),
+    ...(notify && params.progress
+      ? {
+        onWait: (waiting: Omit<RunWaiting, "runId">) =>
+          notify("run.waiting", { runId, ...waiting }),
+      }
+      : {}),
     ...(notify && params.stream
       ? {
         onOutput: (stream: "stdout" | "stderr", text: string) =>
@@ -140,6 +147,27 @@ function capped(value: number, max: number, name: string): number {
   return value;
 }
 
+/** Most runs whose yielded stdout is remembered; the oldest is forgotten past it. */
+const MAX_YIELDED_RUNS = 1000;
+
+/** By run id: how much of its stdout a yielded answer delivered (the largest, if several). */
+const yieldedStdout = new Map<string, number>();
+
+function rememberYielded(runId: string, length: number): void {
+  yieldedStdout.delete(runId);
+  yieldedStdout.set(runId, length);
+  if (yieldedStdout.size > MAX_YIELDED_RUNS) {
+    yieldedStdout.delete(yieldedStdout.keys().next().value!);
+  }
+}
+
+/** A `wait` answer that says how much of its stdout a yielded answer already showed. */
+function withYielded<T extends RunDocument | RunningDocument>(document: T): T {
+  const shown = yieldedStdout.get(document.runId);
+  if (shown === undefined || "status" in document) return document;
+  return { ...document, stdoutYielded: Math.min(shown, document.stdout.length) };
+}
+
 async function answer(
   handle: RunHandle,
   yieldAfterMs: number,
@@ -159,10 +187,11 @@ async function answer(
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const yielded = new Promise<RunningDocument>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ status: "running", runId: handle.runId, stdout: handle.stdoutSoFar() }),
-      yieldAfterMs,
-    );
+    timer = setTimeout(() => {
+      const stdout = handle.stdoutSoFar();
+      if (options.cancelWhenGone) rememberYielded(handle.runId, stdout.length);
+      resolve({ status: "running", runId: handle.runId, stdout });
+    }, yieldAfterMs);
   });
   try {
     return await Promise.race([handle.done, yielded]);
@@ -213,13 +242,15 @@ export const execMethods: Record<string, MethodDefinition> = {
         if (pending.runId === active.runId) context.notify?.("run.approval", pending);
       }
       try {
-        return await answer(active, params.timeoutMs ?? 0, context, { cancelWhenGone: false });
+        return withYielded(
+          await answer(active, params.timeoutMs ?? 0, context, { cancelWhenGone: false }),
+        );
       } finally {
         off();
       }
     }
     const finished = context.core.finished(params.runId);
-    if (finished) return finished;
+    if (finished) return withYielded(finished);
     // A run another instance on the same PostgreSQL runs: follow it until it is in history.
     const elsewhere = await context.core.shared?.waitElsewhere(
       params.runId,
@@ -231,22 +262,24 @@ export const execMethods: Record<string, MethodDefinition> = {
     }
     const stored = await context.core.history.get(params.runId);
     if (stored) {
-      return {
-        runId: stored.runId,
-        ok: stored.status === "ok",
-        ...(stored.result !== null ? { result: JSON.parse(stored.result) } : {}),
-        stdout: stored.stdout,
-        stderr: stored.stderr,
-        exitCode: stored.exitCode,
-        durationMs: stored.durationMs,
-        toolCalls: stored.toolCalls.length,
-        stdoutTruncated: stored.stdoutCapped,
-        warnings: [],
-        attachments: [],
-        ...(stored.errorKind
-          ? { error: { kind: stored.errorKind, message: stored.errorMessage ?? "" } }
-          : {}),
-      } satisfies RunDocument;
+      return withYielded(
+        {
+          runId: stored.runId,
+          ok: stored.status === "ok",
+          ...(stored.result !== null ? { result: JSON.parse(stored.result) } : {}),
+          stdout: stored.stdout,
+          stderr: stored.stderr,
+          exitCode: stored.exitCode,
+          durationMs: stored.durationMs,
+          toolCalls: stored.toolCalls.length,
+          stdoutTruncated: stored.stdoutCapped,
+          warnings: [],
+          attachments: [],
+          ...(stored.errorKind
+            ? { error: { kind: stored.errorKind, message: stored.errorMessage ?? "" } }
+            : {}),
+        } satisfies RunDocument,
+      );
     }
     throw new RpcError(
       RpcCode.InvalidParams,

@@ -12,6 +12,7 @@
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import type { ListedNamespace } from "../../namespaces/namespace_registry.ts";
+import { hasResources, hasUpstreamRequests } from "../../namespaces/namespace.ts";
 import type { ProtocolLog } from "../../namespaces/mcp/protocol_log.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { namespaceNamed } from "./upstream_methods.ts";
@@ -54,7 +55,7 @@ export const inspectorMethods: Record<string, MethodDefinition> = {
     z.strictObject({ namespace: z.string().min(1) }),
     async (params, context) => {
       const ns = mcpNamespace(context, params.namespace, "resources");
-      if (!ns.listResources) {
+      if (!hasResources(ns)) {
         throw new RpcError(RpcCode.InvalidParams, `Namespace "${ns.name}" has no resources`);
       }
       return { namespace: ns.name, ...await ns.listResources() };
@@ -64,7 +65,7 @@ export const inspectorMethods: Record<string, MethodDefinition> = {
     z.strictObject({ namespace: z.string().min(1) }),
     async (params, context) => {
       const ns = mcpNamespace(context, params.namespace, "prompts");
-      if (!("upstreamRequest" in ns) || typeof ns.upstreamRequest !== "function") {
+      if (!hasUpstreamRequests(ns)) {
         throw new RpcError(RpcCode.InvalidParams, `Namespace "${ns.name}" has no prompts`);
       }
       // A ready server without the prompts capability lists none (and is not asked).

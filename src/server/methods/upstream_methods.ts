@@ -10,9 +10,15 @@
 import type { UpstreamTool } from "../../protocol/wire_views.ts";
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
-import { ToolCallError } from "../../namespaces/namespace.ts";
+import {
+  hasResources,
+  hasStderrTail,
+  hasUpstreamRequests,
+  type HostRound,
+  ToolCallError,
+  type UpstreamMethod,
+} from "../../namespaces/namespace.ts";
 import type { ListedNamespace } from "../../namespaces/namespace_registry.ts";
-import type { UpstreamMethod } from "../../namespaces/mcp/mcp_resources.ts";
 import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
 import { newRunId } from "../../exec/script_runner.ts";
 import { messageOf } from "../../protocol/message_of.ts";
@@ -33,9 +39,74 @@ const UPSTREAM_METHODS = [
   "prompts/list",
   "prompts/get",
   "completion/complete",
+  "resources/read",
   "resources/subscribe",
   "resources/unsubscribe",
 ] as const satisfies readonly UpstreamMethod[];
+
+/** MCP log levels, least severe first. */
+const LOG_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+] as const;
+
+/**
+ * The host of a namespace served as itself, on a request it answers the upstream's questions
+ * for: what it can be asked, its answers and state from the last round, and its log level.
+ */
+const HOST_ROUND = z.strictObject({
+  capabilities: z.record(z.string(), z.unknown()),
+  inputResponses: z.record(z.string(), z.unknown()).optional(),
+  requestState: z.string().optional(),
+  logLevel: z.enum(LOG_LEVELS).optional(),
+});
+
+/**
+ * The {@linkcode HostRound} of a request from `host`, its upstream's log messages sent on as
+ * `upstream.log` notifications of the request.
+ */
+function hostRoundOf(
+  host: z.infer<typeof HOST_ROUND> | undefined,
+  namespace: string,
+  context: MethodContext,
+): HostRound | undefined {
+  if (host === undefined) return undefined;
+  const notify = context.notify;
+  return {
+    capabilities: host.capabilities,
+    ...(host.inputResponses === undefined ? {} : { inputResponses: host.inputResponses }),
+    ...(host.requestState === undefined ? {} : { requestState: host.requestState }),
+    ...(host.logLevel === undefined ? {} : { logLevel: host.logLevel }),
+    ...(notify === undefined
+      ? {}
+      : { onLog: (message) => notify("upstream.log", { namespace, ...message }) }),
+  };
+}
+
+/**
+ * The error a host round's caller gets: the upstream's own JSON-RPC error as it sent it (the
+ * namespace is served as itself), anything else as usual.
+ */
+function asHostError(error: unknown, host: unknown): unknown {
+  if (host === undefined || !(error instanceof ToolCallError)) return error;
+  const upstream = error.upstreamError;
+  if (upstream === undefined) return error;
+  return new RpcError(
+    upstream.code,
+    upstream.message,
+    typeof upstream.data === "object" && upstream.data !== null && !Array.isArray(upstream.data)
+      ? upstream.data as Record<string, unknown>
+      : upstream.data === undefined
+      ? undefined
+      : { data: upstream.data },
+  );
+}
 
 /** Namespace `name` (its configured name or its identifier); InvalidParams naming the known ones. */
 export function namespaceNamed(context: MethodContext, name: string): ListedNamespace {
@@ -121,15 +192,6 @@ async function recordProxyCall(
   }
 }
 
-/** The upstream-facing operations that only MCP namespaces have. */
-interface UpstreamCapable {
-  upstreamRequest(method: UpstreamMethod, params: Record<string, unknown>): Promise<unknown>;
-}
-
-function canForward(ns: ListedNamespace): ns is ListedNamespace & UpstreamCapable {
-  return "upstreamRequest" in ns && typeof ns.upstreamRequest === "function";
-}
-
 /** The handlers, keyed by method name. */
 export const upstreamMethods: Record<string, MethodDefinition> = {
   "upstream.tools": defineMethod(z.strictObject({}), async (_params, context) => {
@@ -159,10 +221,12 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
       namespace: z.string(),
       tool: z.string(),
       args: z.record(z.string(), z.unknown()).optional(),
+      host: HOST_ROUND.optional(),
     }),
     async (params, context) => {
       const startedAt = Date.now();
       const args = params.args ?? {};
+      const hostRound = hostRoundOf(params.host, params.namespace, context);
       let outcome: { value: unknown; error: ToolCallError | null };
       try {
         outcome = {
@@ -175,6 +239,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
                   context.notify?.("upstream.progress", { ...progress, tool: params.tool }),
               }
               : {}),
+            ...(hostRound === undefined ? {} : { hostRound }),
           }),
           error: null,
         };
@@ -184,7 +249,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
       }
       await recordProxyCall(context, params.namespace, params.tool, args, startedAt, outcome);
       // The tool said no: its own envelope (isError) goes back as the upstream sent it.
-      if (outcome.error && !outcome.error.raw) throw outcome.error;
+      if (outcome.error && !outcome.error.raw) throw asHostError(outcome.error, params.host);
       return outcome.value;
     },
   ),
@@ -193,7 +258,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     const templates: UpstreamResource[] = [];
     const warnings: string[] = [];
     for (const ns of context.core.registry.list()) {
-      if (!ns.listResources || ns.status().state !== "ready") continue;
+      if (!hasResources(ns) || ns.status().state !== "ready") continue;
       try {
         const listing = await ns.listResources();
         for (const r of listing.resources) resources.push({ namespace: ns.name, ...r });
@@ -205,10 +270,18 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     return { resources, templates, warnings };
   }),
   "upstream.read": defineMethod(
-    z.strictObject({ namespace: z.string(), uri: z.string() }),
+    z.strictObject({ namespace: z.string(), uri: z.string(), host: HOST_ROUND.optional() }),
     async (params, context) => {
       const ns = namespaceNamed(context, params.namespace);
-      if (!ns.readResource) {
+      const hostRound = hostRoundOf(params.host, ns.name, context);
+      if (hostRound !== undefined && hasUpstreamRequests(ns)) {
+        try {
+          return await ns.upstreamRequest("resources/read", { uri: params.uri }, hostRound);
+        } catch (error) {
+          throw asHostError(error, params.host);
+        }
+      }
+      if (!hasResources(ns)) {
         throw new RpcError(
           RpcCode.InvalidParams,
           `Namespace "${ns.name}" has no resources (only MCP servers do)`,
@@ -222,25 +295,29 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
       namespace: z.string(),
       method: z.enum(UPSTREAM_METHODS),
       params: z.record(z.string(), z.unknown()).optional(),
+      host: HOST_ROUND.optional(),
     }),
     async (params, context) => {
       const ns = namespaceNamed(context, params.namespace);
-      if (!canForward(ns)) {
+      if (!hasUpstreamRequests(ns)) {
         throw new RpcError(
           RpcCode.InvalidParams,
           `Namespace "${ns.name}" is a ${ns.kind} namespace: ${params.method} needs an MCP server`,
         );
       }
-      return { value: await ns.upstreamRequest(params.method, params.params ?? {}) };
+      const hostRound = hostRoundOf(params.host, ns.name, context);
+      try {
+        return { value: await ns.upstreamRequest(params.method, params.params ?? {}, hostRound) };
+      } catch (error) {
+        throw asHostError(error, params.host);
+      }
     },
   ),
   "upstream.stderr": defineMethod(
     z.strictObject({ namespace: z.string(), lines: z.number().int().positive().optional() }),
     (params, context) => {
       const ns = namespaceNamed(context, params.namespace);
-      const tail = "stderrTail" in ns && typeof ns.stderrTail === "function"
-        ? String(ns.stderrTail())
-        : "";
+      const tail = hasStderrTail(ns) ? ns.stderrTail() : "";
       const lines = tail.split("\n").filter((l) => l.length > 0);
       return Promise.resolve({
         namespace: ns.name,
