@@ -17,7 +17,7 @@ import type { FailureKind, RunError } from "../protocol/run_document.ts";
 import type { RunTrace } from "../telemetry/gateway_telemetry.ts";
 import { watchMemory } from "../process/memory_watch.ts";
 import { settlesWithin } from "../process/terminate_process_group.ts";
-import { CallBroker, type CallBrokerOptions } from "./call_broker.ts";
+import { CallBroker, type CallBrokerOptions, type CallMessage } from "./call_broker.ts";
 import { OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
 import type { RunOutput } from "./run_finish.ts";
@@ -161,9 +161,13 @@ export async function superviseRun(
   ]);
 
   let ending: { kind: FailureKind; message: string } | null = null;
+  // The call the run waited on when it was stopped: taken now, while its channel is open (the
+  // channel's closing, once the runner is killed, ends every request it served).
+  let waitingAtStop: CallMessage | undefined;
   const stop = (kind: FailureKind, message: string) => {
     if (ending) return;
     ending = { kind, message };
+    waitingAtStop = broker?.waitingCall();
     runner.kill(KILL_GRACE_MS);
   };
   const timer = setTimeout(
@@ -223,8 +227,7 @@ export async function superviseRun(
     if (late?.ended) over = late;
   }
   const status = over.status;
-  // Read before the broker stops: aborting the calls empties the pending set.
-  const waiting = broker?.waitingCall();
+  const waiting = waitingAtStop ?? broker?.waitingCall();
   clearTimeout(timer);
   memoryWatch.stop();
   control.signal.removeEventListener("abort", onAbort);
