@@ -74,14 +74,12 @@ Deno.test("gateway server refuses a bad gateway.json with exit 2, naming file, k
           file,
           '{\n  "port": 0,\n  "exec": {\n    "timeoutMS": 5\n  }\n}\n',
         );
-        const started = Date.now();
         const result = await gw.cli(["exec", "1 + 1"]);
         assert.equal(result.code, 2, result.stderr);
         assert.match(
           result.stderr,
           /^error\[Config\]: Invalid config ".*gateway\.json".*unknown key "exec\.timeoutMS"/,
         );
-        assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
       },
     );
   });

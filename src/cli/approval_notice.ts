@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ServerNotification } from "../client/rpc_answers.ts";
+import type { ServerNotification } from "../client/gateway_http_client.ts";
 import type { PendingApproval } from "../protocol/wire_views.ts";
 import type { CliContext } from "./cli_context.ts";
 

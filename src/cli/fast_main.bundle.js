@@ -1,53 +1,3 @@
-// src/protocol/json_rpc.ts
-var RpcError = class extends Error {
-  /** JSON-RPC error code. */
-  code;
-  /** Extra data, e.g. `{kind: "PermissionRefused"}`. */
-  data;
-  constructor(code, message, data) {
-    super(message);
-    this.name = "RpcError";
-    this.code = code;
-    this.data = data;
-  }
-  /** The wire form. */
-  toJSON() {
-    return this.data === void 0 ? {
-      code: this.code,
-      message: this.message
-    } : {
-      code: this.code,
-      message: this.message,
-      data: this.data
-    };
-  }
-};
-
-// src/client/rpc_answers.ts
-function receiveRpcText(data, pending, listeners) {
-  let message;
-  try {
-    message = JSON.parse(data);
-  } catch {
-    return;
-  }
-  if (typeof message.method === "string" && message.id === void 0) {
-    for (const l of listeners) l({
-      method: message.method,
-      params: message.params
-    });
-    return;
-  }
-  const id = typeof message.id === "number" ? message.id : null;
-  const waiting = id === null ? void 0 : pending.get(id);
-  if (!waiting || id === null) return;
-  pending.delete(id);
-  if (message.error) {
-    const error = message.error;
-    waiting.reject(new RpcError(error.code, error.message, error.data));
-  } else waiting.resolve(message.result);
-}
-
 // src/protocol/bytes.ts
 function concatBytes(parts) {
   if (parts.length === 1 && parts[0] !== void 0) return parts[0];
@@ -201,6 +151,876 @@ async function* chunkedBody(input) {
   }
 }
 
+// src/protocol/json_rpc.ts
+var RpcCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** A gateway-level failure (unknown namespace, refused permission, …); `data.kind` says which. */
+  GatewayError: -32e3,
+  /** The server is stopping and takes no new work. */
+  ShuttingDown: -32001,
+  /** Too much work queued; retry after `data.retryAfterMs`. */
+  Overloaded: -32002
+};
+var RpcError = class extends Error {
+  /** JSON-RPC error code. */
+  code;
+  /** Extra data, e.g. `{kind: "PermissionRefused"}`. */
+  data;
+  constructor(code, message, data) {
+    super(message);
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+  /** The wire form. */
+  toJSON() {
+    return this.data === void 0 ? {
+      code: this.code,
+      message: this.message
+    } : {
+      code: this.code,
+      message: this.message,
+      data: this.data
+    };
+  }
+};
+
+// src/protocol/chunk_decoder.ts
+var NEWLINE = 10;
+var ChunkDecoder = class {
+  #whole = new TextDecoder("utf-8", {
+    ignoreBOM: true
+  });
+  #streaming = new TextDecoder("utf-8", {
+    ignoreBOM: true
+  });
+  /** True while the streaming decoder may hold the start of a split character. */
+  #split = false;
+  /** The text of `chunk`, with any character begun in the chunks before it. */
+  decode(chunk) {
+    const endsLine = chunk.length > 0 && chunk[chunk.length - 1] === NEWLINE;
+    if (!this.#split && endsLine) return this.#whole.decode(chunk);
+    const text = this.#streaming.decode(chunk, {
+      stream: true
+    });
+    this.#split = !endsLine;
+    return text;
+  }
+  /** What is left at the end of the stream: an incomplete character as U+FFFD, else "". */
+  end() {
+    this.#split = false;
+    return this.#streaming.decode();
+  }
+};
+
+// src/protocol/line_framer.ts
+var END_CHARS = 512;
+var OversizedLine = class {
+  /** The line's length in UTF-16 code units (what was read of it, when the stream ended). */
+  length;
+  /** Its first characters. */
+  head;
+  /** Its last characters. */
+  tail;
+  constructor(start) {
+    this.length = start.length;
+    this.head = start.slice(0, END_CHARS);
+    this.tail = start.slice(-END_CHARS);
+  }
+  /** Takes the next piece of the line. */
+  add(piece) {
+    if (piece.length === 0) return;
+    this.length += piece.length;
+    if (this.head.length < END_CHARS) this.head = (this.head + piece).slice(0, END_CHARS);
+    this.tail = (this.tail + piece.slice(-END_CHARS)).slice(-END_CHARS);
+  }
+  /**
+   * The top-level JSON-RPC id, when the line opens with it (`{"jsonrpc":"2.0","id":3,…`) or
+   * closes with it (`…,"id":3}`, as most writers put it last); an `"id"` inside the payload is
+   * never taken for it.
+   */
+  requestId() {
+    const id = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+    const opening = new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*` + id);
+    const closing = new RegExp(String.raw`"id"\s*:\s*` + id + String.raw`\s*\}\s*$`);
+    const match = opening.exec(this.head) ?? closing.exec(this.tail);
+    return match ? JSON.parse(match[1]) : null;
+  }
+};
+var LineFramer = class {
+  #onLine;
+  #max;
+  #onOversized;
+  #decoder = new ChunkDecoder();
+  /** The pieces of the line not ended yet, in order. */
+  #pieces = [];
+  #pendingLength = 0;
+  /** The line being skipped because it is over the limit. */
+  #dropping = null;
+  constructor(onLine, options = {}) {
+    this.#onLine = onLine;
+    this.#max = options.maxLineLength ?? Infinity;
+    this.#onOversized = options.onOversized;
+  }
+  /** The longest line kept; a handshake may raise it once the other side is known. */
+  get maxLineLength() {
+    return this.#max;
+  }
+  set maxLineLength(length) {
+    this.#max = length;
+  }
+  /** Characters of the line not ended yet (held until its newline comes). */
+  get pendingLength() {
+    return this.#dropping?.length ?? this.#pendingLength;
+  }
+  /** True while a line over the limit is being skipped. */
+  get dropping() {
+    return this.#dropping !== null;
+  }
+  /** Decodes `chunk` (a character split over two chunks comes out whole) and frames it. */
+  push(chunk) {
+    this.pushText(this.#decoder.decode(chunk));
+  }
+  /** Hands every line `text` completes to the callback, in order, and keeps the rest. */
+  pushText(text) {
+    let start = 0;
+    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", start)) {
+      const piece = text.slice(start, newline);
+      start = newline + 1;
+      this.#ended(piece);
+    }
+    if (start < text.length) this.#hold(start === 0 ? text : text.slice(start));
+  }
+  /** The stream ended: a last line without its newline is handed over too. */
+  end() {
+    const rest = this.#decoder.end();
+    if (rest !== "") this.#hold(rest);
+    if (this.#dropping !== null || this.#pieces.length > 0) this.#ended("");
+  }
+  #hold(piece) {
+    if (this.#dropping !== null) {
+      this.#dropping.add(piece);
+      return;
+    }
+    this.#pieces.push(piece);
+    this.#pendingLength += piece.length;
+    if (this.#pendingLength > this.#max) {
+      this.#dropping = new OversizedLine(this.#pieces.join(""));
+      this.#pieces = [];
+      this.#pendingLength = 0;
+    }
+  }
+  #ended(piece) {
+    const dropping = this.#dropping;
+    if (dropping !== null) {
+      dropping.add(piece);
+      this.#dropping = null;
+      this.#onOversized?.(dropping);
+      return;
+    }
+    let line = piece;
+    if (this.#pieces.length > 0) {
+      this.#pieces.push(piece);
+      line = this.#pieces.join("");
+      this.#pieces = [];
+      this.#pendingLength = 0;
+    }
+    if (line.length > this.#max) {
+      this.#onOversized?.(new OversizedLine(line));
+      return;
+    }
+    if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+    if (line.trim() !== "") this.#onLine(line);
+  }
+};
+
+// src/protocol/message_of.ts
+function messageOf(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+
+// src/protocol/transport.ts
+var InboxBuffer = class {
+  #events = null;
+  #queued = [];
+  #closedWith = null;
+  #closeDelivered = false;
+  /** True once the close was delivered (or is queued). */
+  get closed() {
+    return this.#closedWith !== null;
+  }
+  /** The events messages go to, once started. */
+  start(events) {
+    this.#events = events;
+    if (this.#queued.length > 0) {
+      const queued = this.#queued;
+      this.#queued = [];
+      for (const message of queued) {
+        if (this.#events !== events) {
+          this.#queued.push(message);
+          continue;
+        }
+        events.message(message);
+      }
+    }
+    if (this.#closedWith !== null && !this.#closeDelivered && this.#events === events) {
+      this.#closeDelivered = true;
+      events.close(this.#closedWith);
+    }
+  }
+  /** Stops delivering: messages queue until the next {@linkcode start}. */
+  hold() {
+    this.#events = null;
+  }
+  /** One message read. */
+  message(message) {
+    if (this.#closedWith !== null) return;
+    const events = this.#events;
+    if (events === null) this.#queued.push(message);
+    else events.message(message);
+  }
+  /** The transport closed; told once. */
+  close(reason) {
+    if (this.#closedWith !== null) return;
+    this.#closedWith = reason;
+    if (this.#events !== null && this.#queued.length === 0) {
+      this.#closeDelivered = true;
+      this.#events.close(reason);
+    }
+  }
+};
+
+// src/client/http_exchange_transport.ts
+var HttpExchangeTransport = class {
+  #conn;
+  #headers;
+  #inbox = new InboxBuffer();
+  #sent = false;
+  #closed = false;
+  #writing = Promise.resolve();
+  /** `conn` is connected already; `headers` go with the request (the host, a token). */
+  constructor(conn, headers) {
+    this.#conn = conn;
+    this.#headers = headers;
+  }
+  start(events) {
+    this.#inbox.start(events);
+  }
+  send(message) {
+    if (this.#closed) return;
+    if (this.#sent) {
+      this.close("cancelled");
+      return;
+    }
+    const body = JSON.stringify(message);
+    if (body === void 0) throw new TypeError("The request is not JSON");
+    this.#sent = true;
+    const id = message.id;
+    this.#writing = this.#exchange(requestBytes("POST", "/rpc", this.#headers, body), id);
+  }
+  close(reason = "closed") {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#conn.close();
+    } catch {
+    }
+    this.#inbox.close(reason);
+  }
+  flushed() {
+    return this.#writing;
+  }
+  async #exchange(request, id) {
+    let reason = "closed by the other side";
+    try {
+      await writeAll(this.#conn, request);
+      const answer = await readAnswer(this.#conn);
+      if (answer.status !== 200) {
+        this.#inbox.message({
+          id,
+          error: refusal(answer.status, await readText(answer.body))
+        });
+      } else {
+        const lines = new LineFramer((line) => {
+          let message;
+          try {
+            message = JSON.parse(line);
+          } catch {
+            return;
+          }
+          if (typeof message === "object" && message !== null && !Array.isArray(message)) {
+            this.#inbox.message(message);
+          }
+        });
+        for await (const chunk of answer.body) lines.push(chunk);
+        lines.end();
+      }
+    } catch (error) {
+      if (this.#closed) return;
+      reason = `the connection failed: ${messageOf(error)}`;
+    }
+    this.close(reason);
+  }
+};
+async function readText(body) {
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of body) text += decoder.decode(chunk, {
+    stream: true
+  });
+  return text + decoder.decode();
+}
+function refusal(status, text) {
+  let error;
+  try {
+    error = JSON.parse(text).error;
+  } catch {
+  }
+  if (error && typeof error.code === "number" && typeof error.message === "string") {
+    return error.data === void 0 ? {
+      code: error.code,
+      message: error.message
+    } : {
+      code: error.code,
+      message: error.message,
+      data: error.data
+    };
+  }
+  const message = typeof error?.message === "string" ? error.message : text.slice(0, 200);
+  return {
+    code: RpcCode.InternalError,
+    message: `The gateway answered ${status}: ${message}`,
+    data: {
+      httpStatus: status
+    }
+  };
+}
+
+// src/protocol/pending_requests.ts
+var PendingRequests = class {
+  #entries = /* @__PURE__ */ new Map();
+  #next = 1;
+  #idle = [];
+  /** Requests waiting for an answer. */
+  get size() {
+    return this.#entries.size;
+  }
+  /** A number never handed out before by this map. */
+  nextId() {
+    return this.#next++;
+  }
+  /** Waits for the answer to `id`. */
+  add(id, entry) {
+    this.#entries.set(id, entry);
+  }
+  /** The entry of `id`, left waiting. */
+  get(id) {
+    return this.#entries.get(id);
+  }
+  /** Whether `id` still waits. */
+  has(id) {
+    return this.#entries.has(id);
+  }
+  /** Removes and returns the entry of `id` (its answer came, or it was given up). */
+  take(id) {
+    const entry = this.#entries.get(id);
+    if (entry === void 0) return void 0;
+    this.#entries.delete(id);
+    if (this.#entries.size === 0 && this.#idle.length > 0) this.#wake();
+    return entry;
+  }
+  /** The ids waiting, oldest first. */
+  ids() {
+    return [
+      ...this.#entries.keys()
+    ];
+  }
+  /** The entries waiting, oldest first. */
+  values() {
+    return this.#entries.values();
+  }
+  /** The ids and entries waiting, oldest first. */
+  entries() {
+    return this.#entries.entries();
+  }
+  /** Removes and returns every entry (the wire is gone: the owner fails them). */
+  takeAll() {
+    const entries = [
+      ...this.#entries.values()
+    ];
+    this.#entries.clear();
+    if (this.#idle.length > 0) this.#wake();
+    return entries;
+  }
+  /** Resolves once no request waits (at once when none does). */
+  idle() {
+    if (this.#entries.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+  #wake() {
+    const idle = this.#idle;
+    this.#idle = [];
+    for (const resolve of idle) resolve();
+  }
+};
+
+// src/protocol/message_peer.ts
+var PeerGoneError = class extends Error {
+  /** Why, as the transport said (`its process exited with code 3`). */
+  reason;
+  constructor(reason) {
+    super(`The other side is gone: ${reason}`);
+    this.name = "PeerGoneError";
+    this.reason = reason;
+  }
+};
+var CANCEL = "$/cancel";
+var END = "$/end";
+function defaultWireError(error) {
+  return error instanceof RpcError ? error.toJSON() : {
+    code: RpcCode.InternalError,
+    message: messageOf(error)
+  };
+}
+function defaultRemoteError(error) {
+  return new RpcError(error.code ?? RpcCode.InternalError, error.message, error.data);
+}
+function isThenable(value) {
+  return (typeof value === "object" || typeof value === "function") && value !== null && typeof value.then === "function";
+}
+var Incoming = class {
+  id;
+  method;
+  params;
+  #responder;
+  #controller;
+  cancelled = false;
+  settled = false;
+  constructor(responder, id, method, params) {
+    this.#responder = responder;
+    this.id = id;
+    this.method = method;
+    this.params = params;
+  }
+  get signal() {
+    if (this.#controller === void 0) {
+      this.#controller = new AbortController();
+      if (this.cancelled) this.#controller.abort(this.#responder.cancelReason());
+    }
+    return this.#controller.signal;
+  }
+  reply(value) {
+    if (this.settled) return;
+    this.#responder.answer(this, this.#responder.stamp ? {
+      jsonrpc: "2.0",
+      id: this.id,
+      result: value
+    } : {
+      id: this.id,
+      result: value
+    });
+  }
+  fail(error) {
+    if (this.settled) return;
+    const wire = this.#responder.wireError(error);
+    this.#responder.answer(this, this.#responder.stamp ? {
+      jsonrpc: "2.0",
+      id: this.id,
+      error: wire
+    } : {
+      id: this.id,
+      error: wire
+    });
+  }
+  /** The other side cancelled it, or is gone. */
+  abort(reason) {
+    if (this.cancelled) return;
+    this.cancelled = true;
+    this.#controller?.abort(reason);
+  }
+};
+var MessagePeer = class {
+  #transport;
+  #pending = new PendingRequests();
+  #incoming = /* @__PURE__ */ new Map();
+  #handlers = /* @__PURE__ */ new Map();
+  #notifications = /* @__PURE__ */ new Map();
+  #anyNotification;
+  #options;
+  #stamp;
+  #responder;
+  #closeReason = null;
+  #closed;
+  #settleClosed;
+  #closeListeners = [];
+  constructor(transport, options = {}) {
+    this.#transport = transport;
+    this.#options = options;
+    this.#stamp = options.jsonRpc === true;
+    this.#closed = new Promise((resolve) => this.#settleClosed = resolve);
+    const wireError = options.wireError ?? defaultWireError;
+    this.#responder = {
+      answer: (request, message) => this.#answerIncoming(request, message),
+      wireError: (error) => {
+        try {
+          return wireError(error);
+        } catch (thrown) {
+          return {
+            code: RpcCode.InternalError,
+            message: messageOf(thrown)
+          };
+        }
+      },
+      cancelReason: options.cancelReason ?? (() => new DOMException("The request was cancelled", "AbortError")),
+      stamp: this.#stamp
+    };
+    queueMicrotask(() => transport.start({
+      message: (message) => this.#receive(message),
+      close: (reason) => this.#gone(reason)
+    }));
+  }
+  /** Resolves, with the reason, once the other side is gone or this side closed. */
+  get closed() {
+    return this.#closed;
+  }
+  /** Why the peer closed, or null while it is open. */
+  get closeReason() {
+    return this.#closeReason;
+  }
+  /** Requests sent and not answered yet. */
+  get pendingCount() {
+    return this.#pending.size;
+  }
+  /** Requests the other side sent that are being served. */
+  get servingCount() {
+    return this.#incoming.size;
+  }
+  /** Calls `listener` once, in the turn the peer closes (at once when it has). */
+  onClose(listener) {
+    if (this.#closeReason !== null) listener(this.#closeReason);
+    else this.#closeListeners.push(listener);
+  }
+  /**
+   * Sends request `method` and hands its answer to `entry` (straight from the message that
+   * carries it, never in this turn). Returns the request's id. Throws, sending nothing, when
+   * the peer is gone (`goneError`) or the request cannot be sent (too large, not JSON).
+   */
+  call(method, params, entry) {
+    if (this.#closeReason !== null) throw this.#goneError(this.#closeReason);
+    const id = this.#pending.nextId();
+    this.#pending.add(id, entry);
+    try {
+      this.#transport.send(this.#stamp ? {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params
+      } : params === void 0 ? {
+        id,
+        method
+      } : {
+        id,
+        method,
+        params
+      });
+    } catch (error) {
+      this.#pending.take(id);
+      throw error;
+    }
+    return id;
+  }
+  /**
+   * Sends request `method` and resolves with its result; rejects with the other side's error,
+   * why the peer is gone, or `signal`'s reason (the other side is then told to cancel, and a
+   * late answer is dropped).
+   */
+  request(method, params, options = {}) {
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      if (signal === void 0) {
+        this.call(method, params, {
+          resolve,
+          reject
+        });
+        return;
+      }
+      const onAbort = () => {
+        if (this.#pending.take(id) === void 0) return;
+        this.cancel(id);
+        reject(signal.reason);
+      };
+      const id = this.call(method, params, {
+        resolve: (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        reject: (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        }
+      });
+      signal.addEventListener("abort", onAbort, {
+        once: true
+      });
+    });
+  }
+  /** Sends notification `method`; throws when it cannot be sent, drops it once closed. */
+  notify(method, params) {
+    if (this.#closeReason !== null) return;
+    this.#transport.send(this.#stamp ? {
+      jsonrpc: "2.0",
+      method,
+      params
+    } : params === void 0 ? {
+      method
+    } : {
+      method,
+      params
+    });
+  }
+  /** What request `id` keeps while it waits (undefined once answered or given up). */
+  entry(id) {
+    return this.#pending.get(id);
+  }
+  /** Whether request `id` still waits for its answer. */
+  isPending(id) {
+    return this.#pending.has(id);
+  }
+  /** The ids of the requests waiting, oldest first. */
+  pendingIds() {
+    return this.#pending.ids();
+  }
+  /**
+   * Asks the other side to abort request `id`. The request still waits: its answer (the other
+   * side's, once it stopped) is delivered, unless it is {@linkcode forget}-ten.
+   */
+  cancel(id) {
+    if (this.#closeReason !== null) return;
+    this.#transport.send(this.#stamp ? {
+      jsonrpc: "2.0",
+      method: CANCEL,
+      params: {
+        id
+      }
+    } : {
+      method: CANCEL,
+      params: {
+        id
+      }
+    });
+  }
+  /** Stops waiting for request `id` (a late answer is dropped); returns what it kept. */
+  forget(id) {
+    return this.#pending.take(id);
+  }
+  /** Fails request `id` alone with `error`. */
+  fail(id, error) {
+    this.#pending.take(id)?.reject(error);
+  }
+  /** Fails every waiting request with `error`. */
+  failPending(error) {
+    for (const entry of this.#pending.takeAll()) entry.reject(error);
+  }
+  /**
+   * Answers request `id` of the other side's, still served, with `value` (for a handler that
+   * hands its requests on and hears their answers by id); false when no such request waits.
+   */
+  answer(id, value) {
+    const request = this.#incoming.get(id);
+    if (request === void 0) return false;
+    request.reply(value);
+    return true;
+  }
+  /** The other side's requests being served, oldest first. */
+  serving() {
+    return this.#incoming.values();
+  }
+  /** The other side's request `id`, while it is served. */
+  served(id) {
+    return this.#incoming.get(id);
+  }
+  /** Resolves once no request waits for its answer. */
+  idle() {
+    return this.#pending.idle();
+  }
+  /**
+   * Serves requests `method` with `handler`, whose value (or promise) is the answer and whose
+   * throw (or rejection) the error. A value that is not a promise is answered in the turn the
+   * request came.
+   */
+  handle(method, handler) {
+    this.serve(method, (params, request) => {
+      let value;
+      try {
+        value = handler(params, request);
+      } catch (error) {
+        request.fail(error);
+        return;
+      }
+      if (isThenable(value)) {
+        value.then((result) => replyOrFail(request, result), (error) => request.fail(error));
+      } else replyOrFail(request, value);
+    });
+  }
+  /**
+   * Serves requests `method` with `handler`, which answers through the request
+   * ({@linkcode IncomingRequest.reply}, {@linkcode IncomingRequest.fail}) when it likes: for
+   * servers that answer first and do their bookkeeping while the answer travels.
+   */
+  serve(method, handler) {
+    this.#handlers.set(method, handler);
+  }
+  /** Hands notifications `method` to `listener`. */
+  on(method, listener) {
+    this.#notifications.set(method, listener);
+  }
+  /** Hands notifications no {@linkcode on} listener takes to `listener`. */
+  onNotification(listener) {
+    this.#anyNotification = listener;
+  }
+  /**
+   * Says no message follows (`$/end`) and closes: the other side has everything without
+   * waiting for the transport's own end.
+   */
+  end() {
+    if (this.#closeReason !== null) return;
+    try {
+      this.#transport.send(this.#stamp ? {
+        jsonrpc: "2.0",
+        method: END
+      } : {
+        method: END
+      });
+    } catch {
+    }
+    this.#transport.close("ended");
+  }
+  /** Closes this side: waiting requests fail, served ones are aborted. */
+  close(reason = "closed") {
+    this.#transport.close(reason);
+  }
+  /** Resolves once everything sent so far is written. */
+  flushed() {
+    return this.#transport.flushed();
+  }
+  #goneError(reason) {
+    return this.#options.goneError?.(reason) ?? new PeerGoneError(reason);
+  }
+  #receive(message) {
+    const method = message.method;
+    if (method === void 0) {
+      this.#answer(message);
+      return;
+    }
+    if (typeof method !== "string") {
+      this.#options.onDropped?.("a message whose method is not a string");
+      return;
+    }
+    const id = message.id;
+    if (id === void 0) this.#notification(method, message.params);
+    else if (typeof id === "number" || typeof id === "string") {
+      this.#request(id, method, message.params);
+    } else this.#options.onDropped?.(`a request to "${method}" whose id is not a number`);
+  }
+  #answer(message) {
+    const id = message.id;
+    if (typeof id !== "number" && typeof id !== "string") {
+      this.#options.onDropped?.("a message with neither a method nor an id");
+      return;
+    }
+    const entry = this.#pending.take(id);
+    if (entry === void 0) return;
+    const error = message.error;
+    try {
+      if (error === void 0) {
+        entry.resolve(message.result);
+        return;
+      }
+      const wire = typeof error === "object" && error !== null && typeof error.message === "string" ? error : {
+        code: RpcCode.InternalError,
+        message: `a malformed error answer: ${String(error)}`
+      };
+      entry.reject((this.#options.remoteError ?? defaultRemoteError)(wire));
+    } catch (thrown) {
+      reportError(thrown);
+    }
+  }
+  #notification(method, params) {
+    if (method === CANCEL) {
+      const id = params?.id;
+      const request = typeof id === "number" || typeof id === "string" ? this.#incoming.get(id) : void 0;
+      request?.abort(this.#responder.cancelReason());
+      return;
+    }
+    if (method === END) {
+      this.#transport.close("the other side ended");
+      return;
+    }
+    const listener = this.#notifications.get(method);
+    try {
+      if (listener !== void 0) listener(params);
+      else if (this.#anyNotification !== void 0) this.#anyNotification(method, params);
+      else this.#options.onDropped?.(`a notification "${method}" nobody listens to`);
+    } catch (thrown) {
+      reportError(thrown);
+    }
+  }
+  #request(id, method, params) {
+    const handler = this.#handlers.get(method);
+    const request = new Incoming(this.#responder, id, method, params);
+    if (handler === void 0) {
+      request.fail(new RpcError(RpcCode.MethodNotFound, `Unknown method "${method}"`));
+      return;
+    }
+    this.#incoming.set(id, request);
+    try {
+      handler(params, request);
+    } catch (error) {
+      request.fail(error);
+    }
+  }
+  #answerIncoming(request, message) {
+    if (this.#closeReason !== null) {
+      request.settled = true;
+      return;
+    }
+    this.#transport.send(message);
+    request.settled = true;
+    if (this.#incoming.get(request.id) === request) this.#incoming.delete(request.id);
+  }
+  #gone(reason) {
+    if (this.#closeReason !== null) return;
+    this.#closeReason = reason;
+    if (this.#incoming.size > 0) {
+      const serving = [
+        ...this.#incoming.values()
+      ];
+      this.#incoming.clear();
+      const why = new DOMException(`The other side is gone: ${reason}`, "AbortError");
+      for (const request of serving) request.abort(why);
+    }
+    if (!this.#options.holdPendingOnGone && this.#pending.size > 0) {
+      this.failPending(this.#goneError(reason));
+    }
+    this.#settleClosed(reason);
+    const listeners = this.#closeListeners;
+    this.#closeListeners = [];
+    for (const listener of listeners) listener(reason);
+  }
+};
+function replyOrFail(request, value) {
+  try {
+    request.reply(value);
+  } catch (error) {
+    request.fail(new RpcError(RpcCode.InternalError, `Cannot send the answer to "${request.method}": ${messageOf(error)}`));
+  }
+}
+
 // src/config/token_file.ts
 function tokenPath(dataDir) {
   return `${dataDir.replace(/[\\/]+$/, "")}/token`;
@@ -262,13 +1082,19 @@ function endpointOf(state, dataDir) {
 }
 var GatewayHttpClient = class {
   #endpoint;
-  #pending = /* @__PURE__ */ new Map();
   #listeners = /* @__PURE__ */ new Set();
   #conns = /* @__PURE__ */ new Set();
-  #nextId = 1;
+  /** The conversations of the requests still open (their streams, a subscription's too). */
+  #open = /* @__PURE__ */ new Set();
+  #wire;
   #closed = false;
-  constructor(endpoint) {
+  constructor(endpoint, options = {}) {
     this.#endpoint = endpoint;
+    this.#wire = options.wire ?? (async () => {
+      const conn = await this.#connect();
+      this.#conns.delete(conn);
+      return new HttpExchangeTransport(conn, this.#headers());
+    });
   }
   /** Where this client sends its requests. */
   get endpoint() {
@@ -281,22 +1107,37 @@ var GatewayHttpClient = class {
    * function, called once the connection is open: for params that must not be read when no
    * server answers (the CLI's piped stdin, which the full CLI then reads).
    */
-  request(method, params = {}) {
-    if (this.#closed) return Promise.reject(new Error("The connection to the gateway is closed"));
-    const id = this.#nextId++;
-    const answer = new Promise((resolve, reject) => {
-      this.#pending.set(id, {
-        resolve: (v) => resolve(v),
-        reject
+  async request(method, params = {}) {
+    if (this.#closed) throw new Error("The connection to the gateway is closed");
+    const wire = await this.#wire();
+    if (this.#closed) {
+      wire.close("closed by the client");
+      throw new Error("The connection to the gateway is closed");
+    }
+    const peer = new MessagePeer(wire, {
+      jsonRpc: true,
+      // An HTTP refusal is no method's error: a plain Error with the status, as before RPC.
+      remoteError: (error) => {
+        const status = error.data?.httpStatus;
+        return typeof status === "number" ? new Error(error.message) : new RpcError(error.code ?? RpcCode.InternalError, error.message, error.data);
+      },
+      goneError: (reason) => reason === "closed by the client" ? new Error("The connection to the gateway was closed") : reason.startsWith("the connection failed: ") ? new Error(`The connection to the gateway failed: ${reason.slice(23)}`) : new Error("The gateway closed the connection before answering")
+    });
+    this.#open.add(peer);
+    peer.onClose(() => this.#open.delete(peer));
+    peer.onNotification((name, notification) => {
+      for (const listener of this.#listeners) listener({
+        method: name,
+        params: notification
       });
     });
-    this.#exchange(id, async () => JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      method,
-      params: typeof params === "function" ? await params() : params
-    }));
-    return answer;
+    try {
+      const body = typeof params === "function" ? await params() : params;
+      return await peer.request(method, body);
+    } catch (error) {
+      peer.close("closed by the client");
+      throw error;
+    }
   }
   /** Listens for notifications of every request of this client; returns an unsubscribe. */
   onNotification(listener) {
@@ -317,7 +1158,7 @@ var GatewayHttpClient = class {
       const body = options.body === void 0 ? null : JSON.stringify(options.body);
       await writeAll(conn, requestBytes(method, path, this.#headers(), body));
       const answer = await readAnswer(conn);
-      const text = await readText(answer.body);
+      const text = await readText2(answer.body);
       let parsed = null;
       try {
         parsed = text === "" ? null : JSON.parse(text);
@@ -339,14 +1180,12 @@ var GatewayHttpClient = class {
   close() {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
+    for (const peer of [
+      ...this.#open
+    ]) peer.close("closed by the client");
     for (const conn of [
       ...this.#conns
     ]) this.#drop(conn);
-    if (this.#pending.size > 0) {
-      const error = new Error("The connection to the gateway was closed");
-      for (const p of this.#pending.values()) p.reject(error);
-      this.#pending.clear();
-    }
     return Promise.resolve();
   }
   #headers() {
@@ -390,67 +1229,14 @@ var GatewayHttpClient = class {
     } catch {
     }
   }
-  /** Sends request `id` and hands its lines to listeners and its pending entry. */
-  async #exchange(id, body) {
-    let conn = null;
-    try {
-      conn = await this.#connect();
-      await writeAll(conn, requestBytes("POST", "/rpc", this.#headers(), await body()));
-      const answer = await readAnswer(conn);
-      if (answer.status !== 200) {
-        this.#fail(id, errorOf(answer.status, await readText(answer.body)));
-        return;
-      }
-      const decoder = new TextDecoder();
-      let partial = [];
-      for await (const chunk of answer.body) {
-        let text = decoder.decode(chunk, {
-          stream: true
-        });
-        for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n")) {
-          partial.push(text.slice(0, end));
-          const line = partial.join("");
-          partial = [];
-          text = text.slice(end + 1);
-          if (line !== "") receiveRpcText(line, this.#pending, this.#listeners);
-        }
-        if (text !== "") partial.push(text);
-      }
-    } catch (error) {
-      if (!this.#closed) {
-        this.#fail(id, error instanceof UnreachableError ? error : new Error(`The connection to the gateway failed: ${error.message}`));
-      }
-    } finally {
-      if (conn !== null) this.#drop(conn);
-      this.#fail(id, new Error("The gateway closed the connection before answering"));
-    }
-  }
-  /** Rejects request `id` with `error` if it still waits. */
-  #fail(id, error) {
-    const waiting = this.#pending.get(id);
-    if (!waiting) return;
-    this.#pending.delete(id);
-    waiting.reject(error);
-  }
 };
-async function readText(body) {
+async function readText2(body) {
   const decoder = new TextDecoder();
   let text = "";
   for await (const chunk of body) text += decoder.decode(chunk, {
     stream: true
   });
   return text + decoder.decode();
-}
-function errorOf(status, text) {
-  let error;
-  try {
-    error = JSON.parse(text).error;
-  } catch {
-  }
-  if (error && typeof error.code === "number" && typeof error.message === "string") {
-    return new RpcError(error.code, error.message, error.data);
-  }
-  return new Error(`The gateway answered ${status}: ${error?.message ?? text.slice(0, 200)}`);
 }
 
 // src/config/config_error.ts
@@ -1121,11 +1907,6 @@ function printRun(document, output, options) {
 function printError(output, kind, message) {
   output.err(`error[${kind}]: ${message}
 `);
-}
-
-// src/protocol/message_of.ts
-function messageOf(error) {
-  return error instanceof Error ? error.message : String(error);
 }
 
 // src/cli/fast_exec.ts

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ServerNotification } from "../client/rpc_answers.ts";
+import type { ServerNotification } from "../client/gateway_http_client.ts";
 import { describeRunWait, type RunWaiting } from "../protocol/run_waiting.ts";
 import type { CliOutput } from "./cli_context.ts";
 

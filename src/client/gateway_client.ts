@@ -1,33 +1,32 @@
 /**
  * A JSON-RPC client over the gateway's WebSocket on its TCP port, with the token: the wire other
  * programs (and lootbox's clients) use, and the tests' view of it. The CLI talks to its server
- * on the data dir's socket instead (`gateway_http_client.ts`). Requests are matched to answers
- * by id; notifications go to listeners.
+ * on the data dir's socket instead (`gateway_http_client.ts`). A `MessagePeer` on the socket
+ * matches answers to requests by id; notifications go to listeners.
  * @module
  */
 
-import { type PendingRequests, receiveRpcText, type ServerNotification } from "./rpc_answers.ts";
+import { MessagePeer } from "../protocol/message_peer.ts";
+import type { ServerNotification } from "./gateway_http_client.ts";
+import { WebSocketTransport } from "./web_socket_transport.ts";
 
-export type { ServerNotification } from "./rpc_answers.ts";
+export type { ServerNotification } from "./gateway_http_client.ts";
 
 /** A connected client. Close it when done; pending requests then reject. */
 export class GatewayClient {
   readonly #socket: WebSocket;
-  readonly #pending: PendingRequests = new Map();
+  readonly #peer: MessagePeer;
   readonly #listeners = new Set<(n: ServerNotification) => void>();
-  #nextId = 1;
-  #closed = false;
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
-    socket.onmessage = (event) => this.#receive(event.data);
-    socket.onclose = () => {
-      this.#closed = true;
-      for (const p of this.#pending.values()) {
-        p.reject(new Error("The gateway closed the connection"));
-      }
-      this.#pending.clear();
-    };
+    this.#peer = new MessagePeer(new WebSocketTransport(socket), {
+      jsonRpc: true,
+      goneError: () => new Error("The gateway closed the connection"),
+    });
+    this.#peer.onNotification((method, params) => {
+      for (const listener of this.#listeners) listener({ method, params });
+    });
   }
 
   /** Connects to `ws://host:port/ws` with the token. */
@@ -58,19 +57,12 @@ export class GatewayClient {
     });
   }
 
-  #receive(data: unknown): void {
-    if (typeof data !== "string") return;
-    receiveRpcText(data, this.#pending, this.#listeners);
-  }
-
   /** Sends a request and resolves with its result; rejects with {@linkcode RpcError}. */
   request<T = unknown>(method: string, params: unknown = {}): Promise<T> {
-    if (this.#closed) return Promise.reject(new Error("The connection to the gateway is closed"));
-    const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: (v) => resolve(v as T), reject });
-      this.#socket.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-    });
+    if (this.#peer.closeReason !== null) {
+      return Promise.reject(new Error("The connection to the gateway is closed"));
+    }
+    return this.#peer.request<T>(method, params);
   }
 
   /** Listens for notifications; returns an unsubscribe function. */
@@ -81,7 +73,7 @@ export class GatewayClient {
 
   /** Closes the connection and waits until it is closed. */
   close(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
+    if (this.#peer.closeReason !== null) return Promise.resolve();
     return new Promise((resolve) => {
       this.#socket.addEventListener("close", () => resolve(), { once: true });
       this.#socket.close();

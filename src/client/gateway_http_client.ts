@@ -9,15 +9,30 @@
  *
  * One connection per request: a request's notifications are its own, a subscription
  * (`events.subscribe`) keeps its stream open until the client closes, and closing the client
- * closes every stream, which cancels the runs they started (as a closed WebSocket did).
+ * closes every stream, which cancels the runs they started (as a closed WebSocket did). Each
+ * request is a `MessagePeer`'s on its own wire.
  * @module
  */
 
-import { type PendingRequests, receiveRpcText, type ServerNotification } from "./rpc_answers.ts";
 import { readAnswer, requestBytes } from "./http_response_reader.ts";
+import { HttpExchangeTransport } from "./http_exchange_transport.ts";
 import { writeAll } from "../protocol/bytes.ts";
-import { RpcError, type RpcErrorObject } from "../protocol/json_rpc.ts";
+import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
+import { MessagePeer } from "../protocol/message_peer.ts";
+import type { Transport } from "../protocol/transport.ts";
 import { readTokenSync } from "../config/token_file.ts";
+
+/** A notification the server pushed (`run.output`, `run.progress`). */
+export interface ServerNotification {
+  method: string;
+  params: unknown;
+}
+
+/**
+ * Opens the wire of one request: by default a connection of its own to the server, carrying
+ * the request as `POST /rpc` (`HttpExchangeTransport`). Tests give one end of an in-memory pair.
+ */
+export type RequestWire = () => Promise<Transport>;
 
 /** Where a server listens for its CLI. */
 export type ServerEndpoint =
@@ -82,14 +97,21 @@ export interface JsonAnswer {
 /** A client of one server. Close it when done: open requests reject, their runs are cancelled. */
 export class GatewayHttpClient {
   readonly #endpoint: ServerEndpoint;
-  readonly #pending: PendingRequests = new Map();
   readonly #listeners = new Set<(n: ServerNotification) => void>();
   readonly #conns = new Set<Deno.Conn>();
-  #nextId = 1;
+  /** The conversations of the requests still open (their streams, a subscription's too). */
+  readonly #open = new Set<MessagePeer>();
+  readonly #wire: RequestWire;
   #closed = false;
 
-  constructor(endpoint: ServerEndpoint) {
+  constructor(endpoint: ServerEndpoint, options: { wire?: RequestWire } = {}) {
     this.#endpoint = endpoint;
+    this.#wire = options.wire ?? (async () => {
+      const conn = await this.#connect();
+      // The request's wire owns the connection from here: closing it closes the connection.
+      this.#conns.delete(conn);
+      return new HttpExchangeTransport(conn, this.#headers());
+    });
   }
 
   /** Where this client sends its requests. */
@@ -104,23 +126,46 @@ export class GatewayHttpClient {
    * function, called once the connection is open: for params that must not be read when no
    * server answers (the CLI's piped stdin, which the full CLI then reads).
    */
-  request<T = unknown>(
+  async request<T = unknown>(
     method: string,
     params: unknown | (() => Promise<unknown>) = {},
   ): Promise<T> {
-    if (this.#closed) return Promise.reject(new Error("The connection to the gateway is closed"));
-    const id = this.#nextId++;
-    const answer = new Promise<T>((resolve, reject) => {
-      this.#pending.set(id, { resolve: (v) => resolve(v as T), reject });
+    if (this.#closed) throw new Error("The connection to the gateway is closed");
+    const wire = await this.#wire();
+    if (this.#closed) {
+      wire.close("closed by the client");
+      throw new Error("The connection to the gateway is closed");
+    }
+    const peer = new MessagePeer(wire, {
+      jsonRpc: true,
+      // An HTTP refusal is no method's error: a plain Error with the status, as before RPC.
+      remoteError: (error) => {
+        const status = (error.data as { httpStatus?: unknown } | undefined)?.httpStatus;
+        return typeof status === "number" ? new Error(error.message) : new RpcError(
+          error.code ?? RpcCode.InternalError,
+          error.message,
+          error.data as RpcError["data"],
+        );
+      },
+      goneError: (reason) =>
+        reason === "closed by the client"
+          ? new Error("The connection to the gateway was closed")
+          : reason.startsWith("the connection failed: ")
+          ? new Error(`The connection to the gateway failed: ${reason.slice(23)}`)
+          : new Error("The gateway closed the connection before answering"),
     });
-    this.#exchange(id, async () =>
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id,
-        method,
-        params: typeof params === "function" ? await params() : params,
-      }));
-    return answer;
+    this.#open.add(peer);
+    peer.onClose(() => this.#open.delete(peer));
+    peer.onNotification((name, notification) => {
+      for (const listener of this.#listeners) listener({ method: name, params: notification });
+    });
+    try {
+      const body = typeof params === "function" ? await params() : params;
+      return await peer.request<T>(method, body);
+    } catch (error) {
+      peer.close("closed by the client");
+      throw error;
+    }
   }
 
   /** Listens for notifications of every request of this client; returns an unsubscribe. */
@@ -166,12 +211,8 @@ export class GatewayHttpClient {
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
+    for (const peer of [...this.#open]) peer.close("closed by the client");
     for (const conn of [...this.#conns]) this.#drop(conn);
-    if (this.#pending.size > 0) {
-      const error = new Error("The connection to the gateway was closed");
-      for (const p of this.#pending.values()) p.reject(error);
-      this.#pending.clear();
-    }
     return Promise.resolve();
   }
 
@@ -213,53 +254,6 @@ export class GatewayHttpClient {
       // closed already
     }
   }
-
-  /** Sends request `id` and hands its lines to listeners and its pending entry. */
-  async #exchange(id: number, body: () => Promise<string>): Promise<void> {
-    let conn: Deno.Conn | null = null;
-    try {
-      conn = await this.#connect();
-      await writeAll(conn, requestBytes("POST", "/rpc", this.#headers(), await body()));
-      const answer = await readAnswer(conn);
-      if (answer.status !== 200) {
-        this.#fail(id, errorOf(answer.status, await readText(answer.body)));
-        return;
-      }
-      const decoder = new TextDecoder();
-      let partial: string[] = [];
-      for await (const chunk of answer.body) {
-        let text = decoder.decode(chunk, { stream: true });
-        for (let end = text.indexOf("\n"); end >= 0; end = text.indexOf("\n")) {
-          partial.push(text.slice(0, end));
-          const line = partial.join("");
-          partial = [];
-          text = text.slice(end + 1);
-          if (line !== "") receiveRpcText(line, this.#pending, this.#listeners);
-        }
-        if (text !== "") partial.push(text);
-      }
-    } catch (error) {
-      if (!this.#closed) {
-        this.#fail(
-          id,
-          error instanceof UnreachableError
-            ? error
-            : new Error(`The connection to the gateway failed: ${(error as Error).message}`),
-        );
-      }
-    } finally {
-      if (conn !== null) this.#drop(conn);
-      this.#fail(id, new Error("The gateway closed the connection before answering"));
-    }
-  }
-
-  /** Rejects request `id` with `error` if it still waits. */
-  #fail(id: number, error: Error): void {
-    const waiting = this.#pending.get(id);
-    if (!waiting) return;
-    this.#pending.delete(id);
-    waiting.reject(error);
-  }
 }
 
 async function readText(body: AsyncIterable<Uint8Array>): Promise<string> {
@@ -267,18 +261,4 @@ async function readText(body: AsyncIterable<Uint8Array>): Promise<string> {
   let text = "";
   for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
   return text + decoder.decode();
-}
-
-/** The error an HTTP refusal stands for: the RPC error it carries, or its message. */
-function errorOf(status: number, text: string): Error {
-  let error: Partial<RpcErrorObject> | undefined;
-  try {
-    error = (JSON.parse(text) as { error?: Partial<RpcErrorObject> }).error;
-  } catch {
-    // not JSON
-  }
-  if (error && typeof error.code === "number" && typeof error.message === "string") {
-    return new RpcError(error.code, error.message, error.data);
-  }
-  return new Error(`The gateway answered ${status}: ${error?.message ?? text.slice(0, 200)}`);
 }

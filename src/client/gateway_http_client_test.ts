@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { RpcError } from "../protocol/json_rpc.ts";
+import { InMemoryTransport } from "../protocol/in_memory_transport.ts";
+import { MessagePeer } from "../protocol/message_peer.ts";
 import {
   assertOwnSocket,
   ForeignSocketError,
@@ -181,4 +183,98 @@ Deno.test("assertOwnSocket() refuses a file that is not a socket, and a socket o
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+/**
+ * A client whose every request gets a wire of its own in memory, served by `serve` on the
+ * other end as the server's `/rpc` serves one request.
+ */
+function memoryClient(serve: (server: MessagePeer) => void) {
+  const servers: MessagePeer[] = [];
+  const client = new GatewayHttpClient({ transport: "unix", path: "/nowhere" }, {
+    wire: () => {
+      const [clientEnd, serverEnd] = InMemoryTransport.pair();
+      const server = new MessagePeer(serverEnd, { jsonRpc: true });
+      servers.push(server);
+      serve(server);
+      return Promise.resolve(clientEnd);
+    },
+  });
+  return { client, servers };
+}
+
+Deno.test("GatewayHttpClient over memory: notifications reach the listeners before the result", async () => {
+  const { client } = memoryClient((server) => {
+    server.handle("exec", (params) => {
+      server.notify("run.output", { text: "hello" });
+      return { echoed: params };
+    });
+  });
+  const seen: unknown[] = [];
+  client.onNotification((n) => seen.push(n));
+  const result = await client.request("exec", { source: "1" });
+  assert.deepEqual(seen, [{ method: "run.output", params: { text: "hello" } }]);
+  assert.deepEqual(result, { echoed: { source: "1" } });
+  await client.close();
+});
+
+Deno.test("GatewayHttpClient over memory: an error answer rejects with its RpcError, code, message and data", async () => {
+  const { client } = memoryClient((server) => {
+    server.handle("tools.call", () => {
+      throw new RpcError(-32000, 'Unknown tool "kv.gett"', { kind: "UnknownTool" });
+    });
+  });
+  await assert.rejects(client.request("tools.call"), (error: unknown) => {
+    assert.ok(error instanceof RpcError);
+    assert.equal(error.code, -32000);
+    assert.equal(error.message, 'Unknown tool "kv.gett"');
+    assert.deepEqual(error.data, { kind: "UnknownTool" });
+    return true;
+  });
+  await client.close();
+});
+
+Deno.test("GatewayHttpClient over memory: close() rejects what waits and the server sees its request cancelled", async () => {
+  const cancelled = Promise.withResolvers<void>();
+  const { client } = memoryClient((server) => {
+    server.serve("events.subscribe", (_params, request) => {
+      request.signal.addEventListener("abort", () => cancelled.resolve());
+    });
+  });
+  const waiting = client.request("events.subscribe");
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await client.close();
+  await assert.rejects(waiting, /The connection to the gateway was closed/);
+  await cancelled.promise;
+  await assert.rejects(client.request("x"), /The connection to the gateway is closed/);
+});
+
+Deno.test("GatewayHttpClient over memory: a server gone before answering rejects, naming it", async () => {
+  const { client } = memoryClient((server) => {
+    server.serve("exec", () => server.close("the server stopped"));
+  });
+  await assert.rejects(
+    client.request("exec"),
+    /The gateway closed the connection before answering/,
+  );
+  await client.close();
+});
+
+Deno.test("GatewayHttpClient over memory: params given as a function are read once the wire is open", async () => {
+  const order: string[] = [];
+  const client = new GatewayHttpClient({ transport: "unix", path: "/nowhere" }, {
+    wire: () => {
+      order.push("wire");
+      const [clientEnd, serverEnd] = InMemoryTransport.pair();
+      new MessagePeer(serverEnd, { jsonRpc: true }).handle("exec", (params) => params);
+      return Promise.resolve(clientEnd);
+    },
+  });
+  const result = await client.request("exec", () => {
+    order.push("params");
+    return Promise.resolve({ stdin: "piped" });
+  });
+  assert.deepEqual(order, ["wire", "params"]);
+  assert.deepEqual(result, { stdin: "piped" });
+  await client.close();
 });

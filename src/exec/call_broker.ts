@@ -2,17 +2,24 @@
  * The gateway's side of one run's channel while the script runs: it answers the script's tool
  * calls and resource reads under the run's limits (`exec.maxToolCalls`, one turn each under
  * `exec.maxConcurrentCalls`), keeps the call records history stores, and collects what the
- * script hands back (result, warnings, attachments, its uncaught failure). It knows nothing of
- * processes, so it is tested over an in-memory connection.
+ * script hands back (result, warnings, attachments, its uncaught failure). It serves the
+ * runner's requests through a `MessagePeer` and knows nothing of processes, so it is tested
+ * over an in-memory pair.
  * @module
  */
 
-import type {
-  ChannelError,
-  GatewayToRunner,
-  RunnerToGateway,
-  ScriptFailure,
+import {
+  type CallErrorData,
+  type CallLineParams,
+  type CallParams,
+  type ChannelError,
+  ChannelMethod,
+  type ResourcesParams,
+  type ScriptFailure,
 } from "../protocol/channel_messages.ts";
+import { RpcCode, RpcError } from "../protocol/json_rpc.ts";
+import { type Clock, systemClock, type TimerId } from "../protocol/clock.ts";
+import type { IncomingRequest, MessagePeer } from "../protocol/message_peer.ts";
 import type { Attachment } from "../protocol/run_document.ts";
 import { ToolCallError, type ToolProgress } from "../protocol/tool_call.ts";
 import { GatewayTelemetry, type RunTrace } from "../telemetry/gateway_telemetry.ts";
@@ -40,18 +47,14 @@ export interface ScriptToolCall {
   onApproval?: (decision: { allowed: boolean; by: string; at: number }) => void;
 }
 
-/** The part of a runner connection the broker uses (a socket in a run, memory in tests). */
-export interface BrokerConnection {
-  send(message: GatewayToRunner): void;
-  onMessage(handler: (message: RunnerToGateway) => void): void;
-}
+/** The part of a runner's peer the broker uses (a socket in a run, memory in tests). */
+export type BrokerConnection = Pick<
+  MessagePeer,
+  "serve" | "on" | "notify" | "serving" | "served"
+>;
 
 /** A resources request from a script (`resources.list()`, `resources.read(uri)`). */
-export interface ResourcesRequest {
-  namespace: string;
-  op: "list" | "read";
-  uri?: string;
-}
+export type ResourcesRequest = ResourcesParams;
 
 /** Options of {@linkcode CallBroker}. */
 export interface CallBrokerOptions {
@@ -81,9 +84,12 @@ export interface CallBrokerOptions {
   typedName?: (namespace: string, tool: string) => string | undefined;
   /** Upstream progress of the run's tool calls. */
   onProgress?: (progress: ToolProgress & { namespace: string; tool: string }) => void;
+  /** The sweep that asks for waiting calls' lines. @default {systemClock} */
+  clock?: Clock;
 }
 
-type CallMessage = Extract<RunnerToGateway, { t: "call" }>;
+/** A call of the script, as the broker knows it while it waits. */
+export type CallMessage = CallParams & { id: number };
 
 /** Why a stopped broker's calls were aborted; built at the first stop. */
 let runOver: DOMException | undefined;
@@ -95,17 +101,53 @@ export class CallBroker {
   readonly #options: CallBrokerOptions;
   readonly #turns: Semaphore;
   readonly #calls = new AbortController();
-  readonly #pending = new Map<number, CallMessage>();
   #callCount = 0;
   #failure: ScriptFailure | null = null;
   /** Calls a line sweep saw waiting (true once their line was asked for). */
   readonly #waited = new Map<number, boolean>();
-  #lineSweep: ReturnType<typeof setTimeout> | undefined;
+  #lineSweep: TimerId | undefined;
+  readonly #clock: Clock;
 
   constructor(options: CallBrokerOptions) {
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
     this.#turns = new Semaphore(() => options.maxConcurrentCalls);
-    options.connection.onMessage((message) => this.#receive(message));
+    const connection = options.connection;
+    const { returns } = options;
+    connection.serve(
+      ChannelMethod.call,
+      (params, request) => this.#call(params as CallParams, request),
+    );
+    connection.serve(ChannelMethod.resources, (params, request) => {
+      const resources = params as ResourcesParams;
+      let answered: Promise<unknown>;
+      try {
+        answered = options.resources(resources);
+      } catch (error) {
+        answered = Promise.reject(error);
+      }
+      answered.then(
+        (value) => replyOrFail(request, value, resources.namespace, "resources"),
+        (error) => request.fail(callError(toChannelError(error, resources.namespace, "resources"))),
+      );
+    });
+    connection.on(ChannelMethod.result, (params) => {
+      returns.setResult((params as { value: unknown }).value);
+    });
+    connection.on(ChannelMethod.warning, (params) => {
+      returns.addWarning(String((params as { message: unknown }).message));
+    });
+    connection.on(ChannelMethod.attach, (params) => {
+      returns.addAttachment((params as { block: unknown }).block as Attachment);
+    });
+    connection.on(ChannelMethod.failed, (params) => {
+      this.#failure = (params as { error: ScriptFailure }).error;
+    });
+    connection.on(ChannelMethod.callLine, (params) => {
+      const { id, line } = params as CallLineParams;
+      const waiting = connection.served(id);
+      if (waiting?.method === ChannelMethod.call) (waiting.params as CallParams).line = line;
+    });
   }
 
   /** The script's uncaught failure, as the runner reported it (null when none came). */
@@ -115,7 +157,12 @@ export class CallBroker {
 
   /** The oldest call still waiting for its answer, so a stopped run can name its line. */
   waitingCall(): CallMessage | undefined {
-    return this.#pending.values().next().value;
+    for (const request of this.#options.connection.serving()) {
+      if (request.method === ChannelMethod.call) {
+        return { ...(request.params as CallParams), id: request.id as number };
+      }
+    }
+    return undefined;
   }
 
   /** Aborts the calls in flight: the run is over. */
@@ -123,7 +170,7 @@ export class CallBroker {
     // One reason for every run (as an abort without one would give): a DOMException and its
     // stack per run cost the server's run path measurably (issue 12).
     this.#calls.abort(runOver ??= new DOMException("The signal has been aborted", "AbortError"));
-    if (this.#lineSweep !== undefined) clearTimeout(this.#lineSweep);
+    if (this.#lineSweep !== undefined) this.#clock.clearTimeout(this.#lineSweep);
     this.#lineSweep = undefined;
   }
 
@@ -135,15 +182,18 @@ export class CallBroker {
   #sweepLines(): void {
     this.#lineSweep = undefined;
     let waiting = false;
-    for (const [id, message] of this.#pending) {
+    const connection = this.#options.connection;
+    for (const request of connection.serving()) {
+      if (request.method !== ChannelMethod.call) continue;
+      const id = request.id as number;
       const asked = this.#waited.get(id);
-      if (asked === true || message.line !== undefined) continue;
+      if (asked === true || (request.params as CallParams).line !== undefined) continue;
       if (asked === undefined) {
         this.#waited.set(id, false);
         waiting = true;
       } else {
         this.#waited.set(id, true);
-        this.#send({ t: "locate", id });
+        connection.notify(ChannelMethod.locate, { id });
       }
     }
     if (waiting) this.#armLineSweep();
@@ -151,87 +201,36 @@ export class CallBroker {
 
   #armLineSweep(): void {
     if (this.#lineSweep !== undefined || this.#calls.signal.aborted) return;
-    this.#lineSweep = setTimeout(() => this.#sweepLines(), LINE_SWEEP_MS);
+    this.#lineSweep = this.#clock.setTimeout(() => this.#sweepLines(), LINE_SWEEP_MS);
     // Never what keeps a process alive (the run's end clears it).
-    Deno.unrefTimer(this.#lineSweep);
+    this.#clock.unref(this.#lineSweep);
   }
 
-  #receive(message: RunnerToGateway): void {
-    const { returns } = this.#options;
-    switch (message.t) {
-      case "result":
-        returns.setResult(message.value);
-        break;
-      case "warning":
-        returns.addWarning(String(message.message));
-        break;
-      case "attach":
-        returns.addAttachment(message.block as Attachment);
-        break;
-      case "failed":
-        this.#failure = message.error;
-        break;
-      case "resources":
-        this.#options.resources(message).then(
-          (value) => this.#send({ t: "reply", id: message.id, ok: true, value }),
-          (error) =>
-            this.#send({
-              t: "reply",
-              id: message.id,
-              ok: false,
-              error: toChannelError(error, message.namespace, "resources"),
-            }),
-        );
-        break;
-      case "call":
-        this.#call(message);
-        break;
-      case "call_line": {
-        const waiting = this.#pending.get(message.id);
-        if (waiting !== undefined) {
-          this.#pending.set(message.id, { ...waiting, line: message.line });
-        }
-        break;
-      }
-      default:
-        break;
-    }
-  }
-
-  #send(message: GatewayToRunner): void {
-    this.#options.connection.send(message);
-  }
-
-  #call(message: CallMessage): void {
+  #call(message: CallParams, request: IncomingRequest): void {
     const { maxToolCalls } = this.#options;
     this.#callCount++;
     if (this.#callCount > maxToolCalls) {
-      this.#send({
-        t: "reply",
-        id: message.id,
-        ok: false,
-        error: {
-          kind: "ToolCallLimitExceeded",
-          message:
-            `Run exceeded exec.maxToolCalls (${maxToolCalls}) at ${message.namespace}.${message.tool}`,
-          namespace: message.namespace,
-          tool: message.tool,
-        },
-      });
+      request.fail(callError({
+        kind: "ToolCallLimitExceeded",
+        message:
+          `Run exceeded exec.maxToolCalls (${maxToolCalls}) at ${message.namespace}.${message.tool}`,
+        namespace: message.namespace,
+        tool: message.tool,
+      }));
       return;
     }
     // Calls past the per-run concurrency cap wait their turn; they do not fail. A call that
-    // finds a turn free is sent on in this turn, without a promise in between (issue 12).
+    // finds a turn free is sent on in this turn, without a promise in between.
     const release = this.#turns.tryAcquire();
-    if (release !== null) this.#answer(message, release);
-    else this.#turns.acquire().then((later) => this.#answer(message, later));
+    if (release !== null) this.#answer(message, request, release);
+    else this.#turns.acquire().then((later) => this.#answer(message, request, later));
   }
 
   /** Calls the tool, writes the reply, records the call, then gives back its turn. */
-  #answer(message: CallMessage, release: () => void): void {
+  #answer(message: CallParams, request: IncomingRequest, release: () => void): void {
     const options = this.#options;
     const { namespace, tool } = message;
-    this.#pending.set(message.id, message);
+    const id = request.id as number;
     this.#armLineSweep();
     const started = Date.now();
     let approval: ToolCallRecord["approval"] = null;
@@ -255,8 +254,7 @@ export class CallBroker {
       this.toolCalls.push(call);
     };
     const settled = () => {
-      this.#pending.delete(message.id);
-      this.#waited.delete(message.id);
+      this.#waited.delete(id);
       release();
     };
     let answered: Promise<unknown>;
@@ -284,7 +282,7 @@ export class CallBroker {
       // run's end always finds the record.
       (value) => {
         try {
-          this.#send({ t: "reply", id: message.id, ok: true, value });
+          replyOrFail(request, value, namespace, tool);
           callTrace.end({ ok: true });
           record(true, null, { value });
         } finally {
@@ -302,13 +300,9 @@ export class CallBroker {
               typed,
             });
           }
-          this.#send({
-            t: "reply",
-            id: message.id,
-            ok: false,
-            error: channelError,
-            ...(error instanceof ToolCallError && error.raw ? { raw: error.raw } : {}),
-          });
+          request.fail(
+            callError(channelError, error instanceof ToolCallError ? error.raw : undefined),
+          );
           callTrace.end({ ok: false, kind: channelError.kind });
           record(false, channelError.kind, { text: channelError.message });
         } finally {
@@ -349,6 +343,36 @@ function setCallResult(call: ToolCallRecord, answer: CallAnswer): void {
   }
   call.result = text.slice(0, CALL_RESULT_HEAD_CHARS);
   call.resultTotalBytes = new TextEncoder().encode(text).length;
+}
+
+/** The wire error of a failed call: its message, with its kind and envelope in `data`. */
+function callError(error: ChannelError, raw?: unknown): RpcError {
+  const data: CallErrorData = { kind: error.kind };
+  if (error.namespace !== undefined) data.namespace = error.namespace;
+  if (error.tool !== undefined) data.tool = error.tool;
+  if (raw !== undefined && raw !== null) data.raw = raw;
+  return new RpcError(RpcCode.GatewayError, error.message, data as RpcError["data"]);
+}
+
+/** Answers `request` with `value`, or with why it cannot cross the channel (not JSON, too large). */
+function replyOrFail(
+  request: IncomingRequest,
+  value: unknown,
+  namespace: string,
+  tool: string,
+): void {
+  try {
+    request.reply(value);
+  } catch (error) {
+    request.fail(callError({
+      kind: "ToolError",
+      message: `The answer of ${namespace}.${tool} cannot be sent to the script: ${
+        messageOf(error)
+      }`,
+      namespace,
+      tool,
+    }));
+  }
 }
 
 function toChannelError(error: unknown, namespace: string, tool: string): ChannelError {

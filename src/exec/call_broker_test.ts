@@ -1,51 +1,89 @@
 import assert from "node:assert/strict";
-import type { GatewayToRunner, RunnerToGateway } from "../protocol/channel_messages.ts";
+import type { CallErrorData, ChannelError } from "../protocol/channel_messages.ts";
+import { InMemoryTransport } from "../protocol/in_memory_transport.ts";
+import type { RpcError } from "../protocol/json_rpc.ts";
+import { MessagePeer } from "../protocol/message_peer.ts";
+import type { Transport, TransportEvents, WireMessage } from "../protocol/transport.ts";
 import { ToolCallError } from "../protocol/tool_call.ts";
 import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
 import { CallBroker, type CallBrokerOptions, type ScriptToolCall } from "./call_broker.ts";
 import { RunReturns } from "./run_returns.ts";
-import { pollUntil } from "../../test/support/poll_until.ts";
+import { FakeClock } from "../../test/support/fake_clock.ts";
 
-type Reply = Extract<GatewayToRunner, { t: "reply" }>;
+/** An answer to one of the script's requests, as the test reads it. */
+type Reply =
+  | { t: "reply"; id: number; ok: true; value: unknown }
+  | { t: "reply"; id: number; ok: false; error: ChannelError; raw?: unknown };
 
-/** A runner's channel in memory: the test plays the script, the broker the gateway. */
-class MemoryConnection {
-  #handler: ((message: RunnerToGateway) => void) | null = null;
-  readonly replies: Reply[] = [];
-  #waiters: { id: number; resolve: (reply: Reply) => void }[] = [];
+/** What the test sends as the script: requests (`call`, `resources`) and notifications. */
+type ScriptMessage = { t: string; id?: number; [field: string]: unknown };
 
-  /** Calls the broker asked the script to locate. */
+/**
+ * The script's end of a run's channel, in memory: the test plays the script over a real
+ * `MessagePeer`, the broker the gateway. Requests are named by the test's own ids.
+ */
+class ScriptSide {
+  readonly peer: MessagePeer;
+  readonly #replies = new Map<number, Promise<Reply>>();
+  /** The test's id of each request, by its id on the wire. */
+  readonly #testIds = new Map<number, number>();
+  /** Calls the broker asked the script to locate (by the test's ids). */
   readonly located: number[] = [];
 
-  send(message: GatewayToRunner): void {
-    if (message.t === "locate") {
-      this.located.push(message.id);
-      return;
-    }
-    if (message.t !== "reply") throw new Error(`unexpected ${message.t} sent to the script`);
-    this.replies.push(message);
-    const waiter = this.#waiters.find((w) => w.id === message.id);
-    if (waiter) {
-      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
-      waiter.resolve(message);
-    }
-  }
-
-  onMessage(handler: (message: RunnerToGateway) => void): void {
-    this.#handler = handler;
+  constructor(transport: Transport) {
+    this.peer = new MessagePeer(transport);
+    this.peer.on("locate", (params) => {
+      const wireId = (params as { id: number }).id;
+      this.located.push(this.#testIds.get(wireId) ?? -1);
+    });
   }
 
   /** Sends a message as the script would. */
-  script(message: RunnerToGateway): void {
-    if (this.#handler === null) throw new Error("the broker installed no handler");
-    this.#handler(message);
+  script(message: ScriptMessage): void {
+    const { t, id, ...params } = message;
+    if (t === "call" || t === "resources") {
+      const testId = id!;
+      const reply = new Promise<Reply>((resolve) => {
+        const wireId = this.peer.call(t, params, {
+          resolve: (value) => resolve({ t: "reply", id: testId, ok: true, value }),
+          reject: (error) => {
+            const wire = error as RpcError;
+            const data = wire.data as unknown as CallErrorData;
+            const failure: ChannelError = { kind: data.kind, message: wire.message };
+            if (data.namespace !== undefined) failure.namespace = data.namespace;
+            if (data.tool !== undefined) failure.tool = data.tool;
+            resolve({
+              t: "reply",
+              id: testId,
+              ok: false,
+              error: failure,
+              ...(data.raw === undefined ? {} : { raw: data.raw }),
+            });
+          },
+        });
+        this.#testIds.set(wireId as number, testId);
+      });
+      this.#replies.set(testId, reply);
+      return;
+    }
+    if (t === "call_line") {
+      const wireId = [...this.#testIds].find(([, test]) => test === id)?.[0] ?? 0;
+      this.peer.notify(t, { ...params, id: wireId });
+      return;
+    }
+    this.peer.notify(t, params);
   }
 
   /** Resolves with the reply to request `id`. */
   reply(id: number): Promise<Reply> {
-    const sent = this.replies.find((r) => r.id === id);
-    if (sent) return Promise.resolve(sent);
-    return new Promise((resolve) => this.#waiters.push({ id, resolve }));
+    const reply = this.#replies.get(id);
+    if (reply === undefined) throw new Error(`request ${id} was never sent`);
+    return reply;
+  }
+
+  /** Lets what was sent arrive and be handled. */
+  async delivered(): Promise<void> {
+    for (let i = 0; i < 10; i++) await Promise.resolve();
   }
 }
 
@@ -61,12 +99,13 @@ function returns(): RunReturns {
 function broker(
   callTool: (call: ScriptToolCall) => Promise<unknown>,
   overrides: Partial<CallBrokerOptions> = {},
-): { broker: CallBroker; connection: MemoryConnection; returns: RunReturns } {
-  const connection = new MemoryConnection();
+): { broker: CallBroker; connection: ScriptSide; returns: RunReturns } {
+  const [scriptEnd, gatewayEnd] = InMemoryTransport.pair();
+  const connection = new ScriptSide(scriptEnd);
   const collected = returns();
   const made = new CallBroker({
     runId: "run-1",
-    connection,
+    connection: new MessagePeer(gatewayEnd),
     returns: collected,
     maxToolCalls: 100,
     maxConcurrentCalls: 4,
@@ -81,7 +120,7 @@ function broker(
   return { broker: made, connection, returns: collected };
 }
 
-function call(id: number, tool = "get", line?: number): RunnerToGateway {
+function call(id: number, tool = "get", line?: number): ScriptMessage {
   return {
     t: "call",
     id,
@@ -245,12 +284,13 @@ Deno.test("CallBroker keeps only a head of a huge call result, with its whole si
   assert.equal(record.resultTotalBytes, 100_002);
 });
 
-Deno.test("CallBroker collects the script's result, warnings, attachments and failure", () => {
+Deno.test("CallBroker collects the script's result, warnings, attachments and failure", async () => {
   const { broker: b, connection, returns: collected } = broker(() => Promise.resolve(null));
   connection.script({ t: "result", value: { answer: 1 } });
   connection.script({ t: "warning", message: "careful" });
   connection.script({ t: "attach", block: { type: "text", text: "note" } });
   connection.script({ t: "failed", error: { name: "TypeError", message: "x is undefined" } });
+  await connection.delivered();
   assert.deepEqual(collected.fullResult, { answer: 1 });
   assert.deepEqual(collected.attachments, [{ type: "text", text: "note" }]);
   assert.deepEqual(collected.bounded("run-1", { includeResult: true }).warnings, ["careful"]);
@@ -306,23 +346,27 @@ Deno.test("CallBroker names the call a stopped run waited on and aborts calls wh
 });
 
 Deno.test("CallBroker asks the runner where a waiting call is and keeps the line it answers", async () => {
+  const clock = new FakeClock();
   const started = deferred<void>();
   const finish = deferred<unknown>();
   const { broker: b, connection } = broker(() => {
     started.resolve();
     return finish.promise;
-  });
+  }, { clock });
   connection.script(call(1, "slow"));
   await started.promise;
   assert.equal(b.waitingCall()?.line, undefined);
-  await pollUntil(
-    "the broker to ask for the waiting call's line",
-    () => connection.located.includes(1),
-    { timeoutMs: 3000 },
-  );
+  // A call is located only once it has waited a sweep period or two: fast calls never are.
+  await clock.advance(20);
+  assert.deepEqual(connection.located, []);
+  await clock.advance(20);
+  await connection.delivered();
+  assert.deepEqual(connection.located, [1]);
   connection.script({ t: "call_line", id: 1, line: 12 });
+  await connection.delivered();
   assert.equal(b.waitingCall()?.line, 12);
   connection.script({ t: "call_line", id: 99, line: 3 }); // no such call: ignored
+  await connection.delivered();
   assert.equal(b.waitingCall()?.line, 12);
   finish.resolve("done");
   const reply = await connection.reply(1);
@@ -330,14 +374,51 @@ Deno.test("CallBroker asks the runner where a waiting call is and keeps the line
   b.stop();
 });
 
-Deno.test("CallBroker hands a call that finds a turn free to callTool in the turn its line came", async () => {
+/** A gateway end the test delivers to by hand, in its own turn. */
+class HandEnd implements Transport {
+  events: TransportEvents | undefined;
+  readonly sent: WireMessage[] = [];
+  start(events: TransportEvents): void {
+    this.events = events;
+  }
+  send(message: WireMessage): void {
+    this.sent.push(message);
+  }
+  close(): void {}
+  flushed(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+Deno.test("CallBroker hands a call that finds a turn free to callTool in the turn its message came", async () => {
   const seen: number[] = [];
-  const { connection, broker: b } = broker((c) => {
-    seen.push((c.args as { key: number }).key);
-    return c.tool === "boom" ? Promise.reject(new Error("no")) : Promise.resolve("ok");
+  const end = new HandEnd();
+  const b = new CallBroker({
+    runId: "run-1",
+    connection: new MessagePeer(end),
+    returns: returns(),
+    maxToolCalls: 100,
+    maxConcurrentCalls: 4,
+    callTimeoutMs: 5_000,
+    deadline: 1_000_000,
+    argsChecked: true,
+    callTool: (c) => {
+      seen.push((c.args as { key: number }).key);
+      return Promise.resolve("ok");
+    },
+    resources: () => Promise.resolve([]),
+    trace: new GatewayTelemetry({ enabled: false }).startRun({ runId: "run-1", client: "test" }),
   });
-  connection.script(call(1));
-  assert.deepEqual(seen, [1], "no await between the line and the call");
+  await Promise.resolve(); // the peer starts a microtask after it is made
+  end.events!.message({
+    id: 1,
+    method: "call",
+    params: { namespace: "kv", tool: "get", args: { key: 1 }, raw: false },
+  });
+  assert.deepEqual(seen, [1], "no await between the message and the call");
+  await Promise.resolve();
+  assert.deepEqual(end.sent, [{ id: 1, result: "ok" }]);
+  assert.equal(b.toolCalls.length, 1);
   // A callTool that throws at once fails the call alone, and its turn is given back.
   const { connection: throwing } = broker(() => {
     throw new Error("thrown before any promise");
@@ -347,6 +428,13 @@ Deno.test("CallBroker hands a call that finds a turn free to callTool in the tur
   assert.ok(!failed.ok && /thrown before any promise/.test(failed.error.message));
   throwing.script(call(8));
   assert.equal((await throwing.reply(8)).ok, false, "the turn came back: the next call ran");
-  assert.equal((await connection.reply(1)).ok, true);
-  assert.equal(b.toolCalls.length, 1);
+});
+
+Deno.test("CallBroker answers a value that cannot cross the channel with an error naming the call", async () => {
+  const { broker: b, connection } = broker(() => Promise.resolve({ n: 10n }));
+  connection.script(call(1, "big"));
+  const reply = await connection.reply(1);
+  assert.ok(!reply.ok);
+  assert.match(reply.error.message, /The answer of kv\.big cannot be sent to the script/);
+  assert.equal(b.toolCalls[0]?.ok, true, "the tool answered; history says so");
 });

@@ -8,23 +8,27 @@
  */
 
 import {
-  type GatewayToRunner,
+  CHANNEL_NAME,
+  ChannelMethod,
+  type HelloParams,
   MAX_CHANNEL_LINE_BYTES,
-  type RunnerToGateway,
 } from "../protocol/channel_messages.ts";
 import { timingSafeEqualText } from "../protocol/timing_safe_equal.ts";
-import { writeAll } from "../protocol/bytes.ts";
-import { ChunkDecoder } from "../protocol/chunk_decoder.ts";
-import { LineBuffer } from "../protocol/line_buffer.ts";
+import { type Clock, systemClock } from "../protocol/clock.ts";
+import { MessagePeer } from "../protocol/message_peer.ts";
+import { StreamTransport } from "../protocol/stream_transport.ts";
+import type { WireMessage } from "../protocol/transport.ts";
 
-/** An identified runner connection, handed to the run that owns its token. */
+/** An identified runner's channel, handed to the run that owns its token. */
 export interface RunnerConnection {
-  send(message: GatewayToRunner): void;
-  /** Installs the message handler; messages that arrived before are delivered first. */
-  onMessage(handler: (message: RunnerToGateway) => void): void;
   /**
-   * Resolves once every message of the run is in: the runner's `end` line came (lines after it
-   * are dropped) or its side closed.
+   * The gateway's side of the conversation (the call broker serves its requests), made on first
+   * use: what the runner sent before waits for the handlers registered in that turn.
+   */
+  readonly peer: MessagePeer;
+  /**
+   * Resolves once every message of the run is in: the runner said `$/end` (what follows is
+   * dropped) or its side closed.
    */
   closed: Promise<void>;
   close(): void;
@@ -65,20 +69,23 @@ export interface ChannelExpectation {
 export class RunChannelServer {
   readonly #log: (message: string) => void;
   readonly #limits: ChannelLimits;
-
-  readonly #stringify: (message: GatewayToRunner) => string;
+  readonly #stringify: (message: WireMessage) => string;
+  readonly #clock: Clock;
 
   constructor(
     options: {
       log?: (message: string) => void;
       limits?: Partial<ChannelLimits>;
       /** Serialises every message sent to a runner (masking the config's secrets). */
-      stringify?: (message: GatewayToRunner) => string;
+      stringify?: (message: WireMessage) => string;
+      /** The hello deadline. @default {systemClock} */
+      clock?: Clock;
     } = {},
   ) {
     this.#log = options.log ?? (() => {});
     this.#limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.#stringify = options.stringify ?? ((message) => JSON.stringify(message));
+    this.#clock = options.clock ?? systemClock;
   }
 
   /**
@@ -91,7 +98,7 @@ export class RunChannelServer {
     let resolve!: (connection: RunnerConnection) => void;
     const connection = new Promise<RunnerConnection>((r) => (resolve = r));
     let open = true;
-    const pending = new Set<Deno.Conn>();
+    const pending = new Set<StreamTransport>();
     const cancel = () => {
       if (!open) return;
       open = false;
@@ -105,7 +112,7 @@ export class RunChannelServer {
       } catch {
         // removed already
       }
-      for (const conn of pending) closeQuietly(conn);
+      for (const transport of pending) transport.close("the run was cancelled");
       pending.clear();
     };
     (async () => {
@@ -116,9 +123,15 @@ export class RunChannelServer {
             closeQuietly(conn);
             continue;
           }
-          pending.add(conn);
-          this.#handshake(conn, token).then((identified) => {
-            pending.delete(conn);
+          const transport = StreamTransport.fromConn(conn, {
+            maxMessageBytes: this.#limits.maxHelloBytes,
+            stringify: this.#stringify,
+            wireName: CHANNEL_NAME,
+            onDropped: (why) => this.#log(`runner channel: dropped ${why}`),
+          });
+          pending.add(transport);
+          this.#handshake(transport, token, (identified) => {
+            pending.delete(transport);
             if (identified === null) return;
             if (!open) {
               identified.close();
@@ -136,28 +149,60 @@ export class RunChannelServer {
     return { connection, cancel };
   }
 
-  /** Reads the hello; resolves with the connection when it carries `token`, else null. */
-  async #handshake(conn: Deno.Conn, token: string): Promise<RunnerConnection | null> {
-    const reader = new LineReader(conn, this.#limits.maxHelloBytes);
-    const timer = setTimeout(() => closeQuietly(conn), this.#limits.helloTimeoutMs);
-    let hello: RunnerToGateway | null = null;
-    try {
-      const line = await reader.nextLine();
-      if (line !== null) hello = parseMessage(line);
-    } catch {
-      hello = null;
-    } finally {
-      clearTimeout(timer);
-    }
-    if (hello === null || hello.t !== "hello" || !timingSafeEqualText(token, hello.token)) {
+  /**
+   * Reads the hello; hands `done` the connection when it carries `token`, else null (the
+   * connection is refused and closed).
+   */
+  #handshake(
+    transport: StreamTransport,
+    token: string,
+    done: (connection: RunnerConnection | null) => void,
+  ): void {
+    const clock = this.#clock;
+    let settled = false;
+    const refuse = () => {
+      if (settled) return;
+      settled = true;
+      clock.clearTimeout(timer);
       this.#log("runner channel: refused a connection with an unknown or used token");
-      await writeText(conn, JSON.stringify({ t: "refused", message: "unknown run token" }) + "\n")
-        .catch(() => undefined);
-      closeQuietly(conn);
-      return null;
-    }
-    reader.limit = this.#limits.maxMessageBytes;
-    return identifiedConnection(conn, reader, { log: this.#log, stringify: this.#stringify });
+      try {
+        transport.send({ method: ChannelMethod.refused, params: { message: "unknown run token" } });
+      } catch {
+        // nothing more can be written
+      }
+      transport.flushed().then(() => transport.close("refused"));
+      done(null);
+    };
+    const timer = clock.setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      transport.close("no hello in time");
+      done(null);
+    }, this.#limits.helloTimeoutMs);
+    transport.start({
+      message: (message) => {
+        if (settled) return;
+        const hello = message.method === ChannelMethod.hello
+          ? message.params as Partial<HelloParams> | undefined
+          : undefined;
+        if (typeof hello?.token !== "string" || !timingSafeEqualText(token, hello.token)) {
+          refuse();
+          return;
+        }
+        settled = true;
+        clock.clearTimeout(timer);
+        // What follows the hello waits for the run's peer.
+        transport.hold();
+        transport.maxMessageBytes = this.#limits.maxMessageBytes;
+        done(identifiedConnection(transport, this.#log));
+      },
+      close: () => {
+        if (settled) return;
+        settled = true;
+        clock.clearTimeout(timer);
+        done(null);
+      },
+    });
   }
 }
 
@@ -169,159 +214,29 @@ function closeQuietly(conn: Deno.Conn): void {
   }
 }
 
-const ENCODER = new TextEncoder();
-
-function writeText(conn: Deno.Conn, text: string): Promise<void> {
-  return writeAll(conn, ENCODER.encode(text));
-}
-
-function parseMessage(line: string): RunnerToGateway | null {
-  try {
-    const value = JSON.parse(line) as unknown;
-    return typeof value === "object" && value !== null && "t" in value
-      ? value as RunnerToGateway
-      : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Thrown by {@linkcode LineReader} when a line is longer than its limit. */
-class LineTooLong extends Error {}
-
-/** Newline-delimited reading with a cap on the bytes one line may hold. */
-class LineReader {
-  readonly #conn: Deno.Conn;
-  readonly #decoder = new ChunkDecoder();
-  readonly #buf = new Uint8Array(64 * 1024);
-  #buffered = "";
-  limit: number;
-
-  constructor(conn: Deno.Conn, limit: number) {
-    this.#conn = conn;
-    this.limit = limit;
-  }
-
-  /** The next line, or null at the end of the stream. */
-  async nextLine(): Promise<string | null> {
-    for (;;) {
-      const newline = this.#buffered.indexOf("\n");
-      if (newline >= 0) {
-        const line = this.#buffered.slice(0, newline);
-        this.#buffered = this.#buffered.slice(newline + 1);
-        if (line.trim() !== "") return line;
-        continue;
-      }
-      if (this.#buffered.length > this.limit) throw new LineTooLong();
-      const n = await this.#conn.read(this.#buf);
-      if (n === null) return null;
-      this.#buffered += this.#decoder.decode(this.#buf.subarray(0, n));
-    }
-  }
-
-  /**
-   * Hands every further line to `onLine` until the stream ends (a rejection when a line is
-   * longer than the limit). A chunk is split where it stands, with no promise per line: an
-   * identified runner's calls arrive here (issue 12); a line longer than a chunk is joined
-   * once, when it ends (`LineBuffer`).
-   */
-  async each(onLine: (line: string) => void): Promise<void> {
-    const lines = new LineBuffer(onLine);
-    lines.push(this.#buffered);
-    this.#buffered = "";
-    for (;;) {
-      if (lines.pendingLength > this.limit) throw new LineTooLong();
-      const n = await this.#conn.read(this.#buf);
-      if (n === null) return;
-      lines.push(this.#decoder.decode(this.#buf.subarray(0, n)));
-    }
-  }
-}
-
 function identifiedConnection(
-  conn: Deno.Conn,
-  reader: LineReader,
-  options: { log: (message: string) => void; stringify: (message: GatewayToRunner) => string },
+  transport: StreamTransport,
+  log: (message: string) => void,
 ): RunnerConnection {
-  const { log, stringify } = options;
-  const queue: RunnerToGateway[] = [];
-  const state: { handler: ((message: RunnerToGateway) => void) | null } = { handler: null };
-  /** Lines waiting for the write in progress; null when no write is in progress. */
-  let backlog: Uint8Array[] | null = null;
-  let open = true;
-  /** The runner's `end` line came: later lines are not part of the run. */
-  let ended = false;
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((r) => (resolveClosed = r));
-  const close = () => {
-    if (!open) return;
-    open = false;
-    closeQuietly(conn);
-  };
-  const connection: RunnerConnection = {
-    send: (message) => {
-      if (!open) return;
-      const bytes = ENCODER.encode(stringify(message) + "\n");
-      // Written at once when the socket is idle, else after the lines before it, in order.
-      if (backlog !== null) {
-        backlog.push(bytes);
-        return;
+  let peer: MessagePeer | undefined;
+  const { promise: closed, resolve: settleClosed } = Promise.withResolvers<void>();
+  return {
+    // Made when the run takes the runner: what it sent before waits for the run's handlers.
+    get peer() {
+      if (peer === undefined) {
+        peer = new MessagePeer(transport, {
+          onDropped: (why) => log(`runner channel: dropped ${why}`),
+        });
+        peer.onClose(() => settleClosed());
       }
-      backlog = [];
-      const queue = backlog;
-      // Written by the write op itself when the socket takes the whole line (the usual reply);
-      // the loop (and its promises) only when the socket takes part of it or lines queued up.
-      const drain = async (rest: Uint8Array) => {
-        try {
-          await writeAll(conn, rest);
-          for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-            await writeAll(conn, next);
-          }
-        } catch {
-          close();
-        }
-        backlog = null;
-      };
-      conn.write(bytes).then((written) => {
-        if (written === bytes.length && queue.length === 0) backlog = null;
-        else drain(bytes.subarray(written));
-      }, () => {
-        close();
-        backlog = null;
-      });
-    },
-    onMessage: (h) => {
-      state.handler = h;
-      for (const m of queue.splice(0)) h(m);
+      return peer;
     },
     closed,
-    close,
+    close: () => {
+      if (peer === undefined) {
+        transport.close("the run is over");
+        settleClosed();
+      } else peer.close("the run is over");
+    },
   };
-  (async () => {
-    try {
-      await reader.each((line) => {
-        if (!open || ended) return;
-        const message = parseMessage(line);
-        if (message === null) {
-          log("runner channel: dropped a line that is not a JSON message");
-          return;
-        }
-        if (message.t === "end") {
-          ended = true;
-          resolveClosed();
-          return;
-        }
-        if (state.handler) state.handler(message);
-        else queue.push(message);
-      });
-    } catch (error) {
-      if (error instanceof LineTooLong) {
-        log("runner channel: a message exceeded the size limit; closing");
-      }
-      // otherwise the runner died or the connection was closed
-    }
-    close();
-    resolveClosed();
-  })();
-  return connection;
 }

@@ -1,9 +1,21 @@
 import assert from "node:assert/strict";
 import { RunChannelServer } from "./run_channel_server.ts";
+import { FakeClock } from "../../test/support/fake_clock.ts";
 import { pollUntil } from "../../test/support/poll_until.ts";
+
+const encoder = new TextEncoder();
 
 async function connect(path: string): Promise<Deno.UnixConn> {
   return await Deno.connect({ transport: "unix", path });
+}
+
+/** Writes messages as JSON lines, as a runner would. */
+function write(conn: Deno.Conn, text: string): Promise<number> {
+  return conn.write(encoder.encode(text));
+}
+
+function hello(token: string): string {
+  return `${JSON.stringify({ method: "hello", params: { token } })}\n`;
 }
 
 async function readAll(conn: Deno.Conn): Promise<string> {
@@ -26,84 +38,85 @@ function exists(path: string): boolean {
   }
 }
 
-Deno.test("RunChannelServer.listen() hands over the runner with the token, then removes the socket", async () => {
+/** A channel listening in a fresh directory; removed after `body`. */
+async function withChannel(
+  channel: RunChannelServer,
+  token: string,
+  body: (path: string, expectation: ReturnType<RunChannelServer["listen"]>) => Promise<void>,
+): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
   const path = `${dir}/c.sock`;
-  const channel = new RunChannelServer();
-  const expectation = channel.listen(path, "right-token");
+  const expectation = channel.listen(path, token);
   try {
-    assert.equal((Deno.statSync(path).mode ?? 0) & 0o777, 0o600);
-    const wrong = await connect(path);
-    await wrong.write(new TextEncoder().encode('{"t":"hello","token":"wrong"}\n'));
-    assert.match(await readAll(wrong), /"t":"refused"/);
-    wrong.close();
-    const runner = await connect(path);
-    await runner.write(new TextEncoder().encode('{"t":"hello","token":"right-token"}\n'));
-    const connection = await expectation.connection;
-    assert.equal(exists(path), false, "the socket file outlived the handshake");
-    const got = new Promise((resolve) => connection.onMessage(resolve));
-    await runner.write(new TextEncoder().encode('{"t":"warning","message":"hi"}\n'));
-    assert.deepEqual(await got, { t: "warning", message: "hi" });
-    connection.close();
-    runner.close();
+    await body(path, expectation);
   } finally {
     expectation.cancel();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+Deno.test("RunChannelServer.listen() hands over the runner with the token, then removes the socket", async () => {
+  await withChannel(new RunChannelServer(), "right-token", async (path, expectation) => {
+    assert.equal((Deno.statSync(path).mode ?? 0) & 0o777, 0o600);
+    const wrong = await connect(path);
+    await write(wrong, hello("wrong"));
+    assert.match(await readAll(wrong), /"method":"refused"/);
+    wrong.close();
+    const runner = await connect(path);
+    await write(runner, hello("right-token"));
+    const connection = await expectation.connection;
+    assert.equal(exists(path), false, "the socket file outlived the handshake");
+    const got = new Promise((resolve) => connection.peer.on("warning", resolve));
+    await write(runner, '{"method":"warning","params":{"message":"hi"}}\n');
+    assert.deepEqual(await got, { message: "hi" });
+    connection.close();
+    runner.close();
+  });
 });
 
 Deno.test("RunChannelServer bounds unidentified connections in number, bytes and time", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
-  const path = `${dir}/c.sock`;
+  const clock = new FakeClock();
   const channel = new RunChannelServer({
     limits: { maxPending: 2, maxHelloBytes: 64, helloTimeoutMs: 200 },
+    clock,
   });
-  const expectation = channel.listen(path, "token");
-  const held: Deno.UnixConn[] = [];
-  try {
+  await withChannel(channel, "token", async (path, expectation) => {
     // Two silent connections are held; a third is closed at once.
-    held.push(await connect(path), await connect(path));
+    const held = [await connect(path), await connect(path)];
     const third = await connect(path);
     assert.equal(await readAll(third), "");
     third.close();
+    // Silent connections are closed at the hello deadline, not before.
+    await clock.advance(199);
+    await write(held[0]!, "");
+    await clock.advance(1);
+    for (const conn of held) {
+      assert.equal(await readAll(conn), "");
+      conn.close();
+    }
     // A hello longer than the cap is refused, not buffered.
     const flood = await connect(path);
-    await flood.write(new TextEncoder().encode("x".repeat(10_000))).catch(() => 0);
-    assert.doesNotMatch(await readAll(flood), /"t":"run"/);
+    await write(flood, "x".repeat(10_000)).catch(() => 0);
+    assert.doesNotMatch(await readAll(flood), /"run"/);
     flood.close();
-    // Silent connections are closed at the hello deadline.
-    for (const conn of held) assert.match(await readAll(conn), /refused|^$/);
     const runner = await connect(path);
-    await runner.write(new TextEncoder().encode('{"t":"hello","token":"token"}\n'));
+    await write(runner, hello("token"));
     (await expectation.connection).close();
     runner.close();
-  } finally {
-    for (const conn of held) {
-      try {
-        conn.close();
-      } catch {
-        // closed by the server
-      }
-    }
-    expectation.cancel();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
-Deno.test("RunChannelServer connection writes lines whole and in order, a large one among them", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
-  const path = `${dir}/c.sock`;
-  const expectation = new RunChannelServer().listen(path, "token");
-  try {
+Deno.test("RunChannelServer connection writes messages whole and in order, a large one among them", async () => {
+  await withChannel(new RunChannelServer(), "token", async (path, expectation) => {
     const runner = await connect(path);
-    await runner.write(new TextEncoder().encode('{"t":"hello","token":"token"}\n'));
-    const connection = await expectation.connection;
-    // The 1 MB reply takes many socket writes; the replies sent after it wait their turn.
+    await write(runner, hello("token"));
+    const { peer, close } = await expectation.connection;
+    // The 1 MB message takes many socket writes; those sent after it wait their turn.
     const big = "x".repeat(1024 * 1024);
-    connection.send({ t: "reply", id: 1, ok: true, value: "first" });
-    connection.send({ t: "reply", id: 2, ok: true, value: big });
-    for (let id = 3; id <= 50; id++) connection.send({ t: "reply", id, ok: true, value: id });
-    const lines: { id: number; value: unknown }[] = [];
+    peer.notify("n", { id: 1, value: "first" });
+    peer.notify("n", { id: 2, value: big });
+    for (let id = 3; id <= 50; id++) peer.notify("n", { id, value: id });
+    const lines: { params: { id: number; value: unknown } }[] = [];
     let text = "";
     const buf = new Uint8Array(64 * 1024);
     while (lines.length < 50) {
@@ -117,94 +130,69 @@ Deno.test("RunChannelServer connection writes lines whole and in order, a large 
         at = text.indexOf("\n");
       }
     }
-    assert.deepEqual(lines.map((l) => l.id), Array.from({ length: 50 }, (_, i) => i + 1));
-    assert.equal(lines[0]?.value, "first");
-    assert.equal(lines[1]?.value, big);
-    connection.close();
+    assert.deepEqual(lines.map((l) => l.params.id), Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.equal(lines[0]?.params.value, "first");
+    assert.equal(lines[1]?.params.value, big);
+    close();
     runner.close();
-  } finally {
-    expectation.cancel();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
-Deno.test("RunChannelServer connection hands on every line of a chunk and lines split across writes", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
-  const path = `${dir}/c.sock`;
-  const expectation = new RunChannelServer().listen(path, "token");
-  try {
+Deno.test("RunChannelServer connection hands on every message of a chunk and one split across writes", async () => {
+  await withChannel(new RunChannelServer(), "token", async (path, expectation) => {
     const runner = await connect(path);
-    const encoder = new TextEncoder();
     // The hello and the first messages in one write; a message split over two writes after.
-    await runner.write(
-      encoder.encode(
-        '{"t":"hello","token":"token"}\n{"t":"warning","message":"a"}\n\n{"t":"warning","message":"b"}\n{"t":"warn',
-      ),
+    await write(
+      runner,
+      `${hello("token")}{"method":"warning","params":{"message":"a"}}\n\n` +
+        '{"method":"warning","params":{"message":"b"}}\n{"method":"warn',
     );
     const connection = await expectation.connection;
     const seen: string[] = [];
-    connection.onMessage((m) => seen.push(m.t === "warning" ? m.message : m.t));
-    await runner.write(encoder.encode('ing","message":"c"}\n'));
+    connection.peer.on("warning", (params) => seen.push((params as { message: string }).message));
+    await write(runner, 'ing","params":{"message":"c"}}\n');
     await pollUntil("three warnings", () => seen.length === 3 ? true : undefined);
     assert.deepEqual(seen, ["a", "b", "c"]);
     runner.close();
     await connection.closed;
-  } finally {
-    expectation.cancel();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
-Deno.test("RunChannelServer connection is complete at the runner's end line, before the socket closes, and drops what follows", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
-  const path = `${dir}/c.sock`;
-  const expectation = new RunChannelServer().listen(path, "token");
-  try {
+Deno.test("RunChannelServer connection is complete at the runner's $/end, before the socket closes, and drops what follows", async () => {
+  await withChannel(new RunChannelServer(), "token", async (path, expectation) => {
     const runner = await connect(path);
-    const encoder = new TextEncoder();
-    await runner.write(encoder.encode('{"t":"hello","token":"token"}\n'));
+    await write(runner, hello("token"));
     const connection = await expectation.connection;
     const seen: string[] = [];
-    connection.onMessage((m) => seen.push(m.t === "warning" ? m.message : m.t));
-    let complete = false;
-    connection.closed.then(() => (complete = true));
-    await runner.write(
-      encoder.encode(
-        '{"t":"warning","message":"in"}\n{"t":"end"}\n{"t":"warning","message":"late"}\n',
-      ),
+    connection.peer.on("warning", (params) => seen.push((params as { message: string }).message));
+    await write(
+      runner,
+      '{"method":"warning","params":{"message":"in"}}\n{"method":"$/end"}\n' +
+        '{"method":"warning","params":{"message":"late"}}\n',
     );
-    // The runner's socket is still open: only its end line can have completed the run.
+    // The runner's socket is still open: only its end can have completed the run.
     await connection.closed;
-    assert.equal(complete, true);
     assert.deepEqual(seen, ["in"]);
     runner.close();
-  } finally {
-    expectation.cancel();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("RunChannelServer connection closes on a message over the limit", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "gateway-channel-" });
-  const path = `${dir}/c.sock`;
   const logged: string[] = [];
-  const expectation = new RunChannelServer({
+  const channel = new RunChannelServer({
     log: (m) => logged.push(m),
     limits: { maxMessageBytes: 1000 },
-  }).listen(path, "token");
-  try {
+  });
+  await withChannel(channel, "token", async (path, expectation) => {
     const runner = await connect(path);
-    await runner.write(new TextEncoder().encode('{"t":"hello","token":"token"}\n'));
+    await write(runner, hello("token"));
     const connection = await expectation.connection;
     const seen: unknown[] = [];
-    connection.onMessage((m) => seen.push(m));
-    await runner.write(new TextEncoder().encode(`{"t":"warning","message":"${"x".repeat(5000)}`));
+    connection.peer.on("warning", (m) => seen.push(m));
+    await write(runner, `{"method":"warning","params":{"message":"${"x".repeat(5000)}`);
     await connection.closed;
     assert.deepEqual(seen, []);
-    assert.ok(logged.some((m) => m.includes("exceeded the size limit")), logged.join("\n"));
+    assert.ok(logged.some((m) => m.includes("over the size limit")), logged.join("\n"));
     runner.close();
-  } finally {
-    expectation.cancel();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { RunnerToGateway } from "../protocol/channel_messages.ts";
+import type { ScriptFailure } from "../protocol/channel_messages.ts";
 import { type FailureKind, isFailureKind, type RunError } from "../protocol/run_document.ts";
 
 const PERMISSION_PATTERN = /Requires (\w+) access(?: to ("[^"]*"|[^\s,]+))?/;
@@ -13,7 +13,7 @@ const REMOTE_IMPORT_PATTERN = /--no-remote is specified|--no-npm is specified|re
 /** Turns how the runner ended into a failure (or null for success). */
 export function classifyRunEnd(input: {
   ending: { kind: FailureKind; message: string } | null;
-  failure: Extract<RunnerToGateway, { t: "failed" }>["error"] | null;
+  failure: ScriptFailure | null;
   status: Deno.CommandStatus;
   stderr: string;
   connected: boolean;

@@ -7,12 +7,17 @@
  */
 
 import type { ExecConfig } from "../config/gateway_config.ts";
-import type { DiscoveryData, ToolMap } from "../protocol/channel_messages.ts";
+import {
+  ChannelMethod,
+  type DiscoveryData,
+  type RunMessage,
+  type ToolMap,
+} from "../protocol/channel_messages.ts";
 import type { FailureKind, RunError } from "../protocol/run_document.ts";
 import type { RunTrace } from "../telemetry/gateway_telemetry.ts";
 import { watchMemory } from "../process/memory_watch.ts";
 import { settlesWithin } from "../process/terminate_process_group.ts";
-import { CallBroker, type CallBrokerOptions } from "./call_broker.ts";
+import { CallBroker, type CallBrokerOptions, type CallMessage } from "./call_broker.ts";
 import { OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
 import type { RunOutput } from "./run_finish.ts";
@@ -108,7 +113,7 @@ export async function superviseRun(
   const handOver = (connection: RunnerConnection) => {
     broker = new CallBroker({
       runId,
-      connection,
+      connection: connection.peer,
       returns,
       maxToolCalls: request.maxToolCalls ?? exec.maxToolCalls,
       maxConcurrentCalls: exec.maxConcurrentCalls,
@@ -123,8 +128,7 @@ export async function superviseRun(
       ...(request.onProgress ? { onProgress: request.onProgress } : {}),
     });
     options.onBroker(broker);
-    connection.send({
-      t: "run",
+    const run: RunMessage = {
       runId,
       scriptPath: code.scriptPath,
       args: request.args,
@@ -133,7 +137,8 @@ export async function superviseRun(
       resultHook: RESULT_HOOK,
       ...(code.usage.discovery ? { discovery: deps.discovery() } : {}),
       ...(code.exitAtEnd ? { exitAtEnd: true } : {}),
-    });
+    };
+    connection.peer.notify(ChannelMethod.run, run);
   };
   // A pooled runner is connected already: it gets its run before the rest is set up, in the
   // same turn (nothing it sends back is read before that is done), so its start overlaps this
@@ -156,9 +161,13 @@ export async function superviseRun(
   ]);
 
   let ending: { kind: FailureKind; message: string } | null = null;
+  // The call the run waited on when it was stopped: taken now, while its channel is open (the
+  // channel's closing, once the runner is killed, ends every request it served).
+  let waitingAtStop: CallMessage | undefined;
   const stop = (kind: FailureKind, message: string) => {
     if (ending) return;
     ending = { kind, message };
+    waitingAtStop = broker?.waitingCall();
     runner.kill(KILL_GRACE_MS);
   };
   const timer = setTimeout(
@@ -218,8 +227,7 @@ export async function superviseRun(
     if (late?.ended) over = late;
   }
   const status = over.status;
-  // Read before the broker stops: aborting the calls empties the pending set.
-  const waiting = broker?.waitingCall();
+  const waiting = waitingAtStop ?? broker?.waitingCall();
   clearTimeout(timer);
   memoryWatch.stop();
   control.signal.removeEventListener("abort", onAbort);

@@ -1,3 +1,4 @@
+import type { SupervisedChild } from "../process/supervised_child.ts";
 import assert from "node:assert/strict";
 import { RunnerPool } from "./runner_pool.ts";
 import type { RunnerProcess } from "./runner_process.ts";
@@ -11,7 +12,7 @@ function deadRunner(): RunnerProcess {
       throw new Error("this test runs no script");
     },
     dir: "/nowhere",
-    child: {} as Deno.ChildProcess,
+    child: {} as SupervisedChild,
     status: Promise.resolve({ success: false, code: 1, signal: null }),
     memoryPid: () => null,
     connection: new Promise(() => {}),
@@ -52,7 +53,7 @@ function liveRunner(
       throw new Error("this test runs no script");
     },
     dir: "/nowhere",
-    child: {} as Deno.ChildProcess,
+    child: {} as SupervisedChild,
     status,
     memoryPid: () => null,
     connection,

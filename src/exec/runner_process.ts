@@ -11,20 +11,11 @@
 import { basename, dirname, join } from "node:path";
 import type { PermissionSet } from "../config/gateway_config.ts";
 import { javaScriptTwin, RUNNER_MAIN, runnerFlags, runnerMainUrl } from "./runner_flags.ts";
-import { terminateProcess, terminateProcessGroup } from "../process/terminate_process_group.ts";
-import {
-  namespacedChildPid,
-  type OsSandbox,
-  unwrapNamespacedStatus,
-} from "../process/os_sandbox.ts";
+import type { OsSandbox } from "../process/os_sandbox.ts";
+import { SupervisedChild } from "../process/supervised_child.ts";
 import { runnerView } from "./runner_view.ts";
 import { END_MARKER_PREFIX } from "../protocol/run_end_marker.ts";
-import {
-  leadsGroup,
-  mayStartProcesses,
-  spawnRunnerProcess,
-  terminalSignalsReach,
-} from "./runner_spawn.ts";
+import { mayStartProcesses, terminalSignalsReach } from "./runner_spawn.ts";
 import type {
   ChannelExpectation,
   RunChannelServer,
@@ -44,8 +35,8 @@ export interface RunnerProcess {
   writeScript(code: string, javaScript: boolean): string;
   /** The directory holding the script and the channel socket (its slot's, in `runsDir`). */
   dir: string;
-  /** The process started: Deno, or the bwrap around it (see `namespaced`). */
-  child: Deno.ChildProcess;
+  /** The process started: Deno, or the bwrap around it (its stdout and stderr are piped). */
+  child: SupervisedChild;
   /**
    * How the runner's Deno exited, as if it had been started directly (a bwrap around it
    * reports a signal as an exit code; see `unwrapNamespacedStatus`).
@@ -125,6 +116,9 @@ export interface RunnerSpawnOptions {
   slots?: RunnerSlots;
 }
 
+/** The Deno binary runners are started with (the server's own), looked up once. */
+let denoPath: string | undefined;
+
 /** Two hex digits of every byte value, so a token is a string concatenation per byte. */
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
@@ -189,29 +183,44 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   // Ctrl-C could reach the server's group: it would kill the runs a graceful stop lets finish.
   const ownGroup = (sandbox?.kind !== "bwrap" && mayStartProcesses(options.permissions)) ||
     terminalSignalsReach();
-  let child: Deno.ChildProcess;
-  let viaSetsid: boolean;
-  let namespaced: boolean;
+  let child: SupervisedChild;
   try {
-    ({ child, viaSetsid, namespaced } = spawnRunnerProcess(options, ownGroup, {
-      args: runnerFlags({
-        permissions: options.permissions,
-        scriptPath,
-        socketPath,
-        maxMemoryMb: options.maxMemoryMb,
-        ...(options.deniedPaths ? { deniedPaths: options.deniedPaths } : {}),
-        storage,
-      }),
-      ...(options.sandbox
+    const osSandbox = options.sandbox;
+    child = new SupervisedChild({
+      argv: [
+        denoPath ??= Deno.execPath(),
+        ...runnerFlags({
+          permissions: options.permissions,
+          scriptPath,
+          socketPath,
+          maxMemoryMb: options.maxMemoryMb,
+          ...(options.deniedPaths ? { deniedPaths: options.deniedPaths } : {}),
+          storage,
+        }),
+      ],
+      cwd: options.cwd,
+      clearEnv: true,
+      env: {
+        ...options.env,
+        DENO_DIR: options.denoDir,
+        NO_COLOR: "1",
+        DENO_NO_UPDATE_CHECK: "1",
+      },
+      // Through the parent-death guard when the sandbox itself is off.
+      ...(osSandbox
         ? {
-          confine: (argv: string[]) =>
-            options.sandbox!.command(
+          confine: (argv: readonly string[]) =>
+            osSandbox.command(
               argv,
               runnerView({ ...options, runnerDir: dirname(RUNNER_MAIN) }, { dir }),
             ),
         }
         : {}),
-    }));
+      ownGroup,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    });
   } catch (error) {
     expectation.cancel();
     if (slot === undefined) removeQuietly(dir);
@@ -221,26 +230,14 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   }
   // The token and the end marker's nonce go over stdin, never argv or env, so
   // /proc/<pid>/cmdline and environ hold no secret (SEC-07).
-  const writer = child.stdin.getWriter();
-  await Promise.all([
-    writer.write(new TextEncoder().encode(`${token}\n${endNonce}\n`)),
-    writer.close(),
-  ]);
+  await child.writeStdin(new TextEncoder().encode(`${token}\n${endNonce}\n`), true);
   let killing: Promise<void> | undefined;
-  // A runner that connected is Deno running, so setsid(1) has made it a group leader already.
-  let connected = false;
-  let exited = false;
+  const namespaced = child.namespaced;
   let ready: RunnerConnection | null = null;
-  const status = namespaced ? child.status.then(unwrapNamespacedStatus) : child.status;
-  child.status.then(() => (exited = true));
-  /** Deno's pid inside bwrap, once found (it never changes). */
-  let inner: number | null = null;
-  const memoryPid = namespaced
-    ? () => exited ? null : inner ??= namespacedChildPid(child.pid)
-    : () => exited ? null : child.pid;
   expectation.connection.then((connection) => {
     ready = connection;
-    connected = true;
+    // A runner that connected is Deno running: setsid(1) has made it a group leader already.
+    child.groupLed();
     options.onSpawn?.(child.pid);
   });
   /** The script file written, with Deno's copy of it if it is TypeScript; null before. */
@@ -265,11 +262,8 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     });
   const end = async (graceMs: number, exitWaitMs: number) => {
     expectation.cancel();
-    if (!ownGroup) {
-      await terminateProcess(child, () => exited, { graceMs, exitWaitMs });
-    } else {
-      await endGroup(graceMs, exitWaitMs);
-    }
+    // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
+    await child.terminate({ graceMs, exitWaitMs });
     if (options.storageSweep && storageSlot !== undefined) {
       options.storageSweep.release(storageSlot, storageName);
       return;
@@ -278,25 +272,12 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
       await Deno.remove(path, { recursive: true }).catch(() => undefined);
     }
   };
-  const endGroup = async (graceMs: number, exitWaitMs: number) => {
-    // Stopped before setsid(1) made it a group leader, it runs no script yet: KILL it alone
-    // (a group signal would miss it).
-    if (viaSetsid && !connected && !leadsGroup(child.pid)) {
-      try {
-        child.kill("SIGKILL");
-      } catch {
-        // exited already
-      }
-    }
-    // Even when the runner exited, a child it forked may live on in its group: it is KILLed too.
-    await terminateProcessGroup(child.pid, child.status, { graceMs, exitWaitMs });
-  };
   return {
     writeScript,
     dir,
     child,
-    status,
-    memoryPid,
+    status: child.status,
+    memoryPid: () => child.memoryPid(),
     connection: expectation.connection,
     get ready() {
       return ready;

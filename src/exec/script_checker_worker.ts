@@ -5,8 +5,13 @@
  */
 
 import { join } from "node:path";
-import { WorkerClient } from "../process/worker_client.ts";
-import { LEAN_PROCESS, PROJECT_CONFIG } from "../process/child_process_worker.ts";
+import {
+  LEAN_PROCESS,
+  PROJECT_CONFIG,
+  WorkerClient,
+  type WorkerClientOptions,
+} from "../process/worker_client.ts";
+import type { Clock } from "../protocol/clock.ts";
 import type { Diagnostic } from "../protocol/run_document.ts";
 import { denoCheckScript, importsOnlyNodeBuiltins } from "./deno_check_oracle.ts";
 import {
@@ -42,6 +47,13 @@ export interface ScriptCheckerWorkerOptions {
    * @default {300000}
    */
   idleMs?: number | (() => number);
+  /**
+   * Starts the worker; the default runs `script_checker_worker_entry.ts` in a child process.
+   * Tests give the other end of an in-memory pair.
+   */
+  startWorker?: WorkerClientOptions["start"];
+  /** The check timeout and the idle stop. @default {systemClock} */
+  clock?: Clock;
 }
 
 /** A request sent to the checker worker (`script_checker_worker_entry.ts`). */
@@ -131,6 +143,8 @@ export class ScriptCheckerWorker {
         this.#ready = null;
         this.#warm = false;
       },
+      ...(options.startWorker === undefined ? {} : { start: options.startWorker }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     });
   }
 

@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { ScriptCheckerWorker } from "./script_checker_worker.ts";
-import { pollUntil } from "../../test/support/poll_until.ts";
+import { FakeClock } from "../../test/support/fake_clock.ts";
+import { InMemoryTransport } from "../protocol/in_memory_transport.ts";
+import { MessagePeer } from "../protocol/message_peer.ts";
+import type { CheckerRequest } from "./script_checker_worker.ts";
 
 const SAMPLE_GLOBALS = [
   "declare const tools: { kv: { get(args: { key: string }): Promise<unknown> } };",
@@ -76,26 +79,6 @@ Deno.test("ScriptCheckerWorker.prepare() rewrites a snippet that check() then ac
   });
 });
 
-Deno.test("ScriptCheckerWorker.check() restarts a worker that takes too long", async () => {
-  await withWorker({ globals: SAMPLE_GLOBALS }, async (checker) => {
-    await checker.ready();
-    const big = Array.from(
-      { length: 3000 },
-      (_, index) => `const v${index} = await tools.kv.get({ key: "${index}" });`,
-    ).join("\n");
-    await assert.rejects(
-      () => checker.check(big, { timeoutMs: 1 }),
-      (error: unknown) =>
-        error instanceof Error &&
-        error.message === "Script check timed out: no answer from the checker worker within 1 ms",
-    );
-    // The next call starts a fresh worker that still knows the globals.
-    const diagnostics = await checker.check("await tools.kv.get({ key: 2 });");
-    assert.equal(diagnostics.length, 1);
-    assert.equal(diagnostics[0]?.code, 2322);
-  });
-});
-
 Deno.test("ScriptCheckerWorker.ready() rejects with the reason when the warm-up fails, prepare() still works", async () => {
   await withWorker({ denoPath: "/nonexistent/deno-binary" }, async (checker, cacheDir) => {
     // A cache written for another version does not count: this version must be generated.
@@ -137,42 +120,123 @@ Deno.test("ScriptCheckerWorker.check() types node: built-ins as deno check does"
   });
 });
 
-Deno.test("ScriptCheckerWorker starts on first use and gives its worker back after idleMs", async () => {
-  await withWorker({ globals: SAMPLE_GLOBALS, idleMs: 200 }, async (checker) => {
-    assert.equal(checker.running, false, "nothing runs before the first call");
-    assert.equal((await checker.check("await tools.kv.get({ key: 1 });")).length, 1);
-    assert.equal(checker.running, true);
-    await pollUntil(
-      "the idle checker worker to be terminated",
-      () => Promise.resolve(checker.running ? undefined : true),
-    );
-    // Globals set while no worker runs reach the next one, started by the next check.
-    await checker.setGlobals(
-      `declare const tools: { memory: { read(args: {}): Promise<string> } };`,
-    );
-    assert.equal(checker.running, false);
-    assert.deepEqual(await checker.check("await tools.memory.read({});"), []);
-    assert.equal(checker.running, true);
+/**
+ * Checker workers in memory, standing in for `script_checker_worker_entry.ts` in its process:
+ * each answers `init` at once, `check` with one diagnostic per `tools.memory` use it does not
+ * know (its globals' tools), and holds a check of `"hang"` until the test ends it. The test
+ * sees every request each worker got.
+ */
+function memoryCheckers() {
+  const workers: { requests: CheckerRequest[]; closed: PromiseWithResolvers<void> }[] = [];
+  const startWorker = () => {
+    const [client, worker] = InMemoryTransport.pair();
+    const peer = new MessagePeer(worker);
+    const seen = { requests: [] as CheckerRequest[], closed: Promise.withResolvers<void>() };
+    workers.push(seen);
+    let globals = "";
+    peer.onClose(() => seen.closed.resolve());
+    peer.serve("message", (params, request) => {
+      const message = { ...(params as object), id: request.id as number } as CheckerRequest;
+      seen.requests.push(message);
+      if (message.op === "init") globals = message.globals;
+      if (message.op === "check" && message.script === "hang") return;
+      const value = message.op === "check"
+        ? (globals.includes("memory") ? [] : [{ code: 2339, message: "no memory", line: 1 }])
+        : null;
+      request.reply({ id: request.id, ok: true, value });
+    });
+    return { transport: client, pid: null, closed: seen.closed.promise };
+  };
+  return { workers, startWorker };
+}
+
+Deno.test("ScriptCheckerWorker.check() restarts a worker that takes longer than its timeout", async () => {
+  const clock = new FakeClock();
+  const { workers, startWorker } = memoryCheckers();
+  const checker = ScriptCheckerWorker.start({
+    cacheDir: "/unused",
+    globals: SAMPLE_GLOBALS,
+    checkTimeoutMs: 5_000,
+    startWorker,
+    clock,
   });
+  await checker.ready();
+  const hung = checker.check("hang", { timeoutMs: 100 });
+  await clock.advance(99);
+  assert.equal(checker.running, true);
+  await clock.advance(1);
+  await assert.rejects(
+    hung,
+    (error: unknown) =>
+      error instanceof Error &&
+      error.message === "Script check timed out: no answer from the checker worker within 100 ms",
+  );
+  await workers[0]!.closed.promise;
+  assert.equal(checker.running, false);
+  // The next call starts a fresh worker that still knows the globals.
+  assert.equal((await checker.check("1")).length, 1);
+  assert.equal(workers.length, 2);
+  assert.deepEqual(workers[1]!.requests.map((r) => r.op), ["init", "check"]);
+  assert.equal((workers[1]!.requests[0] as { globals: string }).globals, SAMPLE_GLOBALS);
+  await checker.close();
+});
+
+Deno.test("ScriptCheckerWorker starts on first use and gives its worker back after idleMs", async () => {
+  const clock = new FakeClock();
+  const { workers, startWorker } = memoryCheckers();
+  const checker = ScriptCheckerWorker.start({
+    cacheDir: "/unused",
+    globals: SAMPLE_GLOBALS,
+    idleMs: 200,
+    startWorker,
+    clock,
+  });
+  assert.equal(checker.running, false, "nothing runs before the first call");
+  assert.equal((await checker.check("await tools.kv.get({ key: 1 });")).length, 1);
+  assert.equal(checker.running, true);
+  await clock.advance(199);
+  assert.equal(checker.running, true);
+  await clock.advance(1);
+  assert.equal(checker.running, false, "idle for idleMs: given back");
+  await workers[0]!.closed.promise;
+  // Globals set while no worker runs reach the next one, started by the next check.
+  await checker.setGlobals(`declare const tools: { memory: { read(args: {}): Promise<string> } };`);
+  assert.equal(checker.running, false);
+  assert.deepEqual(await checker.check("await tools.memory.read({});"), []);
+  assert.equal(checker.running, true);
+  assert.equal(workers.length, 2);
+  await checker.close();
 });
 
 Deno.test("ScriptCheckerWorker.preload() starts the worker cold and gives it back after its grace", async () => {
-  await withWorker({ globals: SAMPLE_GLOBALS, idleMs: 60_000 }, async (checker) => {
-    checker.preload(200);
-    assert.equal(checker.running, true, "preload starts the worker at once");
-    assert.equal(checker.warm, false, "preload loads the parser only: no warm-up");
-    // Unused, it goes after the grace, not after idleMs (a minute here).
-    await pollUntil(
-      "the preloaded, unused worker to be given back",
-      () => Promise.resolve(checker.running ? undefined : true),
-    );
-    // Used, it keeps the configured idleMs: still running well past the grace.
-    checker.preload(200);
-    const prepared = await checker.prepare("1", { inline: true });
-    assert.equal(prepared.kind === "Prepared" && prepared.code, "globalThis.__gatewayResult((1))");
-    await new Promise((resolve) => setTimeout(resolve, 600));
-    assert.equal(checker.running, true, "a used worker stays for idleMs");
+  const clock = new FakeClock();
+  const { workers, startWorker } = memoryCheckers();
+  const checker = ScriptCheckerWorker.start({
+    cacheDir: "/unused",
+    globals: SAMPLE_GLOBALS,
+    idleMs: 60_000,
+    startWorker,
+    clock,
   });
+  checker.preload(200);
+  assert.equal(checker.running, true, "preload starts the worker at once");
+  assert.equal(checker.warm, false, "preload loads the parser only: no warm-up");
+  // Unused, it goes after the grace, not after idleMs (a minute here).
+  await clock.advance(199);
+  assert.equal(checker.running, true);
+  await clock.advance(1);
+  assert.equal(checker.running, false, "the preloaded, unused worker is given back");
+  await workers[0]!.closed.promise;
+  assert.ok(workers[0]!.requests.some((r) => r.op === "declarations"), "declarations loaded");
+  assert.ok(!workers[0]!.requests.some((r) => r.op === "check"), "no warm-up check");
+  // Used, it keeps the configured idleMs: still running well past the grace.
+  checker.preload(200);
+  await checker.prepare("1", { inline: true });
+  await clock.advance(59_999);
+  assert.equal(checker.running, true, "a used worker stays for idleMs");
+  await clock.advance(1);
+  assert.equal(checker.running, false);
+  await checker.close();
 });
 
 Deno.test("ScriptCheckerWorker answers a prepare sent during the warm-up before the warm-up ends", async () => {

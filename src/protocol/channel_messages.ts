@@ -1,7 +1,14 @@
 /**
- * Messages on the per-run channel between a script's runner subprocess and the gateway:
- * newline-delimited JSON over a unix socket. The runner imports only this module and what it
- * names (the discovery data a run carries).
+ * What a script's runner subprocess and the gateway say to each other on the run's channel (a
+ * unix socket, spoken through a `MessagePeer` at both ends): the methods and their params. The
+ * runner imports only this module, the peer, and what they name (the discovery data a run
+ * carries).
+ *
+ * Runner → gateway: `hello` (its one-time token; the first message), requests `call` and
+ * `resources` (answered with the value, or an error whose `data` is {@linkcode CallErrorData}),
+ * notifications `call_line`, `result`, `attach`, `warning`, `failed`, and `$/end` as its
+ * process exits. Gateway → runner: `run` (the run to execute), `refused` (a wrong token),
+ * `locate` (asks for the script line of a call that has waited).
  * @module
  */
 
@@ -14,9 +21,28 @@ export interface ToolMap {
   [namespaceIdentifier: string]: { name: string; tools: { [toolIdentifier: string]: string } };
 }
 
-/** The gateway's answer to `hello`: the run to execute. */
+/** The method names of the channel (see the module doc). */
+export const ChannelMethod = {
+  hello: "hello",
+  run: "run",
+  refused: "refused",
+  call: "call",
+  resources: "resources",
+  locate: "locate",
+  callLine: "call_line",
+  result: "result",
+  attach: "attach",
+  warning: "warning",
+  failed: "failed",
+} as const;
+
+/** Params of `hello`: the runner's one-time token. */
+export interface HelloParams {
+  token: string;
+}
+
+/** Params of `run`: the run to execute. */
 export interface RunMessage {
-  t: "run";
   runId: string;
   /** Absolute path of the script file the runner may read. */
   scriptPath: string;
@@ -35,6 +61,38 @@ export interface RunMessage {
   exitAtEnd?: boolean;
 }
 
+/** Params of `call`: one tool call of the script. */
+export interface CallParams {
+  namespace: string;
+  tool: string;
+  args: unknown;
+  raw: boolean;
+  /** The script's line making the call, so a run stopped while waiting can name it. */
+  line?: number;
+}
+
+/** Params of `resources`: `resources.list(ns)` or `resources.read(ns, uri)`. */
+export interface ResourcesParams {
+  namespace: string;
+  op: "list" | "read";
+  uri?: string;
+}
+
+/**
+ * Params of `locate` (gateway → runner): asks for the script line of request `id`, which has
+ * waited a while. Finding a line formats a stack, which costs more than a whole fast call, so
+ * only calls that wait are located; the runner answers with `call_line`.
+ */
+export interface LocateParams {
+  id: number;
+}
+
+/** Params of `call_line`: the script line of call `id`. */
+export interface CallLineParams {
+  id: number;
+  line: number;
+}
+
 /** A failure reported by the gateway for a call, as the script's `ToolError` sees it. */
 export interface ChannelError {
   kind: string;
@@ -43,17 +101,14 @@ export interface ChannelError {
   tool?: string;
 }
 
-/** Gateway → runner. */
-export type GatewayToRunner =
-  | RunMessage
-  | { t: "reply"; id: number; ok: true; value: unknown }
-  | { t: "reply"; id: number; ok: false; error: ChannelError; raw?: unknown }
-  | { t: "refused"; message: string }
-  /**
-   * Asks for the script line of call `id`, which has waited a while: finding a line formats a
-   * stack, which costs more than a whole fast call, so only calls that wait are located.
-   */
-  | { t: "locate"; id: number };
+/** The `data` of a failed call's error: its kind, where, and the tool's own envelope. */
+export interface CallErrorData {
+  kind: string;
+  namespace?: string;
+  tool?: string;
+  /** The untouched tool result of a failure the tool reported (`isError`). */
+  raw?: unknown;
+}
 
 /** Where an uncaught script error happened, as the runner read it from the stack. */
 export interface ScriptFailure {
@@ -66,34 +121,11 @@ export interface ScriptFailure {
   tool?: ChannelError;
 }
 
-/** Runner → gateway. */
-export type RunnerToGateway =
-  | { t: "hello"; token: string }
-  | {
-    t: "call";
-    id: number;
-    namespace: string;
-    tool: string;
-    args: unknown;
-    raw: boolean;
-    /** The script's line making the call, so a run stopped while waiting can name it. */
-    line?: number;
-  }
-  /** The script's line of call `id`, the answer to `locate`. */
-  | { t: "call_line"; id: number; line: number }
-  | { t: "resources"; id: number; namespace: string; op: "list" | "read"; uri?: string }
-  | { t: "result"; value: unknown }
-  | { t: "attach"; block: unknown }
-  | { t: "warning"; message: string }
-  | { t: "failed"; error: ScriptFailure }
-  /**
-   * The runner's last line, written as its process exits: every message of the run is before
-   * it, so the gateway need not wait for the socket's end (issue 12).
-   */
-  | { t: "end" };
-
 /**
- * Longest line either side accepts; longer ones close the channel (guards memory). What a run
- * hands back (result, attachments, warnings) is capped again, far lower, by the gateway.
+ * Longest message either side accepts; a longer one closes the channel (guards memory). What a
+ * run hands back (result, attachments, warnings) is capped again, far lower, by the gateway.
  */
 export const MAX_CHANNEL_LINE_BYTES = 16 * 1024 * 1024;
+
+/** What the channel's limit is called in the error of a message too large to send. */
+export const CHANNEL_NAME = "the gateway channel";

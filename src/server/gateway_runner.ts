@@ -11,7 +11,12 @@ import type { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import { type FinishedRun, RESULT_HOOK, ScriptRunner } from "../exec/script_runner.ts";
 import { rememberRecentAnswers } from "../exec/recent_answers.ts";
 import type { PreparedScript } from "../exec/script_transform.ts";
-import type { ToolMap } from "../protocol/channel_messages.ts";
+import {
+  ChannelMethod,
+  type DiscoveryData,
+  type RunMessage,
+  type ToolMap,
+} from "../protocol/channel_messages.ts";
 import type { ProcessLedger } from "../process/process_ledger.ts";
 import { foundOsSandboxTools, OsSandbox } from "../process/os_sandbox.ts";
 import { denoDir } from "../process/deno_dir.ts";
@@ -24,7 +29,6 @@ import type { SecretMask } from "../config/secret_mask.ts";
 import type { Logger } from "../logger.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import type { CatalogueSnapshot } from "../protocol/catalogue.ts";
-import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { ScriptUsage } from "../exec/script_analysis.ts";
 import type { HistoryStore } from "../store/gateway_store.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
@@ -111,17 +115,19 @@ export function createScriptRunner(core: RunnerHost, parts: RunnerParts): Script
   const channel = new RunChannelServer({
     log: (m) => core.log.warn(m, { component: "channel" }),
     stringify: (message) => {
-      if (message.t !== "run") return core.outgoingMask.stringify(message);
+      if (message.method !== ChannelMethod.run) return core.outgoingMask.stringify(message);
       // The caller's own arguments and stdin reach the script as given; everything the
       // gateway adds (catalogue, discovery data) is masked. The tool map is the same object
       // from run to run until the catalogue changes: its masked JSON is kept with it.
-      const { args, stdin, toolMap: map, ...rest } = message;
+      const { args, stdin, toolMap: map, ...rest } = message.params as RunMessage;
       const forms = core.outgoingMask.forms();
-      if (toolMapJson?.map !== map || toolMapJson.forms !== forms) {
-        toolMapJson = { map, forms, json: core.outgoingMask.stringify(map) };
+      let masked = toolMapJson;
+      if (masked?.map !== map || masked.forms !== forms) {
+        masked = toolMapJson = { map, forms, json: core.outgoingMask.stringify(map) };
       }
-      return `${core.outgoingMask.stringify(rest).slice(0, -1)},"toolMap":${toolMapJson.json},` +
-        `"args":${JSON.stringify(args)},"stdin":${JSON.stringify(stdin)}}`;
+      return `{"method":"run","params":${core.outgoingMask.stringify(rest).slice(0, -1)},` +
+        `"toolMap":${masked.json},"args":${JSON.stringify(args)},` +
+        `"stdin":${JSON.stringify(stdin)}}}`;
     },
   });
   const { checker } = parts;

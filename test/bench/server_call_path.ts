@@ -15,7 +15,8 @@ import { ToolDispatcher } from "../../src/server/tool_dispatcher.ts";
 import { CallPolicy } from "../../src/server/call_policy.ts";
 import { Approvals } from "../../src/server/approvals.ts";
 import type { GatewayConfig } from "../../src/config/gateway_config.ts";
-import type { RunnerToGateway } from "../../src/protocol/channel_messages.ts";
+import { MessagePeer } from "../../src/protocol/message_peer.ts";
+import type { TransportEvents } from "../../src/protocol/transport.ts";
 import { toolDescriptor } from "../support/tool_descriptor.ts";
 
 /** A local namespace with one tool, `echo`, answering its argument's `v` at once. */
@@ -54,11 +55,19 @@ export async function serverCallPathUs(calls: number, rounds = 5): Promise<numbe
     config: () => config,
     check: () => null,
   });
-  let deliver: (message: RunnerToGateway) => void = () => {};
+  let events: TransportEvents | undefined;
   let replied: () => void = () => {};
+  // The broker's peer on a transport that hands messages over in the caller's turn.
+  const peer = new MessagePeer({
+    start: (started) => (events = started),
+    send: () => replied(),
+    close: () => {},
+    flushed: () => Promise.resolve(),
+  });
+  await Promise.resolve();
   const broker = new CallBroker({
     runId: "bench",
-    connection: { send: () => replied(), onMessage: (handler) => (deliver = handler) },
+    connection: peer,
     returns: new RunReturns({
       maxResultBytes: 65_536,
       maxAttachments: 4,
@@ -86,7 +95,11 @@ export async function serverCallPathUs(calls: number, rounds = 5): Promise<numbe
       const t = performance.now();
       for (let i = 0; i < calls; i++) {
         const answered = new Promise<void>((resolve) => (replied = resolve));
-        deliver({ t: "call", id: i, namespace: "echo", tool: "echo", args: { v: i }, raw: false });
+        events!.message({
+          id: i,
+          method: "call",
+          params: { namespace: "echo", tool: "echo", args: { v: i }, raw: false },
+        });
         await answered;
       }
       perRound.push((performance.now() - t) / calls * 1000);

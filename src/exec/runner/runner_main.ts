@@ -8,19 +8,22 @@
  */
 
 import {
+  type CallErrorData,
+  type CallParams,
+  CHANNEL_NAME,
   type ChannelError,
-  type GatewayToRunner,
+  ChannelMethod,
+  type LocateParams,
   MAX_CHANNEL_LINE_BYTES,
+  type ResourcesParams,
   type RunMessage,
-  type RunnerToGateway,
   type ScriptFailure,
 } from "../../protocol/channel_messages.ts";
 import { END_MARKER_PREFIX } from "../../protocol/run_end_marker.ts";
 import { installScriptGlobals } from "./script_globals.ts";
-import { writeAll } from "../../protocol/bytes.ts";
 import { readSecrets, warmEventDispatch } from "./runner_startup.ts";
-import { ChunkDecoder } from "../../protocol/chunk_decoder.ts";
-import { LineBuffer } from "../../protocol/line_buffer.ts";
+import { MessagePeer, type WireError } from "../../protocol/message_peer.ts";
+import { StreamTransport } from "../../protocol/stream_transport.ts";
 
 const socketPath = Deno.args[0];
 if (!socketPath) throw new Error("runner_main.ts needs the channel socket path as its argument");
@@ -44,6 +47,32 @@ const encoder = new TextEncoder();
 
 const { token, endNonce } = readSecrets();
 const conn = await Deno.connect({ transport: "unix", path: socketPath });
+const channel = StreamTransport.fromConn(conn, {
+  maxMessageBytes: MAX_CHANNEL_LINE_BYTES,
+  wireName: CHANNEL_NAME,
+});
+
+/** A call waiting for its answer, with the way to find its script line. */
+interface WaitingCall {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  /** Finds the call's script line; dropped once asked. */
+  locate?: () => number | undefined;
+}
+
+/** What a failed call rejects with before its call site maps it (`script_globals.ts`). */
+function channelRejection(error: WireError): { channelError: ChannelError; raw: unknown } {
+  const data = (error.data ?? {}) as Partial<CallErrorData>;
+  const channelError: ChannelError = { kind: data.kind ?? "ToolError", message: error.message };
+  if (data.namespace !== undefined) channelError.namespace = data.namespace;
+  if (data.tool !== undefined) channelError.tool = data.tool;
+  return { channelError, raw: data.raw };
+}
+
+const peer = new MessagePeer<WaitingCall>(channel, {
+  remoteError: channelRejection,
+  goneError: () => new Error("The gateway closed the run's channel"),
+});
 
 // The writers of the end marker, taken before any script code runs: a script that replaces
 // `Deno.stdout` or its methods cannot intercept or suppress them. The nonce lives only in this
@@ -64,13 +93,8 @@ globalThis.addEventListener("unload", () => {
   channelClosedByUs = true;
   // Written at once (the socket is idle: a pending write would have kept the process alive),
   // so the gateway has every message without waiting for the socket to close, which Deno
-  // does only after the markers are out (issue 12).
-  send({ t: "end" }).catch(() => undefined);
-  try {
-    conn.close();
-  } catch {
-    // closed by the gateway already
-  }
+  // does only after the markers are out; then the socket is closed.
+  peer.end();
   if (endNonce !== "") {
     const marker = encoder.encode(`${END_MARKER_PREFIX}${endNonce}:${Deno.exitCode}\n`);
     for (const write of [writeStdout, writeStderr]) {
@@ -83,131 +107,41 @@ globalThis.addEventListener("unload", () => {
   }
 });
 
-/** Lines waiting for the write in progress; null when the socket is idle. */
-let backlog: Uint8Array[] | null = null;
-/** Settles when every line sent so far is written (rejects when a write failed). */
-let writing: Promise<void> = Promise.resolve();
-
-/**
- * Sends one message; lines are written in order and never interleave. A line sent while the
- * socket is idle is written at once by the write op itself (Deno polls it eagerly): a call
- * costs one write, no extra turn and no loop of promises unless the socket took part of the
- * line or more lines queued up meanwhile (issue 12).
- */
-function send(message: RunnerToGateway): Promise<void> {
-  const bytes = encoder.encode(JSON.stringify(message) + "\n");
-  if (bytes.length > MAX_CHANNEL_LINE_BYTES) {
-    return Promise.reject(
-      new RangeError(
-        `the ${message.t} message is ${bytes.length} bytes, over the gateway channel's limit of ` +
-          `${MAX_CHANNEL_LINE_BYTES} bytes: send less at once`,
-      ),
-    );
-  }
-  if (backlog !== null) {
-    backlog.push(bytes);
-    return writing;
-  }
-  const queue: Uint8Array[] = [];
-  backlog = queue;
-  writing = conn.write(bytes).then(
-    (written) => {
-      if (written === bytes.length && queue.length === 0) backlog = null;
-      else return flush(bytes.subarray(written), queue);
-    },
-    (error: unknown) => {
-      backlog = null;
-      throw error;
-    },
-  );
-  return writing;
-}
-
-/** Writes `first`, then whatever `queue` gathered meanwhile, until it is empty. */
-async function flush(first: Uint8Array, queue: Uint8Array[]): Promise<void> {
-  try {
-    for (let next: Uint8Array | undefined = first; next !== undefined; next = queue.shift()) {
-      await writeAll(conn, next);
-    }
-  } finally {
-    backlog = null;
-  }
-}
-
-const pending = new Map<
-  number,
-  {
-    resolve: (value: unknown) => void;
-    reject: (error: unknown) => void;
-    /** Finds the call's script line; dropped once asked. */
-    locate?: () => number | undefined;
-  }
->();
-let nextId = 1;
 let topLevelDone = false;
 
 let referenced = true;
 /** Keeps the process alive only while the script or its calls still need the channel. */
 function updateRef(): void {
-  const needed = !topLevelDone || pending.size > 0;
+  const needed = !topLevelDone || peer.pendingCount > 0;
   if (needed === referenced) return;
   referenced = needed;
-  if (needed) conn.ref();
-  else conn.unref();
+  if (needed) channel.ref();
+  else channel.unref();
 }
 
-/**
- * Reads the gateway's lines and hands each message to `onMessage`. A chunk is split where it
- * stands: only a partial last line is kept (and joined once it ends, `LineBuffer`), so a reply
- * costs one decode, one slice and one parse (issue 12), and a reply of megabytes no more than
- * its size.
- */
-async function readMessages(onMessage: (message: GatewayToRunner) => void): Promise<void> {
-  const replies = new ChunkDecoder();
-  const lines = new LineBuffer((line) => onMessage(JSON.parse(line) as GatewayToRunner));
-  const buf = new Uint8Array(64 * 1024);
-  for (;;) {
-    let n: number | null;
-    try {
-      n = await conn.read(buf);
-    } catch {
-      n = null;
-    }
-    if (n === null) break;
-    lines.push(replies.decode(buf.subarray(0, n)));
-  }
+peer.onClose(() => {
   if (channelClosedByUs) return;
-  for (const entry of pending.values()) {
-    entry.reject(new Error("The gateway closed the run's channel"));
-  }
-  pending.clear();
   // With its channel gone the run has no one to answer to (the gateway stopped or died):
-  // end now rather than live on as an orphan (issue 9, item 6).
+  // end now rather than live on as an orphan.
   Deno.exit(70);
-}
-
-const runMessage = new Promise<RunMessage>((resolve, reject) => {
-  readMessages((message) => {
-    if (message.t === "run") resolve(message);
-    else if (message.t === "refused") reject(new Error(message.message));
-    else if (message.t === "locate") locateCall(message.id);
-    else if (message.t === "reply") {
-      const entry = pending.get(message.id);
-      if (!entry) return;
-      pending.delete(message.id);
-      updateRef();
-      if (message.ok) entry.resolve(message.value);
-      else entry.reject({ channelError: message.error, raw: message.raw });
-    }
-  });
 });
 
-await send({ t: "hello", token });
+const runMessage = new Promise<RunMessage>((resolve, reject) => {
+  peer.on(ChannelMethod.run, (params) => resolve(params as RunMessage));
+  peer.on(
+    ChannelMethod.refused,
+    (params) => reject(new Error((params as { message: string }).message)),
+  );
+  peer.on(ChannelMethod.locate, (params) => locateCall((params as LocateParams).id));
+});
+
+peer.notify(ChannelMethod.hello, { token });
+await peer.flushed();
 warmEventDispatch();
 // Compiled now, not when the script's top level is done and the channel stops holding the
-// process open (`updateRef`): ≈ 0.15 ms on every run's path (issue 12).
-conn.unref();
-conn.ref();
+// process open (`updateRef`): it would cost every run's path.
+channel.unref();
+channel.ref();
 if (revokeSocketGrants) {
   // Connected: the socket's grants are of no further use, and no script may hold them.
   Deno.permissions.revokeSync({ name: "read", path: socketPath });
@@ -236,44 +170,57 @@ if (run.exitAtEnd === true) {
 
 /** Tells the gateway the script line of call `id`, which it asked for: the call waits long. */
 function locateCall(id: number): void {
-  const entry = pending.get(id);
+  const entry = peer.entry(id);
   if (entry?.locate === undefined) return;
   const line = entry.locate();
   delete entry.locate;
-  if (line !== undefined) send({ t: "call_line", id, line }).catch(() => undefined);
+  if (line !== undefined) notify(ChannelMethod.callLine, { id, line });
 }
 
-/** Sends a request and resolves with the gateway's reply. */
+/**
+ * Sends a notification; resolves once written. Rejects, sending nothing, when the message is
+ * over the channel's limit (the script is told to send less).
+ */
+function notify(method: string, params: unknown): Promise<void> {
+  try {
+    peer.notify(method, params);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return peer.flushed();
+}
+
+/** Sends a request and resolves with the gateway's answer. */
 function request(
-  message: {
-    t: "call";
-    namespace: string;
-    tool: string;
-    args: unknown;
-    raw: boolean;
-  } | {
-    t: "resources";
-    namespace: string;
-    op: "list" | "read";
-    uri?: string;
-  },
+  method: typeof ChannelMethod.call | typeof ChannelMethod.resources,
+  params: CallParams | ResourcesParams,
   locate?: () => number | undefined,
   failure?: (error: unknown) => unknown,
 ): Promise<unknown> {
-  const id = nextId++;
   return new Promise((resolve, settleFailed) => {
     const reject = failure === undefined
       ? settleFailed
       : (error: unknown) => settleFailed(failure(error));
-    pending.set(id, locate === undefined ? { resolve, reject } : { resolve, reject, locate });
+    const entry: WaitingCall = {
+      resolve: (value) => {
+        resolve(value);
+        updateRef();
+      },
+      reject: (error) => {
+        reject(error);
+        updateRef();
+      },
+    };
+    if (locate !== undefined) entry.locate = locate;
+    try {
+      peer.call(method, params, entry);
+    } catch (error) {
+      // Never sent (over the channel's limit, or the channel is gone): no answer will come.
+      // Rejected a turn later, as an answer would be: the caller sets up after the call.
+      queueMicrotask(() => reject(error));
+      return;
+    }
     updateRef();
-    send({ ...message, id } as RunnerToGateway).catch((error) => {
-      // Never sent (over the channel's limit, or the channel is gone): no answer will come,
-      // so the call no longer holds the process open.
-      pending.delete(id);
-      updateRef();
-      reject(error);
-    });
   });
 }
 
@@ -287,7 +234,7 @@ if (revokeDiscoveryGrant) {
 
 const globals = installScriptGlobals(run, {
   request,
-  send,
+  notify,
 }, discovery ? { discoveryReader: (data) => new discovery.DiscoveryReader(data) } : {});
 
 /** Turns whatever the script threw into a report the gateway can classify. */
@@ -340,7 +287,7 @@ let failing = false;
 async function fail(error: unknown): Promise<never> {
   if (!failing) {
     failing = true;
-    await send({ t: "failed", error: describeFailure(error) }).catch(() => undefined);
+    await notify(ChannelMethod.failed, { error: describeFailure(error) }).catch(() => undefined);
   }
   Deno.exit(1);
 }
@@ -355,8 +302,7 @@ globalThis.addEventListener("unhandledrejection", (event) => {
   const failure = describeFailure(event.reason);
   const where = failure.line ? ` (line ${failure.line})` : "";
   const fix = failure.line ? `add \`await\` to the call on line ${failure.line}` : "add `await`";
-  send({
-    t: "warning",
+  notify(ChannelMethod.warning, {
     message: `Unhandled promise rejection${where}: ${failure.name}: ${failure.message}; ` +
       `${fix} (or .catch() it) so its failure stops the run or is handled`,
   }).catch(() => undefined);
@@ -367,6 +313,6 @@ try {
 } catch (error) {
   await fail(error);
 }
-await writing.catch(() => undefined);
+await peer.flushed();
 topLevelDone = true;
 updateRef();

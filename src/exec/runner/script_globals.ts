@@ -1,15 +1,17 @@
 /**
  * The globals a script sees (SPEC §4): `tools`, `stdin()`, `args`, `ToolError`, `attach`,
  * `resources`, `search`, `describe`, and the hook that receives a snippet's last expression.
- * Runs inside the script's subprocess; talks to the gateway only through `request`/`send`.
+ * Runs inside the script's subprocess; talks to the gateway only through `request`/`notify`.
  * @module
  */
 
 import {
+  type CallParams,
   type ChannelError,
+  ChannelMethod,
   MAX_CHANNEL_LINE_BYTES,
+  type ResourcesParams,
   type RunMessage,
-  type RunnerToGateway,
 } from "../../protocol/channel_messages.ts";
 import type { DiscoveryData, DiscoveryReader } from "../../protocol/discovery_data.ts";
 
@@ -20,14 +22,14 @@ export interface ChannelPort {
    * a call; the runner asks it only of a call that is still waiting after a while.
    */
   request(
-    message:
-      | { t: "call"; namespace: string; tool: string; args: unknown; raw: boolean }
-      | { t: "resources"; namespace: string; op: "list" | "read"; uri?: string },
+    method: typeof ChannelMethod.call | typeof ChannelMethod.resources,
+    params: CallParams | ResourcesParams,
     locate?: () => number | undefined,
     /** Turns a rejection into what the promise rejects with (a call's failure at its site). */
     failure?: (error: unknown) => unknown,
   ): Promise<unknown>;
-  send(message: RunnerToGateway): Promise<void>;
+  /** Sends a notification; rejects when it cannot be sent (over the channel's limit). */
+  notify(method: string, params: unknown): Promise<void>;
 }
 
 /** A failed tool call as scripts catch it: `err.kind`, `err.namespace`, `err.tool`, `err.raw`. */
@@ -77,7 +79,8 @@ export function installScriptGlobals(
     // failure is mapped where the call is rejected, not by a `.catch` here: a reply reaches the
     // script one microtask sooner (issue 12).
     const answer = port.request(
-      { t: "call", namespace, tool, args, raw },
+      ChannelMethod.call,
+      { namespace, tool, args, raw },
       () => scriptLine(site.stack),
       (error) => withCallSite(error, site),
     );
@@ -176,7 +179,7 @@ export function installScriptGlobals(
   });
 
   function attach(block: unknown): void {
-    const message = { t: "attach" as const, block: normaliseAttachment(block) };
+    const message = { block: normaliseAttachment(block) };
     const size = JSON.stringify(message).length;
     if (size > MAX_CHANNEL_LINE_BYTES) {
       throw new RangeError(
@@ -184,7 +187,7 @@ export function installScriptGlobals(
           `attach a smaller image, or write it to a file the caller can read`,
       );
     }
-    port.send(message).catch(() => undefined);
+    port.notify(ChannelMethod.attach, message).catch(() => undefined);
   }
 
   async function resourceRequest(
@@ -192,7 +195,7 @@ export function installScriptGlobals(
   ): Promise<unknown> {
     const site = new Error();
     try {
-      return await port.request({ t: "resources", ...request });
+      return await port.request(ChannelMethod.resources, request);
     } catch (error) {
       throw withCallSite(error, site);
     }
@@ -227,9 +230,10 @@ export function installScriptGlobals(
   function resultHook(value: unknown): void {
     if (value === undefined || reported) return;
     reported = true;
-    port.send({ t: "result", value: toJsonSafe(value) }).catch((error: Error) =>
-      port.send({ t: "warning", message: `The result was not returned: ${error.message}` })
-        .catch(() => undefined)
+    port.notify(ChannelMethod.result, { value: toJsonSafe(value) }).catch((error: Error) =>
+      port.notify(ChannelMethod.warning, {
+        message: `The result was not returned: ${error.message}`,
+      }).catch(() => undefined)
     );
   }
 

@@ -1,10 +1,12 @@
 /**
- * Per-call deadlines on one timer (issue 12: a timer set and cleared for every call cost more
- * than the rest of the call's bookkeeping). Calls mostly end long before their deadline and
- * later calls have later deadlines, so one timer armed for the earliest deadline serves them
- * all: adding a later deadline and removing one touch no timer.
+ * Per-call deadlines on one timer (a timer set and cleared for every call costs more than the
+ * rest of the call's bookkeeping). Calls mostly end long before their deadline and later calls
+ * have later deadlines, so one timer armed for the earliest deadline serves them all: adding a
+ * later deadline and removing one touch no timer.
  * @module
  */
+
+import { type Clock, systemClock, type TimerId } from "../../protocol/clock.ts";
 
 interface Entry {
   at: number;
@@ -14,9 +16,14 @@ interface Entry {
 /** Deadlines (epoch ms) that call `fire` once reached, unless removed first. */
 export class CallDeadlines {
   readonly #entries = new Set<Entry>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #clock: Clock;
+  #timer: TimerId | undefined;
   /** When the armed timer fires (Infinity when none is armed). */
   #timerAt = Infinity;
+
+  constructor(clock: Clock = systemClock) {
+    this.#clock = clock;
+  }
 
   /** Number of deadlines still pending. */
   get size(): number {
@@ -39,24 +46,24 @@ export class CallDeadlines {
   /** Drops every deadline and the timer (the owner stopped). */
   clear(): void {
     this.#entries.clear();
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerAt = Infinity;
   }
 
   #arm(at: number): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#clock.clearTimeout(this.#timer);
     this.#timerAt = at;
-    this.#timer = setTimeout(() => this.#expire(), Math.max(0, at - Date.now()));
+    this.#timer = this.#clock.setTimeout(() => this.#expire(), Math.max(0, at - this.#clock.now()));
     // Armed for the earliest deadline even after its call ended: never what keeps a process
     // alive (a waiting call's own I/O does that).
-    Deno.unrefTimer(this.#timer);
+    this.#clock.unref(this.#timer);
   }
 
   #expire(): void {
     this.#timer = undefined;
     this.#timerAt = Infinity;
-    const now = Date.now();
+    const now = this.#clock.now();
     const due: Entry[] = [];
     let next = Infinity;
     for (const entry of this.#entries) {

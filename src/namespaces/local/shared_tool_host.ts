@@ -4,9 +4,10 @@
  * its own permissions (issue 12: ≈ 64 MB per module saved). A module that exits, hangs or
  * crashes ends only its Worker; if the process itself dies, each module's `ToolHost` restarts
  * it under the restart policy (RELIABILITY MOD-*). Calls and results travel on each Worker's own
- * socket, the lifecycle on the host thread's own link (`worker_links.ts`); what the process
- * writes on stdout and stderr is logged as untrusted text. (Over 400 lines: the process and the
- * per-module handle share one message stream and read best together.)
+ * socket (each module's conversation in `module_calls.ts`), the lifecycle on the host thread's
+ * own link (`worker_links.ts`); what the process writes on stdout and stderr is logged as
+ * untrusted text. The process and the per-module handle share one lifecycle stream, so they
+ * live in one module.
  * @module
  */
 
@@ -14,38 +15,22 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LogMethods } from "../../logger.ts";
 import type { PermissionSet } from "../../config/gateway_config.ts";
-import {
-  type ConfinedCommand,
-  namespacedChildPid,
-  type OsSandbox,
-  unwrapNamespacedStatus,
-} from "../../process/os_sandbox.ts";
+import type { ConfinedCommand, OsSandbox } from "../../process/os_sandbox.ts";
 import { toolHostView } from "./tool_host_view.ts";
 import { describeExit } from "../../process/describe_exit.ts";
 import { watchMemory } from "../../process/memory_watch.ts";
-import {
-  signalProcessGroup,
-  terminateProcessGroup,
-} from "../../process/terminate_process_group.ts";
+import { SupervisedChild } from "../../process/supervised_child.ts";
+import { DeferredTransport } from "../../protocol/deferred_transport.ts";
+import { MessagePeer } from "../../protocol/message_peer.ts";
+import type { Transport } from "../../protocol/transport.ts";
 import { ToolCallError } from "../namespace.ts";
-import type { SharedHostRequest } from "./shared_tool_host_main.ts";
+import type { LoadRequest, UnloadRequest } from "./shared_host_modules.ts";
 import type { ToolHostConnection } from "./tool_host_connection.ts";
-import { describeLoadError } from "./tool_host_process.ts";
-import {
-  encodeMessage,
-  isWireError,
-  readLines,
-  type ResultMessage,
-  type WireError,
-} from "./tool_host_protocol.ts";
+import { describeLoadError, isWireError } from "./tool_host_process.ts";
 import { HostOutputLog } from "./host_output_log.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
-import { type PendingCall, PendingCalls } from "./pending_calls.ts";
-import { messageOf } from "../../protocol/message_of.ts";
+import { type CallTicket, ModuleCalls, type PendingCall } from "./module_calls.ts";
 import { type LinkedModule, type WorkerLink, WorkerLinks } from "./worker_links.ts";
-import { settlesWithin } from "../../process/terminate_process_group.ts";
-
-const ENCODER = new TextEncoder();
 
 /** Settings of {@linkcode SharedToolHosts}. */
 export interface SharedToolHostsOptions {
@@ -169,16 +154,14 @@ export class SharedToolHosts {
 class SharedHostProcess {
   readonly pid: number;
   readonly closed: Promise<Deno.CommandStatus>;
-  #child: Deno.ChildProcess;
-  /** The host thread's link, once it presented its token; requests wait in `#queued` before. */
-  #control: WorkerLink | undefined;
-  #queued: string[] = [];
+  #child: SupervisedChild;
+  /** The host thread's lifecycle conversation; what is sent waits until it presents its token. */
+  #control: MessagePeer;
+  #controlWire = new DeferredTransport();
   #modules = new Map<number, SharedModule>();
-  #status: Deno.CommandStatus | undefined;
   #options: SharedToolHostsOptions;
   /** The Workers' direct connections: calls and results bypass the host's thread. */
   readonly links: WorkerLinks;
-  #memoryPid: () => number | null = () => null;
 
   constructor(module: SharedModuleOptions, options: SharedToolHostsOptions) {
     this.#options = options;
@@ -217,82 +200,51 @@ class SharedHostProcess {
       this.links.close();
       throw error;
     }
-    const [program, ...args] = confined.argv;
     options.logger.info(`starting the shared tool host: ${confined.argv.join(" ")}`);
-    this.#child = new Deno.Command(program!, {
-      args,
+    // Every module in the process can write to its stdout and stderr: logged, never read as
+    // messages.
+    const stdout = new HostOutputLog("shared tool host stdout", options.logger);
+    const stderr = new HostOutputLog("shared tool host", options.logger);
+    this.#child = new SupervisedChild({
+      argv: confined.argv,
+      confine: () => confined,
       cwd: module.cwd,
       env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
       stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
+      stdout: { onLine: (line) => stdout.line(line) },
+      stderr: { onLine: (line) => stderr.line(line) },
+    });
     this.pid = this.#child.pid;
     options.onSpawn?.(this.pid);
+    this.#control = new MessagePeer(this.#controlWire, {
+      onDropped: (why) => options.logger.warn(`the shared tool host sent ${why}: dropped`),
+    });
+    this.#control.onNotification((method, params) => this.#onNotice(method, params));
     // The host's thread joins the socket with this token, read from stdin before any module
     // runs; stdin is closed after it, and the lifecycle travels on that link only.
     const hostToken = crypto.randomUUID() + crypto.randomUUID();
     this.links.expectHost({
       token: hostToken,
-      joined: (link) => {
-        this.#control = link;
-        for (const line of this.#queued.splice(0)) link.send(line);
-      },
-      receive: (message) => this.#onNotice(message),
-      unlinked: (link) => {
-        if (this.#control === link) this.#control = undefined;
-      },
+      joined: (transport) => this.#controlWire.attach(transport),
     });
-    const writer = this.#child.stdin.getWriter();
-    const linkLine = JSON.stringify({
-      type: "link",
-      socket: this.links.socketPath,
-      token: hostToken,
-    });
-    writer.write(ENCODER.encode(`${linkLine}\n`)).then(() => writer.close()).catch(() => {});
+    const link = { socket: this.links.socketPath, token: hostToken };
+    this.#child.writeStdin(
+      new TextEncoder().encode(`${JSON.stringify({ method: "link", params: link })}\n`),
+      true,
+    );
     const maxMemoryMb = options.maxMemoryMb ?? 1024;
-    /** The host's pid inside bwrap, once found. */
-    let inner: number | null = null;
-    const memoryPid = () =>
-      this.#status !== undefined
-        ? null
-        : confined.namespaced
-        ? inner ??= namespacedChildPid(this.pid)
-        : this.pid;
-    this.#memoryPid = memoryPid;
-    const memory = watchMemory(memoryPid, maxMemoryMb, () => {
+    const memory = watchMemory(() => this.#child.memoryPid(), maxMemoryMb, () => {
       memory.stop();
       options.logger.warn(
         `the shared tool host used more than ${maxMemoryMb} MB of memory and was restarted ` +
           "with its modules (give a module its own maxMemoryMb to run it isolated)",
       );
-      signalProcessGroup(this.pid, "SIGKILL");
+      this.#child.signal("SIGKILL");
     }, { intervalMs: 250 });
-    // Every module in the process can write to its stdout and stderr: logged, never read as
-    // messages.
-    const stdout = new HostOutputLog("shared tool host stdout", options.logger);
-    const stderr = new HostOutputLog("shared tool host", options.logger);
-    const stdoutDone = readLines(this.#child.stdout, (line) => stdout.line(line), {
-      maxLineLength: 64 * 1024,
-    }).catch(() => {});
-    const stderrDone = readLines(this.#child.stderr, (line) => stderr.line(line), {
-      maxLineLength: 64 * 1024,
-    }).catch(() => {});
-    const exit = confined.namespaced
-      ? this.#child.status.then(unwrapNamespacedStatus)
-      : this.#child.status;
-    this.closed = exit.then(async (status) => {
-      this.#status = status;
+    this.closed = this.#child.closed.then(async (status) => {
       memory.stop();
-      signalProcessGroup(this.pid, "SIGKILL");
       // The lifecycle the host sent before it died is read first (a module's import error).
-      const control = this.#control;
-      await Promise.all([
-        stdoutDone,
-        stderrDone,
-        control === undefined ? undefined : settlesWithin(control.ended, 2_000),
-      ]);
+      await this.links.drained(2_000);
       for (const module of [...this.#modules.values()]) {
         module.hostEnded(`the shared tool host ${describeExit(status)}`);
       }
@@ -303,27 +255,27 @@ class SharedHostProcess {
   }
 
   get exited(): boolean {
-    return this.#status !== undefined;
+    return this.#child.exited;
   }
 
   /** The pid whose memory is the host's (inside bwrap: found under the namespace's reaper), or null when gone. */
   memoryPid(): number | null {
-    return this.#memoryPid();
+    return this.#child.memoryPid();
   }
 
   load(worker: number, options: SharedModuleOptions): ToolHostConnection {
     const module = new SharedModule(worker, this, options);
     this.#modules.set(worker, module);
     this.links.expect(module);
-    this.send({
-      type: "load",
+    const load: LoadRequest = {
       worker,
       moduleUrl: options.moduleUrl,
       permissions: options.permissions,
       env: options.env,
       socket: this.links.socketPath,
       token: module.token,
-    });
+    };
+    this.send("load", load);
     return module;
   }
 
@@ -334,18 +286,18 @@ class SharedHostProcess {
     this.#modules.delete(worker);
   }
 
-  send(message: SharedHostRequest): void {
-    if (this.#status !== undefined) return; // the exit fails the module's calls
-    const line = encodeMessage(message);
-    if (this.#control === undefined) this.#queued.push(line);
-    else this.#control.send(line);
+  send(method: "load", params: LoadRequest): void;
+  send(method: "unload", params: UnloadRequest): void;
+  send(method: string, params: unknown): void {
+    if (this.#child.exited) return; // the exit fails the module's calls
+    this.#control.notify(method, params);
   }
 
   async stop(): Promise<void> {
-    if (this.#status === undefined) {
+    if (!this.#child.exited) {
       // Its link closing ends the host (it terminates its Workers and exits).
-      this.#control?.close();
-      await terminateProcessGroup(this.pid, this.#child.status, {
+      this.#control.close("the gateway stops the host");
+      await this.#child.terminate({
         exitWaitMs: 500,
         graceMs: this.#options.killGraceMs ?? 2_000,
       });
@@ -354,11 +306,12 @@ class SharedHostProcess {
   }
 
   /** A lifecycle message from the host's thread, on its link. */
-  #onNotice(message: Record<string, unknown>): void {
+  #onNotice(method: string, params: unknown): void {
+    const message = (params ?? {}) as Record<string, unknown>;
     const module = typeof message.worker === "number"
       ? this.#modules.get(message.worker)
       : undefined;
-    module?.notice(message);
+    module?.notice(method, message);
   }
 }
 
@@ -372,15 +325,9 @@ class SharedModule implements ToolHostConnection, LinkedModule {
   #worker: number;
   #host: SharedHostProcess;
   #options: SharedModuleOptions;
-  #pending = new PendingCalls();
-  /** The connection of the module's current Worker; undefined until it joins, or while it moves. */
+  #calls: ModuleCalls;
+  /** The link of the module's current Worker; undefined until it joins, or while it moves. */
   #link: WorkerLink | undefined;
-  /** The host's count of Workers the module was loaded into, as of the link's join. */
-  #placement = 0;
-  /** The placement each call in flight was sent to (0: held until a Worker joins). */
-  #sentTo = new Map<number, number>();
-  /** Calls waiting for a Worker to join, as framed lines by id. */
-  #held = new Map<number, string>();
   /** Whether calls were unanswered when the module was retired (see `unload`'s `busy`). */
   #busy = false;
   #ended: string | undefined;
@@ -397,6 +344,7 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     this.#worker = worker;
     this.#host = host;
     this.#options = options;
+    this.#calls = new ModuleCalls({ name: options.name });
     this.ready = new Promise<string[]>((resolve, reject) => {
       this.#settleReady = { resolve, reject };
     });
@@ -428,52 +376,14 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     return this.#ended ?? "is running";
   }
 
-  isPending(id: number): boolean {
-    return this.#pending.has(id);
-  }
-
-  call(id: number, tool: string, args: unknown, answer: PendingCall): void {
-    const gone = this.#pending.retiredWith ??
-      (this.#ended === undefined ? undefined : this.#endError());
-    if (gone !== undefined) return queueMicrotask(() => answer.reject(gone));
-    // Framed by hand: one stringify of the arguments, none of the envelope (issue 12).
-    let argsText: string | undefined;
-    try {
-      argsText = args === undefined ? undefined : JSON.stringify(args);
-    } catch (error) {
-      const unsendable = this.#unsendable(tool, error);
-      return queueMicrotask(() => answer.reject(unsendable));
-    }
-    const line = `{"worker":${this.#worker},"type":"call","id":${id},"tool":${
-      JSON.stringify(tool)
-    }${argsText === undefined ? "" : `,"args":${argsText}`}}\n`;
-    this.#pending.add(id, answer);
-    const link = this.#link;
-    if (link === undefined) {
-      this.#held.set(id, line);
-      this.#sentTo.set(id, 0);
-    } else {
-      this.#sentTo.set(id, this.#placement);
-      link.send(line);
-    }
-  }
-
-  cancel(id: number): void {
-    if (!this.#pending.has(id)) return;
-    if (this.#held.delete(id)) return;
-    this.#link?.send(`{"worker":${this.#worker},"type":"cancel","id":${id}}\n`);
+  call(tool: string, args: unknown, answer: PendingCall): CallTicket {
+    return this.#calls.call(tool, args, answer);
   }
 
   /** The module's Worker joined (on its first import, and after each move to a new Worker). */
-  joined(link: WorkerLink, placement: number): boolean {
-    if (this.#ended !== undefined || placement <= this.#placement) return false;
+  joined(link: WorkerLink, channel: Transport, placement: number): boolean {
+    if (this.#ended !== undefined || !this.#calls.join(channel, placement)) return false;
     this.#link = link;
-    this.#placement = placement;
-    for (const [id, line] of this.#held) {
-      this.#sentTo.set(id, placement);
-      link.send(line);
-    }
-    this.#held.clear();
     if (this.#exportsBeforeJoin !== undefined) this.#announceReady(this.#exportsBeforeJoin);
     this.#exportsBeforeJoin = undefined;
     return true;
@@ -486,22 +396,18 @@ class SharedModule implements ToolHostConnection, LinkedModule {
 
   /** The module's Worker is being ended: later calls wait for the next Worker to join. */
   detach(): void {
+    this.#calls.detach();
     this.#link = undefined;
-  }
-
-  /** The Worker's connection closed: later calls wait for the next Worker (or the exit). */
-  unlinked(link: WorkerLink): void {
-    if (this.#link === link) this.#link = undefined;
   }
 
   retire(message: string): void {
     // Retiring with calls unanswered means one ignored its abort: its code may hold the Worker.
-    this.#busy ||= this.#pending.size > 0;
-    this.#pending.retire(message);
+    this.#busy ||= this.#calls.size > 0;
+    this.#calls.retire(message);
   }
 
   drained(maxMs: number): Promise<void> {
-    return this.#pending.drained(maxMs, () => this.#ended !== undefined);
+    return this.#calls.drained(maxMs, () => this.#ended !== undefined);
   }
 
   /** Terminates the Worker (immediately: `terminate()` ends even a busy loop). */
@@ -512,22 +418,9 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     return this.closed;
   }
 
-  /**
-   * A message its Worker sent on its link: a call's result (the only kind taken from there,
-   * and taken only from there: a module writing to the shared stdout cannot answer another's
-   * calls). Late answers are dropped.
-   */
-  receive(message: Record<string, unknown>): void {
-    if (message.type === "result" && typeof message.id === "number") {
-      this.#sentTo.delete(message.id);
-      // The Worker framed it with the tool host protocol (its `worker` field is left on).
-      this.#pending.answer(message as unknown as ResultMessage);
-    }
-  }
-
   /** A lifecycle message about the module, from the host's thread on its link. */
-  notice(message: Record<string, unknown>): void {
-    switch (message.type) {
+  notice(method: string, message: Record<string, unknown>): void {
+    switch (method) {
       case "ready": {
         const exports = Array.isArray(message.exports)
           ? message.exports.filter((e): e is string => typeof e === "string")
@@ -550,15 +443,8 @@ class SharedModule implements ToolHostConnection, LinkedModule {
         // The Worker of placement `placement` went away: the calls sent to it that have no
         // answer never will; later calls wait for the next Worker to join.
         const left = typeof message.placement === "number" ? message.placement : 0;
-        const error: WireError = { name: "WorkerRestarted", message: String(message.message) };
-        for (const id of this.#pending.ids()) {
-          const to = this.#sentTo.get(id);
-          if (to !== undefined && to !== 0 && to <= left) {
-            this.#sentTo.delete(id);
-            this.#pending.answer({ type: "result", id, ok: false, error });
-          }
-        }
-        if (this.#placement <= left) this.#link = undefined;
+        this.#calls.restarted(left, new ToolCallError("ToolError", String(message.message)));
+        if (!this.#calls.joined) this.#link = undefined;
         break;
       }
       case "exit":
@@ -572,24 +458,16 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     this.#gone(reason);
   }
 
-  /** A call's arguments cannot be sent as JSON. */
-  #unsendable(tool: string, error: unknown): ToolCallError {
-    return new ToolCallError(
-      "InvalidToolInput",
-      `Cannot send arguments to "${this.#options.name}.${tool}": not JSON: ${messageOf(error)}`,
-    );
-  }
-
   /** Asks the host to terminate the Worker, and treats it as gone. */
   #end(reason: string): void {
     if (this.#ended !== undefined) return;
-    const busy = this.#busy || this.#pending.size > 0;
-    this.#host.send({ type: "unload", worker: this.#worker, ...(busy ? { busy: true } : {}) });
+    const busy = this.#busy || this.#calls.size > 0;
+    this.#host.send("unload", { worker: this.#worker, ...(busy ? { busy: true } : {}) });
     // A busy unload ends the Worker: the modules sharing it move to a new one, so their next
     // calls wait for it rather than reach the old one (the host's `restarted` fails the rest).
     if (busy) {
       for (const other of this.#link?.modules.values() ?? []) {
-        if (other !== this) other.detach();
+        if (other !== this && other instanceof SharedModule) other.detach();
       }
     }
     this.#gone(reason);
@@ -601,18 +479,14 @@ class SharedModule implements ToolHostConnection, LinkedModule {
     this.#ended = reason;
     this.#host.forget(this.#worker);
     this.#link = undefined;
-    this.#held.clear();
-    this.#sentTo.clear();
     this.#failLoad(`the tool module ${reason} during import`, undefined);
-    this.#pending.failAll(this.#endError());
-    this.#settleClosed();
-  }
-
-  #endError(): ToolCallError {
-    return new ToolCallError(
-      "ToolError",
-      `tool host for "${this.#options.name}" ${this.#ended ?? "exited"} during the call`,
+    this.#calls.end(
+      new ToolCallError(
+        "ToolError",
+        `tool host for "${this.#options.name}" ${reason} during the call`,
+      ),
     );
+    this.#settleClosed();
   }
 
   #failLoad(reason: string, line: number | undefined): void {

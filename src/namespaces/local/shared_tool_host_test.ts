@@ -312,7 +312,7 @@ Deno.test("a module busy at import in a Worker with a ready module: the ready on
           assert.match(error.message, /worker_restarted: .*busy_at_import\.ts.* blocks it/);
           return undefined;
         }
-      }, { timeoutMs: 3_500 });
+      });
       const error = await loading;
       assert.ok(error instanceof ToolModuleLoadError);
       assert.match(error.message, /import did not finish within 4000 ms/);
@@ -373,7 +373,10 @@ Deno.test("a connection with a wrong module token is refused and logged; the mod
     const [path] = shared.socketPaths();
     assert.ok(path !== undefined);
     const impostor = await Deno.connect({ transport: "unix", path });
-    const forged = { type: "join", worker: 1, token: "not-the-token", placement: 99 };
+    const forged = {
+      method: "join",
+      params: { worker: 1, token: "not-the-token", placement: 99 },
+    };
     await impostor.write(new TextEncoder().encode(`${JSON.stringify(forged)}\n`));
     // The gateway closes the connection: the read ends without a byte.
     assert.equal(await impostor.read(new Uint8Array(16)), null);

@@ -17,6 +17,8 @@ import { ToolCallError } from "../namespace.ts";
 import type { SharedToolHosts } from "./shared_tool_host.ts";
 import type { ToolHostConnection } from "./tool_host_connection.ts";
 import { ToolHostProcess } from "./tool_host_process.ts";
+import { type Clock, systemClock, type TimerId } from "../../protocol/clock.ts";
+import type { CallTicket } from "./module_calls.ts";
 import { CallDeadlines } from "./call_deadlines.ts";
 import { AbortFanout } from "./abort_fanout.ts";
 import { messageOf } from "../../protocol/message_of.ts";
@@ -99,6 +101,13 @@ export interface ToolHostOptions {
   logger?: LogMethods;
   /** Told about every state change. */
   onStateChange?: (state: ToolHostState) => void;
+  /** Deadlines, the abort grace and restart delays. @default {systemClock} */
+  clock?: Clock;
+  /**
+   * Runs the module: the default is a Worker of `shared` or a process of its own. Tests give a
+   * module over an in-memory pair.
+   */
+  connect?: () => ToolHostConnection;
 }
 
 /** Per-call limits. */
@@ -130,16 +139,18 @@ export class ToolHost {
   #alive = new Set<ToolHostConnection>();
   #state: ToolHostState = { state: "stopped" };
   #restart: RestartPolicy;
-  #retryTimer: ReturnType<typeof setTimeout> | undefined;
+  #clock: Clock;
+  #retryTimer: TimerId | undefined;
   #stateWaiters: Array<() => void> = [];
   #stopping = false;
   #started: Promise<void> | undefined;
-  #nextCallId = 1;
-  #deadlines = new CallDeadlines();
+  #deadlines: CallDeadlines;
   #aborts = new AbortFanout();
 
   constructor(options: ToolHostOptions) {
     this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+    this.#deadlines = new CallDeadlines(this.#clock);
     this.#logger = options.logger ?? console;
     this.#restart = new RestartPolicy({
       ...options.restart,
@@ -192,7 +203,7 @@ export class ToolHost {
    * call), `ToolTimeout`, `Cancelled`, `NamespaceUnavailable` (host not running or restarted).
    */
   call(tool: string, args: unknown, options: ToolHostCallOptions): Promise<unknown> {
-    const started = Date.now();
+    const started = this.#clock.now();
     if (options.signal?.aborted) {
       return Promise.reject(
         new ToolCallError("Cancelled", `call to "${this.#options.name}.${tool}" was cancelled`),
@@ -219,7 +230,6 @@ export class ToolHost {
         new ToolCallError("NamespaceUnavailable", this.#unavailableMessage()),
       );
     }
-    const id = this.#nextCallId++;
     return new Promise<unknown>((resolve, reject) => {
       let done = false;
       /** Told when the answer comes after the call gave up (see #watchAbortGrace). */
@@ -231,22 +241,12 @@ export class ToolHost {
         removeAbort();
         settle();
       };
-      // The call is written first: what follows overlaps its round trip (issue 12). Its answer
-      // never comes in this turn, so the deadline and abort below are set up before it.
-      process.call(id, tool, args, {
-        resolve: (result) => {
+      // The call is written first: what follows overlaps its round trip. Its answer never
+      // comes in this turn, so the deadline and abort below are set up before it.
+      const ticket = process.call(tool, args, {
+        resolve: (value) => {
           if (done) return late?.();
-          finish(() => {
-            if (result.ok) {
-              resolve(result.value);
-            } else {
-              reject(
-                new ToolCallError("ToolError", result.error.message, {
-                  cause: remoteError(result.error),
-                }),
-              );
-            }
-          });
+          finish(() => resolve(value));
         },
         reject: (error) => {
           if (done) return late?.();
@@ -255,8 +255,8 @@ export class ToolHost {
       });
       const giveUp = (error: ToolCallError) =>
         finish(() => {
-          process.cancel(id);
-          late = this.#watchAbortGrace(process, id, tool);
+          ticket.cancel();
+          late = this.#watchAbortGrace(process, ticket, tool);
           reject(error);
         });
       // One timer for every call's deadline (see CallDeadlines): calls end far more often
@@ -282,7 +282,7 @@ export class ToolHost {
    */
   async stop(options?: { drainMs?: number }): Promise<void> {
     this.#stopping = true;
-    if (this.#retryTimer !== undefined) clearTimeout(this.#retryTimer);
+    this.#clock.clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     const current = this.#process;
     if (current !== undefined && (options?.drainMs ?? 0) > 0) {
@@ -301,9 +301,10 @@ export class ToolHost {
     const options = this.#options;
     let process: ToolHostConnection;
     try {
-      process = options.shared !== undefined && !runsIsolated(options)
-        ? this.#openShared(options.shared)
-        : this.#spawn();
+      process = options.connect?.() ??
+        (options.shared !== undefined && !runsIsolated(options)
+          ? this.#openShared(options.shared)
+          : this.#spawn());
     } catch (error) {
       const reason = `Cannot start the tool host for "${options.name}": ${String(error)}`;
       this.#scheduleRetry(reason, "start");
@@ -436,12 +437,12 @@ export class ToolHost {
   /** Waits as the restart policy says (the breaker holds a crash loop down), then relaunches. */
   #scheduleRetry(failure: string, kind: "start" | "crash"): void {
     if (this.#stopping) return;
-    const decision = this.#restart.onFailure(kind, Date.now());
+    const decision = this.#restart.onFailure(kind, this.#clock.now());
     const delay = decision.delayMs;
     const reason = decision.breakerOpen ? `${failure} (${this.#restart.breakerReason()})` : failure;
     this.#process = undefined;
-    this.#setState({ state: "waiting", reason, retryAt: Date.now() + delay });
-    this.#retryTimer = setTimeout(() => {
+    this.#setState({ state: "waiting", reason, retryAt: this.#clock.now() + delay });
+    this.#retryTimer = this.#clock.setTimeout(() => {
       this.#retryTimer = undefined;
       this.#launch(reason).catch(() => {}); // a failed retry schedules the next one
     }, delay);
@@ -452,10 +453,10 @@ export class ToolHost {
    * the abort grace. Returns
    * what to call when its answer comes after all (the grace ends then).
    */
-  #watchAbortGrace(process: ToolHostConnection, id: number, tool: string): () => void {
+  #watchAbortGrace(process: ToolHostConnection, call: CallTicket, tool: string): () => void {
     const graceMs = this.#options.abortGraceMs ?? 2_000;
-    const timer = setTimeout(() => {
-      if (!process.isPending(id) || this.#process !== process || this.#stopping) return;
+    const timer = this.#clock.setTimeout(() => {
+      if (!call.pending || this.#process !== process || this.#stopping) return;
       const reason = `tool host for "${this.#options.name}" restarted: call "${tool}" ignored ` +
         `its abort signal for ${graceMs} ms`;
       this.#logger.warn(reason);
@@ -466,17 +467,18 @@ export class ToolHost {
         .then(() => this.#launch(reason))
         .catch(() => {});
     }, graceMs);
-    return () => clearTimeout(timer);
+    return () => this.#clock.clearTimeout(timer);
   }
 
   async #waitWhileStarting(tool: string, options: ToolHostCallOptions): Promise<void> {
     const signal = options.signal;
+    const clock = this.#clock;
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, options.timeoutMs);
+      const timer = clock.setTimeout(done, options.timeoutMs);
       signal?.addEventListener("abort", done, { once: true });
       this.#stateWaiters.push(done);
       function done() {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         signal?.removeEventListener("abort", done);
         resolve();
       }
@@ -491,7 +493,7 @@ export class ToolHost {
     const state = this.#state;
     switch (state.state) {
       case "waiting": {
-        const seconds = Math.max(0, (state.retryAt - Date.now()) / 1000).toFixed(1);
+        const seconds = Math.max(0, (state.retryAt - this.#clock.now()) / 1000).toFixed(1);
         return `tool host for "${name}" is not running: ${state.reason} (retrying in ${seconds} s)`;
       }
       case "starting":
@@ -607,12 +609,4 @@ export function runsIsolated(
 ): boolean {
   const net = options.permissions?.net;
   return options.isolate === true || (Array.isArray(net) && net.length > 0);
-}
-
-/** Keeps the tool's own stack as the `cause` of the `ToolCallError`. */
-function remoteError(error: { message: string; name?: string; stack?: string }): Error {
-  const remote = new Error(error.message);
-  remote.name = error.name ?? "Error";
-  if (error.stack !== undefined) remote.stack = error.stack;
-  return remote;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { PendingCall } from "./pending_calls.ts";
+import type { CallTicket, PendingCall } from "./module_calls.ts";
 
 /** One loaded module, in a process of its own or in a Worker; never outlives what runs it. */
 export interface ToolHostConnection {
@@ -20,15 +20,13 @@ export interface ToolHostConnection {
   readonly isolated: boolean;
   /** The pid whose resident memory is the module's runtime's, or null when it is gone. */
   memoryPid(): number | null;
-  /** Whether call `id` still waits for its answer. */
-  isPending(id: number): boolean;
   /**
-   * Sends a call; `answer` gets its result message, or a `ToolCallError` when the runtime dies
-   * or is retired first (never in the same turn as the call: a caller may set up after it).
+   * Sends a call; `answer` gets the tool's value, or a `ToolCallError` (the tool's own, or why
+   * the runtime could not answer: it died or was retired first), never in the same turn as
+   * the call: a caller may set up after it. The ticket tells whether it still waits and asks
+   * the module to abort it.
    */
-  call(id: number, tool: string, args: unknown, answer: PendingCall): void;
-  /** Asks the module to abort call `id`'s signal. */
-  cancel(id: number): void;
+  call(tool: string, args: unknown, answer: PendingCall): CallTicket;
   /** Fails every pending and later call with `NamespaceUnavailable` and `message`. */
   retire(message: string): void;
   /** Resolves when no call is pending any more, or after `maxMs`. */

@@ -1,7 +1,7 @@
 /**
  * Child side of a tool host: imports one tool module and serves calls to its exports on the
- * gateway's socket, which it joins with the token its stdin brings first; the same link says
- * whether the import worked (see `tool_host_protocol.ts`, `worker_links.ts`). Run by `ToolHost`
+ * gateway's socket, which it joins with the token its stdin brings first; the same
+ * conversation says whether the import worked (`tool_host_link.ts`). Run by `ToolHost`
  * as `deno run … tool_host_main.ts <module URL>`; this is an entry point, so it may `Deno.exit`.
  *
  * What a tool module sees:
@@ -32,18 +32,21 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { Console } from "node:console";
 import process from "node:process";
 import {
-  type CallMessage,
-  type HostResponse,
-  parseRequest,
-  readLinesFrom,
-  type ResultMessage,
-  SerialWriter,
-  toWireError,
-} from "./tool_host_protocol.ts";
+  type IncomingRequest,
+  MessagePeer,
+  type MessagePeerOptions,
+  type WireError,
+} from "../../protocol/message_peer.ts";
+import { StreamTransport } from "../../protocol/stream_transport.ts";
+import { TransportMux } from "../../protocol/transport_mux.ts";
 import { messageOf } from "../../protocol/message_of.ts";
+import { type CallParams, isLinkParams, type LinkParams, MODULE_FIELD } from "./tool_host_link.ts";
 
-/** Longest request line accepted from the gateway (arguments are JSON on one line). */
-const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
+/** Longest request accepted from the gateway (arguments are JSON in one message). */
+export const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
+/** How long a host whose module failed to import waits for the gateway to read why. */
+const LOAD_ERROR_LINGER_MS = 5_000;
+
 /** Longest link line accepted on stdin. */
 const MAX_LINK_LENGTH = 64 * 1024;
 
@@ -51,7 +54,7 @@ const MAX_LINK_LENGTH = 64 * 1024;
  * What the code running now belongs to, carried through `await` by one `AsyncLocalStorage`: the
  * signal of the call in progress, and in a Worker of the shared host the module whose code runs
  * (its console lines and its exit name it). One store, not one per purpose: each nested
- * `AsyncLocalStorage.run` costs a call microseconds (issue 12).
+ * `AsyncLocalStorage.run` costs a call microseconds.
  */
 export interface CallScope {
   signal?: AbortSignal;
@@ -60,15 +63,39 @@ export interface CallScope {
 }
 
 /** Everything one call needs from the host (a process or a Worker of the shared host). */
-export interface HostContext {
+export interface ModuleContext {
   loaded: Promise<Record<string, unknown>>;
   /** The module's id in the shared host, put in each call's scope (absent in a host process). */
   id?: number;
-  controllers: Map<number, AbortController>;
   calls: AsyncLocalStorage<CallScope>;
-  /** Delivers one message to the gateway, whole. */
-  send: (message: HostResponse) => void;
 }
+
+/** Turns anything thrown into the error the gateway reads: its message, name and stack. */
+export function toWireError(thrown: unknown): WireError {
+  if (thrown instanceof Error) {
+    const data: { name: string; stack?: string } = { name: thrown.name };
+    if (thrown.stack !== undefined) data.stack = thrown.stack;
+    return { message: thrown.message, data };
+  }
+  return { message: String(thrown) };
+}
+
+/** An error told to the gateway by its message alone (no stack of the host's). */
+class HostError {
+  readonly message: string;
+  constructor(message: string) {
+    this.message = message;
+  }
+  toString(): string {
+    return this.message;
+  }
+}
+
+/** How a module's conversation with the gateway is set up, in a process or a Worker. */
+export const MODULE_PEER_OPTIONS: MessagePeerOptions = {
+  wireError: toWireError,
+  cancelReason: () => new DOMException("The gateway cancelled the call", "AbortError"),
+};
 
 /**
  * Points every console method at `stream` (default stderr), in place (modules may hold
@@ -96,15 +123,24 @@ export function survivesStrayErrors(): void {
   });
 }
 
+/** Serves the module's `call` requests on `peer`. */
+export function serveCalls(peer: MessagePeer, context: ModuleContext): void {
+  peer.serve("call", (params, request) => {
+    void handleCall(context, params as CallParams, request);
+  });
+}
+
 /**
- * Runs one call and sends its result (or why it failed) through `context.send`. A tool's value
- * is awaited only when it is a promise (or thenable): a synchronous tool's result is written
- * without another turn of promises (issue 12).
+ * Runs one call and answers it (or says why it failed). A tool's value is awaited only when it
+ * is a promise (or thenable): a synchronous tool's result is written without another turn of
+ * promises.
  */
-export async function handleCall(context: HostContext, message: CallMessage): Promise<void> {
-  const controller = new AbortController();
-  context.controllers.set(message.id, controller);
-  let result: ResultMessage;
+export async function handleCall(
+  context: ModuleContext,
+  message: CallParams,
+  request: IncomingRequest,
+): Promise<void> {
+  let value: unknown;
   try {
     // Awaited even once loaded: a tool then runs from a microtask, on a short stack. Run from
     // the read loop, each error of a burst of failing calls carried the loop's frames too, and
@@ -115,31 +151,20 @@ export async function handleCall(context: HostContext, message: CallMessage): Pr
       throw new TypeError(`Cannot call "${message.tool}": the module exports no such function`);
     }
     const scope: CallScope = context.id === undefined
-      ? { signal: controller.signal }
-      : { signal: controller.signal, module: context.id };
-    let value: unknown = context.calls.run(
-      scope,
-      () => "args" in message ? fn(message.args) : fn(),
-    );
+      ? { signal: request.signal }
+      : { signal: request.signal, module: context.id };
+    value = context.calls.run(scope, () => "args" in message ? fn(message.args) : fn());
     if (isThenable(value)) value = await value;
-    result = value === undefined
-      ? { type: "result", id: message.id, ok: true }
-      : { type: "result", id: message.id, ok: true, value };
   } catch (thrown) {
-    result = { type: "result", id: message.id, ok: false, error: toWireError(thrown) };
-  } finally {
-    context.controllers.delete(message.id);
+    request.fail(thrown);
+    return;
   }
   try {
-    context.send(result);
+    request.reply(value);
   } catch (thrown) {
-    const reason = messageOf(thrown);
-    context.send({
-      type: "result",
-      id: message.id,
-      ok: false,
-      error: { message: `The result of "${message.tool}" cannot be sent as JSON: ${reason}` },
-    });
+    request.fail(
+      new HostError(`The result of "${message.tool}" cannot be sent as JSON: ${messageOf(thrown)}`),
+    );
   }
 }
 
@@ -157,26 +182,6 @@ export function exposeSignal(calls: AsyncLocalStorage<CallScope>): void {
   });
 }
 
-/** The first line the gateway sends: where to take calls, and the grants to drop then. */
-interface LinkMessage {
-  type: "link";
-  socket: string;
-  token: string;
-  revoke: Deno.PermissionDescriptor[];
-}
-
-function parseLink(line: string): LinkMessage | undefined {
-  try {
-    const value = JSON.parse(line);
-    return value?.type === "link" && typeof value.socket === "string" &&
-        typeof value.token === "string" && Array.isArray(value.revoke)
-      ? value as LinkMessage
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 async function main(): Promise<void> {
   const moduleUrl = Deno.args[0];
   if (moduleUrl === undefined) {
@@ -187,23 +192,25 @@ async function main(): Promise<void> {
   survivesStrayErrors();
   const calls = new AsyncLocalStorage<CallScope>();
   exposeSignal(calls);
-  const controllers = new Map<number, AbortController>();
 
   // stdin carries the link, then nothing: its closing (the gateway stopped or died) ends the
   // host even while the module is still importing.
-  const link = Promise.withResolvers<LinkMessage>();
-  readLinesFrom(Deno.stdin, (line) => {
-    const message = parseLink(line);
-    if (message === undefined) {
-      console.error(`tool host: ignored a line that is not a link: ${line.slice(0, 200)}`);
-    } else link.resolve(message);
-  }, { maxLineLength: MAX_LINK_LENGTH }).finally(() => {
-    for (const controller of controllers.values()) controller.abort();
-    Deno.exit(0);
+  const link = Promise.withResolvers<LinkParams>();
+  const stdin = new MessagePeer(
+    new StreamTransport({
+      readable: Deno.stdin,
+      writable: { write: (bytes) => Promise.resolve(bytes.length) },
+    }, { maxMessageBytes: MAX_LINK_LENGTH }),
+    { onDropped: (why) => console.error(`tool host: ignored ${why} on stdin`) },
+  );
+  stdin.on("link", (params) => {
+    if (isLinkParams(params)) link.resolve(params);
+    else console.error("tool host: ignored a link message without its socket and token");
   });
+  stdin.closed.then(() => Deno.exit(0));
 
-  // Calls and results travel on the gateway's socket (issue 12: no stdio streams per call),
-  // joined with the token from stdin; the grant to reach it is revoked before the import.
+  // Calls and results travel on the gateway's socket, joined with the token from stdin; the
+  // grant to reach it is revoked before the import.
   const { socket, token, revoke } = await link.promise;
   let conn: Deno.UnixConn;
   try {
@@ -212,38 +219,40 @@ async function main(): Promise<void> {
     console.error(`tool host: error: cannot reach the gateway: ${messageOf(thrown)}`);
     Deno.exit(1);
   }
-  for (const descriptor of revoke) Deno.permissions.revokeSync(descriptor);
-  const writer = new SerialWriter(conn, () => {});
-  writer.write(`${JSON.stringify({ type: "join", worker: 0, token, placement: 1 })}\n`);
-  /** Sends one message on the link (`{"type":…}` → `{"worker":0,"type":…}`). */
-  const send = (response: HostResponse) =>
-    writer.write(`{"worker":0,${JSON.stringify(response).slice(1)}\n`);
+  for (const descriptor of revoke ?? []) Deno.permissions.revokeSync(descriptor);
+  const mux = new TransportMux(
+    StreamTransport.fromConn(conn, {
+      maxMessageBytes: MAX_REQUEST_LENGTH,
+      oversized: "drop",
+      readBufferBytes: 4096,
+    }),
+    MODULE_FIELD,
+    { control: () => {}, close: () => {} },
+  );
+  mux.sendControl({ method: "join", params: { worker: 0, token, placement: 1 } });
+  const gateway = new MessagePeer(mux.channel(0), MODULE_PEER_OPTIONS);
 
   const loaded = import(moduleUrl) as Promise<Record<string, unknown>>;
   loaded.catch(() => {}); // reported below; calls wait for it
-  const context: HostContext = { loaded, controllers, calls, send };
-  readLinesFrom(conn, (line) => {
-    const request = parseRequest(line);
-    if (request === undefined) return;
-    if (request.type === "cancel") {
-      context.controllers.get(request.id)?.abort(
-        new DOMException("The gateway cancelled the call", "AbortError"),
-      );
-    } else {
-      void handleCall(context, request);
-    }
-  }, { maxLineLength: MAX_REQUEST_LENGTH, bufferBytes: 4096 }).catch(() => {});
+  serveCalls(gateway, { loaded, calls });
 
   let module: Record<string, unknown>;
   try {
     module = await loaded;
   } catch (thrown) {
-    send({ type: "load_error", error: toWireError(thrown) });
-    await writer.idle();
+    gateway.notify("load_error", { error: toWireError(thrown) });
+    await gateway.flushed();
+    // The gateway closes the link once it has read why; exiting first could leave the reason
+    // unread (this process's exit may be seen before its connection is accepted). A gateway
+    // that does not answer is not waited for long.
+    await Promise.race([
+      gateway.closed,
+      new Promise((resolve) => setTimeout(resolve, LOAD_ERROR_LINGER_MS)),
+    ]);
     Deno.exit(1);
   }
   const exports = Object.keys(module).filter((key) => typeof module[key] === "function");
-  send({ type: "ready", exports });
+  gateway.notify("ready", { exports });
 }
 
 if (import.meta.main) await main();

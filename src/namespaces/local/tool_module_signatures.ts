@@ -6,8 +6,7 @@
 
 import type { ExtractedTool, ExtractionOutcome } from "./extract_signatures.ts";
 import type { SignatureWorkerRequest, SignatureWorkerResponse } from "./signature_worker.ts";
-import { WorkerClient } from "../../process/worker_client.ts";
-import { LEAN_PROCESS, PROJECT_CONFIG } from "../../process/child_process_worker.ts";
+import { LEAN_PROCESS, PROJECT_CONFIG, WorkerClient } from "../../process/worker_client.ts";
 import { ToolModuleLoadError } from "./tool_module_load_error.ts";
 
 /**

@@ -2,25 +2,27 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { captureLogger } from "../../../test/support/capture_logger.ts";
 import { pollUntil } from "../../../test/support/poll_until.ts";
+import type { Transport } from "../../protocol/transport.ts";
 import { type LinkedModule, type WorkerLink, WorkerLinks } from "./worker_links.ts";
 
-/** A module that records what reaches it. */
+/** A module that records what reaches it on its channel. */
 function fakeModule(worker: number): LinkedModule & { received: unknown[]; link?: WorkerLink } {
   const module: LinkedModule & { received: unknown[]; link?: WorkerLink } = {
     worker,
     token: crypto.randomUUID(),
     received: [],
-    joined(link) {
+    joined(link, channel) {
       module.link = link;
+      channel.start({ message: (message) => module.received.push(message), close: () => {} });
       return true;
     },
-    receive(message) {
-      module.received.push(message);
-    },
-    detach() {},
-    unlinked() {},
   };
   return module;
+}
+
+function join(module: LinkedModule | number, token: string, placement = 1) {
+  const worker = typeof module === "number" ? module : module.worker;
+  return { method: "join", params: { worker, token, placement } };
 }
 
 async function connect(links: WorkerLinks): Promise<{
@@ -44,11 +46,11 @@ Deno.test("WorkerLinks routes a joined module's messages; a later join for a gon
   links.forget(gone);
   const { conn, send } = await connect(links);
   try {
-    await send({ type: "join", worker: 1, token: module.token, placement: 1 });
-    await send({ type: "join", worker: 2, token: gone.token, placement: 1 });
-    await send({ worker: 1, type: "result", id: 7, ok: true, value: 3 });
+    await send(join(module, module.token));
+    await send(join(gone, gone.token));
+    await send({ worker: 1, id: 7, result: 3 });
     await pollUntil("the result routed", () => module.received.length === 1, { timeoutMs: 5_000 });
-    assert.deepEqual(module.received, [{ worker: 1, type: "result", id: 7, ok: true, value: 3 }]);
+    assert.deepEqual(module.received, [{ worker: 1, id: 7, result: 3 }]);
     assert.equal(module.link?.closed, false);
     assert.ok(logger.lines.some((l) => /ignored a join for a module that is gone/.test(l)));
   } finally {
@@ -69,9 +71,9 @@ Deno.test("WorkerLinks: a Worker's first join for a module dropped meanwhile doe
   links.forget(broken);
   const { conn, send } = await connect(links);
   try {
-    await send({ type: "join", worker: 1, token: broken.token, placement: 1 });
-    await send({ type: "join", worker: 2, token: good.token, placement: 1 });
-    await send({ worker: 2, type: "result", id: 1, ok: true, value: "pong" });
+    await send(join(broken, broken.token));
+    await send(join(good, good.token));
+    await send({ worker: 2, id: 1, result: "pong" });
     await pollUntil("the good module's result routed", () => good.received.length === 1, {
       timeoutMs: 5_000,
     });
@@ -90,7 +92,7 @@ Deno.test("WorkerLinks refuses a first join with a token it never handed out", a
   links.expect(module);
   const { conn, send } = await connect(links);
   try {
-    await send({ type: "join", worker: 1, token: "forged", placement: 1 });
+    await send(join(1, "forged"));
     assert.equal(await conn.read(new Uint8Array(8)), null);
     assert.ok(
       logger.lines.some((l) => /refused a connection: an unknown or used module token/.test(l)),
@@ -107,7 +109,7 @@ Deno.test("WorkerLinks refuses a connection that sends anything but a valid join
   const module = fakeModule(1);
   links.expect(module);
   try {
-    for (const first of [{ worker: 1, type: "result", id: 1, ok: true }, "not json"]) {
+    for (const first of [{ worker: 1, id: 1, result: true }, "not json"]) {
       const { conn } = await connect(links);
       const line = typeof first === "string" ? first : JSON.stringify(first);
       await conn.write(new TextEncoder().encode(`${line}\n`));
@@ -137,26 +139,27 @@ Deno.test("WorkerLinks takes lifecycle only from the host thread that presents t
   const logger = captureLogger();
   const links = new WorkerLinks(logger);
   const received: unknown[] = [];
-  let hostLink: WorkerLink | undefined;
+  let hostLink: Transport | undefined;
   const token = crypto.randomUUID();
   links.expectHost({
     token,
-    joined: (link) => (hostLink = link),
-    receive: (message) => received.push(message),
-    unlinked: () => {},
+    joined: (transport) => {
+      hostLink = transport;
+      transport.start({ message: (message) => received.push(message), close: () => {} });
+    },
   });
   const forger = await connect(links);
   const host = await connect(links);
   const second = await connect(links);
   try {
     // A guess is refused and the connection closed; the real token is taken once.
-    await forger.send({ type: "host", token: "guess" });
-    await host.send({ type: "host", token });
-    await host.send({ worker: 3, type: "ready", exports: ["a"] });
+    await forger.send({ method: "host", params: { token: "guess" } });
+    await host.send({ method: "host", params: { token } });
+    await host.send({ method: "ready", params: { worker: 3, exports: ["a"] } });
     await pollUntil("the host's notice", () => received.length === 1, { timeoutMs: 5_000 });
-    assert.deepEqual(received, [{ worker: 3, type: "ready", exports: ["a"] }]);
-    assert.equal(hostLink?.closed, false);
-    await second.send({ type: "host", token });
+    assert.deepEqual(received, [{ method: "ready", params: { worker: 3, exports: ["a"] } }]);
+    assert.ok(hostLink !== undefined);
+    await second.send({ method: "host", params: { token } });
     await pollUntil(
       "both refusals logged",
       () => logger.lines.filter((l) => /unknown or used host token/.test(l)).length === 2,

@@ -188,15 +188,13 @@ Deno.test("a hung call to a 2026-07-28 upstream times out and the upstream sees 
       const ns = new McpNamespace("modern", withRecord);
       try {
         await ns.start();
-        const started = Date.now();
         const error = await callError(ns.callTool("hang", {}, callOptions({ callTimeoutMs: 300 })));
         assert.equal(error.kind, "ToolTimeout");
-        assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
         const file = "command" in config ? record : join(dir, "http-record.txt");
         await pollUntil("the upstream to see the call cancelled", async () => {
           const text = await Deno.readTextFile(file).catch(() => "");
           return text.includes("cancelled");
-        }, { timeoutMs: 5000 });
+        });
         // The connection goes on serving.
         assert.equal(
           (await ns.callTool("echo", { message: "on" }, callOptions())).value,

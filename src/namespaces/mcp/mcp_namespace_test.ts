@@ -120,20 +120,17 @@ Deno.test("`McpNamespace` serves the real reference servers over stdio", async (
 
     await t.step("`callTool()` forwards progress, which keeps a slow call alive", async () => {
       const progress: ToolProgress[] = [];
-      const started = Date.now();
       const result = await everything.callTool(
         "trigger-long-running-operation",
         { duration: 1, steps: 5 },
         { ...callOptions({ callTimeoutMs: 500 }), onProgress: (p) => progress.push(p) },
       );
-      assert.ok(Date.now() - started >= 900);
       assert.match(String(result.value), /^Long running operation completed/);
       assert.deepStrictEqual(progress.map((p) => p.progress), [1, 2, 3, 4, 5]);
       assert.ok(progress.every((p) => p.total === 5));
     });
 
     await t.step("`callTool()` stops a call with progress at callMaxMs", async () => {
-      const started = Date.now();
       const error = await callError(
         everything.callTool(
           "trigger-long-running-operation",
@@ -146,7 +143,6 @@ Deno.test("`McpNamespace` serves the real reference servers over stdio", async (
         error.message,
         'Tool "everything.trigger-long-running-operation" timed out: still running after the 700 ms maximum',
       );
-      assert.ok(Math.abs(Date.now() - started - 700) < 300, `${Date.now() - started} ms`);
     });
 
     await t.step("`callTool()` refuses invalid arguments before sending", async () => {

@@ -14,6 +14,7 @@ import { type JSONRPCMessage, parseMessage, type Transport } from "./mcp_sdk.ts"
 import { TailBuffer } from "./tail_buffer.ts";
 import { StdioToolCalls } from "./stdio_tool_calls.ts";
 import { type OversizedLine, StdoutLines } from "./stdout_lines.ts";
+import { LineFramer } from "../../protocol/line_framer.ts";
 
 /** What to run and how to watch it. */
 export interface StdioProcessOptions {
@@ -74,7 +75,6 @@ export class StdioProcessTransport implements Transport {
   #closing: Promise<void> | undefined;
   /** Settles once the child is spawned or could not be. */
   #starting: Promise<void> | undefined;
-  readonly #decoder = new TextDecoder();
   readonly #stdout: StdoutLines;
 
   constructor(options: StdioProcessOptions) {
@@ -268,12 +268,12 @@ export class StdioProcessTransport implements Transport {
    * timeout (issue 9, item 10). True when the SDK was handed a message.
    */
   #rejectOversized(line: OversizedLine, max: number): boolean {
-    const message = `The reply of "${this.#options.command}" is ${line.size} bytes, over the ` +
+    const message = `The reply of "${this.#options.command}" is ${line.length} bytes, over the ` +
       `gateway's limit of ${max} bytes for one message: ask the tool for less (a page, a filter)`;
     this.onerror?.(
       new Error(
         `Dropped a message from "${this.#options.command}": longer than ${max} bytes ` +
-          `(${line.size} bytes)`,
+          `(${line.length} bytes)`,
       ),
     );
     const id = line.requestId();
@@ -285,8 +285,8 @@ export class StdioProcessTransport implements Transport {
   }
 
   /** Parses and delivers one line; true when the SDK was handed a message. */
-  #handleLine(bytes: Uint8Array): boolean {
-    const line = this.#decoder.decode(bytes).trim();
+  #handleLine(text: string): boolean {
+    const line = text.trim();
     if (line === "") return false;
     let message: JSONRPCMessage;
     try {
@@ -311,7 +311,6 @@ export class StdioProcessTransport implements Transport {
   #readStderr(child: ChildProcess): Promise<void> {
     const decoder = new TextDecoder();
     const onLine = this.#options.onStderrLine;
-    let partial = "";
     let windowStart = 0;
     let logged = 0;
     let skipped = 0;
@@ -332,14 +331,14 @@ export class StdioProcessTransport implements Transport {
       onLine(line.length > STDERR_LINE_CHARS ? `${line.slice(0, STDERR_LINE_CHARS)}…` : line);
     };
     const stream = child.stderr!;
+    // A line too long to keep is logged by its start.
+    const lines = new LineFramer(log, {
+      maxLineLength: STDERR_LINE_CHARS * 4,
+      onOversized: (line) => log(line.head),
+    });
     stream.on("data", (chunk: Uint8Array) => {
-      const text = decoder.decode(chunk, { stream: true });
-      this.#stderr.append(text);
-      if (onLine === undefined) return;
-      const lines = (partial + text).split("\n");
-      partial = lines.pop() ?? "";
-      if (partial.length > STDERR_LINE_CHARS * 4) partial = partial.slice(0, STDERR_LINE_CHARS);
-      for (const line of lines) log(line);
+      this.#stderr.append(decoder.decode(chunk, { stream: true }));
+      if (onLine !== undefined) lines.push(chunk);
     });
     return new Promise((resolve) => {
       stream.once("error", (error: Error) => {
@@ -349,7 +348,7 @@ export class StdioProcessTransport implements Transport {
         resolve();
       });
       stream.once("close", () => {
-        log(partial);
+        lines.end();
         if (skipped > 0) onLine?.(`(${skipped} stderr lines not logged)`);
         resolve();
       });

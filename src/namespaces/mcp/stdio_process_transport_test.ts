@@ -93,7 +93,6 @@ Deno.test("`StdioProcessTransport` drains a stderr flood into a bounded tail and
     `yes 'error line of the flood' | head -n 400000 >&2; echo 'the end' >&2;` +
       ` echo '{"jsonrpc":"2.0","method":"after"}'; cat >/dev/null`,
   );
-  const started = Date.now();
   await transport.start();
   try {
     await pollUntil("the message after the flood", () => messages.length === 1, {
@@ -102,10 +101,8 @@ Deno.test("`StdioProcessTransport` drains a stderr flood into a bounded tail and
     await pollUntil("the end of the flood", () => transport.stderr.text().endsWith("the end\n"));
     assert.ok(transport.stderr.totalChars > 9_000_000);
     assert.ok(transport.stderr.text().length <= 65_536);
-    // At most 20 lines a second, plus one "not logged" line per second: however long the flood
-    // took on a busy machine, the 400 000 lines were not all logged.
-    const seconds = Math.ceil((Date.now() - started) / 1000) + 1;
-    assert.ok(lines.length <= 21 * seconds, `${lines.length} lines logged in ${seconds} s`);
+    // At most 20 lines a second are logged: of the 400 000 lines, a tiny share was.
+    assert.ok(lines.length < 4_000, `${lines.length} lines logged`);
   } finally {
     await transport.close();
   }
@@ -131,10 +128,8 @@ Deno.test("`StdioProcessTransport.close()` escalates to SIGKILL when the child i
   let closed = 0;
   transport.onclose = () => closed++;
   await transport.start();
-  const started = Date.now();
   await transport.close();
   await transport.close();
-  assert.ok(Date.now() - started < 2000);
   assert.equal(transport.exitStatus?.signal, "SIGKILL");
   assert.equal(describeExit(transport.exitStatus!), "was killed by SIGKILL");
   assert.equal(closed, 1);

@@ -25,6 +25,8 @@ import {
   SdkError,
   SdkErrorCode,
 } from "./mcp_sdk.ts";
+import { PendingRequests } from "../../protocol/pending_requests.ts";
+import { type Clock, systemClock, type TimerId } from "../../protocol/clock.ts";
 import {
   isPlainTextResult,
   isRecord,
@@ -94,7 +96,7 @@ interface PendingCall {
   /** A person is being asked: no silence timeout until they answer. */
   waitingForInput: boolean;
   /** Timer of the next task poll. */
-  pollTimer?: ReturnType<typeof setTimeout>;
+  pollTimer?: TimerId;
 }
 
 /** Where a response to an id on the wire goes. */
@@ -104,21 +106,27 @@ type WireEntry = { call: string; kind: "call" | "poll" | "update" } | { kind: "i
 export class StdioToolCalls {
   readonly #send: (message: JSONRPCMessage, onFailed: (error: unknown) => void) => void;
   /** Calls in flight by key (the first request's id, also the progress token). */
-  readonly #pending = new Map<string, PendingCall>();
-  readonly #wire = new Map<string, WireEntry>();
+  readonly #pending = new PendingRequests<PendingCall>();
+  readonly #wire = new PendingRequests<WireEntry>();
   #next = 1;
   #closed = false;
   /** One timer for all calls, at the earliest deadline (a timer per call costs a fast call). */
-  #sweep: ReturnType<typeof setTimeout> | undefined;
+  #sweep: TimerId | undefined;
   #sweepAt = Infinity;
   readonly #bySignal = new WeakMap<AbortSignal, Set<string>>();
 
+  readonly #clock: Clock;
+
   /**
    * `send` writes one message to the upstream (the transport's `sendLine`) and tells
-   * `onFailed` when it cannot.
+   * `onFailed` when it cannot; `clock` keeps the deadlines and task polls.
    */
-  constructor(send: (message: JSONRPCMessage, onFailed: (error: unknown) => void) => void) {
+  constructor(
+    send: (message: JSONRPCMessage, onFailed: (error: unknown) => void) => void,
+    clock: Clock = systemClock,
+  ) {
     this.#send = send;
+    this.#clock = clock;
   }
 
   /** How many calls are in flight (for tests: nothing is left behind). */
@@ -148,7 +156,7 @@ export class StdioToolCalls {
     if (options.signal.aborted) return Promise.reject(options.signal.reason);
     const id = `${ID_PREFIX}${this.#next++}`;
     return new Promise((resolve, reject) => {
-      const startedAt = Date.now();
+      const startedAt = this.#clock.now();
       const params: Record<string, unknown> = { ...options.params, name, arguments: args };
       const meta = {
         ...options.envelope,
@@ -167,10 +175,10 @@ export class StdioToolCalls {
         rounds: 0,
         waitingForInput: false,
       };
-      this.#pending.set(id, pending);
-      this.#wire.set(id, { call: id, kind: "call" });
+      this.#pending.add(id, pending);
+      this.#wire.add(id, { call: id, kind: "call" });
       this.#armSweep(pending.deadline);
-      if (this.#pending.size === 1) Deno.refTimer(this.#sweep!);
+      if (this.#pending.size === 1) this.#clock.ref(this.#sweep!);
       pending.sharing.add(id);
       this.#send({ jsonrpc: "2.0", id, method: "tools/call", params }, (error) => {
         if (this.#settle(id) !== undefined) reject(error);
@@ -191,8 +199,7 @@ export class StdioToolCalls {
       if (!("result" in record) && !("error" in record)) return false;
       // A late answer (the call timed out or was cancelled) is dropped here without a word; an
       // id never sent goes on to the SDK, which reports it.
-      const entry = this.#wire.get(id);
-      this.#wire.delete(id);
+      const entry = this.#wire.take(id);
       if (entry === undefined || entry.kind === "ignore") return true;
       const call = this.#pending.get(entry.call);
       if (call === undefined) return true;
@@ -220,20 +227,20 @@ export class StdioToolCalls {
   /** The connection is gone: every call in flight rejects with `ConnectionClosed`. */
   close(): void {
     this.#closed = true;
-    clearTimeout(this.#sweep);
+    this.#clock.clearTimeout(this.#sweep);
     this.#sweep = undefined;
     const error = new SdkError(SdkErrorCode.ConnectionClosed, "Connection closed");
-    for (const key of [...this.#pending.keys()]) this.#settle(key)?.reject(error);
+    for (const key of this.#pending.ids()) this.#settle(key as string)?.reject(error);
   }
 
   /** Removes call `key` with its ids, timers and listener; the call, when it was still pending. */
   #settle(key: string): PendingCall | undefined {
     const pending = this.#pending.get(key);
     if (pending === undefined) return undefined;
-    this.#pending.delete(key);
-    for (const id of pending.wireIds) this.#wire.delete(id);
-    clearTimeout(pending.pollTimer);
-    if (this.#pending.size === 0 && this.#sweep !== undefined) Deno.unrefTimer(this.#sweep);
+    this.#pending.take(key);
+    for (const id of pending.wireIds) this.#wire.take(id);
+    this.#clock.clearTimeout(pending.pollTimer);
+    if (this.#pending.size === 0 && this.#sweep !== undefined) this.#clock.unref(this.#sweep);
     pending.sharing.delete(key);
     return pending;
   }
@@ -248,7 +255,7 @@ export class StdioToolCalls {
   ): void {
     const id = `${ID_PREFIX}${this.#next++}`;
     call.wireIds.add(id);
-    this.#wire.set(id, { call: key, kind });
+    this.#wire.add(id, { call: key, kind });
     this.#send({ jsonrpc: "2.0", id, method, params }, (error) => {
       if (this.#settle(key) !== undefined) call.reject(error);
     });
@@ -259,13 +266,13 @@ export class StdioToolCalls {
     if (call.taskId !== undefined) {
       // The task outlives its request: it is cancelled by id; the answer is not waited for.
       const id = `${ID_PREFIX}${this.#next++}`;
-      this.#wire.set(id, { kind: "ignore" });
+      this.#wire.add(id, { kind: "ignore" });
       this.#send({
         jsonrpc: "2.0",
         id,
         method: "tasks/cancel",
         params: { taskId: call.taskId, ...this.#meta(call) },
-      }, () => this.#wire.delete(id));
+      }, () => this.#wire.take(id));
       return;
     }
     for (const id of call.wireIds) {
@@ -313,21 +320,24 @@ export class StdioToolCalls {
   /** Makes sure the sweep runs by `deadline`. */
   #armSweep(deadline: number): void {
     if (this.#sweep !== undefined && this.#sweepAt <= deadline) return;
-    clearTimeout(this.#sweep);
+    this.#clock.clearTimeout(this.#sweep);
     this.#sweepAt = deadline;
-    this.#sweep = setTimeout(() => this.#sweepDeadlines(), Math.max(0, deadline - Date.now()));
+    this.#sweep = this.#clock.setTimeout(
+      () => this.#sweepDeadlines(),
+      Math.max(0, deadline - this.#clock.now()),
+    );
     // A call in flight keeps the process alive; the sweep of calls already answered does not.
-    if (this.#pending.size === 0) Deno.unrefTimer(this.#sweep);
+    if (this.#pending.size === 0) this.#clock.unref(this.#sweep);
   }
 
   /** Times out every call past its deadline, then waits for the next deadline. */
   #sweepDeadlines(): void {
     this.#sweep = undefined;
     this.#sweepAt = Infinity;
-    const now = Date.now();
+    const now = this.#clock.now();
     let next = Infinity;
-    for (const [key, pending] of [...this.#pending]) {
-      if (pending.deadline <= now) this.#timeOut(key, now);
+    for (const [key, pending] of [...this.#pending.entries()]) {
+      if (pending.deadline <= now) this.#timeOut(key as string, now);
       else next = Math.min(next, pending.deadline);
     }
     if (next !== Infinity) this.#armSweep(next);
@@ -473,11 +483,11 @@ export class StdioToolCalls {
       return;
     }
     pending.waitingForInput = true;
-    this.#alive(pending, Date.now());
+    this.#alive(pending, this.#clock.now());
     answer(requests).then((responses) => {
       if (this.#pending.get(key) !== pending) return;
       pending.waitingForInput = false;
-      this.#alive(pending, Date.now());
+      this.#alive(pending, this.#clock.now());
       then(responses);
     }, (error) => {
       if (this.#settle(key) === undefined) return;
@@ -511,7 +521,7 @@ export class StdioToolCalls {
 
   /** A task's status (from its creation or a poll): settle, answer, or poll again. */
   #onTask(key: string, pending: PendingCall, task: Record<string, unknown>): void {
-    const now = Date.now();
+    const now = this.#clock.now();
     this.#alive(pending, now);
     const status = task.status;
     const message = typeof task.statusMessage === "string" ? task.statusMessage : undefined;
@@ -567,8 +577,8 @@ export class StdioToolCalls {
     const interval = typeof suggested === "number" && Number.isFinite(suggested)
       ? Math.min(TASK_POLL_MS.max, Math.max(TASK_POLL_MS.min, suggested))
       : TASK_POLL_MS.default;
-    clearTimeout(pending.pollTimer);
-    pending.pollTimer = setTimeout(() => {
+    this.#clock.clearTimeout(pending.pollTimer);
+    pending.pollTimer = this.#clock.setTimeout(() => {
       if (this.#pending.get(key) !== pending) return;
       this.#request(key, pending, "poll", "tasks/get", {
         taskId: pending.taskId,
@@ -600,7 +610,7 @@ export class StdioToolCalls {
       pending.reject(protocolError(response.error));
       return;
     }
-    this.#alive(pending, Date.now());
+    this.#alive(pending, this.#clock.now());
     this.#schedulePoll(key, pending, undefined);
   }
 
@@ -608,7 +618,7 @@ export class StdioToolCalls {
     const pending = this.#pending.get(token);
     if (pending === undefined) return;
     const { options } = pending;
-    const now = Date.now();
+    const now = this.#clock.now();
     if (now - pending.startedAt >= options.maxTotalTimeout) {
       this.#timeOut(token, now);
       return;

@@ -1,20 +1,25 @@
 import assert from "node:assert/strict";
 import { StdioToolCalls } from "./stdio_tool_calls.ts";
 import { type JSONRPCMessage, ProtocolError, SdkError, SdkErrorCode } from "./mcp_sdk.ts";
+import { FakeClock } from "../../../test/support/fake_clock.ts";
 
-/** A `StdioToolCalls` whose sent messages are kept, and call options with long timeouts. */
+/**
+ * A `StdioToolCalls` on a fake clock whose sent messages are kept, and call options with long
+ * timeouts.
+ */
 function setup() {
   const sent: Record<string, unknown>[] = [];
+  const clock = new FakeClock();
   const calls = new StdioToolCalls((message: JSONRPCMessage) => {
     sent.push(message as Record<string, unknown>);
-  });
+  }, clock);
   const options = (overrides: Record<string, unknown> = {}) => ({
     signal: new AbortController().signal,
     timeout: 60_000,
     maxTotalTimeout: 600_000,
     ...overrides,
   });
-  return { sent, calls, options };
+  return { sent, calls, options, clock };
 }
 
 Deno.test("`StdioToolCalls.call()` sends tools/call with its own id and resolves with a text answer", async () => {
@@ -84,18 +89,18 @@ Deno.test("`StdioToolCalls.call()` rejects with the upstream's error as a Protoc
 });
 
 Deno.test("`StdioToolCalls.call()` times out after silence, and progress resets the wait", async () => {
-  const { sent, calls, options } = setup();
+  const { sent, calls, options, clock } = setup();
   const progress: number[] = [];
   const answer = calls.call(
     "slow",
     {},
     options({ timeout: 150, onprogress: (p: { progress: number }) => progress.push(p.progress) }),
   );
+  const settled = answer.then(() => null, (e: unknown) => e);
   assert.deepStrictEqual((sent[0]?.params as Record<string, unknown>)._meta, {
     progressToken: "gw-1",
   });
-  const started = Date.now();
-  await new Promise((r) => setTimeout(r, 100));
+  await clock.advance(100);
   assert.equal(
     calls.take({
       jsonrpc: "2.0",
@@ -104,8 +109,10 @@ Deno.test("`StdioToolCalls.call()` times out after silence, and progress resets 
     }),
     true,
   );
-  const error = await answer.then(() => null, (e: unknown) => e);
-  assert.ok(Date.now() - started >= 240, "progress extended the wait");
+  await clock.advance(149);
+  assert.equal(calls.inFlight, 1, "progress extended the wait: 150 ms from the progress");
+  await clock.advance(1);
+  const error = await settled;
   assert.deepStrictEqual(progress, [1]);
   assert.ok(error instanceof SdkError);
   assert.equal(error.code, SdkErrorCode.RequestTimeout);
@@ -117,9 +124,8 @@ Deno.test("`StdioToolCalls.call()` times out after silence, and progress resets 
 });
 
 Deno.test("`StdioToolCalls.call()` stops at maxTotalTimeout even while progress arrives", async () => {
-  const { sent, calls, options } = setup();
+  const { sent, calls, options, clock } = setup();
   const progress: number[] = [];
-  const started = Date.now();
   const answer = calls.call(
     "forever",
     {},
@@ -130,18 +136,19 @@ Deno.test("`StdioToolCalls.call()` stops at maxTotalTimeout even while progress 
     }),
   );
   const settled = answer.then(() => null, (e: unknown) => e);
-  let step = 0;
-  const ticker = setInterval(() => {
+  // Progress every 10 ms keeps the silence timeout away, not the maximum.
+  for (let step = 1; step <= 9; step++) {
+    await clock.advance(10);
     calls.take({
       jsonrpc: "2.0",
       method: "notifications/progress",
-      params: { progressToken: "gw-1", progress: ++step },
+      params: { progressToken: "gw-1", progress: step },
     });
-  }, 10);
+  }
+  assert.equal(calls.inFlight, 1);
+  await clock.advance(10);
   const error = await settled;
-  clearInterval(ticker);
-  assert.ok(Date.now() - started >= 100, "progress kept it alive past the silence timeout");
-  assert.ok(progress.length >= 3, `${progress.length} progress updates`);
+  assert.deepStrictEqual(progress, [1, 2, 3, 4, 5, 6, 7, 8, 9]);
   assert.ok(error instanceof SdkError);
   assert.equal((error.data as { maxTotalTimeout: number }).maxTotalTimeout, 100);
   assert.equal(sent[1]?.method, "notifications/cancelled");
@@ -203,8 +210,9 @@ Deno.test("`StdioToolCalls.call()` on a 2026-07-28 connection sends the envelope
 });
 
 Deno.test("`StdioToolCalls.call()` answers an input_required result and sends the call again with the answers", async () => {
-  const { sent, calls, options } = setup();
+  const { sent, calls, options, clock } = setup();
   const asked: unknown[] = [];
+  const decided = Promise.withResolvers<void>();
   const answer = calls.call(
     "confirm",
     { path: "/a" },
@@ -213,8 +221,7 @@ Deno.test("`StdioToolCalls.call()` answers an input_required result and sends th
       timeout: 100,
       answer: async (requests: Record<string, unknown>) => {
         asked.push(requests);
-        // A person takes longer than the silence timeout: it is held meanwhile.
-        await new Promise((r) => setTimeout(r, 200));
+        await decided.promise;
         return { confirm: { action: "accept", content: { confirm: true } } };
       },
     }),
@@ -229,6 +236,10 @@ Deno.test("`StdioToolCalls.call()` answers an input_required result and sends th
       requestState: "s1",
     },
   });
+  // A person takes longer than the silence timeout: it is held meanwhile.
+  await clock.advance(200);
+  assert.equal(calls.inFlight, 1);
+  decided.resolve();
   await pollFor(() => sent.length === 2);
   assert.deepStrictEqual(asked, [{ confirm: question }]);
   assert.deepStrictEqual(sent[1], {
@@ -319,7 +330,7 @@ Deno.test("`StdioToolCalls.call()` fails an input_required result nobody can ans
 });
 
 Deno.test("`StdioToolCalls.call()` awaits a task: polls tasks/get, each status a sign of life, and gives its result", async () => {
-  const { sent, calls, options } = setup();
+  const { sent, calls, options, clock } = setup();
   const progress: (string | undefined)[] = [];
   const answer = calls.call(
     "slow",
@@ -334,7 +345,8 @@ Deno.test("`StdioToolCalls.call()` awaits a task: polls tasks/get, each status a
   calls.take({ jsonrpc: "2.0", id: "gw-1", result: task });
   // Three polls while it works, each answered "working": longer than the silence timeout.
   for (let poll = 0; poll < 3; poll++) {
-    await pollFor(() => sent.length === 2 + poll);
+    await clock.advance(60);
+    assert.equal(sent.length, 2 + poll);
     const request = sent[1 + poll]!;
     assert.equal(request.method, "tasks/get");
     assert.deepStrictEqual(request.params, { taskId: "t1", _meta: ENVELOPE });
@@ -344,7 +356,8 @@ Deno.test("`StdioToolCalls.call()` awaits a task: polls tasks/get, each status a
       result: { ...task, resultType: "complete", statusMessage: `step ${poll}` },
     });
   }
-  await pollFor(() => sent.length === 5);
+  await clock.advance(60);
+  assert.equal(sent.length, 5);
   calls.take({
     jsonrpc: "2.0",
     id: sent[4]!.id,
@@ -368,7 +381,7 @@ Deno.test("`StdioToolCalls.call()` awaits a task: polls tasks/get, each status a
 
 Deno.test("`StdioToolCalls.call()` cancels an upstream task (tasks/cancel) when the call times out or is aborted", async () => {
   for (const how of ["timeout", "abort"] as const) {
-    const { sent, calls, options } = setup();
+    const { sent, calls, options, clock } = setup();
     const controller = new AbortController();
     const answer = calls.call(
       "slow",
@@ -385,6 +398,7 @@ Deno.test("`StdioToolCalls.call()` cancels an upstream task (tasks/cancel) when 
       result: { taskId: "t9", status: "working", pollIntervalMs: 5000, resultType: "task" },
     });
     if (how === "abort") controller.abort(new Error("run cancelled"));
+    else await clock.advance(100);
     const error = await answer;
     assert.ok(error instanceof SdkError, String(error));
     const cancel = sent.find((m) => m.method === "tasks/cancel");
@@ -416,8 +430,8 @@ Deno.test("`StdioToolCalls.call()` reports a failed or cancelled task with the s
   }
 });
 
-/** Waits (briefly) until `condition` holds: the module's sends follow promise turns and timers. */
+/** Waits until `condition` holds: the module's sends follow promise turns. */
 async function pollFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 5));
+  for (let i = 0; i < 50 && !condition(); i++) await Promise.resolve();
   assert.ok(condition(), "condition never held");
 }
