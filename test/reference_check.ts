@@ -4,15 +4,15 @@
  * contain — the product contract, the style guide or the reliability catalogue kept elsewhere,
  * their rule numbers, or an entry of the project's issue tracker by number — nor carries
  * measurement history (an approximate duration or size) or a file-size exemption, which belong
- * in commit messages. What
- * such a line meant to say is said in place, or cited from `docs/`; and every citation of a file
- * of `docs/` (with its `#anchor`) must name a file and heading that exist. A public upstream issue is cited by its URL
- * (`https://github.com/owner/repo/issues/N`), which is allowed: anyone can follow it.
- * `deno task check` runs this through `layer_check.ts`.
+ * in commit messages. What such a line meant to say is said in place, or cited from `docs/`,
+ * and every citation of a file of `docs/` (with its `#anchor`) names a file and heading that
+ * exist; so does every link of README.md, AGENTS.md and `docs/` to a file of the repository.
+ * A public upstream issue is cited by its URL (`https://github.com/owner/repo/issues/N`), which
+ * is allowed: anyone can follow it. `deno task check` runs this through `layer_check.ts`.
  * @module
  */
 
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 
 /** The folders whose TypeScript files are checked, relative to the project root. */
 export const CHECKED_DIRS: readonly string[] = ["src", "test", "tools", "scripts"];
@@ -151,10 +151,64 @@ async function* typeScriptFiles(root: string, dir: string): AsyncGenerator<strin
   }
 }
 
+/** A Markdown link to a file of the repository: `[text](path#anchor)`, not a URL. */
+const MARKDOWN_LINK = /\]\((?![a-z]+:|#|…)([^)\s#]*)(?:#([\w-]+))?\)/g;
+
+/** Fenced-block languages `docs/` may hold: none is run by `test/docs_examples_test.ts`. */
+const DOC_FENCES: ReadonlySet<string> = new Set(["text"]);
+
+/**
+ * The problems of one Markdown file at `path` (relative to `root`): a link to a repository
+ * file that does not exist or to a heading it does not have; and, in `docs/`, a fenced block
+ * other than `text`, since only README.md's and AGENTS.md's examples are run.
+ */
+export async function markdownProblems(root: string, path: string): Promise<string[]> {
+  const text = await Deno.readTextFile(join(root, path));
+  const problems: string[] = [];
+  const lines = text.split("\n");
+  for (const [index, line] of lines.entries()) {
+    const where = `${path}:${index + 1}`;
+    const fence = /^```(\w*)/.exec(line);
+    if (fence && fence[1] !== "" && path.startsWith("docs/") && !DOC_FENCES.has(fence[1]!)) {
+      problems.push(
+        `${where}: a \`${fence[1]}\` block in docs/ is never run: make it a \`text\` block, ` +
+          `or move the example to README.md, whose examples test/docs_examples_test.ts runs`,
+      );
+    }
+    for (const [link, target, anchor] of line.matchAll(MARKDOWN_LINK)) {
+      const file = target === "" ? path : join(dirname(path), target!);
+      let markdown: string | null = null;
+      try {
+        markdown = await Deno.readTextFile(join(root, file));
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        problems.push(`${where}: links ${link.slice(1)}, but ${file} does not exist`);
+        continue;
+      }
+      if (anchor !== undefined && !anchorsOf(markdown).has(anchor)) {
+        problems.push(`${where}: links ${link.slice(1)}, but ${file} has no heading "#${anchor}"`);
+      }
+    }
+  }
+  return problems;
+}
+
 /** Every reference problem of the project at `root`; empty when the tree is clean. */
 export async function checkReferences(root: string): Promise<string[]> {
   const docs = await docAnchors(root);
   const problems: string[] = [];
+  const markdown = [
+    "README.md",
+    "AGENTS.md",
+    ...[...docs.keys()].sort().map((name) => `docs/${name}`),
+  ];
+  for (const path of markdown) {
+    try {
+      problems.push(...await markdownProblems(root, path));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
   for (const dir of CHECKED_DIRS) {
     for await (const path of typeScriptFiles(root, dir)) {
       const text = await Deno.readTextFile(join(root, path));

@@ -134,3 +134,43 @@ Deno.test("checkReferences() reads every .ts file of src, test, tools and script
 Deno.test("the repository itself cites nothing outside it", async () => {
   assert.deepEqual(await checkReferences(REPO), []);
 });
+
+Deno.test("Markdown links to repository files must resolve, and the docs folder holds no unrun example", async () => {
+  const root = await Deno.makeTempDir({ prefix: "reference_check_md_" });
+  const fence = "`".repeat(3);
+  const D = doc("");
+  const files: Record<string, string> = {
+    "README.md": [
+      "# Readme",
+      `[ok](${D}a.md#part) [url](https://example.com/x.md) [self](#readme)`,
+      `[gone](${D}none.md) [bad anchor](${D}a.md#nowhere)`,
+    ].join("\n"),
+    [`${D}a.md`]: [
+      "# A",
+      "## Part",
+      `${fence}text`,
+      "a diagram",
+      fence,
+      `${fence}sh`,
+      "gateway exec '1'",
+      fence,
+      "[back](../README.md#readme) [sibling](b.md#missing)",
+    ].join("\n"),
+    [`${D}b.md`]: "# B\n",
+  };
+  try {
+    for (const [path, text] of Object.entries(files)) {
+      await Deno.mkdir(dirname(join(root, path)), { recursive: true });
+      await Deno.writeTextFile(join(root, path), text);
+    }
+    assert.deepEqual(await checkReferences(root), [
+      `README.md:3: links (${D}none.md), but ${D}none.md does not exist`,
+      `README.md:3: links (${D}a.md#nowhere), but ${D}a.md has no heading "#nowhere"`,
+      `${D}a.md:6: a \`sh\` block in ${D} is never run: make it a \`text\` block, or move the ` +
+      "example to README.md, whose examples test/docs_examples_test.ts runs",
+      `${D}a.md:9: links (b.md#missing), but ${D}b.md has no heading "#missing"`,
+    ]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
