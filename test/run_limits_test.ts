@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of issue 3's run limits: the whole process group dies at the deadline
+ * End-to-end proof of the run limits (docs/architecture.md#limits): the whole process group dies at the deadline
  * (children too), a 100 MB stdout flood leaves the server's memory bounded, stdout and stderr
  * are both kept, source size, tool-call concurrency, unawaited rejections, in-flight calls
  * cancelled when a run ends, and per-run overrides only within the config's bounds.
