@@ -4,7 +4,7 @@
  * `tools/list` of `gateway mcp` and the `gateway://guide` resource) and one task's discovery
  * (a search, then a describe of the tool it found). The workload: server-everything,
  * server-filesystem, server-memory and GitHub's REST API document from `@octokit/openapi`.
- * Targets are stated, never asserted. Run: `deno run --allow-all test/bench/token_bench.ts`.
+ * Targets are stated, never asserted. Run: `deno task bench:tokens`.
  * @module
  */
 

@@ -24,7 +24,8 @@ async function withHost(
     name: name.replace(/\.ts$/, ""),
     file: fixturePath(name),
     dataDir: "/tmp/gateway-test-data",
-    loadTimeoutMs: 2_000,
+    // Far past what an import takes on a loaded machine: only the hang test waits one out.
+    loadTimeoutMs: 30_000,
     abortGraceMs: 400,
     killGraceMs: 500,
     restartDelayMs: 100,
