@@ -1,7 +1,7 @@
 /**
  * End-to-end: the ways `gateway exec` and `gateway run` take a script (argument, `-`, piped
  * stdin, a file, a named script) and arguments, and how they report a failing script: exit 1
- * and one `error[Kind]: message` line on stderr (SPEC §4, §8).
+ * and one `error[Kind]: message` line on stderr.
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of issue 5 (SPEC §7) on one server: 12 generated tool modules × 8 tools plus
+ * End-to-end proof of discovery (docs/protocol.md#discovery) on one server: 12 generated tool modules × 8 tools plus
  * the real `server-everything` MCP server and two named scripts. The token-budgeted catalogue,
  * search with paging, describe, the LLM guide and the HTTP routes, through the CLI, RPC and HTTP.
  * @module

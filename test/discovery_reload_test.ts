@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of issue 5 point 5: catalogue changes (a tool module added or removed, a
+ * End-to-end proof that catalogue changes (a tool module added or removed, a
  * tool's JSDoc edited, a named script added) reach `catalog`, `search` and `gateway tools types`
  * within seconds, without a restart.
  * @module
@@ -12,7 +12,7 @@ import { withHarness } from "./support/gateway_harness.ts";
 import { toolModuleSource, waitForNamespaces } from "./support/discovery_root.ts";
 import { pollUntil } from "./support/poll_until.ts";
 
-/** How long a change may take to show (issue 5 asks for about a second). */
+/** How long a change may take to show (about a second is usual; this allows for load). */
 const DEADLINE_MS = 5000;
 
 interface SearchAnswer {

@@ -1,5 +1,5 @@
 /**
- * Every example in README.md and AGENTS.md is executed here (issue 10), so the docs cannot
+ * Every example in README.md and AGENTS.md is executed here, so the docs cannot
  * drift from the behaviour: each fenced example (a command line of an `sh` block, or a whole
  * `ts`/`jsonc` block) maps to a check below, or to the test that covers it when it cannot run
  * inside a test (the CI gate itself, installing into the user's PATH). An example without an

@@ -1,6 +1,6 @@
 /**
  * A hostile-client test: a local process (no token, or the token's holder making mistakes on
- * purpose) attacks the server the way the red team of issue 9 did — floods of connections,
+ * purpose) attacks the server the way a red team would — floods of connections,
  * oversized bodies, crafted Host headers, files that are not workflows, racing starts, a stop
  * in the middle of a run, a `kill -9` — and the server keeps standing, leaks nothing and
  * leaves nothing behind.

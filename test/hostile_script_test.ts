@@ -1,6 +1,6 @@
 /**
  * A hostile-script corpus: each step is an attack a sandboxed script (or a caller choosing its
- * grants) made in the red-team pass of issue 9, run end to end the way the attacker would, and
+ * grants) a red team made, run end to end the way the attacker would, and
  * the proof that it no longer works — no escape from the ceiling, no reach into another run,
  * nothing unbounded sent back, no secret kept.
  * @module

@@ -11,13 +11,15 @@
  * over the wire; the sandboxed script runner (`exec/runner/`) loads, through any chain of
  * imports, nothing but the wire protocol. Bundled tool modules (`tools/`) load nothing of the
  * gateway's. Tools are called by the tool dispatcher alone (behind the policy gate): no other
- * file calls a namespace's `callTool`/`callValue` or claims the registry's calls.
+ * file calls a namespace's `callTool`/`callValue` or claims the registry's calls. And no
+ * TypeScript file cites a document the repository does not contain (`reference_check.ts`).
  * @module
  */
 
 import { fileURLToPath } from "node:url";
 import { type Edge, type ProjectGraph, projectGraph } from "./project_graph.ts";
 import { packageProblems } from "./package_check.ts";
+import { checkReferences } from "./reference_check.ts";
 
 /**
  * Rank of each top-level area of `src/`; a file may import only a higher rank. Equal ranks are
@@ -344,7 +346,11 @@ if (import.meta.main) {
   const root = fileURLToPath(new URL("../", import.meta.url));
   // The tests' lock: the graph includes the tests, whose packages the product's lock leaves out.
   const graph = await projectGraph(root, { lock: "test/deno.lock" });
-  const problems = [...layerProblems(graph), ...await packageProblems(graph)];
+  const problems = [
+    ...layerProblems(graph),
+    ...await packageProblems(graph),
+    ...await checkReferences(root),
+  ];
   for (const p of problems) console.error(`layer check: ${p}`);
   if (problems.length > 0) Deno.exit(1);
   console.error(`layer check: clean (${graph.modules.size} modules)`);

@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of long runs (SPEC §8): `--yield MS` answers `{status: "running", runId,
+ * End-to-end proof of long runs: `--yield MS` answers `{status: "running", runId,
  * stdout so far}`, `gateway wait ID` and RPC `wait` return the rest, `cancel` stops a run, and
  * `run.output` notifications stream output over the WebSocket while the run goes on.
  * @module

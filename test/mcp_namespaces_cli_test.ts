@@ -1,7 +1,7 @@
 /**
  * Real MCP servers (everything, filesystem, memory from npm) as namespaces, driven from the CLI
  * and RPC as a user would: listing, prompts, types, calls with every result shape, progress,
- * resources, and the SPEC §6 unwrap rules.
+ * resources, and the unwrap rules of docs/architecture.md#tool-results.
  * @module
  */
 
@@ -75,7 +75,7 @@ Deno.test("real MCP servers are typed namespaces: list, prompts, calls, results,
         },
       );
 
-      await t.step("results unwrap as SPEC §6 says", async () => {
+      await t.step("results unwrap: isError throws; structured, text, JSON, blocks", async () => {
         const sum = await exec("await tools.everything.get_sum({ a: 2, b: 40 })");
         assert.equal(sum.ok, true, JSON.stringify(sum.error));
         assert.equal(sum.result, "The sum of 2 and 40 is 42.");

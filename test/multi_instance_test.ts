@@ -1,5 +1,5 @@
 /**
- * Several gateway instances on one PostgreSQL database (issue 17): each has its own data dir
+ * Several gateway instances on one PostgreSQL database: each has its own data dir
  * (lock, server state) but the same token and the same `store.postgres`, so a run made on one is
  * in the history of every other, `wait` on one returns a run another finished, and the bundled
  * kv and memory tools keep their data in that database.

@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of named scripts (SPEC §4): `gateway run NAME args`, `gateway NAME.ts`,
+ * End-to-end proof of named scripts: `gateway run NAME args`, `gateway NAME.ts`,
  * `gateway scripts` with the JSDoc description, `@param` and `@example` lines, `scripts init`,
  * nearest names for a missing script, and names that would leave `scripts/` refused.
  * @module

@@ -1,6 +1,6 @@
 /**
  * End-to-end: `tools.ns.tool.raw()` hands back the envelope an MCP server sent, `isError`
- * included, without throwing; the plain call throws `ToolError` (SPEC §4, §6).
+ * included, without throwing; the plain call throws `ToolError`.
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * End-to-end proof of how a run ends now that it is answered at its runner's end marker rather
- * than at the process's exit (issue 12): the exit code of `Deno.exit`, output written up to the
+ * than at the process's exit: the exit code of `Deno.exit`, output written up to the
  * end (also without a trailing newline, also by a timer), a forged marker that stays output,
  * output of an `unload` listener left out, and the runner's process group, script, compiled
  * script and web storage gone shortly after the answer.

@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of SPEC §8's failure kinds: each one provoked through the real CLI or the
+ * End-to-end proof of the failure kinds (docs/failure-kinds.md): each one provoked through the real CLI or the
  * WebSocket RPC of one shared server, asserting `error.kind`, a message that helps, and where
  * applicable the script's line/column and the namespace/tool. The cases are keyed by kind and the
  * test loops over `FAILURE_KINDS`, so a new kind without a provoking case fails (and does not
@@ -89,7 +89,7 @@ function startStreamed(
   return { runId, done, stdout: () => text };
 }
 
-Deno.test("every failure kind of SPEC §8 is produced end to end", {
+Deno.test("every failure kind a run can end with is produced end to end", {
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {

@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of SPEC §9: every run is in history before its result returns, with what
+ * End-to-end proof of run history (docs/architecture.md#history): every run is in history before its result returns, with what
  * it ran and how it ended; secrets never reach the database file; and the `gateway history`
  * commands and the HTTP routes show, rerun and save runs.
  * @module
@@ -103,7 +103,7 @@ Deno.test("history records every run, redacts secrets and serves the history com
           });
           assert.equal(doc.ok, true, JSON.stringify(doc.error));
           // The caller's own arguments reach the script as given; what leaves the server (the
-          // run document) has every configured secret masked (issue 9, item 4).
+          // run document) has every configured secret masked.
           assert.deepEqual(doc.result, ["[REDACTED]", "[REDACTED]", "arg-[REDACTED]"]);
           const failed = await execRpc(client, {
             source: `throw new Error("leaked ${ENV_SECRET} in a message")`,

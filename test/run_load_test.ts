@@ -1,5 +1,5 @@
 /**
- * End-to-end load and durability (RELIABILITY F, G): 50 runs at once over several WebSocket
+ * End-to-end load and durability: 50 runs at once over several WebSocket
  * connections, each making 100 kv calls, lose no result and no history row; a history database
  * left by `kill -9` of the server during a burst of runs opens, passes `integrity_check`, and
  * keeps every run whose result was acknowledged.

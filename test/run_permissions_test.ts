@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of SPEC §5 grants: `--allow-read/-net/-env/-run` (and RPC `permissions`)
+ * End-to-end proof of a run's grants (docs/architecture.md#sandbox): `--allow-read/-net/-env/-run` (and RPC `permissions`)
  * open exactly what they name, relative paths resolve against the caller's directory, and
  * nothing goes beyond `exec.maxPermissions`.
  * @module

@@ -1,7 +1,7 @@
 /**
  * End-to-end from `gateway exec --json`: a script gets no network, file, environment,
  * subprocess or FFI access and cannot import remote or npm code; each attempt fails with
- * `PermissionDenied` naming the permission, and witnesses see no traffic (RELIABILITY SBX-01…05).
+ * `PermissionDenied` naming the permission, and witnesses see no traffic.
  * @module
  */
 

@@ -1,7 +1,7 @@
 /**
  * End-to-end over real sockets: the token guards every route but `/health`, a foreign `Origin`
  * or a non-loopback `Host` is refused (HTTP 403, WebSocket upgrade refused with no 101), and the
- * token file is private (RELIABILITY SEC-02…05).
+ * token file is private.
  * @module
  */
 

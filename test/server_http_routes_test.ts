@@ -1,7 +1,7 @@
 /**
  * End-to-end over real HTTP: `/health`, `/namespaces`, `/types`, `/types/:ns[,ns]`,
  * `POST /call`, `POST /exec` and `/openapi.json` answer what the WebSocket methods answer, and
- * bad bodies get JSON-RPC-shaped errors with a 4xx status (SPEC §11).
+ * bad bodies get JSON-RPC-shaped errors with a 4xx status.
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * Property test of the WebSocket JSON-RPC surface (RELIABILITY API-06): random and mutated
+ * Property test of the WebSocket JSON-RPC surface: random and mutated
  * messages from a fixed seed never crash the gateway or the connection, and every reply is
  * well-formed JSON-RPC. `GATEWAY_FUZZ_RUNS` raises the budget for a longer run.
  * @module

@@ -148,7 +148,7 @@ Deno.test("/health?wait=up is answered once the parts are up, not with an early 
   await withHarness({ files: { "gateway.json": '{ "port": 0 }\n' } }, async (gw) => {
     const server = gw.spawnCli(["server"], { stdin: "null" });
     try {
-      // server.json appears as the listener opens, before the parts load (≈ 100–300 ms).
+      // server.json appears as the listener opens, before the parts load.
       const { port } = await pollUntil(
         "server.json written by the listening server",
         () => serverJson(gw.dataDir).catch(() => null),

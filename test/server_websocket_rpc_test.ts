@@ -1,7 +1,7 @@
 /**
  * End-to-end over a real WebSocket: `/ws` speaks JSON-RPC 2.0 (namespaces, types, call, exec,
  * run), answers every bad frame with the right error and keeps the connection, and accepts
- * lootbox's message shapes (SPEC §11; RELIABILITY API-01…04).
+ * lootbox's message shapes.
  * @module
  */
 

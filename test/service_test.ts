@@ -1,6 +1,6 @@
 /**
  * End-to-end: `gateway service install --print` shows the systemd user unit and the launchd
- * plist that run `gateway server` for the root, named after it, writing nothing (SPEC §12). The
+ * plist that run `gateway server` for the root, named after it, writing nothing. The
  * unit passes `systemd-analyze verify`, and its ExecStart, started as systemd would (an empty
  * environment plus the unit's Environment= and EnvironmentFile=), serves /health with an MCP
  * server whose variable comes from the env file.

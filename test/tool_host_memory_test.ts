@@ -1,7 +1,6 @@
 /**
  * A tool module that allocates without end is stopped at `tools.NAME.maxMemoryMb`: the call
- * fails naming the limit, the host restarts, and the gateway and other namespaces never notice
- * (issue 9, item 12; RELIABILITY MOD-*).
+ * fails naming the limit, the host restarts, and the gateway and other namespaces never notice.
  * @module
  */
 

@@ -2,7 +2,7 @@
  * End-to-end: local tool modules in a root. A broken module (throws, hangs or has a syntax
  * error at import, or exports a 2-parameter function) is shown failed with file, line and
  * reason while the others stay ready and callable; files added, changed or removed reload only
- * their own namespace; a throwing tool reaches the script as `ToolError` (SPEC §3; RELIABILITY D).
+ * their own namespace; a throwing tool reaches the script as `ToolError`.
  * @module
  */
 

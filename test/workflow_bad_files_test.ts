@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of issue 6's refusals: every kind of bad workflow file is refused by
+ * End-to-end proof of a workflow file's refusals: every kind of bad workflow file is refused by
  * `gateway workflow start` (and RPC `workflow.start`) with the file, the YAML line and column and
  * what is wrong, a non-zero exit code and nothing recorded; an unknown template variable names
  * the variable and the step.

@@ -1,5 +1,5 @@
 /**
- * End-to-end proof of issue 6 from the CLI, on the bundled root's workflows: the whole lifecycle
+ * End-to-end proof of workflows from the CLI, on the bundled root's workflows: the whole lifecycle
  * (start by name, steps, a loop ended at or after min, refused before min, ended by itself at
  * max, complete), `--var`, `--json`, interleaved sessions, a server restart mid-workflow, abort,
  * reset, `log`, `list`, and a workflow file changed under a running session.

@@ -1,6 +1,6 @@
 /**
  * The one stderr line the CLI prints while a call of its run is held by an `ask` policy rule:
- * the call, and the exact `gateway approve` command that answers it (SPEC §13).
+ * the call, and the exact `gateway approve` command that answers it.
  * @module
  */
 

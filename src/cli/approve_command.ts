@@ -1,6 +1,6 @@
 /**
  * `gateway approve RUNID [--deny]` answers calls an `ask` policy rule holds; `gateway
- * approvals` lists them (SPEC §13).
+ * approvals` lists them.
  * @module
  */
 

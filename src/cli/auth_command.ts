@@ -1,5 +1,5 @@
 /**
- * `gateway auth login|status|logout NS`: OAuth for remote MCP servers (issue 16). The login runs
+ * `gateway auth login|status|logout NS`: OAuth for remote MCP servers. The login runs
  * here, in the CLI, because it needs the user: it prints the authorization URL (and opens a
  * browser on a desktop), receives the redirect on a loopback port, stores the tokens in the
  * data dir (0600) and tells a running server to reconnect the namespace.

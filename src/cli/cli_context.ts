@@ -44,7 +44,7 @@ export class CliContext {
     this.output = options.output;
   }
 
-  /** The root, resolved on first use (SPEC §1). */
+  /** The root, resolved on first use. */
   get root(): ResolvedRoot {
     this.#root ??= resolveRoot({ flag: this.rootFlag ?? undefined, env: this.env, cwd: this.cwd });
     return this.#root;

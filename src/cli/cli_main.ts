@@ -1,7 +1,7 @@
 /**
  * The full CLI: global flags, then the command, and how an error escaping a command becomes
- * output and an exit code (SPEC §8). `main.ts` loads it only when the `gateway exec` fast path
- * does not handle the invocation, so that path loads none of it (issue 12).
+ * output and an exit code. `main.ts` loads it only when the `gateway exec` fast path
+ * does not handle the invocation, so that path loads none of it.
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * `gateway catalog`, `gateway search`, `gateway describe`: discovery from the shell (SPEC §7).
+ * `gateway catalog`, `gateway search`, `gateway describe`: discovery from the shell.
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * `gateway history`: recent runs; `show ID` one run in full; `rerun ID` runs its source again;
- * `save ID NAME` promotes a run that worked to a named script (SPEC §9).
+ * `save ID NAME` promotes a run that worked to a named script.
  * @module
  */
 

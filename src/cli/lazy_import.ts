@@ -1,7 +1,7 @@
 /**
  * Imports a module by a computed specifier. A literal `import("…")` is part of the graph Deno
  * resolves before the entry runs — for the command table, the server and every npm package,
- * ≈ 70 ms of CPU on each CLI start (issue 12); computed, a module costs only when used.
+ * a cost paid on each CLI start; computed, a module costs only when used.
  * @module
  */
 

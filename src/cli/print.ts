@@ -1,6 +1,6 @@
 /**
  * How the CLI shows results: a run's stdout and result, and errors as one line
- * `error[Kind]: message` on stderr (SPEC §8). The one error printer.
+ * `error[Kind]: message` on stderr. The one error printer.
  * @module
  */
 

@@ -1,7 +1,7 @@
 /**
  * `gateway service install|uninstall|status [--print]`: a systemd user unit (Linux) or a
- * launchd agent (macOS) that runs `gateway server` for a root and restarts it on failure
- * (SPEC §12). Talks to `systemctl --user`/`launchctl` when present, and says so when not.
+ * launchd agent (macOS) that runs `gateway server` for a root and restarts it on failure.
+ * Talks to `systemctl --user`/`launchctl` when present, and says so when not.
  * @module
  */
 

@@ -1,7 +1,7 @@
 /**
  * Sends a run (`exec` or `run`) to the server and shows it: streams output on a TTY, prints
  * the document with `--json`, follows a yielded run only when asked, and maps the outcome to
- * the exit code (SPEC §8).
+ * the exit code.
  * @module
  */
 

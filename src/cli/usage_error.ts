@@ -1,6 +1,6 @@
 /**
  * A mistake in how the CLI was called (unknown command or flag, missing argument): printed
- * with the command's usage and exit code 2 (SPEC §8).
+ * with the command's usage and exit code 2.
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * `gateway workflow start|step|status|reset|abort|list|log`: step an agent through a YAML
- * workflow (SPEC §10). Plain text for agents by default, `--json` for programs.
+ * workflow. Plain text for agents by default, `--json` for programs.
  * @module
  */
 

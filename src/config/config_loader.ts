@@ -37,8 +37,8 @@ export async function loadConfig(
     });
   }
   // Plain JSON that validates needs no JSONC parser: jsonc-parser is a CommonJS package, and
-  // its first import loads Deno's Node module loader (≈ 50 ms on the server's start path,
-  // issue 12). Comments, trailing commas and every error take the JSONC path, whose messages
+  // its first import loads Deno's Node module loader, a cost on the server's start path.
+  // Comments, trailing commas and every error take the JSONC path, whose messages
   // name the line.
   const plain = plainConfig(text, { file, env });
   if (plain !== null) return plain;

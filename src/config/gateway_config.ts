@@ -1,5 +1,5 @@
 /**
- * The `gateway.json` contract (SPEC §2) as a zod schema, with its defaults. Everything that
+ * The `gateway.json` contract as a zod schema, with its defaults. Everything that
  * reads configuration takes a {@linkcode GatewayConfig} built here; nothing else parses it.
  * @module
  */
@@ -88,7 +88,7 @@ export const execConfigSchema = z.strictObject({
   maxPermissions: permissionSetSchema.default({}),
   /**
    * Most pre-started runner processes kept for the default (empty) permission set: one is kept
-   * when quiet, more while runs come several at once (each idle runner holds ≈ 30 MB).
+   * when quiet, more while runs come several at once (each idle runner holds memory).
    */
   poolSize: z.number().int().nonnegative().default(2),
   /** Quiet time after which runners started for a burst of runs are stopped. */

@@ -1,7 +1,7 @@
 /**
  * The MCP configs people already have: a project's `.mcp.json` (Claude Code) and Claude
- * Desktop's `claude_desktop_config.json`, turned into `mcpServers` entries of `gateway.json`
- * (SPEC §14). Entries keep their `${VAR}` references; expansion happens at load.
+ * Desktop's `claude_desktop_config.json`, turned into `mcpServers` entries of `gateway.json`.
+ * Entries keep their `${VAR}` references; expansion happens at load.
  * @module
  */
 

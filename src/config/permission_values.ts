@@ -1,8 +1,8 @@
 /**
  * Normalises the values of a permission grant before anything compares or passes them on
- * (SPEC §14 "Permission values"): paths made absolute, `..` folded and symlinks resolved where
+ * (docs/architecture.md#sandbox): paths made absolute, `..` folded and symlinks resolved where
  * they exist; hosts, variable names and commands checked for a shape Deno reads as one value.
- * A value Deno would split (`,`) or misread is refused, never passed through (issue 9, item 1).
+ * A value Deno would split (`,`) or misread is refused, never passed through.
  * @module
  */
 

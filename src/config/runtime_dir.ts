@@ -1,6 +1,6 @@
 /**
  * The private directory for run scratch space (script files, channel sockets): outside the data
- * dir, because every run is denied the data dir (issue 9, item 12), and short, because unix
+ * dir, because every run is denied the data dir, and short, because unix
  * socket paths are limited to ~100 bytes. One per data dir, owned by us and mode 0700.
  * @module
  */

@@ -2,7 +2,7 @@
  * Masks secrets — every `${env:…}` expansion, `history.redact` values and the gateway's own
  * token — in text about to leave the server (HTTP bodies, WebSocket frames, messages to a
  * script's runner), so a failing upstream whose URL or command holds a secret cannot show it
- * in a status line, a type, an error or `describe()` (issue 9, item 4).
+ * in a status line, a type, an error or `describe()`.
  * @module
  */
 
@@ -77,7 +77,7 @@ export class SecretMask {
     const plain = JSON.stringify(value);
     // JSON escapes a string character by character, so a string holding a secret holds it in
     // the text as one of its forms (as written, or escaped): text without any form needs no
-    // masking pass, which would call a replacer on every value (issue 12: every reply to a
+    // masking pass, which would call a replacer on every value (every reply to a
     // script goes through here).
     if (forms.length === 0 || plain === undefined || !forms.some((f) => plain.includes(f))) {
       return plain;

@@ -1,7 +1,7 @@
 /**
  * SHA-256 (FIPS 180-4) of a string's UTF-8 bytes, in hex, computed synchronously in plain
  * JavaScript: the root key names data dirs from it on every CLI start, where `node:crypto`
- * (its first import costs ≈ 20 ms, more than a bare `deno run`) and WebCrypto (asynchronous,
+ * (its first import costs more than a bare `deno run`) and WebCrypto (asynchronous,
  * on Deno's blocking thread pool) both cost more than the hash of a short path.
  * @module
  */

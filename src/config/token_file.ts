@@ -1,6 +1,6 @@
 /**
  * The gateway's token: 256 random bits in `DATA_DIR/token`, mode 0600, created on first start.
- * A token file others can read is refused, not silently fixed (RELIABILITY SEC-05).
+ * A token file others can read is refused, not silently fixed.
  * @module
  */
 

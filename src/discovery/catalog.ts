@@ -1,5 +1,5 @@
 /**
- * The token-budgeted catalogue (`gateway catalog`, SPEC §7): every namespace with its count and
+ * The token-budgeted catalogue (`gateway catalog`): every namespace with its count and
  * status, then signatures added round-robin, cheapest first, until the budget is spent.
  * @module
  */

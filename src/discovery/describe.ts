@@ -1,5 +1,5 @@
 /**
- * `describe(path)` (SPEC §4, §7): one tool compactly (the signature, the input type in full, the
+ * `describe(path)`: one tool compactly (the signature, the input type in full, the
  * output's top-level shape; deeper with `depth`, everything with `full`), a named script's
  * description, parameters and examples, or a namespace's types.
  * @module

@@ -1,5 +1,5 @@
 /**
- * The guide an agent reads before using the gateway (`gateway --llm-help`, SPEC §7), generated
+ * The guide an agent reads before using the gateway (`gateway --llm-help`), generated
  * from the live catalogue and the limits in force.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Ranked search over tools and named scripts (SPEC §7): a {@linkcode SearchIndex} built once per
+ * Ranked search over tools and named scripts: a {@linkcode SearchIndex} built once per
  * catalogue snapshot over its entries. The ranking itself is `RankedIndex` in
  * `protocol/discovery_search.ts`, shared with the in-script `search()`.
  * @module
@@ -59,7 +59,7 @@ export class SearchIndex {
 }
 
 /**
- * Searches a snapshot (SPEC §7). Pass a {@linkcode SearchIndex} to reuse its structures; a
+ * Searches a snapshot. Pass a {@linkcode SearchIndex} to reuse its structures; a
  * snapshot builds a one-off index.
  *
  * @example

@@ -168,7 +168,7 @@ export class CallBroker {
   /** Aborts the calls in flight: the run is over. */
   stop(): void {
     // One reason for every run (as an abort without one would give): a DOMException and its
-    // stack per run cost the server's run path measurably (issue 12).
+    // stack per run cost the server's run path measurably.
     this.#calls.abort(runOver ??= new DOMException("The signal has been aborted", "AbortError"));
     if (this.#lineSweep !== undefined) this.#clock.clearTimeout(this.#lineSweep);
     this.#lineSweep = undefined;
@@ -177,7 +177,7 @@ export class CallBroker {
   /**
    * Asks the runner for the script line of each call that has waited a sweep period, so a run
    * stopped while waiting names it. The runner finds a line by formatting a stack, which costs
-   * more than a whole fast call, so calls that answer quickly are never located (issue 12).
+   * more than a whole fast call, so calls that answer quickly are never located.
    */
   #sweepLines(): void {
     this.#lineSweep = undefined;
@@ -278,7 +278,7 @@ export class CallBroker {
     }
     answered.then(
       // The reply is written first and the call's bookkeeping done while it travels: the
-      // script waits for nothing but its answer (issue 12). Both happen in this turn, so the
+      // script waits for nothing but its answer. Both happen in this turn, so the
       // run's end always finds the record.
       (value) => {
         try {

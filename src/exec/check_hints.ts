@@ -1,5 +1,5 @@
 /**
- * Turns TypeScript's diagnostics on a script into ones a model fixes in one turn (issue 10):
+ * Turns TypeScript's diagnostics on a script into ones a model fixes in one turn:
  * unknown namespaces and tools name the nearest real ones, a namespace used without `tools.`,
  * a hyphenated tool name, Python's `True`/`None`, and a bad tool argument shows the tool's
  * signature. Pure functions over a program the checker built.

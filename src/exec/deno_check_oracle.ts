@@ -3,7 +3,7 @@
  * `@types/node`, which `deno types` does not print. A script that imports `node:` modules (and
  * nothing else from outside) is therefore also checked by `deno check` itself, with the script
  * globals as an ambient types file, so its Node calls are typed exactly as `deno check` types
- * them (issue 10).
+ * them.
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * Validates a local tool's argument against its extracted TypeScript type before the call is
- * sent (issue 10), so a bad argument fails as `InvalidToolInput` with the path, the rule and
+ * sent, so a bad argument fails as `InvalidToolInput` with the path, the rule and
  * the signature, as it does for MCP tools; `ToolError` stays the tool saying no.
  * @module
  */
@@ -93,7 +93,7 @@ const SHAPE_STRING_CHARS = 64;
  */
 export function argumentShape(args: unknown): string | null {
   // Arguments from a script arrive as parsed JSON: plain values, shaped without a replacer
-  // called on every value (issue 12); anything else takes JSON.stringify's path below.
+  // called on every value; anything else takes JSON.stringify's path below.
   const plain = plainShape(args ?? null, 0);
   if (plain !== undefined) return plain;
   try {
@@ -133,7 +133,7 @@ function plainShape(value: unknown, depth: number): string | undefined {
       if (value === null) return "null";
       if (depth >= PLAIN_SHAPE_DEPTH) return undefined;
       // Built by concatenation, with each key's JSON text remembered: a script's calls pass
-      // the same few keys again and again (issue 12: every unchecked local call is shaped).
+      // the same few keys again and again (every unchecked local call is shaped).
       if (Array.isArray(value)) {
         let text = "[";
         for (let i = 0; i < value.length; i++) {

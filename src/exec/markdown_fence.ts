@@ -1,5 +1,5 @@
 /**
- * Markdown code fences around a pasted snippet (issue 10): models often send
+ * Markdown code fences around a pasted snippet: models often send
  * "```ts … ```" as the script. The fence lines are blanked so every other line keeps its number.
  * @module
  */

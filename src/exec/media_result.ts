@@ -1,7 +1,7 @@
 /**
  * Images and audio a script leaves in its `result` go to the caller as attachments (real
  * content blocks over MCP), with a short placeholder in their place, instead of kilobytes of
- * base64 inside the JSON (SPEC §6).
+ * base64 inside the JSON.
  * @module
  */
 

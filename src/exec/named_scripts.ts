@@ -1,7 +1,7 @@
 /**
- * Named scripts in `ROOT/scripts/**.ts` (SPEC §4): listing with the leading JSDoc's
+ * Named scripts in `ROOT/scripts/**.ts`: listing with the leading JSDoc's
  * description, `@example` and `@param` lines, and resolving a name to a file without ever
- * leaving the scripts directory (RELIABILITY SBX-12).
+ * leaving the scripts directory.
  * @module
  */
 

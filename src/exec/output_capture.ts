@@ -1,6 +1,6 @@
 /**
  * Bounded capture of a run's stdout or stderr: keeps the head up to a cap, counts the rest,
- * so a 100 MB flood costs the gateway no more than the cap (RELIABILITY SBX-09).
+ * so a 100 MB flood costs the gateway no more than the cap.
  * @module
  */
 
@@ -123,9 +123,9 @@ export class OutputCapture {
 
   /**
    * Reads a byte stream to its end into this capture, through one reused buffer: a flood past
-   * the cap allocates nothing per chunk, so the gateway's memory stays flat (SBX-09). The buffer
-   * starts small, since most runs write a few lines, and grows once a read fills it (issue 12:
-   * two 64 KiB buffers per run were most of what a trivial run allocated in the server).
+   * the cap allocates nothing per chunk, so the gateway's memory stays flat. The buffer
+   * starts small, since most runs write a few lines, and grows once a read fills it (two
+   * 64 KiB buffers per run were most of what a trivial run allocated in the server).
    */
   async drain(stream: ReadableStream<Uint8Array>): Promise<void> {
     const reader = stream.getReader({ mode: "byob" });
@@ -144,7 +144,7 @@ export class OutputCapture {
     } finally {
       // A stream read to its end has nothing left to hand on: releasing its lock would only
       // build the TypeError its spec rejects the reader's `closed` with (a stack capture per
-      // stream, two per run; issue 12). A failed read releases it.
+      // stream, two per run). A failed read releases it.
       if (!ended) reader.releaseLock();
       // Held bytes that never became a marker were output after all.
       if (this.#held !== null && this.#endCode === null) this.#keep(this.#held);
@@ -174,7 +174,7 @@ export function headBytes(text: string, maxBytes: number): { text: string; cut: 
 
 /**
  * Cuts one stream to what the caller gets: its head, after a one-line notice naming kept and
- * total bytes and where the rest is (SPEC §8). `text` is what the capture kept (the history
+ * total bytes and where the rest is. `text` is what the capture kept (the history
  * copy); `total` counts every byte the run wrote.
  */
 export function capForCaller(

@@ -2,8 +2,7 @@
  * Remembers the last answers of a pure asynchronous function: preparing a script (parse, wrap
  * the last expression, read its usage) and type-checking it against the tool types in force
  * give the same answer for the same input, so a script run again — a rerun, a named script,
- * an agent's retry — skips the checker worker (≈ 2 ms of a trivial run, ≈ 10 ms of a checked
- * one; issue 12). Bounded; the least recently used answer goes first, and a failure (the
+ * an agent's retry — skips the checker worker, a good part of a trivial run's time. Bounded; the least recently used answer goes first, and a failure (the
  * worker crashed or timed out) is not an answer and is not kept.
  * @module
  */

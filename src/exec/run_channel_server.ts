@@ -2,8 +2,8 @@
  * The gateway's end of a runner's channel: a unix socket of its own, in the runner's private
  * directory, that lives only until the runner has proved itself with its one-time token. Then
  * the listener is closed and the socket file removed, before any script code is loaded, so no
- * script can delete, listen on or flood a socket another run depends on (issue 9, items 2–3).
- * Connections that do not identify themselves are bounded in number, bytes and time (SEC-07).
+ * script can delete, listen on or flood a socket another run depends on.
+ * Connections that do not identify themselves are bounded in number, bytes and time.
  * @module
  */
 

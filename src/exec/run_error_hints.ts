@@ -1,5 +1,5 @@
 /**
- * Adds the fix to a run's failure after it is classified (issue 10): the knob behind a limit,
+ * Adds the fix to a run's failure after it is classified: the knob behind a limit,
  * the line a thrown non-Error came from, what a `ReferenceError` meant (`True`, `kv.get`
  * without `tools.`, a hyphenated tool name), and permission advice that agrees with
  * `exec.maxPermissions`. Pure: the run's facts in, a better `RunError` out.

@@ -1,8 +1,8 @@
 /**
  * The last stage of every run, however it ended (refused before it started, or after its
  * process exited): the failure explained with its fix, output capped for the caller, the run
- * document built and written to history before anyone is answered (SPEC §8, §9; RELIABILITY:
- * history written before the answer).
+ * document built and written to history before anyone is answered
+ * (docs/architecture.md#history): an answered run is always in history.
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * How a run ended, in the words of the run document: the runner's report, the process's exit
- * status and why the gateway stopped it become one failure kind with a message (SPEC §8).
+ * status and why the gateway stopped it become one failure kind with a message.
  * @module
  */
 

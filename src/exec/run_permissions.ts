@@ -1,7 +1,7 @@
 /**
  * Resolves a caller's permission request for one run: every value normalised (paths absolute,
  * `..` folded, symlinks resolved; separators refused), then checked against
- * `exec.maxPermissions` (SPEC §5, §14) before anything starts. The gateway's own data dir is
+ * `exec.maxPermissions` before anything starts. The gateway's own data dir is
  * never granted to a run.
  * @module
  */
@@ -79,7 +79,7 @@ export function decidePermissions(
 /** Grants that name a protected directory or a path inside it. */
 function protectedPathProblems(set: PermissionSet, protectedPaths: readonly string[]): string[] {
   // Resolved only for a run that names paths: most runs grant none (a realpath per protected
-  // path per run was measurable on the server's per-run CPU, issue 12).
+  // path per run was measurable on the server's per-run CPU).
   let guarded: string[] | null = null;
   const problems: string[] = [];
   for (const name of PERMISSION_NAMES) {

@@ -1,7 +1,7 @@
 /**
  * Everything a run must pass before a runner process is spent on it: the source size limit,
  * the permission decision against `exec.maxPermissions`, parsing (with the snippet's result
- * capture), the wait for the namespaces the script uses, and the type check (SPEC §4, §5, §8).
+ * capture), the wait for the namespaces the script uses, and the type check.
  * A refusal here is a typed failure, answered and recorded like any other.
  * @module
  */

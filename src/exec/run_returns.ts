@@ -1,7 +1,7 @@
 /**
  * What a run hands back besides its output — its `result`, `attach()`ed media and warnings —
  * collected within bounds, because a hostile script can send any amount of each and the run
- * document must always reach its caller (issue 9, item 5; SPEC §14 "Limits"). Whatever is cut
+ * document must always reach its caller (docs/architecture.md#limits). Whatever is cut
  * is said in the document; the full result is kept for history.
  * @module
  */

@@ -3,9 +3,9 @@
  * hands out the storage slots that key it. Every live runner has storage of its own
  * (`runner_process.ts`: Deno keys it by the runner's main module URL, which carries the slot),
  * and Deno creates it only when a script uses it: removing its two paths after every run mostly
- * failed, at two file-system operations and two errors per run (issue 12: CPU per run). A sweep
+ * failed, at two file-system operations and two errors per run (CPU per run). A sweep
  * lists the storage directories once for many runs and removes only the finished runs' entries,
- * so no run's storage outlives it by more than the sweep's delay (issue 9, item 8). A slot is
+ * so no run's storage outlives it by more than the sweep's delay. A slot is
  * handed out again only once its storage is gone, so a run never sees another's, and the names
  * Deno caches per module URL stay as few as runs alive within one sweep's delay.
  * @module

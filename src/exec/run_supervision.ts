@@ -1,8 +1,8 @@
 /**
  * A run's life while its runner process lives: the script handed over on the channel, the call
  * broker answering it, the run's timeout, cancel and memory limit enforced by stopping the
- * process group, its output captured, and how it ended classified (SPEC §5, §8;
- * RELIABILITY: limits). Knows nothing of preflight or history.
+ * process group, its output captured, and how it ended classified
+ * (docs/architecture.md#limits). Knows nothing of preflight or history.
  * @module
  */
 
@@ -17,7 +17,7 @@ import type { FailureKind, RunError } from "../protocol/run_document.ts";
 import type { RunTrace } from "../telemetry/gateway_telemetry.ts";
 import { watchMemory } from "../process/memory_watch.ts";
 import { settlesWithin } from "../process/terminate_process_group.ts";
-import { CallBroker, type CallBrokerOptions } from "./call_broker.ts";
+import { CallBroker, type CallBrokerOptions, type CallMessage } from "./call_broker.ts";
 import { OutputCapture } from "./output_capture.ts";
 import { classifyRunEnd } from "./run_outcome.ts";
 import type { RunOutput } from "./run_finish.ts";
@@ -142,7 +142,7 @@ export async function superviseRun(
   };
   // A pooled runner is connected already: it gets its run before the rest is set up, in the
   // same turn (nothing it sends back is read before that is done), so its start overlaps this
-  // work (issue 12). Not when the run was cancelled while it waited for the runner.
+  // work. Not when the run was cancelled while it waited for the runner.
   const early = control.signal.aborted ? null : runner.ready ?? null;
   if (early) handOver(early);
 
@@ -161,9 +161,13 @@ export async function superviseRun(
   ]);
 
   let ending: { kind: FailureKind; message: string } | null = null;
+  // The call the run waited on when it was stopped: taken now, while its channel is open (the
+  // channel's closing, once the runner is killed, ends every request it served).
+  let waitingAtStop: CallMessage | undefined;
   const stop = (kind: FailureKind, message: string) => {
     if (ending) return;
     ending = { kind, message };
+    waitingAtStop = broker?.waitingCall();
     runner.kill(KILL_GRACE_MS);
   };
   const timer = setTimeout(
@@ -181,8 +185,8 @@ export async function superviseRun(
     ));
 
   // The wait's timer is cleared as soon as the race is decided: left to run, it kept the whole
-  // run (runner, pipes, buffers, broker: ≈ 90 KB) alive for its 15 s, so the server's memory
-  // grew with the rate of runs (issue 12).
+  // run (runner, pipes, buffers, broker) alive for its 15 s, so the server's memory
+  // grew with the rate of runs.
   let connectTimer: ReturnType<typeof setTimeout> | undefined;
   const connected = early ?? runner.ready ?? await Promise.race([
     runner.connection,
@@ -211,7 +215,7 @@ export async function superviseRun(
     // unload listener), so its exit is often seen before they are read, though they are in
     // the pipes already: the ending they give still wins when it comes before the teardown
     // (its group KILLed, its pipes and channel read to their end) is done, and the run is
-    // answered without waiting for that (issue 12: it cost every run ≈ 3 ms).
+    // answered without waiting for that (it would delay every answer).
     teardown = (async () => {
       await runner.kill(0);
       // Bounded only against a reader that never finishes; a loaded machine can take a
@@ -223,8 +227,7 @@ export async function superviseRun(
     if (late?.ended) over = late;
   }
   const status = over.status;
-  // Read before the broker stops: aborting the calls empties the pending set.
-  const waiting = broker?.waitingCall();
+  const waiting = waitingAtStop ?? broker?.waitingCall();
   clearTimeout(timer);
   memoryWatch.stop();
   control.signal.removeEventListener("abort", onAbort);
@@ -233,7 +236,7 @@ export async function superviseRun(
   if (over.ended) {
     connected?.close();
     // Answered without waiting for the process to be torn down: it is reaped (its group
-    // KILLed, SBX-06), its pipes read to their end and its files removed after the answer.
+    // KILLed), its pipes read to their end and its files removed after the answer.
     reaped = teardown ?? reap(runner, drained, REAP_WAIT_MS);
   } else {
     // No end markers: what it wrote is all in the pipes and the socket once the teardown has
@@ -272,8 +275,8 @@ export async function superviseRun(
 
 /**
  * Whether the runner of `code` (the prepared script) may end its process with `Deno.exit` once
- * the last `unload` listener has run, which skips the runtime's teardown (≈ 1 ms of CPU per
- * run, issue 12). `Deno.exit` does not emit Node's `process` `exit` event, so a script that
+ * the last `unload` listener has run, which skips the runtime's teardown (CPU on every
+ * run). `Deno.exit` does not emit Node's `process` `exit` event, so a script that
  * names `process`, imports anything (a module may hook it) or calls `require` is left to
  * end as before. A plain text test: it errs only towards the teardown.
  */
@@ -297,7 +300,7 @@ async function reap(
   exitWaitMs: number,
 ): Promise<void> {
   // The kill removes the script and its compiled copy, which Deno keeps in its cache under the
-  // script's path (one per run would pile up for ever: SBX-13), once the group is dead.
+  // script's path (one per run would pile up for ever), once the group is dead.
   await runner.kill(KILL_GRACE_MS, exitWaitMs);
   await settlesWithin(drained, DRAIN_LIMIT_MS);
 }

@@ -49,8 +49,8 @@ function grantCoversPath(grant: boolean | string[] | undefined, path: string): b
  * The URL a runner is started from: the runner's file with `storage` as its query. Without
  * `--location`, Deno keys a process's web storage by its main module's URL, so a storage name
  * no other live runner holds gives the run `localStorage` and a Cache API of its own that
- * start empty (issue 9, item 8). `--location` did the same, but setting it up cost every
- * runner ≈ 3.4 M instructions (≈ 0.9 ms of CPU; callgrind, issue 12). The names are reused
+ * start empty. `--location` did the same, but setting it up cost every
+ * runner CPU before its script. The names are reused
  * slots (`RunStorageSweep`), since Deno also keeps its analysis of a module under its URL.
  */
 export function runnerMainUrl(storage: string): string {
@@ -122,7 +122,7 @@ export function runnerFlags(
     ...importFlags,
     // `--single-threaded`: no V8 platform threads (concurrent GC and compilers) to start and
     // stop; a run is short and its heap small, so the start costs less CPU than they save
-    // (issue 12: throughput of runs in flight).
+    // (throughput of runs in flight).
     `--v8-flags=--max-old-space-size=${options.maxMemoryMb},--single-threaded`,
     ...permissionFlags(grants),
     ...denyFlags,

@@ -1,10 +1,10 @@
 /**
  * Keeps runner processes started ahead of demand for the default sandbox, so a run pays for
- * writing its script and importing it, not for booting Deno (issue 3 target: exec ≤ bare
- * `deno run`). Each runner still serves exactly one run. The pool sizes itself to demand
- * (issue 12): one runner kept warm when quiet; grown, up to `exec.poolSize`, to as many as
+ * writing its script and importing it, not for booting Deno (so a warm exec costs no more than
+ * a bare `deno run`). Each runner still serves exactly one run. The pool sizes itself to
+ * demand: one runner kept warm when quiet; grown, up to `exec.poolSize`, to as many as
  * runs took at once, plus one whenever a run found none ready; back to one after
- * `exec.poolIdleMs` without a run, because every idle runner holds ≈ 30 MB.
+ * `exec.poolIdleMs` without a run, because every idle runner holds memory.
  * @module
  */
 
@@ -110,7 +110,7 @@ export class RunnerPool {
    * run waits for nothing, so the refill waits `refillAfterRunMs` (20 ms): the caller
    * that just got its answer (a `gateway exec` process printing it and exiting, an agent
    * reading it) has the machine first, not shared with a Deno booting. On this 2-core machine
-   * that boot slowed a warm CLI exec's exit by ≈ 3.5 ms (issue 12). At once when none is
+   * that boot slowed a warm CLI exec's exit. At once when none is
    * booted, or when runs come back to back (the last one was taken within
    * {@linkcode BACK_TO_BACK_MS} of an answer): that caller needs the runner more.
    */

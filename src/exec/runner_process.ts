@@ -3,8 +3,7 @@
  * socket and its script file (plus what the caller was granted; flags in `runner_flags.ts`),
  * under the operating-system sandbox when it is on (`runner_view.ts`: only its grants exist,
  * in a PID namespace, dying with the gateway) or else through the parent-death guard, with
- * web storage private to the run, in a process group of its own when it may start processes
- * (SPEC §5, SBX-02, issue 9 items 2, 8, 12).
+ * web storage private to the run, in a process group of its own when it may start processes.
  * @module
  */
 
@@ -28,7 +27,7 @@ import type { RunnerSlots } from "./runner_slots.ts";
 export interface RunnerProcess {
   /**
    * Writes the run's script (0600, in place: at most exec.maxSourceBytes, and not through the
-   * runtime's blocking pool, two thread hops on every run's path, issue 12) as TypeScript, or
+   * runtime's blocking pool, two thread hops on every run's path) as TypeScript, or
    * as JavaScript when `javaScript` (Deno then compiles and caches nothing). Answers the path
    * written, which the kill removes. Throws what the write threw.
    */
@@ -74,7 +73,7 @@ export interface RunnerSpawnOptions {
   /**
    * Private (0700) directory where each runner gets its own script (0600) and channel socket
    * files, named by a random id. Files, not a directory per runner: a run then costs no mkdir
-   * and two unlinks instead of two tree removals (issue 12: CPU per run).
+   * and two unlinks instead of two tree removals (CPU per run).
    */
   runsDir: string;
   permissions: PermissionSet;
@@ -176,9 +175,9 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
   const storageName = runnerMainUrl(storage);
   const sandbox = options.sandbox?.active ? options.sandbox : undefined;
   // A runner that may start processes leads a process group of its own, so its end takes
-  // whatever it started (SBX-06); one that cannot is ended alone, and spawned without
-  // setsid(1)'s exec (≈ 1 ms of CPU per run) and without a group signal that finds nothing
-  // (an Error built per signal; issue 12: CPU per run). Inside the OS sandbox's PID namespace
+  // whatever it started; one that cannot is ended alone, and spawned without
+  // setsid(1)'s exec (CPU on every run) and without a group signal that finds nothing
+  // (an Error built per signal). Inside the OS sandbox's PID namespace
   // everything it starts ends with it, so no group is needed for that. Unless a terminal's
   // Ctrl-C could reach the server's group: it would kill the runs a graceful stop lets finish.
   const ownGroup = (sandbox?.kind !== "bwrap" && mayStartProcesses(options.permissions)) ||
@@ -229,7 +228,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     throw error;
   }
   // The token and the end marker's nonce go over stdin, never argv or env, so
-  // /proc/<pid>/cmdline and environ hold no secret (SEC-07).
+  // /proc/<pid>/cmdline and environ hold no secret.
   await child.writeStdin(new TextEncoder().encode(`${token}\n${endNonce}\n`), true);
   let killing: Promise<void> | undefined;
   const namespaced = child.namespaced;
@@ -254,7 +253,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
       // The files go only once the group is dead, and the slot only once they are gone, so a
       // runner given the same name later never has its script removed by this one's end.
       // Unlinked in place: an async removal is two hops through the runtime's blocking pool,
-      // ≈ 3× the CPU of the unlink itself (issue 12: CPU per run). Only what was written: a
+      // several times the CPU of the unlink itself, on every run. Only what was written: a
       // failed unlink builds an error (a stack capture) for nothing.
       for (const path of written ?? []) removeFileQuietly(path);
       if (slot === undefined) removeQuietly(dir);

@@ -2,8 +2,8 @@
  * Names for runners' script files, each reused once its last runner is dead and its files are
  * gone. Deno keeps what it learns of a module (its dependency analysis, in the shared
  * `DENO_DIR/dep_analysis_cache_v2`) under the module's URL for ever: a new script name per run
- * grew the user's Deno cache by a row (≈ 300 bytes) per run without bound — a gateway left
- * running all day wrote tens of megabytes there (issue 12). Reused names keep that to as many
+ * grew the user's Deno cache by a row per run without bound — a gateway left running all day
+ * wrote tens of megabytes there. Reused names keep that to as many
  * rows as runners were ever alive at once.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * Whether a runner's process leads a process group of its own: one that may start processes
- * does, so ending it ends all it started (SBX-06); one that cannot is started plainly, which
+ * does, so ending it ends all it started; one that cannot is started plainly, which
  * saves setsid(1)'s exec. (`SupervisedChild` starts it either way.)
  * @module
  */

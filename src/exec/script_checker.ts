@@ -1,5 +1,5 @@
 /**
- * The warm script checker (SPEC §4, issue 3 item 1): a long-lived TypeScript language service
+ * The warm script checker: a long-lived TypeScript language service
  * over in-memory files (Deno's declarations, the rendered script globals, the script), so a
  * type check before a run costs milliseconds instead of a cold `deno check`.
  * @module

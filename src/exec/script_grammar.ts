@@ -1,7 +1,7 @@
 /**
  * Parse errors and grammar mistakes as a model can fix them: an unclosed bracket at the line it
  * opened, and mistakes a parse does not report but Deno refuses at run time, found on the parsed
- * script so they become a `SyntaxError` at the script's own line with the fix (issue 10): a
+ * script so they become a `SyntaxError` at the script's own line with the fix: a
  * top-level `return`, and `await` inside a function that is not `async`.
  * @module
  */

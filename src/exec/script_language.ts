@@ -1,8 +1,7 @@
 /**
  * Which language a parsed script runs as. A script with no TypeScript in it runs as a `.js`
  * file: Deno then neither compiles it nor writes a compiled copy into its cache, which cost
- * every run ≈ 1 ms before its first line and ≈ 0.6 ms of CPU (a runner driven alone, paired
- * A/B over 40 runs, issue 12). Most snippets a model writes (`1 + 1`, chained tool calls) are
+ * every run time before its first line and CPU. Most snippets a model writes (`1 + 1`, chained tool calls) are
  * plain JavaScript.
  * @module
  */

@@ -3,7 +3,7 @@
  * (`run_preflight.ts`), a runner from the pool or spawned for the run's sandbox, the run
  * supervised (timeout, cancel, memory limit, output capture, the call broker on its channel),
  * how it ended classified, and the finish with its history write before the answer
- * (`run_finish.ts`) (SPEC §4, §5, §8, §9).
+ * (`run_finish.ts`).
  * @module
  */
 

@@ -1,7 +1,7 @@
 /**
  * Prepares a model-written script before it runs: parses it with TypeScript, reports syntax
  * errors at the script's own line and column, and, for an inline snippet, rewrites the last
- * top-level expression statement in place so its value becomes the run's `result` (SPEC §4).
+ * top-level expression statement in place so its value becomes the run's `result`.
  * @module
  */
 
@@ -63,7 +63,7 @@ export interface PreparedScript {
   javaScript?: boolean;
 }
 
-/** A script TypeScript cannot parse; becomes a run with `kind: "SyntaxError"` (SPEC §8). */
+/** A script TypeScript cannot parse; becomes a run with `kind: "SyntaxError"`. */
 export interface ScriptSyntaxError {
   kind: "SyntaxError";
   message: string;

@@ -58,7 +58,7 @@ export class Semaphore {
   /**
    * Takes a turn at once when one is free and returns the function that gives it back, or
    * returns null (the caller then waits with {@linkcode acquire}). A call that finds a turn
-   * free costs no promise and no microtask (issue 12: every tool call of a run takes one).
+   * free costs no promise and no microtask (every tool call of a run takes one).
    */
   tryAcquire(): (() => void) | null {
     return this.#held < this.#limit() ? this.#take() : null;

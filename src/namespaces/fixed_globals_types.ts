@@ -1,5 +1,5 @@
 /**
- * The part of the script globals `.d.ts` that does not depend on the catalogue (SPEC §4):
+ * The part of the script globals `.d.ts` that does not depend on the catalogue:
  * `GatewayTool`, `stdin()`, `args`, `search()`, `describe()`, `ToolError`, `attach()`,
  * `resources`, each with a JSDoc and a runnable example.
  * @module
@@ -99,7 +99,7 @@ export function renderFixedGlobals(describeExample: string): string {
       ...exampleBlock([`console.log(describe(${JSON.stringify(describeExample)}));`]),
     ]) +
     "declare function describe(path: string, options?: { depth?: number; full?: boolean }): string;\n",
-    `${doc(["Why a call failed (SPEC §8)."])}type GatewayFailureKind = ${renderFailureKinds()};\n`,
+    `${doc(["Why a call failed."])}type GatewayFailureKind = ${renderFailureKinds()};\n`,
     doc([
       "Thrown by a tool call that failed: the tool answered `isError`, timed out, was refused …",
       ...exampleBlock([

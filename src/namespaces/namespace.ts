@@ -30,7 +30,7 @@ export {
  */
 export const DEFAULT_ACTION_ANNOTATION = "gatewayDefaultAction";
 
-/** What one tool call gives back: the unwrapped value (SPEC §6) and the envelope. */
+/** What one tool call gives back: the unwrapped value and the envelope. */
 export interface ToolCallResult {
   value: unknown;
   raw: RawToolResult;
@@ -269,7 +269,7 @@ export interface Namespace {
   /**
    * As {@linkcode callTool}, resolving with the value alone (no envelope), for a script's call
    * that does not ask for `.raw()`: a namespace that has it saves every such call a promise
-   * layer on its way back to the script (issue 12).
+   * layer on its way back to the script.
    */
   callValue?(tool: string, args: unknown, options: ToolCallOptions): Promise<unknown>;
   /** Registers a listener for status or catalogue changes; returns an unsubscribe function. */

@@ -174,7 +174,7 @@ export class NamespaceRegistry {
   /** Identifier maps the runner builds `tools` from. */
   toolMap(): ToolMap {
     // Every run's message carries it: built once per catalogue (`typed()` is kept until a
-    // change), the same object until then; callers read it and never change it (issue 12).
+    // change), the same object until then; callers read it and never change it.
     const typed = this.typed();
     if (this.#toolMap?.of === typed) return this.#toolMap.map;
     const map: ToolMap = {};
@@ -197,7 +197,7 @@ export class NamespaceRegistry {
     const typed = this.typed();
     // Every call of every run resolves its names: a resolution is remembered until the
     // catalogue changes (a new `typed` list), so a call pays one lookup, not a scan over the
-    // namespaces and their tools (issue 12; 2,000 tools in one namespace at scale).
+    // namespaces and their tools (thousands of tools in one namespace at scale).
     if (this.#resolvedFor !== typed) {
       this.#resolved.clear();
       this.#resolvedFor = typed;

@@ -1,11 +1,11 @@
 /**
  * Watches a child process's resident memory from the gateway (runs and tool hosts), because the
- * V8 heap flag alone lets ArrayBuffers through (RELIABILITY SBX-08).
+ * V8 heap flag alone lets ArrayBuffers through.
  * @module
  */
 
 /**
- * Polls a child's resident memory; the V8 heap flag alone misses ArrayBuffers (SBX-08). `pid`
+ * Polls a child's resident memory; the V8 heap flag alone misses ArrayBuffers. `pid`
  * may be a function, read at each poll, for a process whose pid is learnt later (the program
  * inside a sandbox's PID namespace); null then skips the poll.
  */
@@ -30,7 +30,7 @@ export function watchMemory(
  * A process's resident memory in kB (VmRSS), or null when it is gone. Read from
  * `/proc/PID/statm` (a few numbers, in pages) rather than `status` (some fifty formatted
  * lines): a run is polled every 100 ms, and with 32 runs in flight that is most of what the
- * watch costs the server (issue 12: CPU per run). Without the page size, from `status`.
+ * watch costs the server (CPU per run). Without the page size, from `status`.
  */
 export function residentKb(pid: number): number | null {
   pageKb ??= pageSizeKb();

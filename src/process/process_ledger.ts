@@ -1,7 +1,7 @@
 /**
  * A record, on disk, of the process groups a server started (runners, tool hosts, stdio
  * upstreams), so the next server for the same data dir can end the ones a `kill -9` left
- * behind (issue 9, item 6). Each entry keeps the process's start time, so a pid reused by an
+ * behind. Each entry keeps the process's start time, so a pid reused by an
  * unrelated program since is never signalled.
  * @module
  */
@@ -79,7 +79,7 @@ export class ProcessLedger {
   #compact(): void {
     // Most entries name runners long gone: one listing of /proc tells which pids exist, so only
     // those have their start time read (a read of a gone pid's stat fails with an Error built
-    // per entry; issue 12: CPU per run).
+    // per entry, CPU on every run).
     const running = runningPids();
     const live = parseEntries(Deno.readTextFileSync(this.#file)).filter((entry) =>
       (running === null || running.has(entry.pid)) && stillSame(entry)

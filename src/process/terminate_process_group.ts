@@ -33,7 +33,7 @@ export interface TerminateOptions {
  * clean exit, sends SIGTERM, waits `graceMs`, then SIGKILLs the group — always, because a
  * process the leader forked may outlive it in the group. Resolves with the leader's status
  * once it is reaped. Every kind of child the gateway spawns ends through here, so "no
- * descendant survives a stop" (RELIABILITY UP-10, SBX-06) holds in one place.
+ * descendant survives a stop" holds in one place.
  *
  * @example
  * ```ts

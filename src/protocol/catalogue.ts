@@ -31,7 +31,7 @@ export interface ToolDescriptor {
   inputType: string | null;
   /** True when the argument may be omitted (no parameter, or every property optional). */
   inputOptional: boolean;
-  /** Type the call resolves to after unwrapping (SPEC §6). */
+  /** Type the call resolves to after unwrapping. */
   outputType: string;
   /** Parameter names with one-line docs, for search ranking and `describe`. */
   params: { name: string; description: string; required: boolean }[];

@@ -3,8 +3,7 @@
  * streaming mode where it is not needed: a chunk that ends with a newline ends on a character
  * boundary, so it decodes on its own, by the plain path, which costs about half of a streaming
  * `decode(chunk, { stream: true })` (its options are converted and its state kept on every
- * call). Every tool call's line passes through one of these in each process it crosses
- * (issue 12).
+ * call). Every tool call's line passes through one of these in each process it crosses.
  * @module
  */
 

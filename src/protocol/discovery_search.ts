@@ -1,5 +1,5 @@
 /**
- * Ranked search over discovery items (SPEC §7): an index built once per catalogue snapshot,
+ * Ranked search over discovery items: an index built once per catalogue snapshot,
  * field-weighted scoring, exact-path look-up and paging. The server's `search` and the
  * in-script `search()` both rank with this one implementation.
  * @module

@@ -1,5 +1,5 @@
 /**
- * Naming: turns namespace and tool names into script identifiers (SPEC §3), and offers the
+ * Naming: turns namespace and tool names into script identifiers, and offers the
  * nearest known names for an unknown one ("did you mean"). Every namespace kind, the registry,
  * discovery and the runner use this one module, so `tools.fancy_name.delete_` means the same
  * thing everywhere and every `UnknownTool` suggests names the same way.
@@ -65,7 +65,7 @@ const RESERVED_WORDS: ReadonlySet<string> = new Set([
   "Infinity",
 ]); // deno-fmt-ignore
 
-/** The script globals (SPEC §4); a name equal to one of these would shadow it and is refused. */
+/** The script globals; a name equal to one of these would shadow it and is refused. */
 export const SCRIPT_GLOBALS: ReadonlySet<string> = new Set([
   "tools", "stdin", "args", "search", "describe", "ToolError", "attach", "resources",
 ]); // deno-fmt-ignore
@@ -156,7 +156,7 @@ export interface ToolNameAssignment extends Omit<NameAssignment, "identifiers"> 
 }
 
 /**
- * Assigns script identifiers to the tools of a catalogue (SPEC §3), so the registry builds
+ * Assigns script identifiers to the tools of a catalogue, so the registry builds
  * `toolIdentifiers` the same way for every namespace kind. Tool names equal to a script global
  * (`search`, `describe` …) are kept: under `tools.ns.` they shadow nothing. Names that would
  * break plain objects (`__proto__` …) stay refused.

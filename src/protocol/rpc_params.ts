@@ -1,5 +1,5 @@
 /**
- * Parameter schemas of every RPC method (SPEC §11), shared by the server (validation, with
+ * Parameter schemas of every RPC method, shared by the server (validation, with
  * the failing path in `-32602` errors) and the client (typing what it sends).
  * @module
  */

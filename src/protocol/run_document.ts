@@ -1,5 +1,5 @@
 /**
- * The run document (SPEC §8): the one JSON shape every run answers with, over the CLI,
+ * The run document: the one JSON shape every run answers with, over the CLI,
  * WebSocket RPC, HTTP and MCP. Shared by server, client and the runner's reporting.
  * @module
  */
@@ -60,7 +60,7 @@ export type Attachment =
   | { type: "resource"; resource: Record<string, unknown> }
   | { type: "resource_link"; uri: string; name: string; mimeType?: string };
 
-/** The answer to every run (SPEC §8). `error` is present exactly when `ok` is false. */
+/** The answer to every run. `error` is present exactly when `ok` is false. */
 export interface RunDocument {
   runId: string;
   ok: boolean;

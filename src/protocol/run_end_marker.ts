@@ -3,7 +3,7 @@
  * `END_MARKER_PREFIX + nonce + ":" + exitCode + "\n"`. The nonce is new for every runner and
  * reaches it on stdin only, so a script cannot forge it; with both markers read and the
  * channel closed the gateway holds all the run wrote, and answers without waiting for the
- * process to be torn down (issue 12). Shared by the runner and the gateway.
+ * process to be torn down. Shared by the runner and the gateway.
  * @module
  */
 

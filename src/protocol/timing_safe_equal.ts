@@ -1,6 +1,6 @@
 /**
  * Constant-time comparison of secrets (tokens), so response timing reveals nothing about how
- * much of a guess was right (RELIABILITY SEC-04).
+ * much of a guess was right.
  * @module
  */
 

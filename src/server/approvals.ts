@@ -1,5 +1,5 @@
 /**
- * Calls held by an `ask` policy rule (SPEC §13): each waits, with its run still going, until
+ * Calls held by an `ask` policy rule: each waits, with its run still going, until
  * someone answers (`gateway approve`, RPC `approval.respond`, the dashboard) or the run ends,
  * which counts as a denial.
  * @module

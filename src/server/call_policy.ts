@@ -238,7 +238,7 @@ export function askForUpstream(
 
 /**
  * How long a call may be held: until shortly before the run's deadline, so an unanswered call
- * fails as `PolicyDenied` (SPEC §13) and the script can still handle it, not as `Timeout`.
+ * fails as `PolicyDenied` and the script can still handle it, not as `Timeout`.
  */
 function holdTime(deadline: number): number {
   const remaining = deadline - Date.now();

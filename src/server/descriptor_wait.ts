@@ -5,7 +5,7 @@
  * through SQLite, as "unable to open database file", which names no cause. Probing for a
  * descriptor tells that shortage from a real fault, so only the shortage is waited out: the
  * supervised listener sheds the flood (supervised_serve.ts), descriptors come back, and the
- * start goes on instead of ending (RELIABILITY: a hostile local process never crashes the
+ * start goes on instead of ending (a hostile local process never crashes the
  * server).
  * @module
  */

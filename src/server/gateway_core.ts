@@ -4,7 +4,7 @@
  * root, and shutdown order. Each part's logic lives in its own module: tool calls in
  * tool_dispatcher.ts, namespaces in namespace_setup.ts, the root watcher and config diff in
  * root_watcher.ts, the finished-runs cache, history rows and discovery views beside them.
- * (Over 400 lines: it is the one place the parts meet; what each part does is elsewhere.)
+ * It is the one place the parts meet; what each part does is elsewhere.
  * @module
  */
 
@@ -63,7 +63,7 @@ export class GatewayCore implements LiveCatalogue {
   readonly database: GatewayDatabase;
   /** Run state shared with other instances on one PostgreSQL; null for SQLite. */
   readonly shared: SharedRunState | null;
-  /** Workflow sessions (SPEC §10), loaded on first use. */
+  /** Workflow sessions, loaded on first use. */
   readonly workflows: WorkflowsOnDemand;
   /** The script runner. */
   readonly runner: ScriptRunner;
@@ -84,9 +84,9 @@ export class GatewayCore implements LiveCatalogue {
   #globalsReady: Promise<void> = Promise.resolve();
   /** Why the last config reload failed (the last good config stays in force), or null. */
   #reloadError: string | null = null;
-  /** The gateway's own token: masked wherever secrets are (issue 9, item 9). */
+  /** The gateway's own token: masked wherever secrets are. */
   readonly #token: string | null;
-  /** Spans and metrics, exported only when `OTEL_DENO` is set (issue 16). */
+  /** Spans and metrics, exported only when `OTEL_DENO` is set. */
   readonly #telemetry = new GatewayTelemetry();
 
   /**
@@ -217,7 +217,7 @@ export class GatewayCore implements LiveCatalogue {
     await this.#namespaces.startAll();
     this.#catalogueChanged();
     this.#rootWatcher.start();
-    setTimeout(() => this.runner.warm(), 0); // the pool fills once the server answers (issue 12)
+    setTimeout(() => this.runner.warm(), 0); // the pool fills once the server answers
   }
 
   /** The configuration in force (the last good one). */
@@ -243,7 +243,7 @@ export class GatewayCore implements LiveCatalogue {
 
   /**
    * Masks the config's secrets in everything that leaves the server: HTTP bodies, WebSocket
-   * frames, messages to runners (issue 9, item 4). Not the token, which the dashboard page
+   * frames, messages to runners. Not the token, which the dashboard page
    * legitimately carries; no server answer is built from it.
    */
   readonly outgoingMask = new SecretMask(() => this.#configSecrets());
@@ -366,7 +366,7 @@ export class GatewayCore implements LiveCatalogue {
     try {
       next = await loadRootConfig(this.paths.root, Deno.env.toObject());
     } catch (error) {
-      // A bad edit keeps the last good config (SPEC §2), and `gateway tools`/`status` say so.
+      // A bad edit keeps the last good config, and `gateway tools`/`status` say so.
       this.#reloadError = (error as Error).message;
       this.log.error("config reload failed; keeping the last good config", {
         error: (error as Error).message,

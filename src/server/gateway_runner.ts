@@ -165,7 +165,7 @@ export function createScriptRunner(deps: RunnerDeps): ScriptRunner {
       const watcher = deps.toolCallWatcher(call.runId);
       const started = Date.now();
       watcher?.({ namespace: call.namespace, tool: call.tool, phase: "called" });
-      // The call's own fields are the call options (no copy per call: issue 12).
+      // The call's own fields are the call options (no copy per call).
       const done = deps.dispatcher.callTool(call.namespace, call.tool, call.args, call);
       if (watcher) {
         const end = (ok: boolean) =>

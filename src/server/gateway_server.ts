@@ -87,7 +87,7 @@ export async function startGatewayServer(
 
 /**
  * Takes the data dir's exclusive lock, held (by the open file) for the server's whole life, so
- * two servers can never share a data dir however they race (issue 9, item 7; SVC-02). The
+ * two servers can never share a data dir however they race. The
  * kernel drops it when the process dies, even by `kill -9`.
  */
 async function acquireServerLock(dataDir: string): Promise<Deno.FsFile> {
@@ -259,7 +259,7 @@ async function startLocked(
       idleMs: () => (parts?.core.config ?? config).exec.checkerIdleMs,
     });
     checker.preload(Math.min(CHECKER_PRELOAD_GRACE_MS, config.exec.checkerIdleMs));
-    // A computed specifier: a literal `import()` puts the parts' whole graph (≈ 150 modules and
+    // A computed specifier: a literal `import()` puts the parts' whole graph (its modules and
     // their npm packages) into the graph Deno resolves when this module loads, before listening.
     const { importServerParts }: typeof import("./staged_import.ts") = await import(
       new URL("./staged_import.ts", import.meta.url).href
@@ -301,8 +301,7 @@ async function startLocked(
   const stop = () => {
     stopping ??= (async () => {
       await unpublish(paths);
-      // Stop taking work, give runs in flight a grace period, then cancel what is left
-      // (RELIABILITY SVC-03).
+      // Stop taking work, give runs in flight a grace period, then cancel what is left.
       // The listener stays open meanwhile so their callers get their answers.
       core.beginShutdown();
       const graceEnds = Date.now() + SHUTDOWN_GRACE_MS;
@@ -310,7 +309,7 @@ async function startLocked(
         await new Promise((r) => setTimeout(r, 50));
       }
       // Runs still going are cancelled while the listener is open, so each caller receives
-      // its Cancelled run document rather than a closed connection (issue 9, item 11).
+      // its Cancelled run document rather than a closed connection.
       await core.runner.close();
       await new Promise((r) => setTimeout(r, 50)); // let the last answers go out
       await closeMcp();

@@ -109,7 +109,7 @@ export function createHttpRoutes(
     const session = sessions.sessionOf(request, options.port());
     return session !== null && sessions.isSession(session);
   };
-  /** Every JSON answer goes out with the config's secrets masked (issue 9, item 4). */
+  /** Every JSON answer goes out with the config's secrets masked. */
   const json = (_c: Context, value: unknown, status: number = 200) =>
     new Response(core.outgoingMask.stringify(value), {
       status,
@@ -142,7 +142,7 @@ export function createHttpRoutes(
     }
     if (c.req.raw.body !== null) {
       // Bodies are read whole before any handler sees them, within a cap: a 200 MB upload must
-      // cost 413, not the server's memory (issue 9, item 12).
+      // cost 413, not the server's memory.
       const bounded = await readBoundedBody(c.req.raw, MAX_BODY_BYTES);
       if (bounded === null) {
         return json(c, {

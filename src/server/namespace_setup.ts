@@ -58,7 +58,7 @@ export interface NamespaceSetupOptions {
 export class NamespaceSetup {
   readonly #options: NamespaceSetupOptions;
   readonly #signatures: ToolModuleSignatures;
-  /** The process running tool modules as Workers (issue 12); started by the first module. */
+  /** The process running tool modules as Workers; started by the first module. */
   readonly #sharedToolHosts: SharedToolHosts;
   /** Directories no tool host process is shown under the OS sandbox. */
   readonly #hiddenPaths: string[];
@@ -121,7 +121,7 @@ export class NamespaceSetup {
     this.#watcher = new ToolDirectoryWatcher(join(this.#rootDir, "tools"), {
       logger: log.child("tools"),
       onChanges: (changes) => {
-        // Each change touches that namespace alone (SPEC §3).
+        // Each change touches that namespace alone.
         for (const change of changes) {
           const existing = registry.get(change.name);
           if (change.kind === "removed") registry.remove(change.name);
@@ -330,7 +330,7 @@ export class NamespaceSetup {
 
   /**
    * An MCP namespace; a stdio server's relative `cwd` is relative to the root, not to us. Its
-   * code (the SDK's client half, ajv) loads as it starts, after the server answers (issue 12).
+   * code (the SDK's client half, ajv) loads as it starts, after the server answers.
    */
   #mcpNamespace(name: string, server: McpServerConfig): DeferredMcpNamespace {
     const config = "command" in server && server.cwd !== undefined

@@ -1,7 +1,7 @@
 /**
  * Dispatches a method call to its handler after validating params, and translates every
- * error into the one wire error by its class (SPEC §11; STYLE rule 6: translated in one
- * place). Domain code throws domain errors; only this file knows the wire codes they map to.
+ * error into the one wire error by its class (docs/protocol.md#errors), in this one place.
+ * Domain code throws domain errors; only this file knows the wire codes they map to.
  * @module
  */
 

@@ -63,7 +63,7 @@ export class RunTracker {
     }
     const runner = this.#runner();
     if (runner.queuedCount >= this.#maxQueuedRuns()) {
-      // Backpressure (RELIABILITY LOAD-04): refuse at once rather than queue without bound.
+      // Backpressure: refuse at once rather than queue without bound.
       throw new GatewayRefusal(
         "Overloaded",
         `Overloaded: ${runner.queuedCount} runs are already waiting (exec.maxQueuedRuns); retry shortly`,

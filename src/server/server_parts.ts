@@ -63,7 +63,7 @@ export async function startServerParts(options: {
     log,
   });
   const mcpOptions: Omit<Parameters<typeof createMcpHttpHandler>[0], "codec"> = {
-    // Answers and notifications leave with the config's secrets masked (issue 9, item 4).
+    // Answers and notifications leave with the config's secrets masked.
     call: async (method, params, sink) =>
       core.outgoingMask.deep(
         await router.dispatch(method, params, {

@@ -1,5 +1,5 @@
 /**
- * The server side of several instances on one PostgreSQL database (issue 17): publishes this
+ * The server side of several instances on one PostgreSQL database: publishes this
  * instance's runs in flight and held calls to the shared store, lets `wait` follow a run another
  * instance runs, and routes approval answers given on any instance to the one holding the call.
  * Absent (null in the core) for the embedded SQLite store.

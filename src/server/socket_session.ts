@@ -1,6 +1,6 @@
 /**
- * One WebSocket connection speaking JSON-RPC 2.0 (SPEC §11). Every bad frame gets an error
- * reply and the connection lives on (RELIABILITY API-01…04); lootbox's message shapes are
+ * One WebSocket connection speaking JSON-RPC 2.0. Every bad frame gets an error
+ * reply and the connection lives on; lootbox's message shapes are
  * accepted for migration.
  * @module
  */

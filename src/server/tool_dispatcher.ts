@@ -91,7 +91,7 @@ export function namespaceUnavailable(
 /** Routes tool calls to namespaces. */
 export class ToolDispatcher {
   readonly #options: ToolDispatcherOptions;
-  /** Local-tool argument shapes already checked and fitting (issue 10's check, once a shape). */
+  /** Local-tool argument shapes already checked and fitting (the argument check runs once a shape). */
   readonly #fittingShapes = new FittingShapes();
   readonly #callable: CallableNamespaces;
 
@@ -239,7 +239,7 @@ export class ToolDispatcher {
     return sent.then(
       (result) => result.raw,
       (error: unknown) => {
-        // `.raw()` hands back the envelope as the tool sent it, `isError` included (SPEC §4).
+        // `.raw()` hands back the envelope as the tool sent it, `isError` included.
         if (error instanceof ToolCallError && error.raw !== undefined) return error.raw;
         throw error;
       },

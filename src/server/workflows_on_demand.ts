@@ -1,6 +1,6 @@
 /**
  * The workflow service, loaded on first use: the YAML parser, Handlebars and the workflow engine
- * stay out of a server that runs no workflow (issue 12: idle memory and start time).
+ * stay out of a server that runs no workflow (idle memory and start time).
  * @module
  */
 
@@ -19,7 +19,7 @@ export class WorkflowsOnDemand {
     this.#root = root;
   }
 
-  /** The service (SPEC §10), the same one on every call. */
+  /** The service, the same one on every call. */
   get(): Promise<WorkflowService> {
     this.#service ??= import("../workflows/workflow_service.ts").then(({ WorkflowService }) =>
       new WorkflowService({ sessions: this.#sessions, root: this.#root })

@@ -81,11 +81,11 @@ export const GATEWAY_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX workflow_events_by_session ON workflow_events (session_id, id);
   `,
-  // 2: who approved or denied a call held by an `ask` policy rule (SPEC §13), as JSON.
+  // 2: who approved or denied a call held by an `ask` policy rule, as JSON.
   `
   ALTER TABLE tool_calls ADD COLUMN approval TEXT;
   `,
-  // 3: run state shared by several instances on one database (issue 17): which instance is
+  // 3: run state shared by several instances on one database: which instance is
   // alive until when, which runs are in flight where, and calls held for approval. A lone
   // SQLite gateway keeps these in memory; the tables exist so both stores share one numbering.
   `
@@ -106,7 +106,7 @@ export const GATEWAY_MIGRATIONS: readonly string[] = [
   );
   `,
   // 4: what each tool call answered (its result or error message), redacted and capped, for
-  // the run details of `gateway history show` and the dashboard (issue 14).
+  // the run details of `gateway history show` and the dashboard.
   `
   ALTER TABLE tool_calls ADD COLUMN result TEXT;
   `,
@@ -268,8 +268,8 @@ export function openGatewayDatabase(
       if (pragmaNumber(db, "auto_vacuum") !== 2) db.exec("VACUUM");
     }
     db.exec("PRAGMA journal_mode = WAL");
-    // NORMAL in WAL mode: a commit survives a crash or kill -9 of the gateway (RELIABILITY
-    // DB-01); only a power loss can take the last commits back. FULL would add an fsync to
+    // NORMAL in WAL mode: a commit survives a crash or kill -9 of the gateway; only a
+    // power loss can take the last commits back. FULL would add an fsync to
     // every run's answer.
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");

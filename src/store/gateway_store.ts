@@ -16,7 +16,7 @@ import type {
   WorkflowSessionUpdate,
 } from "./workflow_sessions.ts";
 
-/** Run history (SPEC §9) as any store keeps it. */
+/** Run history as any store keeps it. */
 export interface HistoryStore {
   /**
    * Writes `run` and its tool calls in one transaction and resolves once committed. A rejection
@@ -47,7 +47,7 @@ export type NewWorkflowSession =
   & { at: number };
 
 /**
- * Workflow sessions and their events (SPEC §10) as any store keeps them. No transaction spans
+ * Workflow sessions and their events as any store keeps them. No transaction spans
  * calls: each call is atomic, and a move checks the position it starts from, so two clients
  * (or two instances) never both advance a session from the same step.
  */

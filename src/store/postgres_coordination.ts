@@ -1,5 +1,5 @@
 /**
- * What several gateway instances on one PostgreSQL database tell each other (issue 17): each
+ * What several gateway instances on one PostgreSQL database tell each other: each
  * instance renews a lease; runs in flight are rows tied to the instance running them, so `wait`
  * on any instance can follow them (`LISTEN/NOTIFY`) and the others mark them `Crashed` once the
  * instance's lease expires; calls held for approval are rows any instance can answer, and the

@@ -4,8 +4,8 @@
  * PostgreSQL's dialect; a pool of connections through the `postgres` npm driver; a database that
  * is down is a {@linkcode StoreUnavailableError} naming the cause, and a history write retries
  * with back-off before it gives up, so a short restart loses no answered run.
- * (Over 400 lines: one class implements the whole store interface, method for method beside
- * sqlite_store.ts, so the two read side by side.)
+ * One class implements the whole store interface, method for method beside sqlite_store.ts,
+ * so the two read side by side.
  * @module
  */
 
@@ -99,7 +99,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX workflow_events_by_session ON workflow_events (session_id, id);
   `,
-  // 2: who approved or denied a call held by an `ask` policy rule (SPEC §13), as JSON.
+  // 2: who approved or denied a call held by an `ask` policy rule, as JSON.
   `
   ALTER TABLE tool_calls ADD COLUMN approval TEXT;
   `,
@@ -122,7 +122,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   );
   `,
   // 4: what each tool call answered (its result or error message), redacted and capped, for
-  // the run details of `gateway history show` and the dashboard (issue 14).
+  // the run details of `gateway history show` and the dashboard.
   `
   ALTER TABLE tool_calls ADD COLUMN result TEXT;
   `,

@@ -1,5 +1,5 @@
 /**
- * Workflow sessions in PostgreSQL (issue 17): the same tables and the same atomic calls as the
+ * Workflow sessions in PostgreSQL: the same tables and the same atomic calls as the
  * SQLite store, so `gateway workflow step` works from any instance sharing the database.
  * @module
  */

@@ -1,7 +1,7 @@
 /**
- * Run history (SPEC §9): every run and its tool calls, written to `gateway.db` before the run's
+ * Run history: every run and its tool calls, written to `gateway.db` before the run's
  * result is returned, with secrets redacted and outputs capped; listing, lookup and retention.
- * (Over 400 lines: the write and read paths share the redaction, capping and row shapes.)
+ * The write and read paths share the redaction, capping and row shapes, so they live together.
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * Workflow sessions in `gateway.db` (SPEC §10): per session name, the workflow file it runs (path,
+ * Workflow sessions in `gateway.db`: per session name, the workflow file it runs (path,
  * text and hash), its vars and position, and every event with its time, so workflows survive a
  * restart and several run at once.
  * @module

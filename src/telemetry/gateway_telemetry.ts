@@ -3,7 +3,7 @@
  * `OTEL_*` variables) and `@opentelemetry/api`: a span per run with child spans for the type
  * check, each tool call and the history write; W3C trace context taken from callers and carried
  * to HTTP upstreams (Deno's `fetch` injects it from the active context); metrics for outcomes,
- * latencies, the queue and namespace states (issue 16). Off by default: every entry point
+ * latencies, the queue and namespace states. Off by default: every entry point
  * returns a shared no-op when `OTEL_DENO` is not set, so an untraced run pays for nothing.
  * Attributes carry ids, names and kinds only, never messages, arguments or output (no secrets).
  * @module
@@ -54,7 +54,7 @@ export function telemetryEnabled(
 
 /**
  * `@opentelemetry/api`, loaded only when this process exports telemetry: evaluating it costs
- * the server ≈ 30 ms CPU and 4 MB at start (issue 12), for nothing when telemetry is off.
+ * the server CPU and memory at start, for nothing when telemetry is off.
  */
 const otel: typeof import("@opentelemetry/api") | null = telemetryEnabled()
   ? await import("@opentelemetry/api")

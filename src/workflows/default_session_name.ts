@@ -1,5 +1,5 @@
 /**
- * Workflow session names: the default one of a working directory (SPEC §10: one session per
+ * Workflow session names: the default one of a working directory (one session per
  * directory unless the caller names one) and what a name may hold.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The workflow state machine (SPEC §10), pure: a state and a command give the next state and the
+ * The workflow state machine, pure: a state and a command give the next state and the
  * events to record, or a refusal. No I/O, no clock; the service persists what this decides.
  * @module
  */

@@ -1,8 +1,8 @@
 /**
- * Workflow files (SPEC §10): YAML parsed with positions kept, checked with zod, so a bad file is
+ * Workflow files: YAML parsed with positions kept, checked with zod, so a bad file is
  * refused with its path, the line and column, and what is wrong.
- * (Over 400 lines: the zod schema and the positioned messages for each of its keys are one
- * contract.)
+ * The zod schema and the positioned messages for each of its keys are one contract, so they
+ * live together.
  * @module
  */
 
@@ -308,7 +308,7 @@ function describeValue(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
   // Text is described, never quoted: a file that is not a workflow (say, one holding secrets)
-  // must not come back inside the error (issue 9, item 12).
+  // must not come back inside the error.
   if (typeof value === "string") return `text (${value.length} characters)`;
   return `${typeof value} ${JSON.stringify(value)}`;
 }

@@ -1,8 +1,8 @@
 /**
- * The workflow facade the CLI, RPC and HTTP call (SPEC §10): start, step, status, reset, abort,
+ * The workflow facade the CLI, RPC and HTTP call: start, step, status, reset, abort,
  * list and log, each answering a plain JSON view, persisted per session in `gateway.db`.
  * Agent-facing text for these views is in `workflow_text.ts`.
- * (Over 400 lines: seven verbs over one session state machine and its stored events.)
+ * Seven verbs over one session state machine and its stored events.
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * Step templates (SPEC §10): Handlebars in strict mode without HTML escaping, the comparison and
+ * Step templates: Handlebars in strict mode without HTML escaping, the comparison and
  * logic helpers, and a static check that finds unknown variables before a workflow starts.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Plain text of workflow views for agents (SPEC §10): the step's title and prompt first, then a
+ * Plain text of workflow views for agents: the step's title and prompt first, then a
  * footer with progress, the loop pass and exactly what to run next.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * The JSON views workflow commands answer (SPEC §10) and how they are built: the rendered step,
+ * The JSON views workflow commands answer and how they are built: the rendered step,
  * progress and loop facts, and the exact commands an agent runs next.
  * @module
  */

@@ -2,7 +2,7 @@
  * `deno task bench` (`-- --quick` for a shorter run): the gateway's speed and memory against
  * baselines measured in the same process — bare `deno run`, a cold `deno check`, a direct MCP
  * SDK client, bare-process throughput — printed as medians and ratios, each row beside its
- * issue 12 target and whether it is met; then the per-step breakdowns of a local call and a
+ * target and whether it is met; then the per-step breakdowns of a local call and a
  * trivial exec, what confinement costs (the OS sandbox against "off", a 15 MB call, modules
  * isolated), and the scale, OpenAPI and token benches (what a model reads, against a plain
  * aggregator's `tools/list`) in processes of their own. Targets are stated, never asserted
@@ -74,7 +74,7 @@ const files = {
   }),
   "tools/kv.ts": await Deno.readTextFile(join(REPO, "tools/kv.ts")),
   "tools/echo.ts": ECHO_MODULE,
-  // Five modules in all, as in the issue 12 table (each is a tool host today).
+  // Five modules in all (each is a tool host).
   "tools/math.ts":
     "/** Adds two numbers. */\nexport function add(args: { a: number; b: number }): number {\n  return args.a + args.b;\n}\n",
   "tools/text.ts":
@@ -471,7 +471,7 @@ times.sort();
     "two Deno processes, median",
   );
   // A local call is two hops through three processes; on a machine with few cores their
-  // wake-ups cost more than twice one hop (issue 12), so the floor of its shape is shown too.
+  // wake-ups cost more than twice one hop, so the floor of its shape is shown too.
   const relayed = await relayedRoundTripMs(QUICK ? 500 : 2000);
   row(
     "  the floor of a call's shape: the line through a relay process",

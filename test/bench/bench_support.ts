@@ -1,6 +1,6 @@
 /**
  * What the bench files share: medians, timing a function, `--quick`, and rows that print the
- * issue 12 target beside each measure and whether it is met (stated, never asserted).
+ * target beside each measure and whether it is met (stated, never asserted).
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * The floors of a local tool call (issue 12 item 3: one hop should cost what a unix-socket round
+ * The floors of a local tool call (one hop should cost what a unix-socket round
  * trip costs): a JSON line over a unix socket and back between this process and a child Deno
  * process, the way the runner talks to the gateway; and the same line relayed through a middle
  * process that does nothing but parse and re-frame it, the shape of a local call (runner →
@@ -73,7 +73,7 @@ export function unixRoundTripMs(count: number): Promise<number> {
  * Median round trip of a JSON line from a child to this process, which answers each line with
  * what `answer` resolves to, after `warm` untimed lines. With `answer` calling an MCP server
  * over stdio it is the shape of a script's MCP call (runner → gateway → upstream and back) with
- * none of the gateway's code: the floor of that row (issue 12).
+ * none of the gateway's code: the floor of that row.
  */
 export function answeredRoundTripMs(
   count: number,

@@ -177,7 +177,7 @@ export async function measureOsSandboxCost(runs: number, rounds: number): Promis
     row(
       "  bwrap's own CPU per process it starts (two processes)",
       await bwrapOwnCpuMs(tools.sandbox.path, Math.max(5, runs)),
-      "(off starts none; it execs setpriv instead, ≈ 1 ms)",
+      "(off starts none; it execs setpriv instead)",
     );
     compare("  a local tool call (echo, timed in the script)", calls, 3);
     const idle = processTreeMemory(sides.auto.pid);

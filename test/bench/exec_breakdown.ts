@@ -1,5 +1,5 @@
 /**
- * Where a trivial exec's time goes (issue 12 item 1): client → server, prepare + check +
+ * Where a trivial exec's time goes: client → server, prepare + check +
  * spawn/handoff, the script body, report → history write, the history write, the answer back.
  * The server runs with telemetry on (`OTEL_DENO`, exported as OTLP/JSON to a receiver here):
  * its `gateway.run`, `gateway.typecheck`, `gateway.history_write` and `gateway.tool_call` spans

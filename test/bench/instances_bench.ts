@@ -1,7 +1,7 @@
 /**
  * `deno task bench:instances`: 1,000 runs (`BENCH_INSTANCE_RUNS`) spread over three gateway
  * instances on one PostgreSQL database against the same runs on one instance with SQLite,
- * runs/s and p99 latency printed side by side (issue 17). Measured, never asserted.
+ * runs/s and p99 latency printed side by side. Measured, never asserted.
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * Resident memory of a process and every descendant, read from `/proc` (issue 12: the
+ * Resident memory of a process and every descendant, read from `/proc` (the
  * gateway's memory is the server plus everything it spawned, not the upstream MCP server's own
  * process). Linux only; elsewhere it reports nothing.
  *

@@ -1,5 +1,5 @@
 /**
- * The scale bench (issue 12 item 5): a synthetic upstream (one process serving N streamable-HTTP
+ * The scale bench: a synthetic upstream (one process serving N streamable-HTTP
  * MCP servers of M tools each, test/fixtures/mcp/synthetic_upstream.ts) behind a gateway at
  * 10, 500 and 2,000 tools. Prints, per size: start → `/health`, start → every namespace ready,
  * the gateway's resident memory (server + descendants, from /proc; the upstream is a process

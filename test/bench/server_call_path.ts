@@ -2,7 +2,7 @@
  * The gateway's own per-call work between a script's channel and a namespace, in process: the
  * call broker (turns, records, the call's history text, the reply) and the tool dispatcher
  * (names, status, policy, the namespace's limits), over a namespace that answers at once. What
- * is left of a call is I/O: the hops to the runner and to the tool host (issue 12).
+ * is left of a call is I/O: the hops to the runner and to the tool host.
  * @module
  */
 

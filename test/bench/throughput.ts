@@ -1,5 +1,5 @@
 /**
- * Throughput at a fixed concurrency (issue 12): N tasks, at most K in flight, counting the ones
+ * Throughput at a fixed concurrency: N tasks, at most K in flight, counting the ones
  * that did not succeed ("lost"). Used for 1,000 trivial gateway runs against 1,000 bare
  * `deno run` processes at the same concurrency.
  * @module

@@ -1,7 +1,7 @@
 /**
  * One hop of a local tool call alone: the gateway's side (`ToolHost` over the shared host's
  * Worker socket, or an isolated host's) calling a tool that returns its argument, in this
- * process, without a script or its channel — to set against the unix-socket floor (issue 12).
+ * process, without a script or its channel — to set against the unix-socket floor.
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * The gateway both script corpora run against (issue 10): a temporary root with the bundled
+ * The gateway both script corpora run against: a temporary root with the bundled
  * tool modules (kv, sqlite, fs, memory), the real MCP test servers (everything, memory as
  * `graph`, filesystem as `files`), a server that never starts (`ghost`), a policy rule written
  * with a tool's identifier, and an `exec.maxPermissions` ceiling.

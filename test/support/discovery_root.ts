@@ -1,5 +1,5 @@
 /**
- * Generated roots for the discovery end-to-end tests (issue 5): local tool modules whose tools
+ * Generated roots for the discovery end-to-end tests: local tool modules whose tools
  * grow in size with their number, so "cheapest first" is visible from outside, named scripts
  * with JSDoc, and a way to wait until every namespace is ready.
  * @module

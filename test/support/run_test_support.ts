@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the run tests (issue 3): temporary roots holding the probe tool module, the
+ * Shared pieces of the run tests: temporary roots holding the probe tool module, the
  * bundled kv module and a real MCP server; the run document type; polling with a deadline; and
  * process inspection through /proc (memory, process groups, leftovers to clean up by pid).
  * @module

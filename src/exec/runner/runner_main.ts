@@ -34,7 +34,7 @@ const revokeDiscoveryGrant = Deno.args.includes("revoke-discovery");
 /**
  * The `search()`/`describe()` code, beside this file (see `runner_discovery.ts`). No `URL`
  * object here or below: a runner whose code never builds one skips compiling the runtime's URL
- * parser (with no `--location` either, ≈ 1 M instructions per run; callgrind, issue 12).
+ * parser (with no `--location` either), a cost on every run.
  */
 const discoveryPath = `${import.meta.dirname}/runner_discovery.bundle.js`;
 
@@ -154,8 +154,7 @@ if (run.exitAtEnd === true) {
   // Once the event loop has run empty (`beforeunload`), a last `unload` listener is added that
   // ends the process with `Deno.exit` (with the exit code the end markers carry) after every
   // other listener has run: the end line and markers are out by then, and skipping the
-  // runtime's teardown saves each run ≈ 1 ms of CPU and ends its process ≈ 1.8 ms sooner
-  // (alternated A/B of the runner process, issue 12). The socket's close then comes only with
+  // runtime's teardown saves each run CPU and ends its process sooner. The socket's close then comes only with
   // the exit, which the gateway does not wait for (it has the end line). The gateway asks for
   // this only for a script that cannot have hooked Node's `process` `exit` event, which
   // `Deno.exit` skips; an `unload` listener a script adds from its own `beforeunload` listener
@@ -297,7 +296,7 @@ globalThis.addEventListener("error", (event) => {
   fail(event.error);
 });
 globalThis.addEventListener("unhandledrejection", (event) => {
-  // A rejected promise nobody awaited: reported as a warning, never dropped (SPEC §8).
+  // A rejected promise nobody awaited: reported as a warning, never dropped.
   event.preventDefault();
   const failure = describeFailure(event.reason);
   const where = failure.line ? ` (line ${failure.line})` : "";

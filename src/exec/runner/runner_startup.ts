@@ -12,8 +12,7 @@ import { concatBytes } from "../../protocol/bytes.ts";
  * nonce of the run's end marker. Synchronously: the runner has nothing to do before it has
  * them, and the gateway writes them as it spawns the process, so they are there by the time
  * Deno has started. An async read of stdin is handed to a thread of the runtime's blocking
- * pool and back: it cost each runner ≈ 1 ms of CPU and 1.4 MB more memory touched
- * (alternated A/B of the runner process, issue 12).
+ * pool and back: it cost each runner CPU and more memory touched.
  */
 export function readSecrets(): { token: string; endNonce: string } {
   const chunks: Uint8Array[] = [];
@@ -30,7 +29,7 @@ export function readSecrets(): { token: string; endNonce: string } {
 
 /**
  * Compiles the runtime's event dispatch while the runner waits for its run. Deno compiles it
- * lazily, when it dispatches `load` after the script, ≈ 0.7 ms on every run's path (issue 12).
+ * lazily, when it dispatches `load` after the script, on every run's path.
  * The listener is needed: with none, dispatch returns before reaching that code.
  */
 export function warmEventDispatch(): void {

@@ -1,5 +1,5 @@
 /**
- * The globals a script sees (SPEC §4): `tools`, `stdin()`, `args`, `ToolError`, `attach`,
+ * The globals a script sees: `tools`, `stdin()`, `args`, `ToolError`, `attach`,
  * `resources`, `search`, `describe`, and the hook that receives a snippet's last expression.
  * Runs inside the script's subprocess; talks to the gateway only through `request`/`notify`.
  * @module
@@ -77,7 +77,7 @@ export function installScriptGlobals(
   function call(namespace: string, tool: string, args: unknown, raw: boolean): Promise<unknown> {
     // `locate` and `failure` run only on a later message, once `site` below is taken. The
     // failure is mapped where the call is rejected, not by a `.catch` here: a reply reaches the
-    // script one microtask sooner (issue 12).
+    // script one microtask sooner.
     const answer = port.request(
       ChannelMethod.call,
       { namespace, tool, args, raw },
@@ -87,7 +87,7 @@ export function installScriptGlobals(
     // The call site is taken before the script's code goes on, so its frames include the
     // script's line even when the call is never awaited (the async stack of an awaited call has
     // it too) — but after the request is written: an Error cost the runner 5–10 µs of CPU per
-    // call (measured, issue 12), which now overlaps the call's round trip instead of delaying
+    // call (measured), which now overlaps the call's round trip instead of delaying
     // it. V8 formats `site.stack` only when it is
     // read: when the call fails, or when it has waited long enough for the runner to tell the
     // gateway its line — formatting costs more than a fast call.
@@ -249,7 +249,7 @@ export function installScriptGlobals(
   define("describe", describe);
   define(run.resultHook, resultHook);
   // `Deno.args` of a pre-started runner are the runner's own; the script's arguments replace
-  // them so `Deno.args` and `args` agree (SPEC §4).
+  // them so `Deno.args` and `args` agree.
   Object.defineProperty(Deno, "args", { value: Object.freeze([...run.args]), configurable: true });
 
   return {

@@ -1,6 +1,6 @@
 /**
  * The shared wording of bad tool input, apart from the ajv-based validator so a namespace that
- * only checks arguments with schemas compiled elsewhere never loads ajv (issue 12: ajv is off
+ * only checks arguments with schemas compiled elsewhere never loads ajv (ajv is off
  * the server's start path and loads with the first schema compile).
  * @module
  */

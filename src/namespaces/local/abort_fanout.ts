@@ -1,5 +1,5 @@
 /**
- * Abort callbacks of many calls on one listener per signal (issue 12: a run's calls all share
+ * Abort callbacks of many calls on one listener per signal (a run's calls all share
  * its signal, and an `addEventListener`/`removeEventListener` pair per call cost more than the
  * rest of a call's bookkeeping on the gateway's side).
  * @module

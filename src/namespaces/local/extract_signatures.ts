@@ -1,6 +1,6 @@
 /**
  * Reads a tool module's exports with ts-morph into tool descriptors plus the declarations their
- * types need. CPU-heavy: only the signature worker imports it. (Over 400 lines: one pass.)
+ * types need. CPU-heavy: only the signature worker imports it.
  * @module
  */
 

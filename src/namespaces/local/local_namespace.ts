@@ -1,5 +1,5 @@
 /**
- * A local `.ts` tool module as a {@linkcode Namespace} (SPEC §3): signatures from the cached
+ * A local `.ts` tool module as a {@linkcode Namespace}: signatures from the cached
  * ts-morph worker, calls through a tool host (a Worker of the shared host, or a subprocess of its
  * own), reload on change.
  * @module

@@ -1,9 +1,9 @@
 /**
  * Parent side of the shared tool host: one `deno run --unstable-worker-options` process per
  * (working directory, deno.json) in which every non-isolated tool module runs as a Worker with
- * its own permissions (issue 12: ≈ 64 MB per module saved). A module that exits, hangs or
+ * its own permissions (a process per module would cost each module a Deno runtime's memory). A module that exits, hangs or
  * crashes ends only its Worker; if the process itself dies, each module's `ToolHost` restarts
- * it under the restart policy (RELIABILITY MOD-*). Calls and results travel on each Worker's own
+ * it under the restart policy. Calls and results travel on each Worker's own
  * socket (each module's conversation in `module_calls.ts`), the lifecycle on the host thread's
  * own link (`worker_links.ts`); what the process writes on stdout and stderr is logged as
  * untrusted text. The process and the per-module handle share one lifecycle stream, so they

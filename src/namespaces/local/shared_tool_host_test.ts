@@ -367,7 +367,7 @@ Deno.test("a Worker's modules cannot reach the gateway's socket: its grant was r
   });
 });
 
-Deno.test("a connection with a wrong module token is refused and logged; the module keeps serving 100 of 100 calls (SEC-07)", async () => {
+Deno.test("a connection with a wrong module token is refused and logged; the module keeps serving 100 of 100 calls", async () => {
   await withShared(["faulty_tools.ts"], {}, async ([faulty], logger, shared) => {
     await faulty!.start();
     const [path] = shared.socketPaths();

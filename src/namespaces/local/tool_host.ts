@@ -1,8 +1,8 @@
 /**
  * Parent side of a tool host: runs one module with its permissions, as a Worker of the shared
  * tool host or in a `deno run` subprocess of its own, enforces call deadlines, restarts under the
- * restart policy on crash or ignored abort. (Over 400 lines: the deadline, abort-grace and
- * restart rules share state and read best together.)
+ * restart policy on crash or ignored abort. The deadline, abort-grace and restart rules share
+ * state, so they live together.
  * @module
  */
 
@@ -47,7 +47,7 @@ export interface ToolHostOptions {
    * @default {"tools/<file name>"}
    */
   label?: string;
-  /** Deno permissions; undefined = `--allow-all` (the user wrote the module; SPEC §3). */
+  /** Deno permissions; undefined = `--allow-all` (the user wrote the module). */
   permissions?: PermissionSet | undefined;
   /** Handed to the module as JSON in `GATEWAY_TOOL_SETTINGS`. */
   settings?: Record<string, unknown>;
@@ -75,7 +75,7 @@ export interface ToolHostOptions {
   maxRestartDelayMs?: number;
   /** The breaker (and the rest of the back-off); the same policy as MCP upstreams'. */
   restart?: Partial<RestartPolicyOptions>;
-  /** Resident memory of the host; past it the host is restarted (issue 9). @default {1024} */
+  /** Resident memory of the host; past it the host is restarted. @default {1024} */
   maxMemoryMb?: number;
   /** Told the pid (= process group) of every host started, so a later server can reap it. */
   onSpawn?: (pid: number) => void;
@@ -209,7 +209,7 @@ export class ToolHost {
         new ToolCallError("Cancelled", `call to "${this.#options.name}.${tool}" was cancelled`),
       );
     }
-    // A ready host is called in this turn, with no promise layer before the write (issue 12).
+    // A ready host is called in this turn, with no promise layer before the write.
     if (this.#state.state !== "starting") return this.#send(tool, args, options, started);
     return this.#waitWhileStarting(tool, options).then(() =>
       this.#send(tool, args, options, started)
@@ -374,8 +374,8 @@ export class ToolHost {
   /** The module in a `deno run` process of its own. */
   #spawn(): ToolHostProcess {
     const options = this.#options;
-    // Its calls travel on a socket of its own (issue 12: a child's stdio streams cost ≈ 25 µs a
-    // call more); the grant to connect is revoked before the module is imported.
+    // Its calls travel on a socket of its own (a child's stdio streams cost every call
+    // more); the grant to connect is revoked before the module is imported.
     const links = new WorkerLinks(this.#logger, options.shared?.socketDir);
     let command: string[];
     try {

@@ -44,6 +44,9 @@ import { type CallParams, isLinkParams, type LinkParams, MODULE_FIELD } from "./
 
 /** Longest request accepted from the gateway (arguments are JSON in one message). */
 export const MAX_REQUEST_LENGTH = 64 * 1024 * 1024;
+/** How long a host whose module failed to import waits for the gateway to read why. */
+const LOAD_ERROR_LINGER_MS = 5_000;
+
 /** Longest link line accepted on stdin. */
 const MAX_LINK_LENGTH = 64 * 1024;
 
@@ -239,6 +242,13 @@ async function main(): Promise<void> {
   } catch (thrown) {
     gateway.notify("load_error", { error: toWireError(thrown) });
     await gateway.flushed();
+    // The gateway closes the link once it has read why; exiting first could leave the reason
+    // unread (this process's exit may be seen before its connection is accepted). A gateway
+    // that does not answer is not waited for long.
+    await Promise.race([
+      gateway.closed,
+      new Promise((resolve) => setTimeout(resolve, LOAD_ERROR_LINGER_MS)),
+    ]);
     Deno.exit(1);
   }
   const exports = Object.keys(module).filter((key) => typeof module[key] === "function");

@@ -164,6 +164,11 @@ export class ToolHostProcess implements ToolHostConnection, LinkedModule {
       this.#settleReady = undefined;
     } else if (method === "load_error" && isWireError(message.error)) {
       this.#loadError = message.error;
+      // Settled from the message, not from the exit that follows it (the host waits for
+      // this link to close before it exits).
+      const { reason, line } = describeLoadError(message.error, this.#options.moduleUrl);
+      this.#failLoad(reason, line);
+      this.#options.links.close();
     }
   }
 

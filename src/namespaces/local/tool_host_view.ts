@@ -34,7 +34,7 @@ const GATEWAY_SOURCE = fileURLToPath(new URL("../../", import.meta.url));
 
 /** Where a tool host process runs and what it must reach besides its module's grants. */
 export interface ToolHostPlace {
-  /** The module's grants; undefined = all (SPEC: the default for a module the user wrote). */
+  /** The module's grants; undefined = all (the default for a module the user wrote). */
   permissions: PermissionSet | undefined;
   /** The module's directory (`ROOT/tools`), read-only. */
   moduleDir: string;

@@ -8,8 +8,7 @@
  * too, with the host's token, and carries the modules' lifecycle (load, unload, ready,
  * load_error, log, exit, restarted): every message the gateway acts on comes on a link only its
  * sender could open, never on the process's stdout, which every module shares. Connections that
- * do not identify themselves are bounded in number, bytes and time, and refused with a log line
- * (SEC-07).
+ * do not identify themselves are bounded in number, bytes and time, and refused with a log line.
  * @module
  */
 

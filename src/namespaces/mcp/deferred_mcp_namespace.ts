@@ -1,7 +1,7 @@
 /**
  * An MCP namespace whose code (the SDK's client half with its zod schemas and ajv, the
  * supervisor) loads when it starts, not when the server starts: the gateway answers `/health`
- * as up without paying ≈ 150 ms of module evaluation first (issue 12). Until the code is in,
+ * as up without paying for that code's module evaluation first. Until the code is in,
  * the namespace says "starting" with no tools, and every call or upstream request waits for it,
  * as it would wait for the upstream's connection.
  * @module
@@ -35,13 +35,13 @@ const EMPTY: NamespaceCatalogue = { tools: [], declarations: "", warnings: [] };
 
 /**
  * The namespace code in steps, with the event loop running between them: each step blocks the
- * thread while it evaluates (ajv ≈ 45 ms, the SDK's zod schemas, its client, the node compat
+ * thread while it evaluates (ajv, the SDK's zod schemas, its client, the node compat
  * code of child processes), and the server answers requests meanwhile (as staged_import.ts).
  */
 const STEPS: (() => Promise<unknown>)[] = [
   () => import("ajv"),
   () => import("@modelcontextprotocol/client"),
-  // The stdio transport's child processes and pipes (≈ 10–15 ms of node compat code).
+  // The stdio transport's child processes and pipes (a good deal of node compat code).
   () => import("node:child_process"),
   () => import("./mcp_namespace.ts"),
 ];

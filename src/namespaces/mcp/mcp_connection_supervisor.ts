@@ -2,9 +2,9 @@
  * The life of one MCP upstream's connection: the first connect within `startTimeoutMs` (the
  * protocol era from the kept verdict, or asked of the server once and kept), crash detection,
  * back-off reconnects and the breaker, login-required states, `list_changed` refreshes of the
- * cached catalogue, and the status and change listeners that report it all. (Over 400 lines:
- * one state machine over the same fields — the live connection, its generation, the status,
- * the retry timer — that every transition reads and writes.)
+ * cached catalogue, and the status and change listeners that report it all: one
+ * state machine over the same fields — the live connection, its generation, the status, the
+ * retry timer — that every transition reads and writes.
  * @module
  */
 
@@ -64,8 +64,8 @@ export class McpConnectionSupervisor implements McpCallHost {
   readonly #restart: RestartPolicy;
   readonly #listeners: ChangeListeners;
   /**
-   * Made at the first tool listing: ajv (≈ 45 ms to evaluate) then loads after the server
-   * answers, not on its start path (issue 12).
+   * Made at the first tool listing: ajv (slow to evaluate) then loads after the server
+   * answers, not on its start path.
    */
   #validator: InputValidator | undefined;
   /** Log and resource-update listeners, kept across reconnects. */

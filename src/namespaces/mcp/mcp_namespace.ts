@@ -182,7 +182,7 @@ export class McpNamespace
    * `InvalidToolInput`, `ToolTimeout`, `Cancelled` or `ToolError`.
    */
   callTool(tool: string, args: unknown, options: ToolCallOptions): Promise<ToolCallResult> {
-    // A ready namespace writes the request in this turn (no promise layer before it, issue 12);
+    // A ready namespace writes the request in this turn (no promise layer before it);
     // one still starting waits for its first start.
     const live = this.#supervisor.liveConnection;
     if (live === undefined) return this.#callWhenReady(tool, args, options);

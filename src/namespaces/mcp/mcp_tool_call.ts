@@ -63,7 +63,7 @@ export interface McpCallHost {
 }
 
 /**
- * Sends `input` to tool `entry` over `connection` and unwraps the answer (SPEC §6). A question
+ * Sends `input` to tool `entry` over `connection` and unwraps the answer. A question
  * the server asks meanwhile goes to `options.askUser`; with `options.hostRound` it goes back to
  * the caller instead, as the upstream's input-required answer ({@linkcode InputRequiredAnswer}
  * as the raw result). Rejects with a {@linkcode ToolCallError} of kind `Cancelled`,
@@ -132,7 +132,7 @@ export function sendMcpToolCall(
   const answer = inputAnswerer(options.askUser, (note) => host.note(`(call to "${tool}") ${note}`));
   if (direct !== undefined) {
     const envelope = connection.era === "modern" ? requestEnvelope(connection) : undefined;
-    // One promise layer between the answer and the caller (issue 12: a call's every turn counts).
+    // One promise layer between the answer and the caller (a call's every turn counts).
     return direct.toolCalls.call(tool, input, {
       signal: options.signal,
       timeout: options.callTimeoutMs,

@@ -1,6 +1,6 @@
 /**
  * Where the OAuth state of one upstream MCP server lives: `DATA_DIR/oauth/<name>.json`, mode
- * 0600 in a 0700 directory (issue 16). Written by `gateway auth login` (the CLI) and read and
+ * 0600 in a 0700 directory. Written by `gateway auth login` (the CLI) and read and
  * refreshed by the server; tokens never go anywhere else (not history, logs, types or errors).
  * @module
  */

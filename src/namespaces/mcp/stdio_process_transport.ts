@@ -47,8 +47,7 @@ const STDERR_LINE_CHARS = 500;
  *
  * The child is spawned with `node:child_process` rather than `Deno.Command`: its pipes are read
  * and written without the web streams' per-chunk promise machinery, which cost a fast tool call
- * about a quarter of the client's time on the pipe (issue 12; a line through `cat` and back:
- * 19–21 µs with web streams, 13–15 µs this way).
+ * about a quarter of the client's time on the pipe.
  */
 export class StdioProcessTransport implements Transport {
   /** Set by the SDK's `Protocol.connect`. */
@@ -194,7 +193,7 @@ export class StdioProcessTransport implements Transport {
 
   /**
    * Writes one message as a line; rejects when the child's stdin is gone. Not `async`: the
-   * write starts in the caller's turn, with no promise layer around it (issue 12).
+   * write starts in the caller's turn, with no promise layer around it.
    */
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => this.sendLine(message, reject, resolve));
@@ -265,7 +264,7 @@ export class StdioProcessTransport implements Transport {
   /**
    * A reply too large to accept still answers its request: the id is read from the line's
    * ends, and the caller gets an error naming the size at once instead of waiting for its
-   * timeout (issue 9, item 10). True when the SDK was handed a message.
+   * timeout. True when the SDK was handed a message.
    */
   #rejectOversized(line: OversizedLine, max: number): boolean {
     const message = `The reply of "${this.#options.command}" is ${line.length} bytes, over the ` +

@@ -1,10 +1,7 @@
 /**
- * (Over 400 lines: a call's request, its retries with answers, its task polls and its deadline
- * share one pending-call record, and every path ends in the same settle.)
  * `tools/call` over a stdio upstream without the SDK's request machinery: the SDK validates
  * every message it reads with zod several times over (message union, response guards, result
- * schema), which cost more than the upstream's whole answer (issue 12: an MCP call from a script
- * within 1.3× of the SDK client calling the server itself). Requests carry ids of their own
+ * schema), which cost more than the upstream's whole answer. Requests carry ids of their own
  * (`"gw-N"`), so their answers and progress are taken off the line before the SDK sees it;
  * everything else still goes through the SDK. A call behaves as `Client.callTool` does:
  * the same timeouts, cancellation, errors and result validation, in both protocol eras. On a
@@ -13,7 +10,9 @@
  * {@linkcode StdioToolCallOptions.answer} gives the responses, and the call is sent again with
  * them, up to {@linkcode MAX_INPUT_ROUNDS} times); or a task (the Tasks extension: the call
  * polls `tasks/get` until the task ends, each status a sign of life, and cancels it with
- * `tasks/cancel` when the call times out or is cancelled).
+ * `tasks/cancel` when the call times out or is cancelled). A call's request, its retries with
+ * answers, its task polls and its deadline share one pending-call record, and every path ends
+ * in the same settle, so they live in one module.
  * @module
  */
 

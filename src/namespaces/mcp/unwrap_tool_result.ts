@@ -1,5 +1,5 @@
 /**
- * Turns an MCP `CallToolResult` into the value a script receives (SPEC §6).
+ * Turns an MCP `CallToolResult` into the value a script receives.
  * @module
  */
 
@@ -14,7 +14,7 @@ export interface UnwrapOptions {
 }
 
 /**
- * Applies the unwrap rules of SPEC §6, in order: `isError` throws a `ToolError` (message = the
+ * Applies the unwrap rules (docs/architecture.md#tool-results), in order: `isError` throws a `ToolError` (message = the
  * text blocks joined, else "<ns>.<tool> returned isError"); `structuredContent` is the value;
  * when every block is text, the joined text (JSON-parsed when the tool has no `outputSchema` and
  * the text starts with `{` or `[` and parses; an empty content array counts as all text and gives

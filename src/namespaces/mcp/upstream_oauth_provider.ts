@@ -4,7 +4,7 @@
  * configured client, PKCE, the `resource` parameter, refresh, step-up), backed by the
  * namespace's {@linkcode OAuthStore}. In the server it never sends anyone to a browser: when a
  * login is needed it throws {@linkcode LoginRequiredError}, naming `gateway auth login NS` and,
- * when the authorization or resource server said why, its reason (issue 16).
+ * when the authorization or resource server said why, its reason.
  * @module
  */
 

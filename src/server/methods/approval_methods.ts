@@ -1,5 +1,5 @@
 /**
- * RPC handlers for calls held by `ask` policy rules (SPEC §13): `approval.list`,
+ * RPC handlers for calls held by `ask` policy rules: `approval.list`,
  * `approval.watch` (notifications of new held calls) and `approval.respond`.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * RPC handlers for discovery (SPEC §7): `catalog`, `search`, `describe`, `guide`, `scripts`.
+ * RPC handlers for discovery: `catalog`, `search`, `describe`, `guide`, `scripts`.
  * @module
  */
 
@@ -86,7 +86,7 @@ export const discoveryMethods: MethodGroup<DiscoveryMethodParts> = {
         ...(params.full !== undefined ? { full: params.full } : {}),
       });
     } catch (error) {
-      // A mistyped path is the caller's to fix, like an unknown tool in a script (SPEC §6).
+      // A mistyped path is the caller's to fix, like an unknown tool in a script.
       if (!(error instanceof UnknownPathError)) throw error;
       throw new RpcError(RpcCode.GatewayError, error.message, {
         kind: "UnknownTool",

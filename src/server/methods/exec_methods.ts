@@ -1,6 +1,6 @@
 /**
  * RPC handlers that run code: `exec` (inline), `run` (named script), `wait`, `cancel`
- * (SPEC §8, §11). They turn params into a run request and apply `yieldAfterMs`.
+ * (docs/protocol.md#runs). They turn params into a run request and apply `yieldAfterMs`.
  * @module
  */
 
@@ -167,7 +167,7 @@ function announceApprovals(runId: string, context: ExecContext): () => void {
   });
 }
 
-/** Per-run limits may be lowered by a caller, never raised past the config (SPEC §2). */
+/** Per-run limits may be lowered by a caller, never raised past the config. */
 function capped(value: number, max: number, name: string): number {
   if (value > max) {
     throw new RpcError(

@@ -1,5 +1,5 @@
 /**
- * RPC handlers over run history (SPEC §9): `history.list`, `history.get`.
+ * RPC handlers over run history: `history.list`, `history.get`.
  * @module
  */
 

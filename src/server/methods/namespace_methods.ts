@@ -1,6 +1,7 @@
 /**
  * RPC handlers about namespaces: `namespaces` (status), `types` (TypeScript), `call` (one tool,
- * directly), `namespace.reconnect` (after `gateway auth login`). No method can add or change an upstream command or module path (SEC-08).
+ * directly), `namespace.reconnect` (after `gateway auth login`). No method can
+ * add or change an upstream command or module path.
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * RPC handlers `workflow.start|step|status|reset|abort|list|log` (SPEC §10). Each answer
+ * RPC handlers `workflow.start|step|status|reset|abort|list|log`. Each answer
  * carries the view as JSON and as the plain text agents read (`text`).
  * @module
  */

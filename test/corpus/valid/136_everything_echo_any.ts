@@ -1,3 +1,3 @@
-// A tool without an outputSchema resolves to `any` (issue 13): its text needs no cast.
+// A tool without an outputSchema resolves to `any`: its text needs no cast.
 const reply = await tools.everything.echo({ message: "a" });
 reply.toUpperCase()
