@@ -1,7 +1,7 @@
 /**
  * The running gateway's parts, wired once: config, namespaces, runner, checker, history and
- * workflows. Methods (RPC, HTTP, MCP) call into this; it owns start-up order, reload of the
- * root, and shutdown order. Each part's logic lives in its own module: tool calls in
+ * workflows. It owns start-up order, reload of the root, and shutdown order; RPC methods and
+ * the script runner are handed only the parts they use (`server_parts.ts`), never the core. Each part's logic lives in its own module: tool calls in
  * tool_dispatcher.ts, namespaces in namespace_setup.ts, the root watcher and config diff in
  * root_watcher.ts, the finished-runs cache, history rows and discovery views beside them.
  * It is the one place the parts meet; what each part does is elsewhere.
