@@ -295,9 +295,10 @@ const DISPATCHER = "src/server/tool_dispatcher.ts";
 
 /**
  * Receivers of `.callTool(` that lead to the dispatcher rather than to a namespace: the
- * gateway core, the dispatcher itself, and the run's call broker wiring (`deps`, `options`).
+ * dispatcher itself or a part named for it (`context.dispatcher`), and the run's call broker
+ * wiring (`deps`, `options`).
  */
-const GATED_CALLERS = /(?:\bcore|#dispatcher|\bdeps|\boptions)\s*\.callTool\(/;
+const GATED_CALLERS = /(?:[#.]dispatcher|\bdeps|\boptions)\s*\.callTool\(/;
 
 /**
  * Calls that would reach a tool around the policy gate, in a file outside `src/namespaces/`
@@ -312,7 +313,7 @@ export function gateProblems(path: string, text: string): string[] {
     if (bypass) {
       problems.push(
         `${path}:${index + 1}: calls a namespace's tool directly; every call goes through ` +
-          `the tool dispatcher (GatewayCore.callTool), which applies the policy gate`,
+          `the tool dispatcher (ToolDispatcher.callTool), which applies the policy gate`,
       );
     }
   });

@@ -224,11 +224,12 @@ Deno.test("`checkLayers()` reports a tool called anywhere but through the dispat
     "src/server/gateway_core.ts": "declare const dispatcher: any;\n" +
       "export const c = () => dispatcher.callTool(1);",
     "src/server/methods/m.ts": "declare const context: any;\n" +
-      "await context.core.callTool(1, 2, 3, 4);",
+      "await context.dispatcher.callTool(1, 2, 3, 4);",
     "src/namespaces/mcp/d.ts": "declare const real: any;\nreal.callTool(1, 2, 3);",
     "src/server/methods/sneaky.ts": "declare const registry: any;\nconst ns = registry.get(1);\n" +
       "await ns.callTool(1, 2, 3);",
     "src/mcp_server/expose.ts": "declare const ns: any;\nawait ns.callValue(1, 2, 3);",
+    "src/server/old.ts": "declare const core: any;\nawait core.callTool(1, 2, 3, 4);",
     "src/exec/claim.ts":
       "declare const core: any;\nexport const calls = core.registry.claimCalls();",
   });
@@ -237,6 +238,7 @@ Deno.test("`checkLayers()` reports a tool called anywhere but through the dispat
     "src/mcp_server/expose.ts:2",
     "src/server/gateway_core.ts:2",
     "src/server/methods/sneaky.ts:3",
+    "src/server/old.ts:2",
   ]);
   assert.match(problems[0]!, /every call goes through the tool dispatcher/);
 });

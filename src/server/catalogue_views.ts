@@ -13,6 +13,30 @@ import type { Logger } from "../logger.ts";
 import type { NamespaceRegistry } from "../namespaces/namespace_registry.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
+import type { ScriptUsage } from "../exec/script_analysis.ts";
+
+/**
+ * The live catalogue as RPC methods and the script runner read it: these views, and the wait
+ * for namespaces still starting, which only the gateway core can do (it owns their start-up
+ * and the checker's types). The core implements it.
+ */
+export interface LiveCatalogue {
+  /**
+   * Resolves (bounded) once the namespaces `usage` needs (all, without it) are started and the
+   * checker holds their types.
+   */
+  catalogueReady(usage?: ScriptUsage): Promise<void>;
+  /** The catalogue as discovery and the type renderer see it. */
+  snapshot(): CatalogueSnapshot;
+  /** The search index of the current snapshot. */
+  searchIndex(): SearchIndex;
+  /** What in-script `search()`/`describe()` answer from. */
+  discoveryData(): DiscoveryData;
+  /** Named scripts of the root, as last listed. */
+  scripts(): NamedScript[];
+  /** Namespaces with status. */
+  namespaceList(): NamespaceSummary[];
+}
 
 /** Views of the current catalogue, cached until {@linkcode CatalogueViews.invalidate}. */
 export class CatalogueViews {

@@ -1,7 +1,7 @@
 /**
  * The running gateway's parts, wired once: config, namespaces, runner, checker, history and
- * workflows. Methods (RPC, HTTP, MCP) call into this; it owns start-up order, reload of the
- * root, and shutdown order. Each part's logic lives in its own module: tool calls in
+ * workflows. It owns start-up order, reload of the root, and shutdown order; RPC methods and
+ * the script runner are handed only the parts they use (`server_parts.ts`), never the core. Each part's logic lives in its own module: tool calls in
  * tool_dispatcher.ts, namespaces in namespace_setup.ts, the root watcher and config diff in
  * root_watcher.ts, the finished-runs cache, history rows and discovery views beside them.
  * It is the one place the parts meet; what each part does is elsewhere.
@@ -23,12 +23,7 @@ import { CallPolicy } from "./call_policy.ts";
 import type { ProcessLedger } from "../process/process_ledger.ts";
 import { SecretMask } from "../config/secret_mask.ts";
 import { GatewayTelemetry } from "../telemetry/gateway_telemetry.ts";
-import {
-  RESULT_HOOK,
-  type RunHandle,
-  type RunRequest,
-  type ScriptRunner,
-} from "../exec/script_runner.ts";
+import { RESULT_HOOK, type ScriptRunner } from "../exec/script_runner.ts";
 import { ScriptCheckerWorker } from "../exec/script_checker_worker.ts";
 import type { NamedScript } from "../exec/named_scripts.ts";
 import type { GatewayDatabase } from "../store/gateway_database.ts";
@@ -36,11 +31,11 @@ import type { GatewayStore, HistoryStore } from "../store/gateway_store.ts";
 import type { SharedRunState } from "./shared_run_state.ts";
 import { WorkflowsOnDemand } from "./workflows_on_demand.ts";
 import type { DiscoveryData } from "../protocol/channel_messages.ts";
-import type { Diagnostic, RunDocument } from "../protocol/run_document.ts";
+import type { Diagnostic } from "../protocol/run_document.ts";
 import type { NamespaceSummary } from "../protocol/wire_views.ts";
 import type { GatewayPaths } from "./gateway_paths.ts";
 import { type OpenedState, openGatewayState } from "./gateway_state.ts";
-import { type CallOptions, ToolDispatcher } from "./tool_dispatcher.ts";
+import { ToolDispatcher } from "./tool_dispatcher.ts";
 import { NamespaceSetup } from "./namespace_setup.ts";
 import { ProtocolLogs } from "../namespaces/mcp/protocol_log.ts";
 import { diffConfig, RootWatcher } from "./root_watcher.ts";
@@ -48,7 +43,7 @@ import { type RunEvent, RunTracker, type ToolCallEvent } from "./run_tracker.ts"
 import { createScriptRunner } from "./gateway_runner.ts";
 import { idlePolicyRules } from "./config_warnings.ts";
 import { namespacesUsed, type ScriptUsage, USES_EVERYTHING } from "../exec/script_analysis.ts";
-import { CatalogueViews } from "./catalogue_views.ts";
+import { CatalogueViews, type LiveCatalogue } from "./catalogue_views.ts";
 import { CheckedShapes } from "./checked_shapes.ts";
 
 export type { GatewayPaths };
@@ -58,7 +53,7 @@ export type { RunEvent, ToolCallEvent };
 const STARTING_WAIT_MS = 15_000;
 
 /** The gateway's state and behaviour, independent of how requests arrive. */
-export class GatewayCore {
+export class GatewayCore implements LiveCatalogue {
   readonly paths: GatewayPaths;
   readonly log: Logger;
   readonly registry = new NamespaceRegistry();
@@ -187,8 +182,18 @@ export class GatewayCore {
       shared: this.shared,
       maxQueuedRuns: () => this.config.exec.maxQueuedRuns,
     });
-    this.runner = createScriptRunner(this, {
+    this.runner = createScriptRunner({
+      paths,
       runsDir: state.runsDir,
+      log,
+      config: () => this.config,
+      registry: this.registry,
+      shared: this.shared,
+      history: state.store.history,
+      outgoingMask: this.outgoingMask,
+      // The waits for namespaces still starting are the core's: it owns their start-up.
+      catalogue: this,
+      dispatcher: this.#dispatcher,
       ledger: state.ledger,
       telemetry: this.#telemetry,
       checker: this.#checker,
@@ -330,32 +335,17 @@ export class GatewayCore {
     return this.#views.discoveryData();
   }
 
+  /** Admits runs and follows them: what `exec`, `wait` and the dashboard's live view use. */
+  get runs(): RunTracker {
+    return this.#tracker;
+  }
+
   /**
-   * Calls one tool through the policy gate (see {@linkcode ToolDispatcher.callTool}): the one
-   * way every surface calls a tool. Rejects with `ToolCallError`.
+   * The one way every surface calls a tool or reads a resource, after the policy gate.
+   * Rejects with `ToolCallError`.
    */
-  callTool(namespace: string, tool: string, args: unknown, options: CallOptions): Promise<unknown> {
-    return this.#dispatcher.callTool(namespace, tool, args, options);
-  }
-
-  /** Resources of an MCP namespace, for the `resources` global. */
-  resources(request: { namespace: string; op: "list" | "read"; uri?: string }): Promise<unknown> {
-    return this.#dispatcher.resources(request);
-  }
-
-  /** Starts a run; refuses (`GatewayRefusal`) while shutting down or when the queue is full. */
-  exec(request: RunRequest): RunHandle {
-    return this.#tracker.exec(request);
-  }
-
-  /** Tells `listener` about run `runId`'s tool calls; returns the function that stops it. */
-  watchToolCalls(runId: string, listener: (event: ToolCallEvent) => void): () => void {
-    return this.#tracker.watchToolCalls(runId, listener);
-  }
-
-  /** Tells `listener` when a run starts and finishes (the dashboard's live view). */
-  onRun(listener: (event: RunEvent) => void): () => void {
-    return this.#tracker.onRun(listener);
+  get dispatcher(): Pick<ToolDispatcher, "callTool" | "resources"> {
+    return this.#dispatcher;
   }
 
   /** Type-checks a script against the live tool types without running it (editor diagnostics). */
@@ -369,11 +359,6 @@ export class GatewayCore {
     }
     await this.catalogueReady(prepared.usage ?? USES_EVERYTHING);
     return await this.#checker.check(prepared);
-  }
-
-  /** A finished run's document, while it is still remembered. */
-  finished(runId: string): RunDocument | undefined {
-    return this.#tracker.finished(runId);
   }
 
   async #reloadConfig(): Promise<void> {

@@ -162,7 +162,6 @@ export function createHttpRoutes(
     c.req.raw.signal.addEventListener("abort", () => gone.abort());
     try {
       const result = await router.dispatch(method, params, {
-        core,
         client: c.env.via === "socket" ? "cli" : "http",
         signal: gone.signal,
       });

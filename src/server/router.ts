@@ -13,12 +13,11 @@ import { InvalidArgumentError } from "../protocol/invalid_argument_error.ts";
 import { ScriptNameError } from "../exec/named_scripts.ts";
 import { WorkflowError, type WorkflowErrorCode } from "../workflows/workflow_error.ts";
 import { GatewayRefusal } from "./gateway_refusal.ts";
-import type { GatewayCore } from "./gateway_core.ts";
+import type { Logger } from "../logger.ts";
 import { messageOf } from "../protocol/message_of.ts";
 
 /** What a handler knows about the caller. */
-export interface MethodContext {
-  core: GatewayCore;
+export interface CallerContext {
   /** "ws", "http", "mcp", "cli" … stored in history. */
   client: string;
   /** Sends a notification to this caller (WebSocket only). */
@@ -27,19 +26,32 @@ export interface MethodContext {
   signal: AbortSignal;
 }
 
+/**
+ * What a handler receives besides its params: the caller, and the parts of the gateway its
+ * method group declares (`P`, e.g. `{ history, registry }`), never the gateway core whole.
+ */
+export type MethodContext<P = Record<never, never>> = CallerContext & P;
+
 /** One method: its params schema and handler, type-erased for the table. */
-export interface MethodDefinition {
+export interface MethodDefinition<P = Record<never, never>> {
   /** The params schema, also the source of the HTTP API's OpenAPI document. */
   readonly schema: z.ZodType;
   parse(params: unknown): { success: true; data: unknown } | { success: false; error: z.ZodError };
-  handle(params: unknown, context: MethodContext): Promise<unknown>;
+  /** A property, not a method: a table needing parts the router lacks does not type-check. */
+  readonly handle: (params: unknown, context: MethodContext<P>) => Promise<unknown>;
 }
 
-/** Builds a table entry whose handler receives params typed by the schema. */
-export function defineMethod<S extends z.ZodType>(
+/** A method group: its handlers by method name, over the parts `P` it declares. */
+export type MethodGroup<P> = Record<string, MethodDefinition<P>>;
+
+/**
+ * Builds a table entry whose handler receives params typed by the schema; its parts' type
+ * comes from the group it is listed in.
+ */
+export function defineMethod<S extends z.ZodType, P = Record<never, never>>(
   schema: S,
-  handle: (params: z.infer<S>, context: MethodContext) => Promise<unknown>,
-): MethodDefinition {
+  handle: (params: z.infer<S>, context: MethodContext<P>) => Promise<unknown>,
+): MethodDefinition<P> {
   return {
     schema,
     parse: (params) => schema.safeParse(params ?? {}),
@@ -50,9 +62,32 @@ export function defineMethod<S extends z.ZodType>(
 /** The method table plus the error translation. */
 export class Router {
   readonly #methods: ReadonlyMap<string, MethodDefinition>;
+  readonly #log: Pick<Logger, "error">;
 
-  constructor(methods: Record<string, MethodDefinition>) {
+  /**
+   * A table whose handlers each work on `parts` (each sees only what its group declares);
+   * `log` records the errors that are bugs (answered as internal errors).
+   */
+  static over<P extends object>(
+    methods: Record<string, MethodDefinition<P>>,
+    parts: P,
+    log: Pick<Logger, "error">,
+  ): Router {
+    const bound = Object.entries(methods).map(([name, method]): [string, MethodDefinition] => [
+      name,
+      {
+        schema: method.schema,
+        parse: (params) => method.parse(params),
+        handle: (params, caller) => method.handle(params, { ...parts, ...caller }),
+      },
+    ]);
+    return new Router(Object.fromEntries(bound), log);
+  }
+
+  /** A table of handlers that need nothing but the caller; `log` as for {@linkcode Router.over}. */
+  constructor(methods: Record<string, MethodDefinition>, log: Pick<Logger, "error">) {
     this.#methods = new Map(Object.entries(methods));
+    this.#log = log;
   }
 
   /** Whether `method` exists (notifications with unknown methods are ignored). */
@@ -71,7 +106,7 @@ export class Router {
   }
 
   /** Validates and runs a method. Rejects only with {@linkcode RpcError}. */
-  async dispatch(method: string, params: unknown, context: MethodContext): Promise<unknown> {
+  async dispatch(method: string, params: unknown, caller: CallerContext): Promise<unknown> {
     const definition = this.#methods.get(method);
     if (!definition) {
       throw new RpcError(
@@ -87,9 +122,9 @@ export class Router {
       );
     }
     try {
-      return await definition.handle(parsed.data, context);
+      return await definition.handle(parsed.data, caller);
     } catch (error) {
-      throw toRpcError(error, context);
+      throw toRpcError(error, this.#log);
     }
   }
 }
@@ -107,7 +142,7 @@ const WORKFLOW_INPUT_CODES: ReadonlySet<WorkflowErrorCode> = new Set([
  * logged with its stack and answered as an internal error (-32603), never as the caller's
  * mistake, and never a crash.
  */
-export function toRpcError(error: unknown, context: Pick<MethodContext, "core">): RpcError {
+export function toRpcError(error: unknown, log: Pick<Logger, "error">): RpcError {
   if (error instanceof RpcError) return error;
   if (error instanceof ToolCallError) {
     return new RpcError(RpcCode.GatewayError, error.message, { kind: error.kind });
@@ -135,7 +170,7 @@ export function toRpcError(error: unknown, context: Pick<MethodContext, "core">)
   if (error instanceof InvalidArgumentError || error instanceof ScriptNameError) {
     return new RpcError(RpcCode.InvalidParams, error.message, { kind: error.name });
   }
-  context.core.log.error("internal error while handling a request", {
+  log.error("internal error while handling a request", {
     error: String(error),
     ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
   });

@@ -109,7 +109,6 @@ export function rpcStream(
   });
   peer.serve(request.method, (params, incoming) => {
     router.dispatch(request.method, params, {
-      core,
       client: deps.client,
       notify: (method, notification) => peer.notify(method, notification),
       signal: gone.signal,

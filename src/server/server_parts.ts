@@ -43,13 +43,30 @@ export async function startServerParts(options: {
     token,
     ...(options.checker ? { checker: options.checker } : {}),
   });
-  const router = createRouter();
+  const router = createRouter({
+    registry: core.registry,
+    catalogue: core,
+    catalogueVersions: core.catalogueVersions,
+    dispatcher: core.dispatcher,
+    runs: core.runs,
+    runner: core.runner,
+    history: core.history,
+    approvals: core.approvals,
+    shared: core.shared,
+    workflows: core.workflows,
+    protocolLogs: core.protocolLogs,
+    checker: core,
+    configStatus: core,
+    // Read per call: a config reload replaces it.
+    config: () => core.config,
+    root: core.paths.root,
+    log,
+  });
   const mcpOptions: Omit<Parameters<typeof createMcpHttpHandler>[0], "codec"> = {
     // Answers and notifications leave with the config's secrets masked.
     call: async (method, params, sink) =>
       core.outgoingMask.deep(
         await router.dispatch(method, params, {
-          core,
           client: "mcp",
           // A run the MCP client cancels is cancelled here too.
           signal: sink?.signal ?? new AbortController().signal,
@@ -62,7 +79,6 @@ export async function startServerParts(options: {
     events: (listener) => {
       const gone = new AbortController();
       router.dispatch("events.subscribe", {}, {
-        core,
         client: "mcp",
         signal: gone.signal,
         notify: listener,

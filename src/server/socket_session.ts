@@ -184,7 +184,6 @@ export function serveSocket(
     const isNotification = incoming.id === undefined;
     if (isNotification && !router.has(incoming.method)) return;
     router.dispatch(incoming.method, incoming.params, {
-      core,
       client: "ws",
       notify,
       signal: gone.signal,

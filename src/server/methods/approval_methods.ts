@@ -7,16 +7,26 @@
 import { z } from "zod";
 import { approvalParams } from "../../protocol/rpc_params.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
-import { defineMethod, type MethodDefinition } from "../router.ts";
+import { defineMethod, type MethodGroup } from "../router.ts";
+import type { Approvals } from "../approvals.ts";
+import type { SharedRunState } from "../shared_run_state.ts";
+
+/** What the approval methods work on. */
+export interface ApprovalMethodParts {
+  /** The calls this gateway holds. */
+  readonly approvals: Pick<Approvals, "pending" | "onRequest" | "respond">;
+  /** Calls other instances on the same PostgreSQL hold; null for SQLite. */
+  readonly shared: Pick<SharedRunState, "pendingElsewhere" | "answerElsewhere"> | null;
+}
 
 /** The handlers, keyed by method name. */
-export const approvalMethods: Record<string, MethodDefinition> = {
+export const approvalMethods: MethodGroup<ApprovalMethodParts> = {
   "approval.list": defineMethod(
     z.strictObject({}),
     async (_params, context) => ({
       pending: [
-        ...context.core.approvals.pending(),
-        ...(await context.core.shared?.pendingElsewhere() ?? []),
+        ...context.approvals.pending(),
+        ...(await context.shared?.pendingElsewhere() ?? []),
       ],
     }),
   ),
@@ -30,15 +40,15 @@ export const approvalMethods: Record<string, MethodDefinition> = {
         "approval.watch needs a connection that takes notifications: call it over WebSocket",
       );
     }
-    const off = context.core.approvals.onRequest((pending) => notify("approval.pending", pending));
+    const off = context.approvals.onRequest((pending) => notify("approval.pending", pending));
     context.signal.addEventListener("abort", off, { once: true });
     return Promise.resolve({ watching: true });
   }),
   "approval.respond": defineMethod(approvalParams, async (params, context) => {
     const decision = { allowed: params.allow, by: params.by ?? context.client };
     // A call another instance on the same PostgreSQL holds is answered through the store.
-    const answered = context.core.approvals.respond(params.runId, decision) ||
-      (await context.core.shared?.answerElsewhere(params.runId, decision) ?? 0);
+    const answered = context.approvals.respond(params.runId, decision) ||
+      (await context.shared?.answerElsewhere(params.runId, decision) ?? 0);
     if (answered === 0) {
       throw new RpcError(
         RpcCode.InvalidParams,

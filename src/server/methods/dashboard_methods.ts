@@ -11,13 +11,47 @@
 
 import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
-import { defineMethod, type MethodDefinition } from "../router.ts";
+import { defineMethod, type MethodGroup } from "../router.ts";
 import { hasUpstreamEvents } from "../../namespaces/namespace.ts";
 import { typedToolName } from "../../protocol/typed_tool_name.ts";
 import { saveRunAsScript } from "../saved_script.ts";
+import type { ResolvedRoot } from "../../config/gateway_paths.ts";
+import type { NamespaceRegistry } from "../../namespaces/namespace_registry.ts";
+import type { Diagnostic } from "../../protocol/run_document.ts";
+import type { HistoryStore } from "../../store/gateway_store.ts";
+import type { Approvals } from "../approvals.ts";
+import type { LiveCatalogue } from "../catalogue_views.ts";
+import type { RunTracker } from "../run_tracker.ts";
+
+/**
+ * Type-checks a script against the live tool types without running it: the gateway core
+ * implements it, since the check waits for the namespaces the script uses to be started.
+ */
+export interface ScriptChecking {
+  /** The script's diagnostics; none when it type-checks. */
+  checkSource(source: string): Promise<Diagnostic[]>;
+}
+
+/** What the dashboard's methods work on. */
+export interface DashboardMethodParts {
+  /** The namespaces: their changes, resource updates and log messages are pushed. */
+  readonly registry: Pick<NamespaceRegistry, "list" | "get" | "onChange" | "toolMap">;
+  /** Runs starting and finishing, pushed. */
+  readonly runs: Pick<RunTracker, "onRun">;
+  /** Calls held and answered, pushed. */
+  readonly approvals: Pick<Approvals, "onRequest" | "onAnswer">;
+  /** The namespace list pushed on a change. */
+  readonly catalogue: Pick<LiveCatalogue, "namespaceList">;
+  /** Stored runs and answered approvals. */
+  readonly history: Pick<HistoryStore, "list" | "get" | "answeredApprovals">;
+  /** The editor's diagnostics. */
+  readonly checker: ScriptChecking;
+  /** The root a saved run's script is written into. */
+  readonly root: ResolvedRoot;
+}
 
 /** The handlers, keyed by method name. */
-export const dashboardMethods: Record<string, MethodDefinition> = {
+export const dashboardMethods: MethodGroup<DashboardMethodParts> = {
   "events.subscribe": defineMethod(z.strictObject({}), (_params, context) => {
     const notify = context.notify;
     if (!notify) {
@@ -26,18 +60,17 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
         "events.subscribe needs a WebSocket connection (/ws): events are pushed as notifications",
       );
     }
-    const { core } = context;
     // Resource updates come from each MCP namespace; follow namespaces added or removed.
     const watched = new Map<string, () => void>();
     const watchResources = () => {
-      const present = new Set(core.registry.list().map((ns) => ns.name));
+      const present = new Set(context.registry.list().map((ns) => ns.name));
       for (const [name, stop] of watched) {
         if (!present.has(name)) {
           stop();
           watched.delete(name);
         }
       }
-      for (const ns of core.registry.list()) {
+      for (const ns of context.registry.list()) {
         if (watched.has(ns.name) || !hasUpstreamEvents(ns)) continue;
         const stopResources = ns.onResourceUpdated((uri) =>
           notify("event.resource.updated", { namespace: ns.name, uri })
@@ -53,12 +86,12 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
     };
     watchResources();
     const stops = [
-      core.onRun((event) => notify(`event.run.${event.event}`, event)),
-      core.approvals.onRequest((pending) => notify("event.approval.pending", pending)),
-      core.approvals.onAnswer((answer) => notify("event.approval.answered", answer)),
-      core.registry.onChange(() => {
+      context.runs.onRun((event) => notify(`event.run.${event.event}`, event)),
+      context.approvals.onRequest((pending) => notify("event.approval.pending", pending)),
+      context.approvals.onAnswer((answer) => notify("event.approval.answered", answer)),
+      context.registry.onChange(() => {
         watchResources();
-        notify("event.namespaces", { namespaces: core.namespaceList() });
+        notify("event.namespaces", { namespaces: context.catalogue.namespaceList() });
       }),
     ];
     context.signal.addEventListener("abort", () => {
@@ -70,8 +103,8 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
   "approval.answered": defineMethod(
     z.strictObject({ limit: z.number().int().positive().max(200).default(50) }),
     async (params, context) => {
-      const map = context.core.registry.toolMap();
-      const answered = await context.core.history.answeredApprovals(params.limit);
+      const map = context.registry.toolMap();
+      const answered = await context.history.answeredApprovals(params.limit);
       return {
         answered: answered.map((call) => {
           const typed = typedToolName(map, call.namespace, call.tool);
@@ -81,17 +114,17 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
     },
   ),
   check: defineMethod(z.strictObject({ source: z.string() }), async (params, context) => ({
-    diagnostics: await context.core.checkSource(params.source),
+    diagnostics: await context.checker.checkSource(params.source),
   })),
   "namespace.restart": defineMethod(
     z.strictObject({ namespace: z.string().min(1) }),
     async (params, context) => {
-      const ns = context.core.registry.get(params.namespace);
+      const ns = context.registry.get(params.namespace);
       if (!ns) {
         throw new RpcError(
           RpcCode.InvalidParams,
           `Unknown namespace "${params.namespace}" (known: ${
-            context.core.registry.list().map((n) => n.name).join(", ") || "none"
+            context.registry.list().map((n) => n.name).join(", ") || "none"
           })`,
         );
       }
@@ -118,7 +151,7 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
     async (params, context) => {
       const text = params.text?.toLowerCase();
       // History is pruned to a bounded size, so filtering the kept rows stays cheap.
-      const all = (await context.core.history.list({ limit: 100_000 })).filter((run) =>
+      const all = (await context.history.list({ limit: 100_000 })).filter((run) =>
         (!params.status || run.status === params.status) &&
         (!params.kind || run.errorKind === params.kind) &&
         (!params.since || run.startedAt >= params.since) &&
@@ -136,12 +169,12 @@ export const dashboardMethods: Record<string, MethodDefinition> = {
   "history.save": defineMethod(
     z.strictObject({ id: z.string().min(1), name: z.string().min(1) }),
     async (params, context) => {
-      const run = await context.core.history.get(params.id);
+      const run = await context.history.get(params.id);
       if (!run) {
         throw new RpcError(RpcCode.InvalidParams, `No run "${params.id}" in history`);
       }
       const file = await saveRunAsScript({
-        root: context.core.paths.root,
+        root: context.root,
         run,
         name: params.name,
       });

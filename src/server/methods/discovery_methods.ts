@@ -11,7 +11,20 @@ import { describePath, UnknownPathError } from "../../discovery/describe.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { renderLlmGuide } from "../../discovery/llm_guide.ts";
 import { renderMcpGuide } from "../../discovery/mcp_guide.ts";
-import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
+import { defineMethod, type MethodGroup } from "../router.ts";
+import type { LiveCatalogue } from "../catalogue_views.ts";
+import type { CatalogueVersions } from "../../discovery/catalogue_versions.ts";
+import type { GatewayConfig } from "../../config/gateway_config.ts";
+
+/** What the discovery methods work on. */
+export interface DiscoveryMethodParts {
+  /** The catalogue they answer from. */
+  readonly catalogue: Pick<LiveCatalogue, "catalogueReady" | "searchIndex" | "scripts">;
+  /** The catalogue versions handed out, for `catalog` with `since`. */
+  readonly catalogueVersions: CatalogueVersions;
+  /** The configuration in force (read per call: a reload changes it). */
+  readonly config: () => GatewayConfig;
+}
 
 /**
  * How long discovery waits for namespaces still starting (a cold start, a reload) before it
@@ -20,10 +33,12 @@ import { defineMethod, type MethodContext, type MethodDefinition } from "../rout
 const DISCOVERY_WAIT_MS = 15_000;
 
 /** Waits, bounded, until the catalogue holds every namespace that is about to be ready. */
-export async function settledCatalogue(context: MethodContext): Promise<void> {
+export async function settledCatalogue(
+  catalogue: Pick<LiveCatalogue, "catalogueReady">,
+): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
-    context.core.catalogueReady(),
+    catalogue.catalogueReady(),
     new Promise<void>((resolve) => (timer = setTimeout(resolve, DISCOVERY_WAIT_MS))),
   ]);
   clearTimeout(timer);
@@ -33,11 +48,11 @@ export async function settledCatalogue(context: MethodContext): Promise<void> {
 const guideParams = z.strictObject({ for: z.enum(["cli", "mcp"]).optional() });
 
 /** The handlers, keyed by method name. */
-export const discoveryMethods: Record<string, MethodDefinition> = {
+export const discoveryMethods: MethodGroup<DiscoveryMethodParts> = {
   catalog: defineMethod(catalogParams, async (params, context) => {
-    await settledCatalogue(context);
-    const entries = context.core.searchIndex().entries;
-    const versions = context.core.catalogueVersions;
+    await settledCatalogue(context.catalogue);
+    const entries = context.catalogue.searchIndex().entries;
+    const versions = context.catalogueVersions;
     // `since`: what changed from a version this gateway answered before (or, when it no longer
     // remembers that one, `known: false` and the whole catalogue as usual).
     if (params.since !== undefined) {
@@ -54,8 +69,8 @@ export const discoveryMethods: Record<string, MethodDefinition> = {
     return { ...catalog, version };
   }),
   search: defineMethod(searchParams, async (params, context) => {
-    await settledCatalogue(context);
-    const answer = context.core.searchIndex().search(params.query, {
+    await settledCatalogue(context.catalogue);
+    const answer = context.catalogue.searchIndex().search(params.query, {
       ...(params.namespace !== undefined ? { namespace: params.namespace } : {}),
       ...(params.limit !== undefined ? { limit: params.limit } : {}),
       ...(params.offset !== undefined ? { offset: params.offset } : {}),
@@ -64,9 +79,9 @@ export const discoveryMethods: Record<string, MethodDefinition> = {
     return { ...answer, text: searchLines(answer) };
   }),
   describe: defineMethod(describeParams, async (params, context) => {
-    await settledCatalogue(context);
+    await settledCatalogue(context.catalogue);
     try {
-      return describePath(context.core.searchIndex().entries, params.path, {
+      return describePath(context.catalogue.searchIndex().entries, params.path, {
         ...(params.depth !== undefined ? { depth: params.depth } : {}),
         ...(params.full !== undefined ? { full: params.full } : {}),
       });
@@ -81,9 +96,10 @@ export const discoveryMethods: Record<string, MethodDefinition> = {
     }
   }),
   guide: defineMethod(guideParams, async (params, context) => {
-    await settledCatalogue(context);
-    const entries = context.core.searchIndex().entries;
-    const options = { limits: context.core.config.exec, pinned: context.core.config.pinned };
+    await settledCatalogue(context.catalogue);
+    const entries = context.catalogue.searchIndex().entries;
+    const config = context.config();
+    const options = { limits: config.exec, pinned: config.pinned };
     // Over MCP the guide speaks of the MCP tools; on the shell, of the CLI's commands.
     return {
       text: params.for === "mcp"
@@ -93,7 +109,7 @@ export const discoveryMethods: Record<string, MethodDefinition> = {
   }),
   scripts: defineMethod(z.strictObject({}), (_params, context) =>
     Promise.resolve({
-      scripts: context.core.scripts().map(({ name, description, examples, params }) => ({
+      scripts: context.catalogue.scripts().map(({ name, description, examples, params }) => ({
         name,
         description,
         examples,

@@ -18,16 +18,49 @@ import { resolveNamedScript } from "../../exec/named_scripts.ts";
 import type { RunHandle, RunRequest } from "../../exec/script_runner.ts";
 import type { ToolProgress } from "../../namespaces/namespace.ts";
 import type { RunWaiting } from "../../protocol/run_waiting.ts";
-import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
+import {
+  type CallerContext,
+  defineMethod,
+  type MethodContext,
+  type MethodGroup,
+} from "../router.ts";
+import type { ResolvedRoot } from "../../config/gateway_paths.ts";
+import type { GatewayConfig } from "../../config/gateway_config.ts";
+import type { HistoryStore } from "../../store/gateway_store.ts";
+import type { Approvals } from "../approvals.ts";
+import type { RunTracker } from "../run_tracker.ts";
+import type { SharedRunState } from "../shared_run_state.ts";
+import type { ScriptRunner } from "../../exec/script_runner.ts";
+
+/** What the methods that run code work on. */
+export interface ExecMethodParts {
+  /** Admits runs (refusing while shutting down or overloaded) and follows them. */
+  readonly runs: Pick<RunTracker, "exec" | "watchToolCalls" | "finished">;
+  /** The runs in flight, which `wait` and `cancel` reach. */
+  readonly runner: Pick<ScriptRunner, "active">;
+  /** Calls held by `ask` rules, announced to the run's caller. */
+  readonly approvals: Pick<Approvals, "onRequest" | "pending">;
+  /** Runs of other instances on the same PostgreSQL; null for SQLite. */
+  readonly shared: Pick<SharedRunState, "waitElsewhere"> | null;
+  /** Where `wait` finds a run that is no longer remembered. */
+  readonly history: Pick<HistoryStore, "get">;
+  /** The configuration in force (read per call: a reload changes the limits). */
+  readonly config: () => GatewayConfig;
+  /** The root: a run's default cwd, and its `scripts/`. */
+  readonly root: Pick<ResolvedRoot, "dir">;
+}
+
+type ExecContext = MethodContext<ExecMethodParts>;
 
 function runRequest(
   params: Omit<ExecParams, "source">,
-  context: MethodContext,
+  context: ExecContext,
   source: { source: string; inline: boolean; name?: string },
 ): { request: RunRequest; bind: (handle: RunHandle) => void } {
   let runId = "";
   const notify = context.notify;
-  const maxStdin = context.core.config.exec.maxStdinBytes;
+  const limits = context.config().exec;
+  const maxStdin = limits.maxStdinBytes;
   const stdinBytes = new TextEncoder().encode(params.stdin ?? "").length;
   if (stdinBytes > maxStdin) {
     throw new RpcError(
@@ -40,11 +73,11 @@ function runRequest(
     ...source,
     args: params.args,
     stdin: params.stdin ?? "",
-    cwd: params.cwd ?? context.core.paths.root.dir,
+    cwd: params.cwd ?? context.root.dir,
     client: params.client ?? context.client,
     ...(params.permissions ? { permissions: params.permissions } : {}),
     ...(params.timeoutMs !== undefined
-      ? { timeoutMs: capped(params.timeoutMs, context.core.config.exec.timeoutMs, "timeoutMs") }
+      ? { timeoutMs: capped(params.timeoutMs, limits.timeoutMs, "timeoutMs") }
       : {}),
     ...(params.check !== undefined ? { check: params.check } : {}),
     ...(params.traceparent !== undefined ? { traceparent: params.traceparent } : {}),
@@ -52,7 +85,7 @@ function runRequest(
       ? {
         maxOutputBytes: capped(
           params.maxOutputBytes,
-          context.core.config.exec.maxOutputBytes,
+          limits.maxOutputBytes,
           "maxOutputBytes",
         ),
       }
@@ -61,7 +94,7 @@ function runRequest(
       ? {
         maxMemoryMb: capped(
           params.maxMemoryMb,
-          context.core.config.exec.maxMemoryMb,
+          limits.maxMemoryMb,
           "maxMemoryMb",
         ),
       }
@@ -70,7 +103,7 @@ function runRequest(
       ? {
         maxToolCalls: capped(
           params.maxToolCalls,
-          context.core.config.exec.maxToolCalls,
+          limits.maxToolCalls,
           "maxToolCalls",
         ),
       }
@@ -79,7 +112,7 @@ function runRequest(
       ? {
         callTimeoutMs: capped(
           params.callTimeoutMs,
-          context.core.config.exec.callMaxMs,
+          limits.callMaxMs,
           "callTimeoutMs",
         ),
       }
@@ -106,7 +139,7 @@ function runRequest(
       if (!notify || !params.stream) return;
       // Each tool call of a streamed run is announced (`run.call`), so a client sees where the
       // run is; `run.progress` stays the upstream's own, only increasing, progress.
-      const stop = context.core.watchToolCalls(runId, (event) =>
+      const stop = context.runs.watchToolCalls(runId, (event) =>
         notify("run.call", {
           runId,
           namespace: event.namespace,
@@ -126,10 +159,10 @@ function runRequest(
  * can print the `gateway approve` command and an MCP host can ask its user. Returns the
  * unsubscribe function.
  */
-function announceApprovals(runId: string, context: MethodContext): () => void {
+function announceApprovals(runId: string, context: ExecContext): () => void {
   const notify = context.notify;
   if (!notify) return () => {};
-  return context.core.approvals.onRequest((pending) => {
+  return context.approvals.onRequest((pending) => {
     if (pending.runId === runId) notify("run.approval", pending);
   });
 }
@@ -171,7 +204,7 @@ function withYielded<T extends RunDocument | RunningDocument>(document: T): T {
 async function answer(
   handle: RunHandle,
   yieldAfterMs: number,
-  context: MethodContext,
+  context: CallerContext,
   options: { cancelWhenGone: boolean } = { cancelWhenGone: true },
 ): Promise<RunDocument | RunningDocument> {
   if (yieldAfterMs <= 0 && !options.cancelWhenGone) return await handle.done;
@@ -201,44 +234,44 @@ async function answer(
 }
 
 /** The handlers, keyed by method name. */
-export const execMethods: Record<string, MethodDefinition> = {
+export const execMethods: MethodGroup<ExecMethodParts> = {
   exec: defineMethod(execParams, async (params, context) => {
     const { source, yieldAfterMs, ...rest } = params;
     const { request, bind } = runRequest(rest, context, { source, inline: true });
-    const handle = context.core.exec(request);
+    const handle = context.runs.exec(request);
     bind(handle);
     const off = announceApprovals(handle.runId, context);
     try {
-      return await answer(handle, yieldAfterMs ?? context.core.config.exec.yieldAfterMs, context);
+      return await answer(handle, yieldAfterMs ?? context.config().exec.yieldAfterMs, context);
     } finally {
       off();
     }
   }),
   run: defineMethod(runParams, async (params, context) => {
     const { name, yieldAfterMs, ...rest } = params;
-    const script = await resolveNamedScript(join(context.core.paths.root.dir, "scripts"), name);
+    const script = await resolveNamedScript(join(context.root.dir, "scripts"), name);
     const source = await Deno.readTextFile(script.file);
     const { request, bind } = runRequest(rest, context, {
       source,
       inline: false,
       name: script.name,
     });
-    const handle = context.core.exec(request);
+    const handle = context.runs.exec(request);
     bind(handle);
     const off = announceApprovals(handle.runId, context);
     try {
-      return await answer(handle, yieldAfterMs ?? context.core.config.exec.yieldAfterMs, context);
+      return await answer(handle, yieldAfterMs ?? context.config().exec.yieldAfterMs, context);
     } finally {
       off();
     }
   }),
   wait: defineMethod(waitParams, async (params, context) => {
-    const active = context.core.runner.active(params.runId);
+    const active = context.runner.active(params.runId);
     // Waiting never owns the run: an interrupted `gateway wait` leaves it going.
     if (active) {
       const off = announceApprovals(active.runId, context);
       // Calls held before this wait began are announced too.
-      for (const pending of context.core.approvals.pending()) {
+      for (const pending of context.approvals.pending()) {
         if (pending.runId === active.runId) context.notify?.("run.approval", pending);
       }
       try {
@@ -249,10 +282,10 @@ export const execMethods: Record<string, MethodDefinition> = {
         off();
       }
     }
-    const finished = context.core.finished(params.runId);
+    const finished = context.runs.finished(params.runId);
     if (finished) return withYielded(finished);
     // A run another instance on the same PostgreSQL runs: follow it until it is in history.
-    const elsewhere = await context.core.shared?.waitElsewhere(
+    const elsewhere = await context.shared?.waitElsewhere(
       params.runId,
       params.timeoutMs ?? 0,
       context.signal,
@@ -260,7 +293,7 @@ export const execMethods: Record<string, MethodDefinition> = {
     if (elsewhere === "running") {
       return { status: "running", runId: params.runId, stdout: "" } satisfies RunningDocument;
     }
-    const stored = await context.core.history.get(params.runId);
+    const stored = await context.history.get(params.runId);
     if (stored) {
       return withYielded(
         {
@@ -287,7 +320,7 @@ export const execMethods: Record<string, MethodDefinition> = {
     );
   }),
   cancel: defineMethod(cancelParams, (params, context) => {
-    const active = context.core.runner.active(params.runId);
+    const active = context.runner.active(params.runId);
     if (!active) {
       throw new RpcError(
         RpcCode.InvalidParams,

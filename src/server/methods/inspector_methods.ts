@@ -13,18 +13,30 @@ import { z } from "zod";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import type { ListedNamespace } from "../../namespaces/namespace_registry.ts";
 import { hasResources, hasUpstreamRequests } from "../../namespaces/namespace.ts";
-import type { ProtocolLog } from "../../namespaces/mcp/protocol_log.ts";
-import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
-import { namespaceNamed } from "./upstream_methods.ts";
+import type { ProtocolLog, ProtocolLogs } from "../../namespaces/mcp/protocol_log.ts";
+import { defineMethod, type MethodGroup } from "../router.ts";
+import { type NamespaceLookup, namespaceNamed } from "./upstream_methods.ts";
+
+/** What the inspector methods work on. */
+export interface InspectorMethodParts {
+  /** The namespaces, looked up by name or identifier. */
+  readonly registry: NamespaceLookup;
+  /** Each MCP namespace's raw traffic, secrets masked. */
+  readonly protocolLogs: Pick<ProtocolLogs, "get" | "watch" | "unwatch">;
+}
 
 /** Most entries one `protocol.log` answer carries. */
 const MAX_ENTRIES = 1000;
 
 /** Namespace `name` (or identifier), which must be an MCP server. */
-function mcpNamespace(context: MethodContext, name: string, what: string): ListedNamespace {
-  const ns = namespaceNamed(context, name);
+function mcpNamespace(
+  context: InspectorMethodParts,
+  name: string,
+  what: string,
+): ListedNamespace {
+  const ns = namespaceNamed(context.registry, name);
   if (ns.kind !== "mcp") {
-    const mcp = context.core.registry.list().filter((n) => n.kind === "mcp").map((n) => n.name);
+    const mcp = context.registry.list().filter((n) => n.kind === "mcp").map((n) => n.name);
     throw new RpcError(
       RpcCode.InvalidParams,
       `Namespace "${ns.name}" is a ${ns.kind} namespace: only MCP servers have ${what} (MCP ` +
@@ -35,11 +47,11 @@ function mcpNamespace(context: MethodContext, name: string, what: string): Liste
 }
 
 function protocolLogOf(
-  context: MethodContext,
+  context: InspectorMethodParts,
   name: string,
 ): { ns: ListedNamespace; log: ProtocolLog } {
   const ns = mcpNamespace(context, name, "a protocol log");
-  const log = context.core.protocolLogs.get(ns.name);
+  const log = context.protocolLogs.get(ns.name);
   if (log === undefined) {
     throw new RpcError(
       RpcCode.InvalidParams,
@@ -50,7 +62,7 @@ function protocolLogOf(
 }
 
 /** The handlers, keyed by method name. */
-export const inspectorMethods: Record<string, MethodDefinition> = {
+export const inspectorMethods: MethodGroup<InspectorMethodParts> = {
   "namespace.resources": defineMethod(
     z.strictObject({ namespace: z.string().min(1) }),
     async (params, context) => {
@@ -123,7 +135,7 @@ export const inspectorMethods: Record<string, MethodDefinition> = {
       }
       const { ns } = protocolLogOf(context, params.namespace);
       const name = ns.name;
-      context.core.protocolLogs.watch(
+      context.protocolLogs.watch(
         context.signal,
         name,
         (entries) => notify("event.protocol", { namespace: name, entries }),
@@ -134,8 +146,8 @@ export const inspectorMethods: Record<string, MethodDefinition> = {
   "protocol.unwatch": defineMethod(
     z.strictObject({ namespace: z.string().min(1) }),
     (params, context) => {
-      const ns = namespaceNamed(context, params.namespace);
-      context.core.protocolLogs.unwatch(context.signal, ns.name);
+      const ns = namespaceNamed(context.registry, params.namespace);
+      context.protocolLogs.unwatch(context.signal, ns.name);
       return Promise.resolve({ namespace: ns.name, watching: false });
     },
   ),

@@ -14,15 +14,43 @@ import {
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { renderScriptGlobals } from "../../namespaces/render_types.ts";
 import { standaloneTypes, UnknownTypesNameError } from "../../discovery/standalone_types.ts";
-import { defineMethod, type MethodDefinition } from "../router.ts";
-import type { GatewayCore } from "../gateway_core.ts";
+import { defineMethod, type MethodGroup } from "../router.ts";
+import type { LiveCatalogue } from "../catalogue_views.ts";
+import type { NamespaceRegistry } from "../../namespaces/namespace_registry.ts";
+import type { ToolDispatcher } from "../tool_dispatcher.ts";
+
+/**
+ * What is wrong with the configuration in force: the gateway core knows, since it loads and
+ * reloads it, and implements this.
+ */
+export interface ConfigStatus {
+  /** Warnings from loading it, name clashes, policy rules that match nothing. */
+  configWarnings(): string[];
+  /** Why the last reload failed (the last good config stays in force), or null. */
+  readonly reloadError: string | null;
+}
+
+/** What the namespace methods work on. */
+export interface NamespaceMethodParts {
+  /** The namespaces. */
+  readonly registry: Pick<NamespaceRegistry, "get" | "settled" | "warnings">;
+  /** Their status and types as discovery sees them. */
+  readonly catalogue: Pick<LiveCatalogue, "snapshot" | "namespaceList">;
+  /** What is wrong with the configuration in force. */
+  readonly configStatus: ConfigStatus;
+  /** The one way a tool is called (through the policy gate). */
+  readonly dispatcher: Pick<ToolDispatcher, "callTool">;
+}
 
 /**
  * TypeScript for some namespaces (by name or identifier) or tools (`ns.tool`), or all of them:
  * always the whole globals text, so it type-checks on its own.
  */
-export function typesText(core: GatewayCore, namespaces?: readonly string[]): string {
-  const snapshot = core.snapshot();
+export function typesText(
+  catalogue: Pick<LiveCatalogue, "snapshot">,
+  namespaces?: readonly string[],
+): string {
+  const snapshot = catalogue.snapshot();
   if (!namespaces || namespaces.length === 0) return renderScriptGlobals(snapshot);
   try {
     return standaloneTypes(snapshot, namespaces);
@@ -36,22 +64,25 @@ export function typesText(core: GatewayCore, namespaces?: readonly string[]): st
 const SETTLE_WAIT_MS = 15_000;
 
 /** The handlers, keyed by method name. */
-export const namespaceMethods: Record<string, MethodDefinition> = {
+export const namespaceMethods: MethodGroup<NamespaceMethodParts> = {
   namespaces: defineMethod(namespacesParams, async (params, context) => {
-    if (params.settle) await context.core.registry.settled(SETTLE_WAIT_MS);
+    if (params.settle) await context.registry.settled(SETTLE_WAIT_MS);
     return {
-      namespaces: context.core.namespaceList(),
-      warnings: context.core.configWarnings(),
-      upstreamWarnings: context.core.registry.warnings(),
-      ...(context.core.reloadError !== null ? { configError: context.core.reloadError } : {}),
+      namespaces: context.catalogue.namespaceList(),
+      warnings: context.configStatus.configWarnings(),
+      upstreamWarnings: context.registry.warnings(),
+      ...(context.configStatus.reloadError !== null
+        ? { configError: context.configStatus.reloadError }
+        : {}),
     };
   }),
   types: defineMethod(
     typesParams,
-    (params, context) => Promise.resolve({ types: typesText(context.core, params.namespaces) }),
+    (params, context) =>
+      Promise.resolve({ types: typesText(context.catalogue, params.namespaces) }),
   ),
   "namespace.reconnect": defineMethod(reconnectParams, async (params, context) => {
-    const namespace = context.core.registry.get(params.namespace);
+    const namespace = context.registry.get(params.namespace);
     if (namespace === undefined || namespace.kind !== "mcp") {
       throw new RpcError(
         RpcCode.InvalidParams,
@@ -63,7 +94,7 @@ export const namespaceMethods: Record<string, MethodDefinition> = {
     return { namespace: params.namespace, status: namespace.status() };
   }),
   call: defineMethod(callParams, async (params, context) => {
-    const value = await context.core.callTool(params.namespace, params.tool, params.args, {
+    const value = await context.dispatcher.callTool(params.namespace, params.tool, params.args, {
       raw: false,
       signal: context.signal,
     });

@@ -18,12 +18,43 @@ import {
   ToolCallError,
   type UpstreamMethod,
 } from "../../namespaces/namespace.ts";
-import type { ListedNamespace } from "../../namespaces/namespace_registry.ts";
-import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
+import type { ListedNamespace, NamespaceRegistry } from "../../namespaces/namespace_registry.ts";
+import {
+  type CallerContext,
+  defineMethod,
+  type MethodContext,
+  type MethodGroup,
+} from "../router.ts";
+import type { ResolvedRoot } from "../../config/gateway_paths.ts";
+import type { Logger } from "../../logger.ts";
+import type { HistoryStore } from "../../store/gateway_store.ts";
+import type { LiveCatalogue } from "../catalogue_views.ts";
+import type { ToolDispatcher } from "../tool_dispatcher.ts";
 import { newRunId } from "../../exec/script_runner.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { settledCatalogue } from "./discovery_methods.ts";
 import { lookupToolIdentifier } from "../../protocol/catalogue.ts";
+
+/** The registry's lookups a method finds a namespace by name or identifier with. */
+export type NamespaceLookup = Pick<NamespaceRegistry, "get" | "typed" | "list">;
+
+/** What the upstream methods work on. */
+export interface UpstreamMethodParts {
+  /** The namespaces served as themselves. */
+  readonly registry: NamespaceLookup;
+  /** Waited on (bounded) before the first listing, while namespaces are still starting. */
+  readonly catalogue: Pick<LiveCatalogue, "catalogueReady">;
+  /** The one way a tool is called (through the policy gate). */
+  readonly dispatcher: Pick<ToolDispatcher, "callTool">;
+  /** Where a proxy call is recorded like a one-call script. */
+  readonly history: Pick<HistoryStore, "record">;
+  /** The root: a recorded proxy call's cwd. */
+  readonly root: Pick<ResolvedRoot, "dir">;
+  /** Where a failed history write is logged. */
+  readonly log: Pick<Logger, "error">;
+}
+
+type UpstreamContext = MethodContext<UpstreamMethodParts>;
 
 /** A resource or template of one namespace, with the namespace it came from. */
 export interface UpstreamResource {
@@ -74,7 +105,7 @@ const HOST_ROUND = z.strictObject({
 function hostRoundOf(
   host: z.infer<typeof HOST_ROUND> | undefined,
   namespace: string,
-  context: MethodContext,
+  context: CallerContext,
 ): HostRound | undefined {
   if (host === undefined) return undefined;
   const notify = context.notify;
@@ -109,16 +140,16 @@ function asHostError(error: unknown, host: unknown): unknown {
 }
 
 /** Namespace `name` (its configured name or its identifier); InvalidParams naming the known ones. */
-export function namespaceNamed(context: MethodContext, name: string): ListedNamespace {
-  const direct = context.core.registry.get(name);
+export function namespaceNamed(registry: NamespaceLookup, name: string): ListedNamespace {
+  const direct = registry.get(name);
   if (direct) return direct;
-  const typed = context.core.registry.typed().find((t) => t.identifier === name);
-  const found = typed ? context.core.registry.get(typed.name) : undefined;
+  const typed = registry.typed().find((t) => t.identifier === name);
+  const found = typed ? registry.get(typed.name) : undefined;
   if (found) return found;
   throw new RpcError(
     RpcCode.InvalidParams,
     `Unknown namespace "${name}" (known: ${
-      context.core.registry.list().map((n) => n.name).join(", ") || "none"
+      registry.list().map((n) => n.name).join(", ") || "none"
     })`,
   );
 }
@@ -144,7 +175,7 @@ function schemaFromParams(
  * `gateway history` shows what a host that cannot write code did.
  */
 async function recordProxyCall(
-  context: MethodContext,
+  context: UpstreamContext,
   namespace: string,
   tool: string,
   args: Record<string, unknown>,
@@ -154,7 +185,7 @@ async function recordProxyCall(
   const durationMs = Date.now() - startedAt;
   const failed = outcome.error !== null;
   try {
-    await context.core.history.record({
+    await context.history.record({
       runId: newRunId(),
       startedAt,
       durationMs,
@@ -163,7 +194,7 @@ async function recordProxyCall(
       })`,
       args: [],
       stdinBytes: 0,
-      cwd: context.core.paths.root.dir,
+      cwd: context.root.dir,
       client: "mcp-proxy",
       status: failed ? "failed" : "ok",
       errorKind: outcome.error?.kind ?? null,
@@ -188,18 +219,18 @@ async function recordProxyCall(
       name: null,
     });
   } catch (error) {
-    context.core.log.error("history write of a proxy call failed", { error: String(error) });
+    context.log.error("history write of a proxy call failed", { error: String(error) });
   }
 }
 
 /** The handlers, keyed by method name. */
-export const upstreamMethods: Record<string, MethodDefinition> = {
+export const upstreamMethods: MethodGroup<UpstreamMethodParts> = {
   "upstream.tools": defineMethod(z.strictObject({}), async (_params, context) => {
     // Right after a cold start the configured namespaces are still starting: a host caches
     // its first listing, so it waits (bounded) for them; later ones announce a list change.
-    await settledCatalogue(context);
+    await settledCatalogue(context.catalogue);
     const tools: UpstreamTool[] = [];
-    for (const ns of context.core.registry.typed()) {
+    for (const ns of context.registry.typed()) {
       if (ns.status.state !== "ready") continue;
       for (const tool of ns.catalogue.tools) {
         tools.push({
@@ -230,7 +261,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
       let outcome: { value: unknown; error: ToolCallError | null };
       try {
         outcome = {
-          value: await context.core.callTool(params.namespace, params.tool, args, {
+          value: await context.dispatcher.callTool(params.namespace, params.tool, args, {
             raw: true,
             signal: context.signal,
             ...(context.notify
@@ -257,7 +288,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
     const resources: UpstreamResource[] = [];
     const templates: UpstreamResource[] = [];
     const warnings: string[] = [];
-    for (const ns of context.core.registry.list()) {
+    for (const ns of context.registry.list()) {
       if (!hasResources(ns) || ns.status().state !== "ready") continue;
       try {
         const listing = await ns.listResources();
@@ -272,7 +303,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
   "upstream.read": defineMethod(
     z.strictObject({ namespace: z.string(), uri: z.string(), host: HOST_ROUND.optional() }),
     async (params, context) => {
-      const ns = namespaceNamed(context, params.namespace);
+      const ns = namespaceNamed(context.registry, params.namespace);
       const hostRound = hostRoundOf(params.host, ns.name, context);
       if (hostRound !== undefined && hasUpstreamRequests(ns)) {
         try {
@@ -298,7 +329,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
       host: HOST_ROUND.optional(),
     }),
     async (params, context) => {
-      const ns = namespaceNamed(context, params.namespace);
+      const ns = namespaceNamed(context.registry, params.namespace);
       if (!hasUpstreamRequests(ns)) {
         throw new RpcError(
           RpcCode.InvalidParams,
@@ -316,7 +347,7 @@ export const upstreamMethods: Record<string, MethodDefinition> = {
   "upstream.stderr": defineMethod(
     z.strictObject({ namespace: z.string(), lines: z.number().int().positive().optional() }),
     (params, context) => {
-      const ns = namespaceNamed(context, params.namespace);
+      const ns = namespaceNamed(context.registry, params.namespace);
       const tail = hasStderrTail(ns) ? ns.stderrTail() : "";
       const lines = tail.split("\n").filter((l) => l.length > 0);
       return Promise.resolve({

@@ -8,13 +8,32 @@ import { workflowParams } from "../../protocol/rpc_params.ts";
 import { RpcCode, RpcError } from "../../protocol/json_rpc.ts";
 import { defaultSessionName } from "../../workflows/default_session_name.ts";
 import { renderWorkflowText } from "../../workflows/workflow_text.ts";
-import { defineMethod, type MethodContext, type MethodDefinition } from "../router.ts";
+import {
+  defineMethod,
+  type MethodContext,
+  type MethodDefinition,
+  type MethodGroup,
+} from "../router.ts";
 import type { z } from "zod";
+import type { ResolvedRoot } from "../../config/gateway_paths.ts";
+import type { WorkflowsOnDemand } from "../workflows_on_demand.ts";
+
+/** What the workflow methods work on. */
+export interface WorkflowMethodParts {
+  /** The workflow service, loaded on first use. */
+  readonly workflows: Pick<WorkflowsOnDemand, "get">;
+  /** The root: a session's default directory, and where workflow files are listed. */
+  readonly root: Pick<ResolvedRoot, "dir">;
+}
 
 type WorkflowParams = z.infer<typeof workflowParams>;
+type WorkflowContext = MethodContext<WorkflowMethodParts>;
 
-function session(params: WorkflowParams, context: MethodContext): { session: string; cwd: string } {
-  const cwd = params.cwd ?? context.core.paths.root.dir;
+function session(
+  params: WorkflowParams,
+  context: WorkflowContext,
+): { session: string; cwd: string } {
+  const cwd = params.cwd ?? context.root.dir;
   return { session: params.session ?? defaultSessionName(cwd), cwd };
 }
 
@@ -26,13 +45,13 @@ function withText<V extends Parameters<typeof renderWorkflowText>[0]>(
 
 /** A workflow method; a `WorkflowError` it throws becomes its wire error in the router. */
 function workflowMethod(
-  handle: (params: WorkflowParams, context: MethodContext) => Promise<unknown>,
-): MethodDefinition {
+  handle: (params: WorkflowParams, context: WorkflowContext) => Promise<unknown>,
+): MethodDefinition<WorkflowMethodParts> {
   return defineMethod(workflowParams, handle);
 }
 
 /** The handlers, keyed by method name. */
-export const workflowMethods: Record<string, MethodDefinition> = {
+export const workflowMethods: MethodGroup<WorkflowMethodParts> = {
   "workflow.start": workflowMethod(async (params, context) => {
     if (!params.file) {
       throw new RpcError(
@@ -41,7 +60,7 @@ export const workflowMethods: Record<string, MethodDefinition> = {
       );
     }
     return withText(
-      await (await context.core.workflows.get()).start({
+      await (await context.workflows.get()).start({
         ...session(params, context),
         file: params.file,
         ...(params.vars ? { vars: params.vars } : {}),
@@ -50,7 +69,7 @@ export const workflowMethods: Record<string, MethodDefinition> = {
   }),
   "workflow.step": workflowMethod(async (params, context) =>
     withText(
-      await (await context.core.workflows.get()).step({
+      await (await context.workflows.get()).step({
         ...session(params, context),
         ...(params.endLoop !== undefined ? { endLoop: params.endLoop } : {}),
       }),
@@ -58,11 +77,11 @@ export const workflowMethods: Record<string, MethodDefinition> = {
   ),
   "workflow.status": workflowMethod(
     async (params, context) =>
-      withText(await (await context.core.workflows.get()).status(session(params, context))),
+      withText(await (await context.workflows.get()).status(session(params, context))),
   ),
   "workflow.reset": workflowMethod(
     async (params, context) =>
-      withText(await (await context.core.workflows.get()).reset(session(params, context))),
+      withText(await (await context.workflows.get()).reset(session(params, context))),
   ),
   "workflow.abort": workflowMethod(async (params, context) => {
     if (!params.reason) {
@@ -72,7 +91,7 @@ export const workflowMethods: Record<string, MethodDefinition> = {
       );
     }
     return withText(
-      await (await context.core.workflows.get()).abort({
+      await (await context.workflows.get()).abort({
         ...session(params, context),
         reason: params.reason,
       }),
@@ -81,11 +100,11 @@ export const workflowMethods: Record<string, MethodDefinition> = {
   "workflow.list": workflowMethod(
     async (_params, context) =>
       withText(
-        await (await context.core.workflows.get()).list({ root: context.core.paths.root.dir }),
+        await (await context.workflows.get()).list({ root: context.root.dir }),
       ),
   ),
   "workflow.log": workflowMethod(
     async (params, context) =>
-      withText(await (await context.core.workflows.get()).log(session(params, context))),
+      withText(await (await context.workflows.get()).log(session(params, context))),
   ),
 };
