@@ -8,6 +8,7 @@
 
 import type Ts from "typescript";
 import { nearestNames } from "../protocol/names.ts";
+import { ARRAY_MEMBERS } from "./array_members.ts";
 
 type TypeScript = typeof Ts;
 
@@ -27,27 +28,6 @@ export interface ShapeContext {
   /** Namespace identifiers of the catalogue. */
   namespaces: readonly string[];
 }
-
-/** Array members a model reaches for on a value it takes for an array. */
-const ARRAY_MEMBERS: ReadonlySet<string> = new Set([
-  "map",
-  "filter",
-  "forEach",
-  "reduce",
-  "find",
-  "findIndex",
-  "some",
-  "every",
-  "slice",
-  "join",
-  "includes",
-  "flatMap",
-  "sort",
-  "indexOf",
-  "length",
-  "at",
-  "push",
-]);
 
 /** Longest alias text a hint quotes; a longer one is cut. */
 const MAX_ALIAS_CHARS = 160;

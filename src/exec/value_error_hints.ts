@@ -7,6 +7,8 @@
  * @module
  */
 
+import { ARRAY_MEMBERS } from "./array_members.ts";
+
 /** A variable the script set from a tool call: `const NAME = [await] tools.ns.tool(…)`. */
 interface ToolVariable {
   name: string;
@@ -23,29 +25,6 @@ export interface ValueHintContext {
   /** The top-level fields of a tool's output (`entities: Entity[]` …), or null when unknown. */
   outputFields?: (namespace: string, tool: string) => string[] | null;
 }
-
-/** Array members a script reaches for on what it takes for an array. */
-const ARRAY_MEMBERS = new Set([
-  "map",
-  "filter",
-  "forEach",
-  "reduce",
-  "find",
-  "findIndex",
-  "some",
-  "every",
-  "slice",
-  "join",
-  "includes",
-  "flatMap",
-  "sort",
-  "indexOf",
-  "at",
-  "push",
-  "entries",
-  "keys",
-  "values",
-]);
 
 const DECLARATION =
   /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=\s*(await\s+)?tools\s*(?:\.\s*([\w$]+)|\[\s*["']([^"']+)["']\s*\])\s*(?:\.\s*([\w$]+)|\[\s*["']([^"']+)["']\s*\])/;
