@@ -51,14 +51,34 @@ export function typesText(
   namespaces?: readonly string[],
 ): string {
   const snapshot = catalogue.snapshot();
-  if (!namespaces || namespaces.length === 0) return renderScriptGlobals(snapshot);
+  const key = namespaces?.join("\0") ?? "";
+  let rendered = renderedTypes.get(snapshot);
+  const known = rendered?.get(key);
+  if (known !== undefined) return known;
+  let text: string;
   try {
-    return standaloneTypes(snapshot, namespaces);
+    text = key === "" ? renderScriptGlobals(snapshot) : standaloneTypes(snapshot, namespaces!);
   } catch (error) {
     if (!(error instanceof UnknownTypesNameError)) throw error;
     throw new RpcError(RpcCode.InvalidParams, error.message);
   }
+  if (rendered === undefined || rendered.size >= MAX_RENDERED_PER_SNAPSHOT) {
+    rendered = new Map();
+    renderedTypes.set(snapshot, rendered);
+  }
+  rendered.set(key, text);
+  return text;
 }
+
+/**
+ * Types already rendered, per catalogue snapshot and by what was asked: rendering a large
+ * namespace again on every request costs more than the request; a catalogue change makes a
+ * new snapshot, so nothing stale is served, and the old one's texts go with it.
+ */
+const renderedTypes = new WeakMap<object, Map<string, string>>();
+
+/** How many different selections are kept per snapshot (a client may ask for many). */
+const MAX_RENDERED_PER_SNAPSHOT = 32;
 
 /** How long `namespaces` with `settle` waits for namespaces still in their first start. */
 const SETTLE_WAIT_MS = 15_000;
