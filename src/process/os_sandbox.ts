@@ -293,6 +293,29 @@ export function namespacedChildPid(bwrapPid: number): number | null {
   return reaper === null ? null : onlyChild(reaper);
 }
 
+/**
+ * Ends a bwrap and its PID namespace from outside. bwrap's first child (the namespace's reaper)
+ * waits for its parent's go-ahead before it asks to die with its parent, so a bwrap ended in
+ * that window (a runner cancelled or drained while it starts) would leave the reaper waiting
+ * for ever. bwrap is stopped first, so it starts no child meanwhile; the reaper is killed, which
+ * ends everything in the namespace; then bwrap. Linux only (`/proc`); elsewhere bwrap alone.
+ */
+export function killNamespaced(bwrapPid: number): void {
+  try {
+    Deno.kill(bwrapPid, "SIGSTOP");
+  } catch {
+    return; // gone already
+  }
+  const reaper = onlyChild(bwrapPid);
+  for (const pid of reaper === null ? [bwrapPid] : [reaper, bwrapPid]) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch {
+      // exited meanwhile
+    }
+  }
+}
+
 function onlyChild(pid: number): number | null {
   try {
     const children = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`).trim();

@@ -9,9 +9,15 @@
  */
 
 import { describeExit } from "./describe_exit.ts";
-import { type ConfinedCommand, namespacedChildPid, unwrapNamespacedStatus } from "./os_sandbox.ts";
+import {
+  type ConfinedCommand,
+  killNamespaced,
+  namespacedChildPid,
+  unwrapNamespacedStatus,
+} from "./os_sandbox.ts";
 import { procStatFields } from "./proc_stat.ts";
 import {
+  settlesWithin,
   signalProcessGroup,
   terminateProcess,
   terminateProcessGroup,
@@ -245,6 +251,13 @@ export class SupervisedChild {
    */
   async terminate(options: { graceMs: number; exitWaitMs?: number }): Promise<Deno.CommandStatus> {
     if (!this.#ownGroup) {
+      // A namespace's processes are ended from outside: signalling bwrap alone may miss them
+      // (bwrap passes no signal on, so there was no grace to give them either).
+      const exitWaitMs = options.exitWaitMs ?? 0;
+      if (
+        this.namespaced && this.#status === undefined &&
+        !(exitWaitMs > 0 && await settlesWithin(this.#child.status, exitWaitMs))
+      ) killNamespaced(this.pid);
       await terminateProcess(this.#child, () => this.#status !== undefined, options);
       return await this.status;
     }
