@@ -738,6 +738,9 @@ times.sort((a, b) => a - b); ({ median: times[Math.floor(times.length / 2)], mea
         "run",
         "--allow-all",
         "--no-prompt",
+        // The tests' lock: their test-only packages never go into the product's.
+        "--lock",
+        join(REPO, "test/deno.lock"),
         join(REPO, "test/bench", bench),
         ...(QUICK ? ["--quick"] : []),
       ],
