@@ -12,7 +12,8 @@
 import type { InputResponses, ServerContext } from "@modelcontextprotocol/server";
 import type { PendingApproval } from "../protocol/wire_views.ts";
 import type { GatewayCall, NotificationSink } from "./gateway_call.ts";
-import { isLogLevel, LOG_LEVELS, type LogLevel, type McpSession } from "./mcp_session.ts";
+import type { McpSession } from "./mcp_session.ts";
+import { isLogLevel, LOG_LEVELS, type LogLevel } from "../protocol/mcp_log_levels.ts";
 import {
   declaredCapabilities,
   hostRoundOf,

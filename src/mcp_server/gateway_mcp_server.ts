@@ -19,7 +19,8 @@ import {
 import type { GatewayCall, GatewayEvents } from "./gateway_call.ts";
 import type { HeldRunState } from "./held_calls.ts";
 import { followGatewayEvents, sessionTarget } from "./mcp_events.ts";
-import { isLogLevel, McpSession, type ProtocolEra } from "./mcp_session.ts";
+import { McpSession, type ProtocolEra } from "./mcp_session.ts";
+import { isLogLevel } from "../protocol/mcp_log_levels.ts";
 import type { McpServerParts } from "./mcp_server_parts.ts";
 import type { McpSurface } from "./mcp_surface.ts";
 import type { CodeSurface } from "./code_surface.ts";

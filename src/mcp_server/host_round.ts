@@ -14,7 +14,8 @@ import {
   LOG_LEVEL_META_KEY,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { isLogLevel, type LogLevel, type McpSession } from "./mcp_session.ts";
+import type { McpSession } from "./mcp_session.ts";
+import { isLogLevel, type LogLevel } from "../protocol/mcp_log_levels.ts";
 
 /** The `host` parameter of `upstream.call`, `upstream.read` and `upstream.request`. */
 export interface HostRoundParams {

@@ -9,7 +9,8 @@
  */
 
 import type { GatewayEvents } from "./gateway_call.ts";
-import { isLogLevel, type McpSession } from "./mcp_session.ts";
+import type { McpSession } from "./mcp_session.ts";
+import { isLogLevel } from "../protocol/mcp_log_levels.ts";
 import type { McpSurface } from "./mcp_surface.ts";
 
 /** Where change notifications go: one connection, or every listen stream of an endpoint. */

@@ -9,29 +9,10 @@
 
 import type { Server } from "@modelcontextprotocol/server";
 import { LATEST_LEGACY_REVISION } from "./content_for_revision.ts";
+import { LOG_LEVELS, type LogLevel } from "../protocol/mcp_log_levels.ts";
 
 /** The two protocol families: `legacy` (2024-10-07 … 2025-11-25) and `modern` (2026-07-28). */
 export type ProtocolEra = "legacy" | "modern";
-
-/** MCP log levels, least severe first. */
-export const LOG_LEVELS = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-] as const;
-
-/** One MCP log level. */
-export type LogLevel = typeof LOG_LEVELS[number];
-
-/** Whether `value` names an MCP log level. */
-export function isLogLevel(value: unknown): value is LogLevel {
-  return typeof value === "string" && (LOG_LEVELS as readonly string[]).includes(value);
-}
 
 /** The per-connection state of the gateway's MCP server. */
 export class McpSession {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Server } from "@modelcontextprotocol/server";
-import { isLogLevel, McpSession } from "./mcp_session.ts";
+import { McpSession } from "./mcp_session.ts";
+import { isLogLevel } from "../protocol/mcp_log_levels.ts";
 
 function session(): McpSession {
   return new McpSession(new Server({ name: "t", version: "1" }), "legacy");

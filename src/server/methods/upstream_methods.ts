@@ -34,6 +34,7 @@ import { newRunId } from "../../exec/script_runner.ts";
 import { messageOf } from "../../protocol/message_of.ts";
 import { settledCatalogue } from "./discovery_methods.ts";
 import { lookupToolIdentifier } from "../../protocol/catalogue.ts";
+import { LOG_LEVELS } from "../../protocol/mcp_log_levels.ts";
 
 /** The registry's lookups a method finds a namespace by name or identifier with. */
 export type NamespaceLookup = Pick<NamespaceRegistry, "get" | "typed" | "list">;
@@ -74,18 +75,6 @@ const UPSTREAM_METHODS = [
   "resources/subscribe",
   "resources/unsubscribe",
 ] as const satisfies readonly UpstreamMethod[];
-
-/** MCP log levels, least severe first. */
-const LOG_LEVELS = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-] as const;
 
 /**
  * The host of a namespace served as itself, on a request it answers the upstream's questions
