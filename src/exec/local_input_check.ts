@@ -38,8 +38,9 @@ export interface LocalToolPath {
 
 /**
  * Answers why `args` does not fit the tool's parameter type (a message naming the tool, the
- * problem and the expected signature), or null when it fits or cannot be checked (too large,
- * not JSON). `check` is the script checker's check of a snippet.
+ * problem and the expected signature), null when it fits, or undefined when it was not checked
+ * (too large, not JSON, or only the callee is in question): an unchecked argument is no verdict
+ * on its shape. `check` is the script checker's check of a snippet.
  *
  * @example
  * ```ts
@@ -57,14 +58,14 @@ export async function localInputProblem(
   path: LocalToolPath,
   args: unknown,
   check: (source: string) => Promise<Diagnostic[]>,
-): Promise<string | null> {
+): Promise<string | null | undefined> {
   let json: string | undefined;
   try {
     json = args === undefined ? "" : JSON.stringify(args);
   } catch {
-    return null;
+    return undefined;
   }
-  if (json === undefined || json.length > MAX_CHECKED_JSON) return null;
+  if (json === undefined || json.length > MAX_CHECKED_JSON) return undefined;
   const call = `tools.${path.namespace}.${path.tool}`;
   const diagnostics = await check(`${call}(${json});\n`);
   // Only what is wrong with the argument counts: a diagnostic on the callee (the checker's
@@ -74,7 +75,7 @@ export async function localInputProblem(
       d.line === 1 && d.column > call.length + 1 && d.code !== undefined &&
       ARGUMENT_CODES.has(d.code)
     ) ?? diagnostics.find((d) => d.code === 2554 || d.code === 2555);
-  if (first === undefined) return null;
+  if (first === undefined) return diagnostics.length === 0 ? null : undefined;
   const where = first.message.includes("expected tools.")
     ? ""
     : ` (signature: describe("${call}"))`;

@@ -31,14 +31,17 @@ Deno.test("localInputProblem() checks the argument as a call of the tool", async
 
 Deno.test("localInputProblem() leaves the call to the tool when only the callee is in question", async () => {
   const onCallee = checkAnswering([{ message: "Unknown tool", line: 1, column: 10, code: 2339 }]);
-  assert.equal(await localInputProblem({ namespace: "kv", tool: "get" }, {}, onCallee), null);
+  assert.equal(
+    await localInputProblem({ namespace: "kv", tool: "get" }, {}, onCallee),
+    undefined,
+  );
   assert.equal(
     await localInputProblem({ namespace: "kv", tool: "get" }, {}, checkAnswering([])),
     null,
   );
   const big = { text: "x".repeat(70_000) };
   const never = () => Promise.reject(new Error("a large argument is not checked"));
-  assert.equal(await localInputProblem({ namespace: "kv", tool: "set" }, big, never), null);
+  assert.equal(await localInputProblem({ namespace: "kv", tool: "set" }, big, never), undefined);
 });
 
 Deno.test("argumentShape() keeps short strings, booleans and structure; numbers and long strings stand for their type", () => {

@@ -166,3 +166,34 @@ Deno.test("checked shapes: an unreadable file is an empty memory, said once, and
     assert.equal((await Deno.stat(file)).mode! & 0o777, 0o600);
   });
 });
+
+Deno.test("checked shapes: an argument too large to check leaves no verdict for its shape", async () => {
+  await withFile(async (file) => {
+    const shapes = new CheckedShapes(file, { warn: assert.fail });
+    const { dispatcher, checks, registry } = await dispatcherWith(shapes);
+    try {
+      // Too large to check: the tool gets it unchecked (it validates its own input).
+      await dispatcher.callTool("kv", "get", { key: 1, pad: "x".repeat(70_000) }, options);
+      assert.deepEqual(checks, [], "too large: not checked");
+      // The same shape, small enough to check, is checked and refused.
+      await assert.rejects(
+        () => dispatcher.callTool("kv", "get", { key: 2, pad: "y".repeat(100) }, options),
+        (error: unknown) =>
+          error instanceof Error && error.name === "ToolCallError" &&
+          /Invalid input for tool "kv.get": Type 'number'/.test(error.message),
+      );
+      assert.equal(checks.length, 1);
+    } finally {
+      await registry.stopAll();
+      await shapes.close();
+    }
+    const kept = await Deno.readTextFile(file).then(
+      (text) => (JSON.parse(text) as { keys: string[] }).keys,
+      (error: unknown) => {
+        if (error instanceof Deno.errors.NotFound) return [];
+        throw error;
+      },
+    );
+    assert.deepEqual(kept, [], "nothing unchecked was kept as checked");
+  });
+});

@@ -292,19 +292,20 @@ export class ToolDispatcher {
 
   /**
    * Checks a local tool's argument; throws `InvalidToolInput` when it does not fit, answers
-   * false when the checker could not tell (the tool validates).
+   * false when the checker could not tell or the argument was not checked (the tool validates).
    */
   async #checkLocalInput(
     path: LocalToolPath,
     args: unknown,
     check: (source: string) => Promise<Diagnostic[]>,
   ): Promise<boolean> {
-    let problem: string | null;
+    let problem: string | null | undefined;
     try {
       problem = await localInputProblem(path, args, check);
     } catch {
       return false;
     }
+    if (problem === undefined) return false;
     if (problem !== null) throw new ToolCallError("InvalidToolInput", problem);
     return true;
   }
