@@ -153,6 +153,9 @@ export class GatewayCore implements LiveCatalogue {
       policy,
       config: () => this.config,
       check: () => async (source) => {
+        // The checker is given a change the registry has not announced yet first: its verdict
+        // is kept under the types the dispatcher sees now, so it must be made against them.
+        if (this.registry.changePending || this.#views.stale) this.#catalogueChanged();
         await this.#globalsReady;
         return await this.#checker.check(source);
       },

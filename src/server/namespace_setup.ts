@@ -253,8 +253,9 @@ export class NamespaceSetup {
 
   /** Stops watching the tools directory and the signature worker. */
   async stop(): Promise<void> {
+    // The upstreams still waiting are not released: a stopping gateway starts no server (each
+    // deferred namespace stops waiting when it is stopped).
     clearTimeout(this.#ownStartTimer);
-    this.#upstreams.resolve();
     await this.#watcher?.stop();
   }
 
