@@ -48,7 +48,8 @@ class ScriptSide {
           resolve: (value) => resolve({ t: "reply", id: testId, ok: true, value }),
           reject: (error) => {
             const wire = error as RpcError;
-            const data = wire.data as unknown as CallErrorData;
+            // As the runner reads it: an error without data is a ToolError.
+            const data = (wire.data ?? { kind: "ToolError" }) as unknown as CallErrorData;
             const failure: ChannelError = { kind: data.kind, message: wire.message };
             if (data.namespace !== undefined) failure.namespace = data.namespace;
             if (data.tool !== undefined) failure.tool = data.tool;
@@ -437,4 +438,17 @@ Deno.test("CallBroker answers a value that cannot cross the channel with an erro
   assert.ok(!reply.ok);
   assert.match(reply.error.message, /The answer of kv\.big cannot be sent to the script/);
   assert.equal(b.toolCalls[0]?.ok, true, "the tool answered; history says so");
+});
+
+Deno.test("CallBroker answers a failure whose envelope cannot cross the channel, and records it", async () => {
+  const raw = { content: [{ type: "text", text: "nope" }], isError: true, n: 10n } as never;
+  const { broker: b, connection } = broker(() =>
+    Promise.reject(new ToolCallError("ToolError", "the tool failed", { raw }))
+  );
+  connection.script(call(1, "big"));
+  const reply = await connection.reply(1);
+  assert.ok(!reply.ok);
+  assert.equal(reply.error.kind, "ToolError");
+  assert.match(reply.error.message, /^the tool failed \(its error cannot be sent whole: /);
+  assert.deepEqual(b.toolCalls.map((r) => [r.tool, r.ok]), [["big", false]]);
 });

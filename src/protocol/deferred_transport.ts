@@ -2,10 +2,13 @@
  * A `Transport` whose wire is not there yet: what is sent waits, in order, until the wire is
  * attached (a tool module whose Worker has not joined the gateway's socket yet takes calls all
  * the same). A message that could never cross a JSON wire throws at the send, as it would on
- * the wire itself.
+ * the wire itself; a request the wire refuses once attached (over its size limit) is answered
+ * with the wire's reason.
  * @module
  */
 
+import { RpcCode } from "./json_rpc.ts";
+import { messageOf } from "./message_of.ts";
 import {
   InboxBuffer,
   type Transport,
@@ -59,7 +62,13 @@ export class DeferredTransport implements Transport {
     });
     const waiting = this.#waiting;
     this.#waiting = [];
-    for (const message of waiting) wire.send(message);
+    for (const message of waiting) {
+      try {
+        wire.send(message);
+      } catch (error) {
+        this.#unsent(message, error);
+      }
+    }
   }
 
   start(events: TransportEvents): void {
@@ -87,5 +96,21 @@ export class DeferredTransport implements Transport {
 
   flushed(): Promise<void> {
     return this.#wire?.flushed() ?? Promise.resolve();
+  }
+
+  /**
+   * A message that waited cannot cross the wire (over its size limit): a request is answered
+   * with why, as the wire's own send would have thrown at the caller; anything else is dropped.
+   */
+  #unsent(message: WireMessage, error: unknown): void {
+    const { id, method } = message;
+    if ((typeof id !== "number" && typeof id !== "string") || typeof method !== "string") return;
+    this.#inbox.message({
+      id,
+      error: {
+        code: RpcCode.InternalError,
+        message: `Cannot send "${method}": ${messageOf(error)}`,
+      },
+    });
   }
 }

@@ -62,7 +62,10 @@ export interface IncomingRequest {
   readonly settled: boolean;
   /** Answers with `value`; throws (answering nothing) when `value` cannot be sent. */
   reply(value: unknown): void;
-  /** Answers with an error (`wireError` gives its wire form). */
+  /**
+   * Answers with an error (`wireError` gives its wire form); one that cannot be sent is
+   * answered with its code and the head of its message alone.
+   */
   fail(error: unknown): void;
 }
 
@@ -97,6 +100,8 @@ export interface MessagePeerOptions {
 type Handler = (params: unknown, request: IncomingRequest) => void;
 
 const CANCEL = "$/cancel";
+/** Characters kept of the message of an error that cannot be sent whole. */
+const UNSENT_MESSAGE_CHARS = 4096;
 const END = "$/end";
 
 function defaultWireError(error: unknown): WireError {
@@ -163,6 +168,19 @@ class Incoming implements IncomingRequest {
   fail(error: unknown): void {
     if (this.settled) return;
     const wire = this.#responder.wireError(error);
+    try {
+      this.#answerError(wire);
+    } catch (unsent) {
+      // Too large, or its data is not JSON: the caller still hears why, without the data.
+      this.#answerError({
+        code: wire.code ?? RpcCode.InternalError,
+        message: `${String(wire.message).slice(0, UNSENT_MESSAGE_CHARS)} ` +
+          `(its error cannot be sent whole: ${messageOf(unsent)})`,
+      });
+    }
+  }
+
+  #answerError(wire: WireError): void {
     this.#responder.answer(
       this,
       this.#responder.stamp

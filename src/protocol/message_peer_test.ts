@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type Answer, MessagePeer, PeerGoneError } from "./message_peer.ts";
 import { InMemoryTransport } from "./in_memory_transport.ts";
+import { RpcCode, RpcError } from "./json_rpc.ts";
 import type { Transport, TransportEvents, WireMessage } from "./transport.ts";
 
 /** A transport the test drives by hand: what the peer sends, and a way to deliver to it. */
@@ -72,6 +73,28 @@ Deno.test("MessagePeer.handle() answers a value that cannot be sent with an erro
   const [answer] = transport.sent as { id: number; error: { message: string } }[];
   assert.equal(answer?.id, 3);
   assert.match(answer!.error.message, /Cannot send the answer to "big": /);
+});
+
+Deno.test("MessagePeer answers an error that cannot be sent with one that can, naming the method", async () => {
+  const [peer, transport] = await handPeer();
+  const unsendable = () => new RpcError(RpcCode.InvalidParams, "bad key", { n: 10n } as never);
+  peer.handle("now", () => {
+    throw unsendable();
+  });
+  peer.handle("later", () => Promise.reject(unsendable()));
+  peer.serve("served", (_params, request) => request.fail(unsendable()));
+  transport.deliver({ id: 1, method: "now" });
+  transport.deliver({ id: 2, method: "later" });
+  transport.deliver({ id: 3, method: "served" });
+  await Promise.resolve();
+  await Promise.resolve();
+  const answers = transport.sent as { id: number; error: { code: number; message: string } }[];
+  assert.deepEqual(answers.map((a) => a.id).sort(), [1, 2, 3], "every request is answered");
+  for (const answer of answers) {
+    assert.equal(answer.error.code, RpcCode.InvalidParams);
+    assert.match(answer.error.message, /^bad key \(its error cannot be sent whole: /);
+  }
+  assert.equal(peer.servingCount, 0);
 });
 
 Deno.test("MessagePeer.serve() lets the handler answer first and work after; a cancel aborts its signal", async () => {

@@ -410,6 +410,7 @@ var PeerGoneError = class extends Error {
   }
 };
 var CANCEL = "$/cancel";
+var UNSENT_MESSAGE_CHARS = 4096;
 var END = "$/end";
 function defaultWireError(error) {
   return error instanceof RpcError ? error.toJSON() : {
@@ -458,6 +459,16 @@ var Incoming = class {
   fail(error) {
     if (this.settled) return;
     const wire = this.#responder.wireError(error);
+    try {
+      this.#answerError(wire);
+    } catch (unsent) {
+      this.#answerError({
+        code: wire.code ?? RpcCode.InternalError,
+        message: `${String(wire.message).slice(0, UNSENT_MESSAGE_CHARS)} (its error cannot be sent whole: ${messageOf(unsent)})`
+      });
+    }
+  }
+  #answerError(wire) {
     this.#responder.answer(this, this.#responder.stamp ? {
       jsonrpc: "2.0",
       id: this.id,

@@ -310,15 +310,15 @@ export class WorkerLinks {
       this.#logger.info("tool Worker links: ignored a join with an unknown token");
       return;
     }
-    if (
-      !timingSafeEqualText(known.token, token as string) ||
-      !known.joined(link, link.channel(known.worker), placement as number)
-    ) {
+    const proven = timingSafeEqualText(known.token, token as string);
+    // Identified before it joins: the module's calls that waited for it go out in the join's
+    // turn, and need the joined link's limit, not the handshake's.
+    if (proven) identify?.();
+    if (!proven || !known.joined(link, link.channel(known.worker), placement as number)) {
       if (identify !== undefined) return refuse("an unknown or used module token");
       this.#logger.info("tool Worker links: ignored a join with an unknown token");
       return;
     }
     link.modules.set(known.worker, known);
-    identify?.();
   }
 }

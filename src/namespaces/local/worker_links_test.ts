@@ -178,3 +178,34 @@ Deno.test("WorkerLinks takes lifecycle only from the host thread that presents t
     links.close();
   }
 });
+
+Deno.test("WorkerLinks: a module sends calls that waited for its first join at the joined link's limit", async () => {
+  const links = new WorkerLinks(captureLogger());
+  const module = fakeModule(1);
+  const big = "x".repeat(10_000);
+  const joined = module.joined;
+  // As a module's calls made before its runtime joined go out: in the join's own turn.
+  module.joined = (link, channel, placement) => {
+    const taken = joined(link, channel, placement);
+    channel.send({ id: 1, method: "call", params: { tool: "echo", args: big } });
+    return taken;
+  };
+  links.expect(module);
+  const { conn, send } = await connect(links);
+  try {
+    await send(join(module, module.token));
+    const decoder = new TextDecoder();
+    const buffer = new Uint8Array(64 * 1024);
+    let text = "";
+    while (!text.includes("\n")) {
+      const n = await conn.read(buffer);
+      if (n === null) break;
+      text += decoder.decode(buffer.subarray(0, n), { stream: true });
+    }
+    const call = JSON.parse(text.slice(0, text.indexOf("\n"))) as { params: { args: string } };
+    assert.equal(call.params.args, big);
+  } finally {
+    conn.close();
+    links.close();
+  }
+});
