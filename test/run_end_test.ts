@@ -106,6 +106,20 @@ Deno.test(
         );
 
         await t.step(
+          "a load listener of the script hears load once, after its top level",
+          async () => {
+            const doc = await execRpc(client, {
+              source: `let loads = 0;\n` +
+                `addEventListener("load", () => console.log("load", ++loads));\n` +
+                `globalThis.onload = () => console.log("onload");\n` +
+                `console.log("top level");`,
+            });
+            assert.equal(doc.ok, true, JSON.stringify(doc.error));
+            assert.equal(doc.stdout, "top level\nload 1\nonload\n");
+          },
+        );
+
+        await t.step(
           "a script that hooks Node's process exit event still has it at its end",
           async () => {
             const file = join(outside, "node-exit.txt");

@@ -36,7 +36,7 @@ var ToolError = class extends Error {
 function isChannelRejection(value) {
   return typeof value === "object" && value !== null && "channelError" in value;
 }
-function installScriptGlobals(run2, port, options = {}) {
+function installScriptGlobals(run, port, options = {}) {
   function call(namespace, tool, args, raw) {
     const answer = port.request(ChannelMethod.call, {
       namespace,
@@ -57,7 +57,7 @@ ${failure.stack ?? ""}`;
     return failure;
   }
   function scriptLine(stack) {
-    const marker = `${run2.scriptPath}:`;
+    const marker = `${run.scriptPath}:`;
     for (const frame of (stack ?? "").split("\n")) {
       const at = frame.indexOf(marker);
       if (at < 0) continue;
@@ -82,7 +82,7 @@ ${failure.stack ?? ""}`;
     });
   }
   const tools = {};
-  for (const [identifier, ns] of Object.entries(run2.toolMap)) {
+  for (const [identifier, ns] of Object.entries(run.toolMap)) {
     const members = {};
     for (const [toolIdentifier, original] of Object.entries(ns.tools)) {
       const fn = toolFunction(ns.name, original);
@@ -94,7 +94,7 @@ ${failure.stack ?? ""}`;
     if (ns.name !== identifier) tools[ns.name] = object;
   }
   const toolsGlobal = withMisses(tools, (namespace) => withMisses({}, (tool) => toolFunction(namespace, tool)));
-  const stdinText = run2.stdin;
+  const stdinText = run.stdin;
   let stdinNote = null;
   const stdin = () => ({
     text: () => stdinText.trim(),
@@ -145,10 +145,10 @@ ${failure.stack ?? ""}`;
   };
   let reader = null;
   const searchIndex = () => {
-    if (!run2.discovery || !options.discoveryReader) {
+    if (!run.discovery || !options.discoveryReader) {
       throw new Error("search()/describe() have no catalogue in this run");
     }
-    reader ??= options.discoveryReader(run2.discovery);
+    reader ??= options.discoveryReader(run.discovery);
     return reader;
   };
   function search(query, options2 = {}) {
@@ -175,17 +175,17 @@ ${failure.stack ?? ""}`;
   define("tools", toolsGlobal);
   define("stdin", stdin);
   define("args", Object.freeze([
-    ...run2.args
+    ...run.args
   ]));
   define("ToolError", ToolError);
   define("attach", attach);
   define("resources", resources);
   define("search", search);
   define("describe", describe);
-  define(run2.resultHook, resultHook);
+  define(run.resultHook, resultHook);
   Object.defineProperty(Deno, "args", {
     value: Object.freeze([
-      ...run2.args
+      ...run.args
     ]),
     configurable: true
   });
@@ -1411,15 +1411,11 @@ if (revokeSocketGrants) {
     host: `unix:${socketPath}`
   });
 }
-var run = await runMessage;
-if (run.exitAtEnd === true) {
-  let exitListenerAdded = false;
-  globalThis.addEventListener("beforeunload", () => {
-    if (exitListenerAdded) return;
-    exitListenerAdded = true;
-    globalThis.addEventListener("unload", () => Deno.exit(Deno.exitCode));
-  });
-}
+serve().catch((error) => {
+  writeStderr(encoder.encode(`error: ${error instanceof Error ? error.stack : String(error)}
+`));
+  Deno.exit(1);
+});
 function locateCall(id) {
   const entry = peer.entry(id);
   if (entry?.locate === void 0) return;
@@ -1438,7 +1434,7 @@ function notify(method, params) {
   }
   return peer.flushed();
 }
-function request(method, params, locate2, failure) {
+function request(method, params, locate, failure) {
   return new Promise((resolve, settleFailed) => {
     const reject = failure === void 0 ? settleFailed : (error) => settleFailed(failure(error));
     const entry = {
@@ -1451,7 +1447,7 @@ function request(method, params, locate2, failure) {
         updateRef();
       }
     };
-    if (locate2 !== void 0) entry.locate = locate2;
+    if (locate !== void 0) entry.locate = locate;
     try {
       peer.call(method, params, entry);
     } catch (error) {
@@ -1461,99 +1457,111 @@ function request(method, params, locate2, failure) {
     updateRef();
   });
 }
-var discovery = run.discovery ? await import(fileUrl(discoveryPath)) : null;
-if (revokeDiscoveryGrant) {
-  Deno.permissions.revokeSync({
-    name: "read",
-    path: discoveryPath
-  });
-}
-var globals = installScriptGlobals(run, {
-  request,
-  notify
-}, discovery ? {
-  discoveryReader: (data) => new discovery.DiscoveryReader(data)
-} : {});
-function describeFailure(error) {
-  const toolError = globals.asToolError(error);
-  if (toolError) {
-    const located = locate(toolError.stack ?? "", run.scriptPath);
-    return {
-      name: "ToolError",
-      message: toolError.message,
-      ...located,
-      tool: {
-        kind: toolError.kind,
+async function serve() {
+  const run = await runMessage;
+  if (run.exitAtEnd === true) {
+    let exitListenerAdded = false;
+    globalThis.addEventListener("beforeunload", () => {
+      if (exitListenerAdded) return;
+      exitListenerAdded = true;
+      globalThis.addEventListener("unload", () => Deno.exit(Deno.exitCode));
+    });
+  }
+  const discovery = run.discovery ? await import(fileUrl(discoveryPath)) : null;
+  if (revokeDiscoveryGrant) {
+    Deno.permissions.revokeSync({
+      name: "read",
+      path: discoveryPath
+    });
+  }
+  const globals = installScriptGlobals(run, {
+    request,
+    notify
+  }, discovery ? {
+    discoveryReader: (data) => new discovery.DiscoveryReader(data)
+  } : {});
+  function describeFailure(error) {
+    const toolError = globals.asToolError(error);
+    if (toolError) {
+      const located = locate(toolError.stack ?? "", run.scriptPath);
+      return {
+        name: "ToolError",
         message: toolError.message,
-        namespace: toolError.namespace,
-        tool: toolError.tool
-      }
-    };
-  }
-  if (error instanceof Error) {
-    const stack = error.stack ?? "";
-    const note = globals.explain(error);
-    const message = note === null ? error.message : `${error.message} (${note})`;
+        ...located,
+        tool: {
+          kind: toolError.kind,
+          message: toolError.message,
+          namespace: toolError.namespace,
+          tool: toolError.tool
+        }
+      };
+    }
+    if (error instanceof Error) {
+      const stack = error.stack ?? "";
+      const note = globals.explain(error);
+      const message = note === null ? error.message : `${error.message} (${note})`;
+      return {
+        name: error.name,
+        message,
+        stack,
+        ...locate(stack, run.scriptPath)
+      };
+    }
     return {
-      name: error.name,
-      message,
-      stack,
-      ...locate(stack, run.scriptPath)
+      name: "Error",
+      message: `Uncaught ${safeString(error)}`
     };
   }
-  return {
-    name: "Error",
-    message: `Uncaught ${safeString(error)}`
-  };
-}
-function safeString(value) {
-  try {
-    return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
+  function safeString(value) {
+    try {
+      return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+    } catch {
+      return String(value);
+    }
   }
-}
-function locate(stack, scriptPath) {
-  const marker = `${scriptPath}:`;
-  for (const frame of stack.split("\n")) {
-    const at = frame.indexOf(marker);
-    if (at < 0) continue;
-    const match = /^(\d+):(\d+)/.exec(frame.slice(at + marker.length));
-    if (match) return {
-      line: Number(match[1]),
-      column: Number(match[2])
-    };
+  function locate(stack, scriptPath) {
+    const marker = `${scriptPath}:`;
+    for (const frame of stack.split("\n")) {
+      const at = frame.indexOf(marker);
+      if (at < 0) continue;
+      const match = /^(\d+):(\d+)/.exec(frame.slice(at + marker.length));
+      if (match) return {
+        line: Number(match[1]),
+        column: Number(match[2])
+      };
+    }
+    return {};
   }
-  return {};
-}
-var failing = false;
-async function fail(error) {
-  if (!failing) {
-    failing = true;
-    await notify(ChannelMethod.failed, {
-      error: describeFailure(error)
+  let failing = false;
+  async function fail(error) {
+    if (!failing) {
+      failing = true;
+      await notify(ChannelMethod.failed, {
+        error: describeFailure(error)
+      }).catch(() => void 0);
+    }
+    Deno.exit(1);
+  }
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    fail(event.error);
+  });
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    const failure = describeFailure(event.reason);
+    const where = failure.line ? ` (line ${failure.line})` : "";
+    const fix = failure.line ? `add \`await\` to the call on line ${failure.line}` : "add `await`";
+    notify(ChannelMethod.warning, {
+      message: `Unhandled promise rejection${where}: ${failure.name}: ${failure.message}; ${fix} (or .catch() it) so its failure stops the run or is handled`
     }).catch(() => void 0);
+  });
+  try {
+    await import(fileUrl(run.scriptPath));
+  } catch (error) {
+    await fail(error);
   }
-  Deno.exit(1);
+  globalThis.dispatchEvent(new Event("load"));
+  await peer.flushed();
+  topLevelDone = true;
+  updateRef();
 }
-globalThis.addEventListener("error", (event) => {
-  event.preventDefault();
-  fail(event.error);
-});
-globalThis.addEventListener("unhandledrejection", (event) => {
-  event.preventDefault();
-  const failure = describeFailure(event.reason);
-  const where = failure.line ? ` (line ${failure.line})` : "";
-  const fix = failure.line ? `add \`await\` to the call on line ${failure.line}` : "add `await`";
-  notify(ChannelMethod.warning, {
-    message: `Unhandled promise rejection${where}: ${failure.name}: ${failure.message}; ${fix} (or .catch() it) so its failure stops the run or is handled`
-  }).catch(() => void 0);
-});
-try {
-  await import(fileUrl(run.scriptPath));
-} catch (error) {
-  await fail(error);
-}
-await peer.flushed();
-topLevelDone = true;
-updateRef();

@@ -148,24 +148,12 @@ if (revokeSocketGrants) {
   Deno.permissions.revokeSync({ name: "write", path: socketPath });
   Deno.permissions.revokeSync({ name: "net", host: `unix:${socketPath}` });
 }
-const run = await runMessage;
-
-if (run.exitAtEnd === true) {
-  // Once the event loop has run empty (`beforeunload`), a last `unload` listener is added that
-  // ends the process with `Deno.exit` (with the exit code the end markers carry) after every
-  // other listener has run: the end line and markers are out by then, and skipping the
-  // runtime's teardown saves each run CPU and ends its process sooner. The socket's close then comes only with
-  // the exit, which the gateway does not wait for (it has the end line). The gateway asks for
-  // this only for a script that cannot have hooked Node's `process` `exit` event, which
-  // `Deno.exit` skips; an `unload` listener a script adds from its own `beforeunload` listener
-  // does not run.
-  let exitListenerAdded = false;
-  globalThis.addEventListener("beforeunload", () => {
-    if (exitListenerAdded) return;
-    exitListenerAdded = true;
-    globalThis.addEventListener("unload", () => Deno.exit(Deno.exitCode));
-  });
-}
+serve().catch((error: unknown) => {
+  // Not the script's failure (`fail` reports those): the gateway refused this runner, or the
+  // run message could not be served. Said on stderr, and the run ends as failed.
+  writeStderr(encoder.encode(`error: ${error instanceof Error ? error.stack : String(error)}\n`));
+  Deno.exit(1);
+});
 
 /** Tells the gateway the script line of call `id`, which it asked for: the call waits long. */
 function locateCall(id: number): void {
@@ -223,95 +211,126 @@ function request(
   });
 }
 
-// Loaded through a variable, so the bundler leaves it out of the runner's own bundle.
-const discovery: typeof import("./runner_discovery.ts") | null = run.discovery
-  ? await import(fileUrl(discoveryPath))
-  : null;
-if (revokeDiscoveryGrant) {
-  Deno.permissions.revokeSync({ name: "read", path: discoveryPath });
-}
+/**
+ * Serves the run once it comes, from the event loop rather than from the module's top level.
+ * Deno ends the main module's evaluation with work of its own: it trims the allocator (a walk
+ * of every free chunk, with a system call for each) and dispatches `load`. With the module
+ * evaluated before the run comes, that work is done while the runner waits in the pool,
+ * not between the script's end and the run's answer.
+ */
+async function serve(): Promise<void> {
+  const run = await runMessage;
 
-const globals = installScriptGlobals(run, {
-  request,
-  notify,
-}, discovery ? { discoveryReader: (data) => new discovery.DiscoveryReader(data) } : {});
+  if (run.exitAtEnd === true) {
+    // Once the event loop has run empty (`beforeunload`), a last `unload` listener is added that
+    // ends the process with `Deno.exit` (with the exit code the end markers carry) after every
+    // other listener has run: the end line and markers are out by then, and skipping the
+    // runtime's teardown saves each run CPU and ends its process sooner. The socket's close then comes only with
+    // the exit, which the gateway does not wait for (it has the end line). The gateway asks for
+    // this only for a script that cannot have hooked Node's `process` `exit` event, which
+    // `Deno.exit` skips; an `unload` listener a script adds from its own `beforeunload` listener
+    // does not run.
+    let exitListenerAdded = false;
+    globalThis.addEventListener("beforeunload", () => {
+      if (exitListenerAdded) return;
+      exitListenerAdded = true;
+      globalThis.addEventListener("unload", () => Deno.exit(Deno.exitCode));
+    });
+  }
 
-/** Turns whatever the script threw into a report the gateway can classify. */
-function describeFailure(error: unknown): ScriptFailure {
-  const toolError = globals.asToolError(error);
-  if (toolError) {
-    const located = locate(toolError.stack ?? "", run.scriptPath);
-    return {
-      name: "ToolError",
-      message: toolError.message,
-      ...located,
-      tool: {
-        kind: toolError.kind,
+  // Loaded through a variable, so the bundler leaves it out of the runner's own bundle.
+  const discovery: typeof import("./runner_discovery.ts") | null = run.discovery
+    ? await import(fileUrl(discoveryPath))
+    : null;
+  if (revokeDiscoveryGrant) {
+    Deno.permissions.revokeSync({ name: "read", path: discoveryPath });
+  }
+
+  const globals = installScriptGlobals(run, {
+    request,
+    notify,
+  }, discovery ? { discoveryReader: (data) => new discovery.DiscoveryReader(data) } : {});
+
+  /** Turns whatever the script threw into a report the gateway can classify. */
+  function describeFailure(error: unknown): ScriptFailure {
+    const toolError = globals.asToolError(error);
+    if (toolError) {
+      const located = locate(toolError.stack ?? "", run.scriptPath);
+      return {
+        name: "ToolError",
         message: toolError.message,
-        namespace: toolError.namespace,
-        tool: toolError.tool,
-      } satisfies ChannelError,
-    };
+        ...located,
+        tool: {
+          kind: toolError.kind,
+          message: toolError.message,
+          namespace: toolError.namespace,
+          tool: toolError.tool,
+        } satisfies ChannelError,
+      };
+    }
+    if (error instanceof Error) {
+      const stack = error.stack ?? "";
+      const note = globals.explain(error);
+      const message = note === null ? error.message : `${error.message} (${note})`;
+      return { name: error.name, message, stack, ...locate(stack, run.scriptPath) };
+    }
+    return { name: "Error", message: `Uncaught ${safeString(error)}` };
   }
-  if (error instanceof Error) {
-    const stack = error.stack ?? "";
-    const note = globals.explain(error);
-    const message = note === null ? error.message : `${error.message} (${note})`;
-    return { name: error.name, message, stack, ...locate(stack, run.scriptPath) };
-  }
-  return { name: "Error", message: `Uncaught ${safeString(error)}` };
-}
 
-function safeString(value: unknown): string {
+  function safeString(value: unknown): string {
+    try {
+      return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+    } catch {
+      return String(value);
+    }
+  }
+
+  /** Finds the first stack frame in the script file: its line and column. */
+  function locate(stack: string, scriptPath: string): { line?: number; column?: number } {
+    const marker = `${scriptPath}:`;
+    for (const frame of stack.split("\n")) {
+      const at = frame.indexOf(marker);
+      if (at < 0) continue;
+      const match = /^(\d+):(\d+)/.exec(frame.slice(at + marker.length));
+      if (match) return { line: Number(match[1]), column: Number(match[2]) };
+    }
+    return {};
+  }
+
+  let failing = false;
+  async function fail(error: unknown): Promise<never> {
+    if (!failing) {
+      failing = true;
+      await notify(ChannelMethod.failed, { error: describeFailure(error) }).catch(() => undefined);
+    }
+    Deno.exit(1);
+  }
+
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    fail(event.error);
+  });
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    // A rejected promise nobody awaited: reported as a warning, never dropped.
+    event.preventDefault();
+    const failure = describeFailure(event.reason);
+    const where = failure.line ? ` (line ${failure.line})` : "";
+    const fix = failure.line ? `add \`await\` to the call on line ${failure.line}` : "add `await`";
+    notify(ChannelMethod.warning, {
+      message: `Unhandled promise rejection${where}: ${failure.name}: ${failure.message}; ` +
+        `${fix} (or .catch() it) so its failure stops the run or is handled`,
+    }).catch(() => undefined);
+  });
+
   try {
-    return typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
+    await import(fileUrl(run.scriptPath));
+  } catch (error) {
+    await fail(error);
   }
+  // Deno dispatched `load` before the script existed: its own listeners hear it now, once
+  // its top level is done, as they would have in a plain `deno run`.
+  globalThis.dispatchEvent(new Event("load"));
+  await peer.flushed();
+  topLevelDone = true;
+  updateRef();
 }
-
-/** Finds the first stack frame in the script file: its line and column. */
-function locate(stack: string, scriptPath: string): { line?: number; column?: number } {
-  const marker = `${scriptPath}:`;
-  for (const frame of stack.split("\n")) {
-    const at = frame.indexOf(marker);
-    if (at < 0) continue;
-    const match = /^(\d+):(\d+)/.exec(frame.slice(at + marker.length));
-    if (match) return { line: Number(match[1]), column: Number(match[2]) };
-  }
-  return {};
-}
-
-let failing = false;
-async function fail(error: unknown): Promise<never> {
-  if (!failing) {
-    failing = true;
-    await notify(ChannelMethod.failed, { error: describeFailure(error) }).catch(() => undefined);
-  }
-  Deno.exit(1);
-}
-
-globalThis.addEventListener("error", (event) => {
-  event.preventDefault();
-  fail(event.error);
-});
-globalThis.addEventListener("unhandledrejection", (event) => {
-  // A rejected promise nobody awaited: reported as a warning, never dropped.
-  event.preventDefault();
-  const failure = describeFailure(event.reason);
-  const where = failure.line ? ` (line ${failure.line})` : "";
-  const fix = failure.line ? `add \`await\` to the call on line ${failure.line}` : "add `await`";
-  notify(ChannelMethod.warning, {
-    message: `Unhandled promise rejection${where}: ${failure.name}: ${failure.message}; ` +
-      `${fix} (or .catch() it) so its failure stops the run or is handled`,
-  }).catch(() => undefined);
-});
-
-try {
-  await import(fileUrl(run.scriptPath));
-} catch (error) {
-  await fail(error);
-}
-await peer.flushed();
-topLevelDone = true;
-updateRef();
