@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { PermissionSet } from "../config/gateway_config.ts";
 import { RUNNER_DISCOVERY, RUNNER_MAIN, runnerFlags, runnerMainUrl } from "./runner_flags.ts";
 import { spawnRunner } from "./runner_process.ts";
 import { RunChannelServer } from "./run_channel_server.ts";
@@ -21,8 +22,25 @@ Deno.test("runnerFlags() turns remote and npm imports off without a network gran
       `--allow-read=/runs/a/script.ts,/runs/a/script.js,/state/channel.sock,${RUNNER_DISCOVERY}`,
     ),
   );
-  assert.ok(flags.includes("--v8-flags=--max-old-space-size=128,--single-threaded"));
+  // Nothing to import but its script: compiled as it loads.
+  assert.ok(flags.includes("--v8-flags=--max-old-space-size=128,--single-threaded,--no-lazy"));
   assert.ok(!flags.some((f) => f.startsWith("--allow-import")));
+});
+
+Deno.test("runnerFlags() compiles lazily a run that may import code (network or reads)", () => {
+  const v8 = (permissions: PermissionSet) =>
+    runnerFlags({ ...paths, permissions }).find((f) => f.startsWith("--v8-flags="));
+  for (const permissions of [{ net: ["example.com"] }, { net: true }, { read: ["/data"] }]) {
+    assert.equal(
+      v8(permissions),
+      "--v8-flags=--max-old-space-size=128,--single-threaded",
+      JSON.stringify(permissions),
+    );
+  }
+  // Grants that load no code leave it eager.
+  for (const permissions of [{ write: ["/out"], env: ["HOME"] }, { net: [], read: false }]) {
+    assert.match(v8(permissions) ?? "", /,--no-lazy$/, JSON.stringify(permissions));
+  }
 });
 
 Deno.test("runnerFlags() limits imports to the granted hosts when net is a host list", () => {
