@@ -361,6 +361,8 @@ const COVERED_ELSEWHERE: Record<string, string> = {
   "deno task test": "the CI gate (.ci/run) runs the whole suite",
   "deno task check": "the CI gate (.ci/run) runs it before the tests",
   "deno task bench": "test/bench/bench.ts, run by hand (speed is never asserted in tests)",
+  "deno task bench:ab ../other":
+    "test/bench/ab_checkouts.ts, run by hand against a second checkout (speed is never asserted in tests)",
   "deno task bundle":
     "deno task check builds every bundle the same way (test/bundles.ts) and compares its output",
   "gateway mcp": "test/mcp_server_test.ts drives `gateway mcp` over stdio",

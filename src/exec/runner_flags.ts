@@ -72,13 +72,14 @@ function grantsNothing(grant: boolean | string[] | undefined): boolean {
 
 /**
  * Whether a run with `permissions` can load no code but its runner and its script: no network
- * (so no remote or npm import) and nothing to read (so no local module). Its runner then
- * compiles every function as it loads (V8's `--no-lazy`) instead of on its first call. Lazily,
- * V8 parses a function twice (a pre-parse as the file loads, a full parse at the first call),
- * and nearly all of the runner's code is called on every run: compiled as it loads, the runner
- * does less work in all, and a pooled runner does it before its run comes instead of between
- * the run's hand-over and its answer. Not for a run that may import: every function of a library
- * it imports would be compiled, called or not.
+ * (so no remote or npm import) and nothing to read (so no local module). A runner started ahead
+ * of its run (the pool's) then compiles every function as it loads (V8's `--no-lazy`) instead of
+ * at its first call. Lazily, V8 parses a function twice (a pre-parse as the file loads, a full
+ * parse at the first call), and nearly all of the runner's code is called on every run: compiled
+ * as it loads, before its run comes, it is not compiled between the run's hand-over and its
+ * answer. Not for a run that may import (every function of a library it imports would be
+ * compiled, called or not), nor for a runner started for its run, which would wait for the
+ * whole of it.
  */
 export function loadsOnlyItsScript(permissions: PermissionSet): boolean {
   return grantsNothing(permissions.net) && grantsNothing(permissions.read);
@@ -93,6 +94,11 @@ export function runnerFlags(
     maxMemoryMb: number;
     /** Denied whatever the grant says (the data dir). @default {[]} */
     deniedPaths?: readonly string[];
+    /**
+     * Started ahead of its run (a pooled runner): compiled as it loads when it can load no
+     * other code ({@linkcode loadsOnlyItsScript}). @default {false}
+     */
+    compileAtLoad?: boolean;
     /**
      * Names the run's private web storage (see {@linkcode runnerMainUrl}).
      * @default {"0"}
@@ -143,7 +149,7 @@ export function runnerFlags(
     // stop; a run is short and its heap small, so the start costs less CPU than they save
     // (throughput of runs in flight). `--no-lazy`: see `loadsOnlyItsScript`.
     `--v8-flags=--max-old-space-size=${options.maxMemoryMb},--single-threaded` +
-    (loadsOnlyItsScript(permissions) ? ",--no-lazy" : ""),
+    (options.compileAtLoad === true && loadsOnlyItsScript(permissions) ? ",--no-lazy" : ""),
     ...permissionFlags(grants),
     ...denyFlags,
     runnerMainUrl(options.storage ?? "0"),

@@ -109,6 +109,11 @@ export interface RunnerSpawnOptions {
    */
   storageSweep?: RunStorageSweep;
   /**
+   * Started ahead of its run (the pool's): compiled as it loads (`runner_flags.ts`,
+   * `loadsOnlyItsScript`). @default {false}
+   */
+  compileAtLoad?: boolean;
+  /**
    * Names the script file by a slot reused once its runner is dead and its files removed
    * (see `runner_slots.ts`); without it, by the runner's random id.
    */
@@ -195,6 +200,7 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
           maxMemoryMb: options.maxMemoryMb,
           ...(options.deniedPaths ? { deniedPaths: options.deniedPaths } : {}),
           storage,
+          ...(options.compileAtLoad ? { compileAtLoad: true } : {}),
         }),
       ],
       cwd: options.cwd,

@@ -13,7 +13,7 @@ const paths = {
 };
 
 Deno.test("runnerFlags() turns remote and npm imports off without a network grant", () => {
-  const flags = runnerFlags({ ...paths, permissions: {} });
+  const flags = runnerFlags({ ...paths, permissions: {}, compileAtLoad: true });
   assert.ok(flags.includes("--no-remote"));
   assert.ok(flags.includes("--no-npm"));
   assert.ok(flags.includes("--allow-net=unix:/state/channel.sock"));
@@ -22,14 +22,15 @@ Deno.test("runnerFlags() turns remote and npm imports off without a network gran
       `--allow-read=/runs/a/script.ts,/runs/a/script.js,/state/channel.sock,${RUNNER_DISCOVERY}`,
     ),
   );
-  // Nothing to import but its script: compiled as it loads.
+  // Started ahead of its run, with nothing to import but its script: compiled as it loads.
   assert.ok(flags.includes("--v8-flags=--max-old-space-size=128,--single-threaded,--no-lazy"));
   assert.ok(!flags.some((f) => f.startsWith("--allow-import")));
 });
 
-Deno.test("runnerFlags() compiles lazily a run that may import code (network or reads)", () => {
-  const v8 = (permissions: PermissionSet) =>
-    runnerFlags({ ...paths, permissions }).find((f) => f.startsWith("--v8-flags="));
+Deno.test("runnerFlags() compiles lazily a run that may import code, or a runner started for its run", () => {
+  const v8 = (permissions: PermissionSet, compileAtLoad = true) =>
+    runnerFlags({ ...paths, permissions, compileAtLoad }).find((f) => f.startsWith("--v8-flags="));
+  assert.equal(v8({}, false), "--v8-flags=--max-old-space-size=128,--single-threaded");
   for (const permissions of [{ net: ["example.com"] }, { net: true }, { read: ["/data"] }]) {
     assert.equal(
       v8(permissions),

@@ -146,7 +146,7 @@ export class ScriptRunner {
     const exec = deps.exec();
     this.#pool = new RunnerPool(
       exec.poolSize,
-      () => this.#spawn({}, exec.maxMemoryMb, Deno.cwd()),
+      () => this.#spawn({}, exec.maxMemoryMb, Deno.cwd(), true),
       { log: deps.log, idleMs: () => deps.exec().poolIdleMs },
     );
   }
@@ -171,7 +171,13 @@ export class ScriptRunner {
     return this.#active.size;
   }
 
-  #spawn(permissions: PermissionSet, maxMemoryMb: number, cwd: string): Promise<RunnerProcess> {
+  /** Starts a runner; `ahead` when it is started before its run (the pool's). */
+  #spawn(
+    permissions: PermissionSet,
+    maxMemoryMb: number,
+    cwd: string,
+    ahead = false,
+  ): Promise<RunnerProcess> {
     const env: Record<string, string> = {};
     if (Array.isArray(permissions.env)) {
       for (const name of permissions.env) {
@@ -193,6 +199,7 @@ export class ScriptRunner {
       denoDir: this.#deps.denoDir,
       storageSweep: this.#storageSweep,
       slots: this.#slots,
+      compileAtLoad: ahead,
       ...(this.#deps.deniedPaths ? { deniedPaths: this.#deps.deniedPaths } : {}),
       ...(this.#deps.sandbox ? { sandbox: this.#deps.sandbox } : {}),
       ...(this.#deps.hiddenPaths ? { hiddenPaths: this.#deps.hiddenPaths } : {}),
