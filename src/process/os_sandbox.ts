@@ -19,6 +19,7 @@
  */
 
 import { bwrapArgs } from "./bwrap_args.ts";
+import { procStatFields } from "./proc_stat.ts";
 import { sandboxExecProfile } from "./sandbox_exec_profile.ts";
 import type { SandboxView } from "./sandbox_view.ts";
 
@@ -306,6 +307,9 @@ export function killNamespaced(bwrapPid: number): void {
   } catch {
     return; // gone already
   }
+  // The signal is only sent: bwrap stops when it next leaves the kernel, possibly on its way
+  // back from the clone that makes the reaper. Its children are read once it has stopped.
+  waitStopped(bwrapPid);
   const reaper = onlyChild(bwrapPid);
   for (const pid of reaper === null ? [bwrapPid] : [reaper, bwrapPid]) {
     try {
@@ -313,6 +317,24 @@ export function killNamespaced(bwrapPid: number): void {
     } catch {
       // exited meanwhile
     }
+  }
+}
+
+/** How long {@linkcode killNamespaced} waits for a stopped bwrap to stop at most. */
+const STOP_WAIT_MS = 200;
+
+/**
+ * Waits, blocking, until `pid` is stopped (or gone, or the wait is over): a few microseconds
+ * usually; a loaded machine may take a scheduling turn to deliver the stop.
+ */
+function waitStopped(pid: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const until = performance.now() + STOP_WAIT_MS;
+  for (;;) {
+    const state = procStatFields(pid)?.[0];
+    if (state === undefined || state === "T" || state === "t" || state === "Z") return;
+    if (performance.now() > until) return;
+    Atomics.wait(pause, 0, 0, 0.1);
   }
 }
 

@@ -9,8 +9,9 @@
  * answerer (`tasks/update`), and hands the client the task's outcome as the answer to its
  * original request. When the client gives up on the call (its signal, timeout or maximum: the
  * request's stream is aborted, or `notifications/cancelled` names it) the task is cancelled
- * with `tasks/cancel`. The client keeps doing what it does for every call: timeouts, progress,
- * result validation, output schemas.
+ * with `tasks/cancel`, also when the answer that makes it a task comes only after that. The
+ * client keeps doing what it does for every call: timeouts, progress, result validation, output
+ * schemas.
  * @module
  */
 
@@ -19,6 +20,12 @@ import type { AnswerInput } from "./upstream_question.ts";
 
 /** Prefix of the ids of the relay's own requests. */
 const ID_PREFIX = "gw-task-";
+
+/**
+ * Calls given up on before their answer came, remembered so that a task their answer turns out
+ * to be is cancelled; the oldest is forgotten past this many (a server may never answer one).
+ */
+const MAX_ABANDONED = 1024;
 
 /** A task's poll interval when the server suggests none, and the bounds put on a suggestion. */
 const POLL_MS = { default: 500, min: 50, max: 5000 };
@@ -49,6 +56,12 @@ type OnMessage = NonNullable<Transport["onmessage"]>;
 /** Installs the relay on `transport`; call it before the client connects. */
 export function relayTasks(transport: Transport, options: TaskRelayOptions): void {
   const calls = new Map<string | number, SentCall>();
+  /** Calls the client gave up on before their answer: a task answer to one is cancelled. */
+  const abandoned = new Set<string | number>();
+  const abandon = (id: string | number) => {
+    abandoned.add(id);
+    if (abandoned.size > MAX_ABANDONED) abandoned.delete(abandoned.values().next().value!);
+  };
   const own = new Map<string, (message: Record<string, unknown>) => void>();
   let next = 1;
   let deliver: OnMessage | undefined;
@@ -93,7 +106,7 @@ export function relayTasks(transport: Transport, options: TaskRelayOptions): voi
     clearTimeout(call.timer);
     if (call.taskId !== undefined) {
       request("tasks/cancel", { taskId: call.taskId }, () => {});
-    }
+    } else abandon(id);
   };
 
   const onTask = (id: string | number, call: SentCall, task: Record<string, unknown>) => {
@@ -204,7 +217,7 @@ export function relayTasks(transport: Transport, options: TaskRelayOptions): voi
         stop(id!);
         return Promise.resolve();
       }
-      if (id !== undefined) calls.delete(id);
+      if (id !== undefined && calls.delete(id)) abandon(id);
     }
     return send(message, sendOptions);
   };
@@ -231,6 +244,15 @@ export function relayTasks(transport: Transport, options: TaskRelayOptions): voi
             return;
           }
           calls.delete(id as string | number);
+        } else if (abandoned.delete(id as string | number)) {
+          // Given up on before its answer came (its deadline passed while the server was
+          // making the task): the task would work on for nobody.
+          const result = record.result;
+          if (
+            isRecord(result) && result.resultType === "task" && typeof result.taskId === "string"
+          ) {
+            request("tasks/cancel", { taskId: result.taskId }, () => {});
+          }
         }
       }
       handler(message, extra);
@@ -255,6 +277,7 @@ export function relayTasks(transport: Transport, options: TaskRelayOptions): voi
       clearTimeout(call.timer);
     }
     calls.clear();
+    abandoned.clear();
     own.clear();
   };
   const close = transport.close.bind(transport);

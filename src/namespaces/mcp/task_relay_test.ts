@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { relayTasks } from "./task_relay.ts";
-import type { JSONRPCMessage, Transport } from "./mcp_sdk.ts";
+import type { JSONRPCMessage, Transport, TransportSendOptions } from "./mcp_sdk.ts";
 import type { AnswerInput } from "./upstream_question.ts";
 import { pollUntil } from "../../../test/support/poll_until.ts";
 
@@ -186,4 +186,56 @@ Deno.test("relayTasks() hands a failed task's error to the client, and cancels a
   await new Promise((resolve) => setTimeout(resolve, 150));
   assert.equal(wire.filter((m) => m.method === "tasks/get").length, polled, "polls stopped");
   assert.equal(client.some((m) => m.id === 2), false);
+});
+
+Deno.test("relayTasks() cancels a task whose answer comes after the client gave up on the call", async () => {
+  const { transport, wire, client } = relayed((m) =>
+    m.method === "tasks/cancel" ? { jsonrpc: "2.0", id: m.id, result: {} } : undefined
+  );
+  // A 2026-07-28 client gives up by aborting the request's stream, a 2025 one by
+  // notifications/cancelled: both before the server has answered.
+  const controller = new AbortController();
+  await transport.send(callTool(3), { requestSignal: controller.signal } as TransportSendOptions);
+  controller.abort();
+  await transport.send(callTool(4));
+  await transport.send(
+    {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 4, reason: "timed out" },
+    } as JSONRPCMessage,
+  );
+  assert.equal(wire.some((m) => m.method === "tasks/cancel"), false, "no task known yet");
+  // Then the answers come: each is a task, which would work on for nobody.
+  for (const [id, taskId] of [[3, "late-3"], [4, "late-4"]] as const) {
+    transport.onmessage?.(
+      {
+        jsonrpc: "2.0",
+        id,
+        result: { resultType: "task", ...task("working", { taskId }) },
+      } as JSONRPCMessage,
+    );
+  }
+  assert.deepEqual(
+    wire.filter((m) => m.method === "tasks/cancel").map((m) => (m.params as Message).taskId),
+    ["late-3", "late-4"],
+  );
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  assert.equal(
+    wire.some((m) => m.method === "tasks/get"),
+    false,
+    "an abandoned task is not polled",
+  );
+  // An answer that is not a task is only passed on, once.
+  await transport.send(callTool(5));
+  await transport.send(
+    {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 5 },
+    } as JSONRPCMessage,
+  );
+  transport.onmessage?.({ jsonrpc: "2.0", id: 5, result: { content: [] } } as JSONRPCMessage);
+  assert.equal(wire.filter((m) => m.method === "tasks/cancel").length, 2);
+  assert.ok(client.some((m) => m.id === 5));
 });
