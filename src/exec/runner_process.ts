@@ -22,6 +22,7 @@ import type {
 } from "./run_channel_server.ts";
 import { type RunStorageSweep, storageDirs, storageKey } from "./run_storage_sweep.ts";
 import type { RunnerSlots } from "./runner_slots.ts";
+import type { RunnerModuleCache } from "./runner_module_cache.ts";
 
 /** A started runner waiting for (or running) its script. */
 export interface RunnerProcess {
@@ -108,6 +109,12 @@ export interface RunnerSpawnOptions {
    * storage paths are removed one by one as the runner is killed.
    */
   storageSweep?: RunStorageSweep;
+  /**
+   * Puts Deno's analysis of the runner's entry URL in Deno's cache once its first runner has
+   * connected, for the runners under the OS sandbox, which cannot write it (see
+   * `runner_module_cache.ts`).
+   */
+  moduleCache?: RunnerModuleCache;
   /**
    * Started ahead of its run (the pool's): compiled as it loads (`runner_flags.ts`,
    * `loadsOnlyItsScript`). @default {false}
@@ -244,6 +251,8 @@ export async function spawnRunner(options: RunnerSpawnOptions): Promise<RunnerPr
     // A runner that connected is Deno running: setsid(1) has made it a group leader already.
     child.groupLed();
     options.onSpawn?.(child.pid);
+    // A slot's URL is analysed once, beside no runner's start: its later runners find it.
+    if (sandbox !== undefined && storageSlot !== undefined) options.moduleCache?.warm(storageName);
   });
   /** The script file written, with Deno's copy of it if it is TypeScript; null before. */
   let written: string[] | null = null;

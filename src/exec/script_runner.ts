@@ -23,6 +23,7 @@ import {
 import type { RunChannelServer } from "./run_channel_server.ts";
 import { RunnerPool } from "./runner_pool.ts";
 import { compiledCopyDir, type RunnerProcess, spawnRunner } from "./runner_process.ts";
+import { RunnerModuleCache } from "./runner_module_cache.ts";
 import { RunnerSlots } from "./runner_slots.ts";
 import { RunStorageSweep } from "./run_storage_sweep.ts";
 import { moveMediaToAttachments } from "./media_result.ts";
@@ -132,6 +133,7 @@ export class ScriptRunner {
   readonly #reaping = new Set<Promise<void>>();
   /** Removes finished runs' web storage in batches. */
   readonly #storageSweep: RunStorageSweep;
+  readonly #moduleCache: RunnerModuleCache;
   /** Script file names reused across runs, so Deno's caches keep one entry per name. */
   readonly #slots = new RunnerSlots();
 
@@ -143,6 +145,11 @@ export class ScriptRunner {
     );
     this.#turns = new Semaphore(() => deps.exec().maxConcurrentRuns);
     this.#storageSweep = new RunStorageSweep(deps.denoDir);
+    this.#moduleCache = new RunnerModuleCache({
+      denoDir: deps.denoDir,
+      onError: (url, error) =>
+        deps.log(`could not put ${url} in Deno's cache (each runner analyses it): ${error}`),
+    });
     const exec = deps.exec();
     this.#pool = new RunnerPool(
       exec.poolSize,
@@ -200,6 +207,7 @@ export class ScriptRunner {
       storageSweep: this.#storageSweep,
       slots: this.#slots,
       compileAtLoad: ahead,
+      moduleCache: this.#moduleCache,
       ...(this.#deps.deniedPaths ? { deniedPaths: this.#deps.deniedPaths } : {}),
       ...(this.#deps.sandbox ? { sandbox: this.#deps.sandbox } : {}),
       ...(this.#deps.hiddenPaths ? { hiddenPaths: this.#deps.hiddenPaths } : {}),
