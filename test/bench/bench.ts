@@ -67,7 +67,8 @@ export function echo(args: { v: number }): number {
 `;
 const files = {
   "gateway.json": JSON.stringify({
-    exec: { poolSize: 2, maxToolCalls: 5000 },
+    // HOME may be granted: a run with a grant has a runner started for it (a row below).
+    exec: { poolSize: 2, maxToolCalls: 5000, maxPermissions: { env: ["HOME"] } },
     ...(hasEverything
       ? { mcpServers: { everything: { command: "node", args: [EVERYTHING, "stdio"] } } }
       : {}),
@@ -240,6 +241,25 @@ try {
   // pays for starting the next runner on the same two cores.
   const rpc = await timeMs(() => exec("console.log(1 + 1)", false), RUNS, { pauseMs: 150 });
   row("gateway exec over RPC, server warm, check off", rpc, `${(rpc / bare).toFixed(2)}× bare`);
+  // A run with a grant is not taken from the pool: its runner starts for it, so it pays for a
+  // Deno start as bare `deno run` does, and for the runner's load before its script.
+  const granted = await timeMs(
+    async () => {
+      const doc = await client.request<RunDocument>("exec", {
+        source: "console.log(1 + 1)",
+        check: false,
+        permissions: { env: ["HOME"] },
+      });
+      if (!doc.ok) throw new Error(`bench run failed: ${JSON.stringify(doc.error)}`);
+    },
+    RUNS,
+    { pauseMs: 150 },
+  );
+  row(
+    "  … granted HOME (its runner started for it, not pooled)",
+    granted,
+    `${(granted / bare).toFixed(2)}× bare`,
+  );
   // Back to back is a steady state: the first few runs of a burst wait for the pool to catch up
   // (a runner takes longer to start than a trivial run takes), so five samples measured the
   // ramp as much as the rate; a longer burst's median is the rate an agent's loop sees.
