@@ -40,6 +40,13 @@ export function isEmptyPermissionSet(set: PermissionSet): boolean {
   return permissionFlags(set).length === 0;
 }
 
+/** Whether one permission's grant grants nothing: absent, `false` or an empty list. */
+export function grantsNothing(
+  grant: boolean | string[] | undefined,
+): grant is false | undefined | never[] {
+  return grant === undefined || grant === false || (Array.isArray(grant) && grant.length === 0);
+}
+
 /**
  * Lists what `requested` asks for beyond `ceiling` (both normalised by `normaliseGrant`), one
  * message per excess, e.g. `net "example.com" is beyond exec.maxPermissions.net`. Empty when
@@ -50,8 +57,7 @@ export function permissionsBeyond(requested: PermissionSet, ceiling: PermissionS
   for (const name of PERMISSION_NAMES) {
     const want = requested[name];
     const max = ceiling[name];
-    if (want === undefined || want === false) continue;
-    if (Array.isArray(want) && want.length === 0) continue;
+    if (grantsNothing(want)) continue;
     if (max === true) continue;
     if (want === true) {
       excess.push(`${name} (unrestricted) is beyond exec.maxPermissions.${name}`);

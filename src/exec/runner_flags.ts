@@ -5,7 +5,7 @@
  */
 
 import type { PermissionSet } from "../config/gateway_config.ts";
-import { permissionFlags } from "../config/permission_flags.ts";
+import { grantsNothing, permissionFlags } from "../config/permission_flags.ts";
 import { canonicalPath, pathWithin } from "../config/permission_values.ts";
 
 /**
@@ -63,11 +63,6 @@ export function runnerMainUrl(storage: string): string {
 /** The `.js` file beside a runner's TypeScript script, for a script that is JavaScript. */
 export function javaScriptTwin(scriptPath: string): string {
   return scriptPath.replace(/\.ts$/, ".js");
-}
-
-/** Whether `grant` grants nothing (absent, `false` or an empty list). */
-function grantsNothing(grant: boolean | string[] | undefined): boolean {
-  return grant === undefined || grant === false || (Array.isArray(grant) && grant.length === 0);
 }
 
 /**

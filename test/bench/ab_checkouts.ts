@@ -20,7 +20,7 @@ import {
   type GatewayHarness,
 } from "../support/gateway_harness.ts";
 import type { GatewayClient } from "../../src/client/gateway_client.ts";
-import { median } from "./bench_support.ts";
+import { measurePaired } from "./bench_support.ts";
 
 /** A gateway started from one checkout, with its client. */
 interface Side {
@@ -75,41 +75,21 @@ async function runMs(side: Side, source: string, env?: string[]): Promise<number
   return performance.now() - started;
 }
 
-/**
- * Measures `measure` on both sides, `rounds` times, alternating which goes first; prints the
- * medians and the median of the paired differences (this checkout − the other).
- */
+/** Measures `measure` on both sides in alternation and prints the row (this checkout − the other). */
 async function paired(
   label: string,
   unit: string,
   rounds: number,
-  sides: [Side, Side],
+  [own, theirs]: [Side, Side],
   measure: (side: Side) => Promise<number>,
 ): Promise<void> {
-  const [own, theirs] = sides;
-  await measure(own);
-  await measure(theirs);
-  const ours: number[] = [];
-  const them: number[] = [];
-  const differences: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    let mine: number;
-    let their: number;
-    if (round % 2 === 0) {
-      mine = await measure(own);
-      their = await measure(theirs);
-    } else {
-      their = await measure(theirs);
-      mine = await measure(own);
-    }
-    ours.push(mine);
-    them.push(their);
-    differences.push(mine - their);
-  }
+  const result = await measurePaired(() => measure(theirs), () => measure(own), rounds, {
+    alternate: true,
+  });
   const f = (value: number) => value.toFixed(unit === "ms" ? 2 : 3);
   console.log(
-    `${label.padEnd(58)} this ${f(median(ours))} ${unit}  other ${f(median(them))} ${unit}  ` +
-      `paired difference ${f(median(differences))} ${unit} (${rounds} pairs)`,
+    `${label.padEnd(58)} this ${f(result.candidate)} ${unit}  other ${f(result.baseline)} ` +
+      `${unit}  paired difference ${f(result.difference)} ${unit} (${rounds} pairs)`,
   );
 }
 

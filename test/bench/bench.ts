@@ -223,8 +223,12 @@ try {
       "shared pages once; the VmRSS sum counts the deno binary's text once per process)",
   );
   console.log(describeTree(idle));
-  const exec = async (source: string, check: boolean) => {
-    const doc = await client.request<RunDocument>("exec", { source, check });
+  const exec = async (source: string, check: boolean, permissions?: { env: string[] }) => {
+    const doc = await client.request<RunDocument>("exec", {
+      source,
+      check,
+      ...(permissions ? { permissions } : {}),
+    });
     if (!doc.ok) throw new Error(`bench run failed: ${JSON.stringify(doc.error)}`);
     return doc;
   };
@@ -244,14 +248,7 @@ try {
   // A run with a grant is not taken from the pool: its runner starts for it, so it pays for a
   // Deno start as bare `deno run` does, and for the runner's load before its script.
   const granted = await timeMs(
-    async () => {
-      const doc = await client.request<RunDocument>("exec", {
-        source: "console.log(1 + 1)",
-        check: false,
-        permissions: { env: ["HOME"] },
-      });
-      if (!doc.ok) throw new Error(`bench run failed: ${JSON.stringify(doc.error)}`);
-    },
+    () => exec("console.log(1 + 1)", false, { env: ["HOME"] }),
     RUNS,
     { pauseMs: 150 },
   );

@@ -45,47 +45,75 @@ export async function timeMs(
   return median(times);
 }
 
-/** A candidate timed against its baseline in alternation (see {@linkcode timePaired}). */
+/** A candidate measured against its baseline in alternation (see {@linkcode measurePaired}). */
 export interface Paired {
-  /** Median wall time of the baseline, ms. */
+  /** Median of the baseline's measures (ms for {@linkcode timePaired}). */
   baseline: number;
-  /** Median wall time of the candidate, ms. */
+  /** Median of the candidate's measures. */
   candidate: number;
   /** Median of the pairs' candidate / baseline ratios. */
   ratio: number;
+  /** Median of the pairs' candidate − baseline differences. */
+  difference: number;
 }
 
 /**
- * Times `candidate` against `baseline` in alternation: one warm-up each, then `runs` pairs,
- * with an optional pause before each pair. A ratio of two medians taken minutes apart on a
- * shared 2-core machine moved with the load between them (1.6× to 1.9× for one build); each
- * pair here sees the same load, so the median of the pairs' ratios is what the candidate
- * costs over its baseline.
+ * Measures `candidate` against `baseline` in alternation: one warm-up each, then `runs` pairs,
+ * with an optional pause before each pair; each function answers its own measure. A ratio of two
+ * medians taken minutes apart on a shared 2-core machine moved with the load between them (1.6×
+ * to 1.9× for one build); each pair here sees the same load, so the medians of the pairs' ratios
+ * and differences are what the candidate costs over its baseline. `alternate` swaps which goes
+ * first in every other pair, so neither always runs on the machine the other left.
  */
-export async function timePaired(
-  baseline: () => Promise<unknown>,
-  candidate: () => Promise<unknown>,
+export async function measurePaired(
+  baseline: () => Promise<number>,
+  candidate: () => Promise<number>,
   runs = RUNS,
-  options: { pauseMs?: number } = {},
+  options: { pauseMs?: number; alternate?: boolean } = {},
 ): Promise<Paired> {
   await baseline();
   await candidate();
   const base: number[] = [];
   const cand: number[] = [];
   const ratios: number[] = [];
+  const differences: number[] = [];
   for (let i = 0; i < runs; i++) {
     if (options.pauseMs) await new Promise((r) => setTimeout(r, options.pauseMs));
-    let start = performance.now();
-    await baseline();
-    const b = performance.now() - start;
-    start = performance.now();
-    await candidate();
-    const c = performance.now() - start;
+    let b: number;
+    let c: number;
+    if (options.alternate && i % 2 === 1) {
+      c = await candidate();
+      b = await baseline();
+    } else {
+      b = await baseline();
+      c = await candidate();
+    }
     base.push(b);
     cand.push(c);
     ratios.push(c / b);
+    differences.push(c - b);
   }
-  return { baseline: median(base), candidate: median(cand), ratio: median(ratios) };
+  return {
+    baseline: median(base),
+    candidate: median(cand),
+    ratio: median(ratios),
+    difference: median(differences),
+  };
+}
+
+/** {@linkcode measurePaired} of the two functions' wall times, in ms. */
+export function timePaired(
+  baseline: () => Promise<unknown>,
+  candidate: () => Promise<unknown>,
+  runs = RUNS,
+  options: { pauseMs?: number } = {},
+): Promise<Paired> {
+  const timed = (fn: () => Promise<unknown>) => async () => {
+    const start = performance.now();
+    await fn();
+    return performance.now() - start;
+  };
+  return measurePaired(timed(baseline), timed(candidate), runs, options);
 }
 
 /** Prints a timing row: label, milliseconds, a note. */
