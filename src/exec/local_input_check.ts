@@ -91,11 +91,16 @@ const SHAPE_STRING_CHARS = 64;
  * string literal types such as `"fast" | "slow"` still decide). A loop calling a tool with
  * `{ id: i }` then pays for one check, not one per call; numeric literal types are the one
  * thing a remembered shape can miss, and then the tool itself refuses the value.
+ *
+ * `stringsDecide` false (the tool's type has no string literal type: `stringValuesDecide` of
+ * its descriptor) makes every string "a string", so `kv.get({ key })` over a thousand keys is
+ * checked once, not a thousand times.
  */
-export function argumentShape(args: unknown): string | null {
+export function argumentShape(args: unknown, stringsDecide = true): string | null {
+  const keptChars = stringsDecide ? SHAPE_STRING_CHARS : -1;
   // Arguments from a script arrive as parsed JSON: plain values, shaped without a replacer
   // called on every value; anything else takes JSON.stringify's path below.
-  const plain = plainShape(args ?? null, 0);
+  const plain = plainShape(args ?? null, 0, keptChars);
   if (plain !== undefined) return plain;
   try {
     return JSON.stringify(
@@ -103,7 +108,7 @@ export function argumentShape(args: unknown): string | null {
       (_key, value: unknown) =>
         typeof value === "number"
           ? "\u0000number"
-          : typeof value === "string" && value.length > SHAPE_STRING_CHARS
+          : typeof value === "string" && value.length > keptChars
           ? "\u0000string"
           : value,
     ) ?? null;
@@ -120,14 +125,14 @@ const STRING_SHAPE = JSON.stringify("\u0000string");
 /**
  * {@linkcode argumentShape}'s text for a value made of JSON's own types only (plain objects,
  * arrays, strings, finite numbers, booleans, null), the same text its replacer gives;
- * undefined for anything else.
+ * undefined for anything else. Strings longer than `keptChars` are "a string".
  */
-function plainShape(value: unknown, depth: number): string | undefined {
+function plainShape(value: unknown, depth: number, keptChars: number): string | undefined {
   switch (typeof value) {
     case "number":
       return NUMBER_SHAPE;
     case "string":
-      return value.length > SHAPE_STRING_CHARS ? STRING_SHAPE : JSON.stringify(value);
+      return value.length > keptChars ? STRING_SHAPE : JSON.stringify(value);
     case "boolean":
       return value ? "true" : "false";
     case "object": {
@@ -138,7 +143,7 @@ function plainShape(value: unknown, depth: number): string | undefined {
       if (Array.isArray(value)) {
         let text = "[";
         for (let i = 0; i < value.length; i++) {
-          const shape = plainShape(value[i], depth + 1);
+          const shape = plainShape(value[i], depth + 1, keptChars);
           if (shape === undefined) return undefined;
           text += i === 0 ? shape : `,${shape}`;
         }
@@ -151,7 +156,7 @@ function plainShape(value: unknown, depth: number): string | undefined {
       let first = true;
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
-        const shape = plainShape((value as Record<string, unknown>)[key], depth + 1);
+        const shape = plainShape((value as Record<string, unknown>)[key], depth + 1, keptChars);
         if (shape === undefined) return undefined;
         text += `${first ? "" : ","}${quotedKey(key)}:${shape}`;
         first = false;
@@ -187,9 +192,12 @@ const MAX_REMEMBERED_SHAPES = 1024;
 export class FittingShapes {
   readonly #keys = new Set<string>();
 
-  /** The key of `args` for the tool at `path`, or null when it has no shape (not JSON). */
-  key(path: LocalToolPath, args: unknown): string | null {
-    const shape = argumentShape(args);
+  /**
+   * The key of `args` for the tool at `path`, or null when it has no shape (not JSON);
+   * `stringsDecide` as {@linkcode argumentShape} takes it.
+   */
+  key(path: LocalToolPath, args: unknown, stringsDecide = true): string | null {
+    const shape = argumentShape(args, stringsDecide);
     return shape === null ? null : `${path.namespace}.${path.tool}\u0000${shape}`;
   }
 

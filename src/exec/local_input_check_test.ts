@@ -56,6 +56,24 @@ Deno.test("argumentShape() keeps short strings, booleans and structure; numbers 
   assert.equal(argumentShape(undefined), "null");
 });
 
+Deno.test("argumentShape() makes every string its type when no string value decides", () => {
+  assert.equal(
+    argumentShape({ key: "a", tags: ["x"], on: true }, false),
+    argumentShape({ key: "b", tags: ["y"], on: true }, false),
+  );
+  assert.notEqual(argumentShape({ key: "a" }, false), argumentShape({ key: 1 }, false));
+  assert.notEqual(argumentShape({ on: true }, false), argumentShape({ on: false }, false));
+  // The general path (a value JSON has no literal for) agrees.
+  assert.equal(
+    argumentShape({ key: "a", when: new Date(0) }, false),
+    argumentShape({ key: "b", when: new Date(0) }, false),
+  );
+  const shapes = new FittingShapes();
+  const path = { namespace: "kv", tool: "get" };
+  assert.equal(shapes.key(path, { key: "a" }, false), shapes.key(path, { key: "b" }, false));
+  assert.notEqual(shapes.key(path, { key: "a" }), shapes.key(path, { key: "b" }));
+});
+
 Deno.test("FittingShapes remembers a shape per tool and forgets on clear()", () => {
   const shapes = new FittingShapes();
   const key = shapes.key({ namespace: "kv", tool: "get" }, { key: "a" })!;

@@ -35,6 +35,13 @@ export interface ToolDescriptor {
   outputType: string;
   /** Parameter names with one-line docs, for search ranking and `describe`. */
   params: { name: string; description: string; required: boolean }[];
+  /**
+   * False when no string literal or template literal type appears anywhere in the argument's
+   * type (read from a local tool's TypeScript): every string then fits wherever one does, so an
+   * argument shape found fitting stands for every string value in it. Absent: a string's value
+   * may decide.
+   */
+  stringValuesDecide?: boolean;
   /** JSON Schema of the argument, validated before a call is sent (MCP; local tools may omit). */
   inputSchema?: JsonSchema;
   /** Declared output schema (MCP), which decides JSON parsing of text results. */

@@ -162,12 +162,13 @@ export class ToolDispatcher {
     const path = { namespace: typed.identifier, tool: identifier };
     const checked = namespace.kind !== "local" || options.argsChecked === true;
     const target = namespace;
-    if (held === undefined && (checked || this.#fits(path, args))) {
+    const stringsDecide = tool.stringValuesDecide !== false;
+    if (held === undefined && (checked || this.#fits(path, args, stringsDecide))) {
       return this.#send(target, prepared, tool.originalName, args, options);
     }
     return (async () => {
       await held;
-      if (!checked) await this.#validateLocalInput(path, args, typed);
+      if (!checked) await this.#validateLocalInput(path, args, typed, stringsDecide);
       return await this.#send(target, prepared, tool.originalName, args, options);
     })();
   }
@@ -247,9 +248,9 @@ export class ToolDispatcher {
   }
 
   /** Whether a local tool's argument has a shape already checked and fitting. */
-  #fits(path: LocalToolPath, args: unknown): boolean {
+  #fits(path: LocalToolPath, args: unknown, stringsDecide: boolean): boolean {
     if (this.#options.check() === null) return true;
-    const key = this.#fittingShapes.key(path, args);
+    const key = this.#fittingShapes.key(path, args, stringsDecide);
     return key !== null && this.#fittingShapes.has(key);
   }
 
@@ -262,17 +263,18 @@ export class ToolDispatcher {
     path: LocalToolPath,
     args: unknown,
     typed: CatalogueNamespace,
+    stringsDecide: boolean,
   ): Promise<void> {
     const check = this.#options.check();
     if (check === null) return;
-    const key = this.#fittingShapes.key(path, args);
+    const key = this.#fittingShapes.key(path, args, stringsDecide);
     if (key === null) {
       await this.#checkLocalInput(path, args, check);
       return;
     }
     if (this.#fittingShapes.has(key)) return;
     const kept = this.#options.checkedShapes;
-    const shape = argumentShape(args);
+    const shape = argumentShape(args, stringsDecide);
     let keptKey: string | null = null;
     if (kept !== undefined && shape !== null) {
       await kept.loaded();

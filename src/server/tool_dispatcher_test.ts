@@ -182,3 +182,58 @@ Deno.test("ToolDispatcher alone holds the registry's calls", async () => {
     await registry.stopAll();
   }
 });
+
+Deno.test("ToolDispatcher checks an unchecked local call once per shape, and once for every string where no string literal type decides", async () => {
+  const registry = new NamespaceRegistry();
+  const { namespace } = echoNamespace();
+  await registry.add({
+    ...namespace,
+    catalogue: () => ({
+      tools: [
+        toolDescriptor("get", { inputType: "{ key: string }", stringValuesDecide: false }),
+        toolDescriptor("pick", {
+          inputType: '{ mode: "fast" | "slow" }',
+          stringValuesDecide: true,
+        }),
+        toolDescriptor("old", { inputType: "{ key: string }" }),
+      ],
+      declarations: "",
+      warnings: [],
+    }),
+  });
+  const checked: string[] = [];
+  const dispatcher = new ToolDispatcher({
+    registry,
+    policy: new CallPolicy({
+      rules: () => [],
+      approvals: new Approvals(),
+      log: () => {},
+      root: "/root",
+    }),
+    config: () => ({ exec: { callTimeoutMs: 60_000, callMaxMs: 60_000 } }) as GatewayConfig,
+    check: () => (source) => {
+      checked.push(source);
+      return Promise.resolve([]);
+    },
+  });
+  const unchecked = { ...options, argsChecked: false };
+  try {
+    for (const key of ["a", "b", "c", "a"]) {
+      assert.deepEqual(await dispatcher.callTool("echo", "get", { key }, unchecked), { key });
+    }
+    assert.deepEqual(checked, ['tools.echo.get({"key":"a"});\n'], "one check for every key");
+    for (const mode of ["fast", "slow", "fast"]) {
+      await dispatcher.callTool("echo", "pick", { mode }, unchecked);
+    }
+    // A descriptor that does not say (one read before the field existed) keeps strings apart.
+    for (const key of ["a", "b"]) await dispatcher.callTool("echo", "old", { key }, unchecked);
+    assert.deepEqual(checked.slice(1), [
+      'tools.echo.pick({"mode":"fast"});\n',
+      'tools.echo.pick({"mode":"slow"});\n',
+      'tools.echo.old({"key":"a"});\n',
+      'tools.echo.old({"key":"b"});\n',
+    ]);
+  } finally {
+    await registry.stopAll();
+  }
+});

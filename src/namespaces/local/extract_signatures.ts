@@ -271,8 +271,44 @@ function describeTool(
     inputOptional,
     outputType,
     params,
+    stringValuesDecide: type !== undefined && stringValuesDecide(type, fn, new Set(), 0),
   };
   return { descriptor, passEmptyObject };
+}
+
+/** Type flags under which a string's value (or what a type stands for) may decide a fit. */
+const VALUE_DECIDING_FLAGS = ts.TypeFlags.StringLiteral | ts.TypeFlags.TemplateLiteral |
+  ts.TypeFlags.StringMapping | ts.TypeFlags.TypeParameter | ts.TypeFlags.Index |
+  ts.TypeFlags.IndexedAccess | ts.TypeFlags.Conditional | ts.TypeFlags.Substitution;
+
+/** Deepest nesting {@linkcode stringValuesDecide} walks; deeper, it answers true. */
+const VALUE_WALK_DEPTH = 16;
+
+/**
+ * Whether the value of a string in an argument can decide whether the argument fits `type`:
+ * a string literal or template literal type anywhere in it (string enums and `keyof` are
+ * unions of literals), or a type this walk cannot see through (a type parameter, a
+ * conditional type, nesting deeper than it goes), which counts as deciding. When none is
+ * found, the dispatcher checks an argument's shape once for every string in that place.
+ */
+function stringValuesDecide(type: Type, at: Node, seen: Set<Type>, depth: number): boolean {
+  if (seen.has(type)) return false;
+  if (depth > VALUE_WALK_DEPTH) return true;
+  seen.add(type);
+  if ((type.getFlags() & VALUE_DECIDING_FLAGS) !== 0) return true;
+  const inner = (t: Type) => stringValuesDecide(t, at, seen, depth + 1);
+  if (type.isUnion()) return type.getUnionTypes().some(inner);
+  if (type.isIntersection()) return type.getIntersectionTypes().some(inner);
+  if (!type.isObject()) return false;
+  // JSON carries no functions: an object type with call signatures takes no argument value.
+  if (type.getCallSignatures().length > 0) return false;
+  if (type.isTuple()) return type.getTupleElements().some(inner);
+  const element = type.getArrayElementType();
+  if (element !== undefined) return inner(element);
+  for (const index of [type.getStringIndexType(), type.getNumberIndexType()]) {
+    if (index !== undefined && inner(index)) return true;
+  }
+  return type.getProperties().some((property) => inner(property.getTypeAtLocation(at)));
 }
 
 /** A JSDoc tag as plain text: comment leaders and the closing marker removed. */

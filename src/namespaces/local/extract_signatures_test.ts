@@ -178,3 +178,41 @@ Deno.test("extract() ignores exports that are not functions", () => {
   assert.deepEqual(outcome.tools.map((t) => t.descriptor.originalName), ["ping"]);
   assert.equal(outcome.declarations, "");
 });
+
+Deno.test("extract() says where a string's value can decide whether an argument fits", () => {
+  const outcome = ok(extractor.extract(`
+enum Color { Red = "red", Blue = "blue" }
+interface Query { text: string; limit?: number; tags?: readonly string[]; meta?: Record<string, string> }
+interface Deep { outer: { inner: Array<{ mode: "a" | "b" }> } }
+type Node = { name: string; children: Node[] };
+/** a */ export function plain(args: Query): number { return 0; }
+/** b */ export function literal(args: { mode: "fast" | "slow" }): number { return 0; }
+/** c */ export function nested(args: Deep): number { return 0; }
+/** d */ export function colored(args: { color: Color }): number { return 0; }
+/** e */ export function templated(args: { id: \`user-\${string}\` }): number { return 0; }
+/** f */ export function keyed(args: { key: keyof Query }): number { return 0; }
+/** g */ export function listed(args: { modes: readonly ("x" | "y")[] }): number { return 0; }
+/** h */ export function mapped(args: { byName: Record<string, "on" | "off"> }): number { return 0; }
+/** i */ export function generic<T extends string>(args: { value: T }): number { return 0; }
+/** j */ export function tree(args: Node): number { return 0; }
+/** k */ export function none(): number { return 0; }
+/** l */ export function loose(args: unknown): number { return 0; }
+`));
+  const decides = Object.fromEntries(
+    outcome.tools.map((t) => [t.descriptor.originalName, t.descriptor.stringValuesDecide]),
+  );
+  assert.deepEqual(decides, {
+    colored: true,
+    generic: true,
+    keyed: true,
+    listed: true,
+    literal: true,
+    loose: false,
+    mapped: true,
+    nested: true,
+    none: false,
+    plain: false,
+    templated: true,
+    tree: false,
+  });
+});

@@ -13,7 +13,7 @@ import { ToolModuleLoadError } from "./tool_module_load_error.ts";
  * Changes whenever extraction output changes shape or content, so stale disk entries are never
  * reused (part of the hash). Bump it with every change to `extract_signatures.ts`.
  */
-const CACHE_VERSION = "tool-signatures-1/ts-morph-28.0.0";
+const CACHE_VERSION = "tool-signatures-2/ts-morph-28.0.0";
 
 /** What a module offers: its tools, the declarations their types use, and load warnings. */
 export interface ModuleSignatures {
