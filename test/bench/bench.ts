@@ -458,6 +458,16 @@ times.sort();
     `per call, mean (median ${perCall.median.toFixed(2)} ms), including the kv module's ` +
       "SQLite read",
   );
+  // A key never asked for on every call, as scripts mostly call: the argument is checked once
+  // per shape, so a fresh string must not cost a check.
+  const freshKeys = await callTimes(
+    timedCalls("tools.kv.get({ key: `fresh-${i}-${Math.random()}` })"),
+  );
+  row(
+    "  … a new key on every call",
+    freshKeys.mean,
+    `per call, mean (median ${freshKeys.median.toFixed(2)} ms)`,
+  );
   // The CPU the server and the shared tool host spend on these calls, against the relay floor's
   // middle process below: what the gateway's code costs beyond the hops themselves.
   const hostPid = processTreeMemory(serverPid, notUpstream).processes
