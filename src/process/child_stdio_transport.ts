@@ -7,7 +7,11 @@
  * @module
  */
 
-import { StreamTransport, type StreamTransportOptions } from "../protocol/stream_transport.ts";
+import {
+  OVER_SIZE_LIMIT,
+  StreamTransport,
+  type StreamTransportOptions,
+} from "../protocol/stream_transport.ts";
 import type { Transport, TransportEvents, WireMessage } from "../protocol/transport.ts";
 import { InboxBuffer } from "../protocol/transport.ts";
 import { SupervisedChild, type SupervisedChildOptions } from "./supervised_child.ts";
@@ -47,6 +51,14 @@ export class ChildStdioTransport implements Transport {
       close: (reason) => {
         if (this.#closing) {
           this.#inbox.close(reason);
+          return;
+        }
+        if (reason === OVER_SIZE_LIMIT) {
+          // The child is alive and writing what cannot be read: it is ended here, and the
+          // close names the limit rather than the exit it would cause.
+          this.#closing = true;
+          child.signal("SIGKILL");
+          this.#inbox.close(`its process sent ${reason} of ${this.#stream.maxMessageBytes} bytes`);
           return;
         }
         // The child closed its stdout (it exited, or is exiting): the close says how it ended.

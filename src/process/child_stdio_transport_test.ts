@@ -45,3 +45,20 @@ Deno.test("ChildStdioTransport: closing it ends the child's whole group", async 
   const status = await transport.child.closed;
   assert.equal(status.signal, "SIGKILL");
 });
+
+Deno.test("ChildStdioTransport: a child that sends a message over the limit is ended, and the close names the limit", async () => {
+  const transport = new ChildStdioTransport({
+    argv: [Deno.execPath(), "run", "--no-prompt", "--allow-read", CHILD.href],
+    maxMessageBytes: 1000,
+  });
+  const peer = new MessagePeer(transport);
+  assert.equal(await peer.request("echo", "up"), "up");
+  const error = await peer.request("big", { chars: 5000 }).then(
+    () => assert.fail("an answer over the limit was read"),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof PeerGoneError, String(error));
+  assert.match(error.message, /its process sent a message over the size limit of 1000 bytes/);
+  const status = await transport.child.closed;
+  assert.equal(status.signal, "SIGKILL");
+});

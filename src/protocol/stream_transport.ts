@@ -79,6 +79,12 @@ const ENCODER = new TextEncoder();
 const WRITE_BATCH_LENGTH = 64 * 1024;
 const DEFAULT_MAX_MESSAGE = 16 * 1024 * 1024;
 
+/**
+ * The reason a transport closes with when the other side sent a message over the limit: the
+ * other side is still there, so whoever owns it (a child's transport) ends it and says so.
+ */
+export const OVER_SIZE_LIMIT = "a message over the size limit";
+
 /** A transport over byte streams; see the module doc. */
 export class StreamTransport implements Transport {
   readonly #streams: ByteStreams;
@@ -112,7 +118,7 @@ export class StreamTransport implements Transport {
       maxLineLength: this.#maxMessageBytes,
       onOversized: (line) => {
         onOversized?.(line);
-        if (this.#oversized === "close") this.close("a message over the size limit");
+        if (this.#oversized === "close") this.close(OVER_SIZE_LIMIT);
       },
     });
     const writable = streams.writable;
@@ -298,8 +304,8 @@ export class StreamTransport implements Transport {
   /** A message over the limit is being read: closing needs no more of it. */
   #overLimit(): void {
     if (this.#oversized !== "close") return;
-    this.#onDropped?.("a message over the size limit (closing)");
-    this.close("a message over the size limit");
+    this.#onDropped?.(`${OVER_SIZE_LIMIT} (closing)`);
+    this.close(OVER_SIZE_LIMIT);
   }
 
   #endStream(): void {

@@ -1067,6 +1067,7 @@ var InboxBuffer = class {
 var ENCODER = new TextEncoder();
 var WRITE_BATCH_LENGTH = 64 * 1024;
 var DEFAULT_MAX_MESSAGE = 16 * 1024 * 1024;
+var OVER_SIZE_LIMIT = "a message over the size limit";
 var StreamTransport = class _StreamTransport {
   #streams;
   #inbox = new InboxBuffer();
@@ -1098,7 +1099,7 @@ var StreamTransport = class _StreamTransport {
       maxLineLength: this.#maxMessageBytes,
       onOversized: (line) => {
         onOversized?.(line);
-        if (this.#oversized === "close") this.close("a message over the size limit");
+        if (this.#oversized === "close") this.close(OVER_SIZE_LIMIT);
       }
     });
     const writable = streams.writable;
@@ -1263,8 +1264,8 @@ ${text}
   /** A message over the limit is being read: closing needs no more of it. */
   #overLimit() {
     if (this.#oversized !== "close") return;
-    this.#onDropped?.("a message over the size limit (closing)");
-    this.close("a message over the size limit");
+    this.#onDropped?.(`${OVER_SIZE_LIMIT} (closing)`);
+    this.close(OVER_SIZE_LIMIT);
   }
   #endStream() {
     if (this.#streamClosed) return;
