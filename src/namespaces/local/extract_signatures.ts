@@ -271,7 +271,7 @@ function describeTool(
     inputOptional,
     outputType,
     params,
-    stringValuesDecide: type !== undefined && stringValuesDecide(type, fn, new Set(), 0),
+    stringValuesDecide: type !== undefined && walkedStringValuesDecide(type, fn),
   };
   return { descriptor, passEmptyObject };
 }
@@ -283,6 +283,19 @@ const VALUE_DECIDING_FLAGS = ts.TypeFlags.StringLiteral | ts.TypeFlags.TemplateL
 
 /** Deepest nesting {@linkcode stringValuesDecide} walks; deeper, it answers true. */
 const VALUE_WALK_DEPTH = 16;
+
+/**
+ * {@linkcode stringValuesDecide} from the top; a type the compiler cannot answer for counts as
+ * deciding (the check then stays per value, as it is without this knowledge), never as a failed
+ * module.
+ */
+function walkedStringValuesDecide(type: Type, at: Node): boolean {
+  try {
+    return stringValuesDecide(type, at, new Set(), 0);
+  } catch {
+    return true;
+  }
+}
 
 /**
  * Whether the value of a string in an argument can decide whether the argument fits `type`:

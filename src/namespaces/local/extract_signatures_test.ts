@@ -197,12 +197,14 @@ type Node = { name: string; children: Node[] };
 /** j */ export function tree(args: Node): number { return 0; }
 /** k */ export function none(): number { return 0; }
 /** l */ export function loose(args: unknown): number { return 0; }
+/** m */ export function fetched(args: { request: Request; signal?: AbortSignal }): number { return 0; }
 `));
   const decides = Object.fromEntries(
     outcome.tools.map((t) => [t.descriptor.originalName, t.descriptor.stringValuesDecide]),
   );
   assert.deepEqual(decides, {
     colored: true,
+    fetched: true,
     generic: true,
     keyed: true,
     listed: true,
