@@ -184,6 +184,23 @@ Deno.test({
           });
         },
       );
+
+      await t.step(
+        "a typed script is compiled into the runner's own cache directory, not retried against the host's read-only one",
+        async () => {
+          const denoDir = env(where).DENO_DIR!;
+          const gen = join(denoDir, "gen");
+          // The script reads the copy Deno compiled it to before running it: it is there only
+          // where the runner has a compiled-code directory it can write.
+          const document = await cliRun(gw, [
+            `--allow-read=${gen}`,
+            `const file: string = import.meta.filename!;
+            const compiled = ${JSON.stringify(gen)} + "/file" + file + ".js";
+            Deno.readTextFileSync(compiled).includes("import.meta.filename")`,
+          ]);
+          assert.equal(document.result, true, JSON.stringify(document));
+        },
+      );
     });
   } finally {
     await Deno.remove(base, { recursive: true });

@@ -19,7 +19,8 @@ function grantPaths(grant: boolean | string[] | undefined): true | string[] {
  * gateway's own directories, the private directories only where a grant lies inside them,
  * and what it needs to run — Deno, the runner's code, Deno's cache (read-only: a run adds
  * nothing there but, with network, the remote and npm modules it imports), its slot directory
- * (script and channel socket), and web storage of its own that ends with it.
+ * (script and channel socket), and web storage and a compiled-code directory of its own that
+ * end with it.
  */
 export function runnerView(
   options: {
@@ -51,18 +52,23 @@ export function runnerView(
       own.dir,
     ],
     ownWritable: net ? [join(denoDir, "remote"), join(denoDir, "npm")] : [],
-    scratch: [webStorageScratch(denoDir)],
+    // Deno keeps the JavaScript it compiles a TypeScript module to under `gen`, and retries a
+    // write that fails for a while before it runs the module: over a read-only cache every
+    // typed script would wait for those retries. The runner's own, empty `gen` takes the
+    // write instead, and ends with it (a compiled script is never seen by another process).
+    scratch: [scratchDirectory(denoDir, "location_data"), scratchDirectory(denoDir, "gen")],
     net,
     cwd: options.cwd,
   };
 }
 
 /**
- * Where Deno keeps web storage, made once per cache: an empty directory of the runner's own is
- * mounted there, so a run's `localStorage` ends with it (and mounting needs the directory).
+ * A directory of Deno's cache a runner gets an empty one of its own in place of (web storage,
+ * so a run's `localStorage` ends with it; compiled code), made once per cache: mounting needs
+ * the directory.
  */
-function webStorageScratch(denoDir: string): string {
-  const dir = join(denoDir, "location_data");
+function scratchDirectory(denoDir: string, name: string): string {
+  const dir = join(denoDir, name);
   if (!madeScratch.has(dir)) {
     Deno.mkdirSync(dir, { recursive: true });
     madeScratch.add(dir);
