@@ -12,6 +12,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { findOsSandboxTools } from "../src/process/os_sandbox.ts";
 import { storagePaths } from "../src/exec/runner_process.ts";
+import { RUNNER_SCRATCH_BYTES } from "../src/exec/runner_view.ts";
 import { pollUntil } from "./support/poll_until.ts";
 import type { GatewayHarness } from "./support/gateway_harness.ts";
 import {
@@ -199,6 +200,34 @@ Deno.test({
             Deno.readTextFileSync(compiled).includes("import.meta.filename")`,
           ]);
           assert.equal(document.result, true, JSON.stringify(document));
+        },
+      );
+
+      await t.step(
+        "a script that has Deno compile modules it makes itself cannot grow that directory past its bound",
+        async () => {
+          const gen = join(env(where).DENO_DIR!, "gen");
+          // Twelve modules of 1 MB each: Deno's compiled copies (with their source maps) come to
+          // several times the bound.
+          const document = await cliRun(gw, [
+            `--allow-read=${gen}`,
+            `for (let i = 0; i < 12; i++) {
+              const source = "export const n: number = " + i + "; // " + "x".repeat(1_000_000);
+              await import("data:application/typescript;base64," + btoa(source));
+            }
+            const size = (dir: string): number => {
+              let total = 0;
+              for (const entry of Deno.readDirSync(dir)) {
+                const path = dir + "/" + entry.name;
+                total += entry.isDirectory ? size(path) : Deno.statSync(path).size;
+              }
+              return total;
+            };
+            size(${JSON.stringify(gen)})`,
+          ]);
+          assert.equal(document.ok, true, JSON.stringify(document));
+          const bytes = document.result as number;
+          assert.ok(bytes > 0 && bytes <= RUNNER_SCRATCH_BYTES, `${bytes} bytes compiled`);
         },
       );
     });

@@ -56,7 +56,16 @@ export function runnerView(
     // write that fails for a while before it runs the module: over a read-only cache every
     // typed script would wait for those retries. The runner's own, empty `gen` takes the
     // write instead, and ends with it (a compiled script is never seen by another process).
-    scratch: [scratchDirectory(denoDir, "location_data"), scratchDirectory(denoDir, "gen")],
+    // Only where the sandbox makes a scratch directory a private mount (bubblewrap): macOS's
+    // profile can only open the directory itself for writing, which would keep what a script
+    // compiles in the user's cache.
+    scratch: [
+      scratchDirectory(denoDir, "location_data"),
+      ...(Deno.build.os === "linux" ? [scratchDirectory(denoDir, "gen")] : []),
+    ],
+    // A script can have Deno compile modules it makes itself (`data:` imports) into `gen`:
+    // bounded, a full directory only makes its compiling slower.
+    scratchMaxBytes: RUNNER_SCRATCH_BYTES,
     net,
     cwd: options.cwd,
   };
@@ -75,6 +84,9 @@ function scratchDirectory(denoDir: string, name: string): string {
   }
   return dir;
 }
+
+/** The most a runner's web storage or compiled-code directory holds (bytes). */
+export const RUNNER_SCRATCH_BYTES = 32 * 1024 * 1024;
 
 const madeScratch = new Set<string>();
 /** Looked up once: the private directories and where the Deno binary lives. */

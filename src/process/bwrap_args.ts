@@ -143,8 +143,9 @@ export function bwrapArgs(view: SandboxView, host: HostPaths = DENO_HOST_PATHS):
   for (const path of view.ownWritable) bind(path, true);
   // Last: a secret stays empty whatever shows the directory it is in.
   for (const path of view.masked) empty(path);
+  const size = view.scratchMaxBytes === undefined ? [] : ["--size", String(view.scratchMaxBytes)];
   for (const path of view.scratch) {
-    if (host.kind(path) === "dir") args.push("--tmpfs", path);
+    if (host.kind(path) === "dir") args.push(...size, "--tmpfs", path);
   }
   if (!shows(view.cwd)) args.push("--dir", view.cwd);
   args.push("--chdir", view.cwd);

@@ -155,3 +155,15 @@ Deno.test("bwrapArgs() masks secrets last, whatever shows them, and shows nothin
   const noGrant = mounts(bwrapArgs(view({ read: ["/nowhere/at/all"] }), HOST));
   assert.ok(!noGrant.includes("--ro-bind /"), "a missing grant never shows the root");
 });
+
+Deno.test("bwrapArgs() bounds each scratch directory when the view says how much it holds", () => {
+  const args = bwrapArgs(view({ scratchMaxBytes: 4096 }), HOST);
+  const at = args.indexOf("/root/.cache/deno/location_data");
+  assert.deepEqual(args.slice(at - 3, at + 1), [
+    "--size",
+    "4096",
+    "--tmpfs",
+    "/root/.cache/deno/location_data",
+  ]);
+  assert.ok(!bwrapArgs(view({}), HOST).includes("--size"), "no bound: the system's default");
+});

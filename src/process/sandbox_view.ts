@@ -36,6 +36,11 @@ export interface SandboxView {
   ownWritable: readonly string[];
   /** Empty private directories over these paths, shown last (the run's own web storage). */
   scratch: readonly string[];
+  /**
+   * The most each scratch directory holds, in bytes; past it a write there fails, so what a
+   * process keeps in memory outside its heap stays bounded. Absent: the system's default.
+   */
+  scratchMaxBytes?: number;
   /** Whether it keeps the network; without it only unix sockets reach anything. */
   net: boolean;
   /** Its working directory (created empty inside when nothing shows it). */
