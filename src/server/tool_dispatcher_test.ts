@@ -7,6 +7,8 @@ import {
   type ToolCallResult,
 } from "../namespaces/namespace.ts";
 import type { GatewayConfig } from "../config/gateway_config.ts";
+import type { ToolDescriptor } from "../protocol/catalogue.ts";
+import type { Diagnostic } from "../protocol/run_document.ts";
 import { toolDescriptor } from "../../test/support/tool_descriptor.ts";
 import { Approvals } from "./approvals.ts";
 import { CallPolicy } from "./call_policy.ts";
@@ -36,10 +38,22 @@ function echoNamespace() {
   return { namespace, calls };
 }
 
-async function dispatcherWith(rules: GatewayConfig["policy"]) {
+/** A dispatcher over the echo namespace (its catalogue `tools` when given) and `check`. */
+async function dispatcherWith(
+  rules: GatewayConfig["policy"],
+  options: {
+    tools?: ToolDescriptor[];
+    check?: (source: string) => Promise<Diagnostic[]>;
+  } = {},
+) {
   const registry = new NamespaceRegistry();
   const { namespace, calls } = echoNamespace();
-  await registry.add(namespace);
+  const { tools } = options;
+  await registry.add(
+    tools === undefined
+      ? namespace
+      : { ...namespace, catalogue: () => ({ tools, declarations: "", warnings: [] }) },
+  );
   const config = { exec: { callTimeoutMs: 60_000, callMaxMs: 60_000 } } as GatewayConfig;
   const dispatcher = new ToolDispatcher({
     registry,
@@ -50,7 +64,7 @@ async function dispatcherWith(rules: GatewayConfig["policy"]) {
       root: "/root",
     }),
     config: () => config,
-    check: () => null,
+    check: () => options.check ?? null,
   });
   return { dispatcher, calls, registry };
 }
@@ -184,34 +198,17 @@ Deno.test("ToolDispatcher alone holds the registry's calls", async () => {
 });
 
 Deno.test("ToolDispatcher checks an unchecked local call once per shape, and once for every string where no string literal type decides", async () => {
-  const registry = new NamespaceRegistry();
-  const { namespace } = echoNamespace();
-  await registry.add({
-    ...namespace,
-    catalogue: () => ({
-      tools: [
-        toolDescriptor("get", { inputType: "{ key: string }", stringValuesDecide: false }),
-        toolDescriptor("pick", {
-          inputType: '{ mode: "fast" | "slow" }',
-          stringValuesDecide: true,
-        }),
-        toolDescriptor("old", { inputType: "{ key: string }" }),
-      ],
-      declarations: "",
-      warnings: [],
-    }),
-  });
   const checked: string[] = [];
-  const dispatcher = new ToolDispatcher({
-    registry,
-    policy: new CallPolicy({
-      rules: () => [],
-      approvals: new Approvals(),
-      log: () => {},
-      root: "/root",
-    }),
-    config: () => ({ exec: { callTimeoutMs: 60_000, callMaxMs: 60_000 } }) as GatewayConfig,
-    check: () => (source) => {
+  const { dispatcher, registry } = await dispatcherWith([], {
+    tools: [
+      toolDescriptor("get", { inputType: "{ key: string }", stringValuesDecide: false }),
+      toolDescriptor("pick", {
+        inputType: '{ mode: "fast" | "slow" }',
+        stringValuesDecide: true,
+      }),
+      toolDescriptor("old", { inputType: "{ key: string }" }),
+    ],
+    check: (source) => {
       checked.push(source);
       return Promise.resolve([]);
     },
