@@ -197,7 +197,11 @@ export class FittingShapes {
    * `stringsDecide` as {@linkcode argumentShape} takes it.
    */
   key(path: LocalToolPath, args: unknown, stringsDecide = true): string | null {
-    const shape = argumentShape(args, stringsDecide);
+    return this.keyOf(path, argumentShape(args, stringsDecide));
+  }
+
+  /** {@linkcode key} from a shape already taken (a call's path shapes its argument once). */
+  keyOf(path: LocalToolPath, shape: string | null): string | null {
     return shape === null ? null : `${path.namespace}.${path.tool}\u0000${shape}`;
   }
 

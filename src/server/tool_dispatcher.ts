@@ -162,13 +162,14 @@ export class ToolDispatcher {
     const path = { namespace: typed.identifier, tool: identifier };
     const checked = namespace.kind !== "local" || options.argsChecked === true;
     const target = namespace;
-    const stringsDecide = tool.stringValuesDecide !== false;
-    if (held === undefined && (checked || this.#fits(path, args, stringsDecide))) {
+    // A local argument not checked with the script is shaped once, for both looks below.
+    const shape = checked ? null : argumentShape(args, tool.stringValuesDecide !== false);
+    if (held === undefined && (checked || this.#fits(path, shape))) {
       return this.#send(target, prepared, tool.originalName, args, options);
     }
     return (async () => {
       await held;
-      if (!checked) await this.#validateLocalInput(path, args, typed, stringsDecide);
+      if (!checked) await this.#validateLocalInput(path, args, typed, shape);
       return await this.#send(target, prepared, tool.originalName, args, options);
     })();
   }
@@ -247,10 +248,10 @@ export class ToolDispatcher {
     );
   }
 
-  /** Whether a local tool's argument has a shape already checked and fitting. */
-  #fits(path: LocalToolPath, args: unknown, stringsDecide: boolean): boolean {
+  /** Whether a local tool's argument, of `shape`, has a shape already checked and fitting. */
+  #fits(path: LocalToolPath, shape: string | null): boolean {
     if (this.#options.check() === null) return true;
-    const key = this.#fittingShapes.key(path, args, stringsDecide);
+    const key = this.#fittingShapes.keyOf(path, shape);
     return key !== null && this.#fittingShapes.has(key);
   }
 
@@ -263,18 +264,17 @@ export class ToolDispatcher {
     path: LocalToolPath,
     args: unknown,
     typed: CatalogueNamespace,
-    stringsDecide: boolean,
+    shape: string | null,
   ): Promise<void> {
     const check = this.#options.check();
     if (check === null) return;
-    const key = this.#fittingShapes.key(path, args, stringsDecide);
+    const key = this.#fittingShapes.keyOf(path, shape);
     if (key === null) {
       await this.#checkLocalInput(path, args, check);
       return;
     }
     if (this.#fittingShapes.has(key)) return;
     const kept = this.#options.checkedShapes;
-    const shape = argumentShape(args, stringsDecide);
     let keptKey: string | null = null;
     if (kept !== undefined && shape !== null) {
       await kept.loaded();
